@@ -1,0 +1,260 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// config is the whole configuration of one run. It is loaded once by
+// loadConfig, validated there, and never changed afterwards, so every
+// goroutine may read it without locking.
+type config struct {
+	WSPort           int
+	WSHost           string
+	RequestTimeout   time.Duration
+	MaxPayloadSize   int64
+	MaxResultBytes   int
+	LogLevel         slog.Level
+	LogFormat        string // "text" or "json"
+	WSToken          string
+	WSAllowedHosts   []string // lower-case host names, no port
+	WSAllowedOrigins []string // lower-case scheme://host[:port]
+
+	Demo    bool
+	Version bool
+	Help    bool
+}
+
+// errUsage marks configuration and flag errors: main exits with status 2.
+var errUsage = errors.New("usage")
+
+// setting is one configuration entry: an environment variable, the flag that
+// overrides it, and how to parse it into the config.
+type setting struct {
+	env, flag, def, usage string
+	parse                 func(c *config, value string) error
+}
+
+var settings = []setting{
+	{"WS_PORT", "ws-port", "19850", "adapter WebSocket port (1-65535)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 1, 65535)
+		c.WSPort = int(n)
+		return err
+	}},
+	{"WS_HOST", "ws-host", "127.0.0.1", "WebSocket bind address; non-loopback without WS_TOKEN logs a warning", func(c *config, v string) error {
+		if net.ParseIP(strings.Trim(v, "[]")) == nil && !validHostName(v) {
+			return fmt.Errorf("%q is not a host name or IP address (no scheme, no port)", v)
+		}
+		c.WSHost = v
+		return nil
+	}},
+	{"REQUEST_TIMEOUT_MS", "request-timeout-ms", "5000", "timeout of one adapter request in ms (1-600000)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 1, 600000)
+		c.RequestTimeout = time.Duration(n) * time.Millisecond
+		return err
+	}},
+	{"MAX_PAYLOAD_SIZE", "max-payload-size", "524288", "bytes per WebSocket message (1024-67108864)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 1024, 64<<20)
+		c.MaxPayloadSize = n
+		return err
+	}},
+	{"MAX_RESULT_BYTES", "max-result-bytes", "100000", "budget for one tool result in bytes (1024-MAX_PAYLOAD_SIZE)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 1024, 64<<20)
+		c.MaxResultBytes = int(n)
+		return err
+	}},
+	{"LOG_LEVEL", "log-level", "info", "stderr log level: debug, info, warn, error", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "debug":
+			c.LogLevel = slog.LevelDebug
+		case "info":
+			c.LogLevel = slog.LevelInfo
+		case "warn", "warning": // "warning" as MCP and syslog spell it
+			c.LogLevel = slog.LevelWarn
+		case "error":
+			c.LogLevel = slog.LevelError
+		default:
+			return fmt.Errorf("%q is not one of debug, info, warn, error", v)
+		}
+		return nil
+	}},
+	{"LOG_FORMAT", "log-format", "text", "stderr log format: text or json", func(c *config, v string) error {
+		switch f := strings.ToLower(strings.TrimSpace(v)); f {
+		case "text", "json":
+			c.LogFormat = f
+			return nil
+		}
+		return fmt.Errorf("%q is not one of text, json", v)
+	}},
+	{"WS_TOKEN", "ws-token", "", "when set, adapters must present it in the handshake", func(c *config, v string) error {
+		c.WSToken = v
+		return nil
+	}},
+	{"WS_ALLOWED_HOSTS", "ws-allowed-hosts", "", "comma list of host names (no port) accepted in Host besides IP literals and localhost", func(c *config, v string) error {
+		hosts, err := splitList(v, func(h string) error {
+			if !validHostName(h) {
+				return fmt.Errorf("%q is not a bare host name (no scheme, no port)", h)
+			}
+			return nil
+		})
+		c.WSAllowedHosts = hosts
+		return err
+	}},
+	{"WS_ALLOWED_ORIGINS", "ws-allowed-origins", "", "comma list of origins (scheme://host[:port]) accepted in Origin", func(c *config, v string) error {
+		origins, err := splitList(v, func(o string) error {
+			u, err := url.Parse(o)
+			if err != nil || u.Scheme == "" || u.Host == "" || (u.Path != "" && u.Path != "/") ||
+				u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil || !validPort(u.Port()) {
+				return fmt.Errorf("%q is not an origin of the form scheme://host[:port]", o)
+			}
+			return nil
+		})
+		for i, o := range origins {
+			origins[i] = strings.TrimSuffix(o, "/")
+		}
+		c.WSAllowedOrigins = origins
+		return err
+	}},
+}
+
+// loadConfig reads the environment through getenv, then the flags in args,
+// which override it. An empty variable counts as unset. Errors wrap errUsage
+// and name the variable or flag at fault. With -help or -version set it
+// returns at once, leaving the rest unvalidated.
+func loadConfig(args []string, getenv func(string) string) (config, error) {
+	var c config
+	fs := flag.NewFlagSet("devtools-mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard) // run prints errors and usage itself
+	values := make(map[string]*string, len(settings))
+	for _, s := range settings {
+		values[s.flag] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def))
+	}
+	fs.BoolVar(&c.Demo, "demo", false, "also start the built-in simulated app, connected over loopback")
+	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
+	fs.BoolVar(&c.Help, "help", false, "print flags and variables and exit")
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			c.Help = true
+			return c, nil
+		}
+		return c, fmt.Errorf("%w: %v", errUsage, err)
+	}
+	if fs.NArg() > 0 {
+		return c, fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if c.Help || c.Version {
+		return c, nil
+	}
+	// An empty flag, like an empty variable, means unset: the default applies.
+	source := map[string]string{} // variable name → where its value came from
+	for _, s := range settings {
+		value, from := *values[s.flag], "-"+s.flag
+		if !flagSet(fs, s.flag) {
+			value, from = getenv(s.env), s.env
+		}
+		if value == "" {
+			value, from = s.def, ""
+		}
+		source[s.env] = from
+		if err := s.parse(&c, value); err != nil {
+			return c, fmt.Errorf("%w: %s: %v", errUsage, cmpOr(from, s.env+" default"), err)
+		}
+	}
+	if c.MaxResultBytes > int(c.MaxPayloadSize) {
+		from := source["MAX_RESULT_BYTES"]
+		if from == "" {
+			// Only the payload limit was lowered: the result budget follows it.
+			c.MaxResultBytes = int(c.MaxPayloadSize)
+		} else {
+			return c, fmt.Errorf("%w: %s (%d) must not exceed MAX_PAYLOAD_SIZE (%d)", errUsage, from, c.MaxResultBytes, c.MaxPayloadSize)
+		}
+	}
+	return c, nil
+}
+
+// validHostName reports whether h is a DNS host name: letters, digits,
+// hyphens, underscores and dots, no port.
+func validHostName(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+func validPort(p string) bool {
+	if p == "" {
+		return true
+	}
+	n, err := strconv.Atoi(p)
+	return err == nil && n >= 1 && n <= 65535
+}
+
+func flagSet(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintf(w, "Usage: devtools-mcp [flags]\n\n"+
+		"An MCP server on stdio that lets a coding agent inspect a running app's\n"+
+		"Redux store, navigation state and MMKV storage through its debug adapter.\n\n"+
+		"Every setting is an environment variable, overridden by its flag:\n\n")
+	for _, s := range settings {
+		fmt.Fprintf(w, "  %-19s -%-19s default %-11q %s\n", s.env, s.flag, s.def, s.usage)
+	}
+	fmt.Fprintf(w, "\nOther flags:\n  -demo     also start the built-in simulated app\n  -version  print the version\n  -help     print this text\n")
+}
+
+func parseIntRange(v string, lo, hi int64) (int64, error) {
+	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not an integer", v)
+	}
+	if n < lo || n > hi {
+		return 0, fmt.Errorf("%d is outside %d-%d", n, lo, hi)
+	}
+	return n, nil
+}
+
+// splitList splits a comma list, trims and lower-cases the items, drops
+// empty ones and checks each with valid.
+func splitList(v string, valid func(string) error) ([]string, error) {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.ToLower(strings.TrimSpace(item))
+		if item == "" {
+			continue
+		}
+		if err := valid(item); err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// isLoopbackHost reports whether host (no port) names this machine only.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

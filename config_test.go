@@ -1,0 +1,560 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// wantDefaults is the configuration of spec §5 with nothing set. It is
+// spelled out here, not derived from settings, so a changed default fails.
+func wantDefaults() config {
+	return config{
+		WSPort:         19850,
+		WSHost:         "127.0.0.1",
+		RequestTimeout: 5000 * time.Millisecond,
+		MaxPayloadSize: 524288,
+		MaxResultBytes: 100000,
+		LogLevel:       slog.LevelInfo,
+		LogFormat:      "text",
+	}
+}
+
+// envFrom returns a getenv that answers from m and "" for anything else.
+func envFrom(m map[string]string) func(string) string {
+	return func(name string) string { return m[name] }
+}
+
+// mustLoadConfig calls loadConfig and fails the test on an error.
+func mustLoadConfig(t *testing.T, args []string, env map[string]string) config {
+	t.Helper()
+	got, err := loadConfig(args, envFrom(env))
+	if err != nil {
+		t.Fatalf("loadConfig(%q, %v) error = %v, want nil", args, env, err)
+	}
+	return got
+}
+
+// diffConfig compares configurations, treating nil and empty lists alike.
+func diffConfig(want, got config) string {
+	return cmp.Diff(want, got, cmpopts.EquateEmpty())
+}
+
+func TestConfigDefaults(t *testing.T) {
+	t.Parallel()
+	allEmpty := map[string]string{}
+	for _, s := range []string{
+		"WS_PORT", "WS_HOST", "REQUEST_TIMEOUT_MS", "MAX_PAYLOAD_SIZE", "MAX_RESULT_BYTES",
+		"LOG_LEVEL", "LOG_FORMAT", "WS_TOKEN", "WS_ALLOWED_HOSTS", "WS_ALLOWED_ORIGINS",
+	} {
+		allEmpty[s] = ""
+	}
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+	}{
+		{"nil args, no variables", nil, nil},
+		{"empty args, no variables", []string{}, map[string]string{}},
+		{"every variable set to empty", nil, allEmpty},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := mustLoadConfig(t, tt.args, tt.env)
+			if diff := diffConfig(wantDefaults(), got); diff != "" {
+				t.Errorf("loadConfig defaults mismatch (-want +got):\n%s", diff)
+			}
+			if got.WSAllowedHosts != nil || got.WSAllowedOrigins != nil {
+				t.Errorf("lists = %q, %q; want nil, nil", got.WSAllowedHosts, got.WSAllowedOrigins)
+			}
+		})
+	}
+}
+
+func TestConfigFromEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		env    map[string]string
+		modify func(c *config)
+	}{
+		{"WS_PORT", map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8080 }},
+		{"WS_PORT lowest", map[string]string{"WS_PORT": "1"}, func(c *config) { c.WSPort = 1 }},
+		{"WS_PORT highest", map[string]string{"WS_PORT": "65535"}, func(c *config) { c.WSPort = 65535 }},
+		{"WS_HOST any", map[string]string{"WS_HOST": "0.0.0.0"}, func(c *config) { c.WSHost = "0.0.0.0" }},
+		{"WS_HOST name", map[string]string{"WS_HOST": "localhost"}, func(c *config) { c.WSHost = "localhost" }},
+		{"WS_HOST ipv6", map[string]string{"WS_HOST": "::1"}, func(c *config) { c.WSHost = "::1" }},
+		{"REQUEST_TIMEOUT_MS", map[string]string{"REQUEST_TIMEOUT_MS": "250"}, func(c *config) { c.RequestTimeout = 250 * time.Millisecond }},
+		{"REQUEST_TIMEOUT_MS lowest", map[string]string{"REQUEST_TIMEOUT_MS": "1"}, func(c *config) { c.RequestTimeout = time.Millisecond }},
+		{"REQUEST_TIMEOUT_MS highest", map[string]string{"REQUEST_TIMEOUT_MS": "600000"}, func(c *config) { c.RequestTimeout = 10 * time.Minute }},
+		{"MAX_PAYLOAD_SIZE", map[string]string{"MAX_PAYLOAD_SIZE": "1048576"}, func(c *config) { c.MaxPayloadSize = 1048576 }},
+		{"MAX_PAYLOAD_SIZE highest", map[string]string{"MAX_PAYLOAD_SIZE": "67108864"}, func(c *config) { c.MaxPayloadSize = 67108864 }},
+		{
+			"MAX_PAYLOAD_SIZE and MAX_RESULT_BYTES lowest",
+			map[string]string{"MAX_PAYLOAD_SIZE": "1024", "MAX_RESULT_BYTES": "1024"},
+			func(c *config) { c.MaxPayloadSize, c.MaxResultBytes = 1024, 1024 },
+		},
+		{"MAX_RESULT_BYTES", map[string]string{"MAX_RESULT_BYTES": "2048"}, func(c *config) { c.MaxResultBytes = 2048 }},
+		{"MAX_RESULT_BYTES equal to default MAX_PAYLOAD_SIZE", map[string]string{"MAX_RESULT_BYTES": "524288"}, func(c *config) { c.MaxResultBytes = 524288 }},
+		{
+			"MAX_RESULT_BYTES highest",
+			map[string]string{"MAX_PAYLOAD_SIZE": "67108864", "MAX_RESULT_BYTES": "67108864"},
+			func(c *config) { c.MaxPayloadSize, c.MaxResultBytes = 67108864, 67108864 },
+		},
+		{"LOG_LEVEL debug", map[string]string{"LOG_LEVEL": "debug"}, func(c *config) { c.LogLevel = slog.LevelDebug }},
+		{"LOG_LEVEL info", map[string]string{"LOG_LEVEL": "info"}, func(c *config) { c.LogLevel = slog.LevelInfo }},
+		{"LOG_LEVEL warn", map[string]string{"LOG_LEVEL": "warn"}, func(c *config) { c.LogLevel = slog.LevelWarn }},
+		{"LOG_LEVEL error", map[string]string{"LOG_LEVEL": "error"}, func(c *config) { c.LogLevel = slog.LevelError }},
+		{"LOG_FORMAT json", map[string]string{"LOG_FORMAT": "json"}, func(c *config) { c.LogFormat = "json" }},
+		{"LOG_FORMAT text", map[string]string{"LOG_FORMAT": "text"}, func(c *config) { c.LogFormat = "text" }},
+		{"WS_TOKEN", map[string]string{"WS_TOKEN": "s3cret-Token"}, func(c *config) { c.WSToken = "s3cret-Token" }},
+		{"WS_ALLOWED_HOSTS one", map[string]string{"WS_ALLOWED_HOSTS": "dev.example.com"}, func(c *config) { c.WSAllowedHosts = []string{"dev.example.com"} }},
+		{
+			"WS_ALLOWED_HOSTS trimmed, lower-cased, empty items dropped",
+			map[string]string{"WS_ALLOWED_HOSTS": " Dev.Example.COM , ,MyHost,,\tbox.local "},
+			func(c *config) { c.WSAllowedHosts = []string{"dev.example.com", "myhost", "box.local"} },
+		},
+		{"WS_ALLOWED_HOSTS only separators", map[string]string{"WS_ALLOWED_HOSTS": " , ,, "}, func(c *config) {}},
+		{"WS_ALLOWED_ORIGINS one", map[string]string{"WS_ALLOWED_ORIGINS": "http://localhost:3000"}, func(c *config) { c.WSAllowedOrigins = []string{"http://localhost:3000"} }},
+		{
+			"WS_ALLOWED_ORIGINS trimmed, lower-cased, empty items dropped",
+			map[string]string{"WS_ALLOWED_ORIGINS": " HTTP://LocalHost:3000 ,, ,https://App.Example.com "},
+			func(c *config) { c.WSAllowedOrigins = []string{"http://localhost:3000", "https://app.example.com"} },
+		},
+		{"WS_ALLOWED_ORIGINS only separators", map[string]string{"WS_ALLOWED_ORIGINS": ",,"}, func(c *config) {}},
+		{
+			"all at once",
+			map[string]string{
+				"WS_PORT": "9000", "WS_HOST": "192.168.1.5", "REQUEST_TIMEOUT_MS": "1500",
+				"MAX_PAYLOAD_SIZE": "2048", "MAX_RESULT_BYTES": "1500", "LOG_LEVEL": "error",
+				"LOG_FORMAT": "json", "WS_TOKEN": "tok", "WS_ALLOWED_HOSTS": "a.test",
+				"WS_ALLOWED_ORIGINS": "https://b.test",
+			},
+			func(c *config) {
+				*c = config{
+					WSPort: 9000, WSHost: "192.168.1.5", RequestTimeout: 1500 * time.Millisecond,
+					MaxPayloadSize: 2048, MaxResultBytes: 1500, LogLevel: slog.LevelError,
+					LogFormat: "json", WSToken: "tok", WSAllowedHosts: []string{"a.test"},
+					WSAllowedOrigins: []string{"https://b.test"},
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want := wantDefaults()
+			tt.modify(&want)
+			got := mustLoadConfig(t, nil, tt.env)
+			if diff := diffConfig(want, got); diff != "" {
+				t.Errorf("loadConfig(nil, %v) mismatch (-want +got):\n%s", tt.env, diff)
+			}
+		})
+	}
+}
+
+func TestFlagOverridesEnv(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name   string
+		args   []string
+		env    map[string]string
+		modify func(c *config)
+	}{
+		{"-ws-port", []string{"-ws-port=8081"}, map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8081 }},
+		{"-ws-port separate value", []string{"-ws-port", "8082"}, map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8082 }},
+		{"--ws-port double dash", []string{"--ws-port=8083"}, map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8083 }},
+		{"-ws-port over invalid variable", []string{"-ws-port=8084"}, map[string]string{"WS_PORT": "not-a-port"}, func(c *config) { c.WSPort = 8084 }},
+		{"-ws-port without variable", []string{"-ws-port=8085"}, nil, func(c *config) { c.WSPort = 8085 }},
+		{"-ws-host", []string{"-ws-host=0.0.0.0"}, map[string]string{"WS_HOST": "10.0.0.1"}, func(c *config) { c.WSHost = "0.0.0.0" }},
+		{"-request-timeout-ms", []string{"-request-timeout-ms=42"}, map[string]string{"REQUEST_TIMEOUT_MS": "1000"}, func(c *config) { c.RequestTimeout = 42 * time.Millisecond }},
+		{"-max-payload-size", []string{"-max-payload-size=200000"}, map[string]string{"MAX_PAYLOAD_SIZE": "300000"}, func(c *config) { c.MaxPayloadSize = 200000 }},
+		{"-max-result-bytes", []string{"-max-result-bytes=4096"}, map[string]string{"MAX_RESULT_BYTES": "8192"}, func(c *config) { c.MaxResultBytes = 4096 }},
+		{"-log-level", []string{"-log-level=debug"}, map[string]string{"LOG_LEVEL": "error"}, func(c *config) { c.LogLevel = slog.LevelDebug }},
+		{"-log-level over invalid variable", []string{"-log-level=warn"}, map[string]string{"LOG_LEVEL": "loud"}, func(c *config) { c.LogLevel = slog.LevelWarn }},
+		{"-log-format", []string{"-log-format=json"}, map[string]string{"LOG_FORMAT": "text"}, func(c *config) { c.LogFormat = "json" }},
+		{"-ws-token", []string{"-ws-token=from-flag"}, map[string]string{"WS_TOKEN": "from-env"}, func(c *config) { c.WSToken = "from-flag" }},
+		{
+			"-ws-allowed-hosts",
+			[]string{"-ws-allowed-hosts= Flag.Example ,, other.test"},
+			map[string]string{"WS_ALLOWED_HOSTS": "env.example"},
+			func(c *config) { c.WSAllowedHosts = []string{"flag.example", "other.test"} },
+		},
+		{
+			"-ws-allowed-origins",
+			[]string{"-ws-allowed-origins=HTTPS://Flag.Example:8443, "},
+			map[string]string{"WS_ALLOWED_ORIGINS": "https://env.example"},
+			func(c *config) { c.WSAllowedOrigins = []string{"https://flag.example:8443"} },
+		},
+		{
+			"flag for one setting leaves the others to variables",
+			[]string{"-ws-port=7000"},
+			map[string]string{"WS_PORT": "6000", "WS_HOST": "10.1.2.3", "LOG_FORMAT": "json"},
+			func(c *config) { c.WSPort, c.WSHost, c.LogFormat = 7000, "10.1.2.3", "json" },
+		},
+		{"-demo", []string{"-demo"}, nil, func(c *config) { c.Demo = true }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want := wantDefaults()
+			tt.modify(&want)
+			got := mustLoadConfig(t, tt.args, tt.env)
+			if diff := diffConfig(want, got); diff != "" {
+				t.Errorf("loadConfig(%q, %v) mismatch (-want +got):\n%s", tt.args, tt.env, diff)
+			}
+		})
+	}
+}
+
+func TestConfigInvalid(t *testing.T) {
+	t.Parallel()
+	type env = map[string]string
+	tests := []struct {
+		name string
+		args []string
+		env  env
+		// wantName is the variable or flag the message must name.
+		wantName string
+		// notName, when set, must not appear: the value came from elsewhere.
+		notName string
+	}{
+		// WS_PORT
+		{"WS_PORT 0", nil, env{"WS_PORT": "0"}, "WS_PORT", ""},
+		{"WS_PORT 65536", nil, env{"WS_PORT": "65536"}, "WS_PORT", ""},
+		{"WS_PORT negative", nil, env{"WS_PORT": "-1"}, "WS_PORT", ""},
+		{"WS_PORT not an integer", nil, env{"WS_PORT": "http"}, "WS_PORT", ""},
+		{"WS_PORT fraction", nil, env{"WS_PORT": "80.5"}, "WS_PORT", ""},
+		{"WS_PORT trailing junk", nil, env{"WS_PORT": "8080x"}, "WS_PORT", ""},
+		{"-ws-port 0", []string{"-ws-port=0"}, env{"WS_PORT": "8080"}, "-ws-port", "WS_PORT"},
+		{"-ws-port 65536", []string{"-ws-port=65536"}, nil, "-ws-port", "WS_PORT"},
+		{"-ws-port not an integer", []string{"-ws-port", "abc"}, nil, "-ws-port", "WS_PORT"},
+		// WS_HOST
+		{"WS_HOST with scheme", nil, env{"WS_HOST": "http://127.0.0.1"}, "WS_HOST", ""},
+		{"WS_HOST with path", nil, env{"WS_HOST": "127.0.0.1/ws"}, "WS_HOST", ""},
+		{"-ws-host with scheme", []string{"-ws-host=ws://0.0.0.0"}, nil, "-ws-host", "WS_HOST"},
+		// REQUEST_TIMEOUT_MS
+		{"REQUEST_TIMEOUT_MS 0", nil, env{"REQUEST_TIMEOUT_MS": "0"}, "REQUEST_TIMEOUT_MS", ""},
+		{"REQUEST_TIMEOUT_MS 600001", nil, env{"REQUEST_TIMEOUT_MS": "600001"}, "REQUEST_TIMEOUT_MS", ""},
+		{"REQUEST_TIMEOUT_MS negative", nil, env{"REQUEST_TIMEOUT_MS": "-5"}, "REQUEST_TIMEOUT_MS", ""},
+		{"REQUEST_TIMEOUT_MS duration", nil, env{"REQUEST_TIMEOUT_MS": "5s"}, "REQUEST_TIMEOUT_MS", ""},
+		{"REQUEST_TIMEOUT_MS fraction", nil, env{"REQUEST_TIMEOUT_MS": "1.5"}, "REQUEST_TIMEOUT_MS", ""},
+		{"-request-timeout-ms 0", []string{"-request-timeout-ms=0"}, nil, "-request-timeout-ms", "REQUEST_TIMEOUT_MS"},
+		{"-request-timeout-ms 600001", []string{"-request-timeout-ms=600001"}, nil, "-request-timeout-ms", "REQUEST_TIMEOUT_MS"},
+		// MAX_PAYLOAD_SIZE
+		{"MAX_PAYLOAD_SIZE 1023", nil, env{"MAX_PAYLOAD_SIZE": "1023", "MAX_RESULT_BYTES": "1024"}, "MAX_PAYLOAD_SIZE", ""},
+		{"MAX_PAYLOAD_SIZE 67108865", nil, env{"MAX_PAYLOAD_SIZE": "67108865"}, "MAX_PAYLOAD_SIZE", ""},
+		{"MAX_PAYLOAD_SIZE 0", nil, env{"MAX_PAYLOAD_SIZE": "0"}, "MAX_PAYLOAD_SIZE", ""},
+		{"MAX_PAYLOAD_SIZE with unit", nil, env{"MAX_PAYLOAD_SIZE": "512k"}, "MAX_PAYLOAD_SIZE", ""},
+		{"-max-payload-size 1023", []string{"-max-payload-size=1023"}, nil, "-max-payload-size", "MAX_PAYLOAD_SIZE"},
+		{"-max-payload-size 67108865", []string{"-max-payload-size=67108865"}, nil, "-max-payload-size", "MAX_PAYLOAD_SIZE"},
+		// MAX_RESULT_BYTES
+		{"MAX_RESULT_BYTES 1023", nil, env{"MAX_RESULT_BYTES": "1023"}, "MAX_RESULT_BYTES", ""},
+		{"MAX_RESULT_BYTES 0", nil, env{"MAX_RESULT_BYTES": "0"}, "MAX_RESULT_BYTES", ""},
+		{"MAX_RESULT_BYTES not an integer", nil, env{"MAX_RESULT_BYTES": "lots"}, "MAX_RESULT_BYTES", ""},
+		{"MAX_RESULT_BYTES above default MAX_PAYLOAD_SIZE", nil, env{"MAX_RESULT_BYTES": "524289"}, "MAX_RESULT_BYTES", ""},
+		{"MAX_RESULT_BYTES above set MAX_PAYLOAD_SIZE", nil, env{"MAX_PAYLOAD_SIZE": "2048", "MAX_RESULT_BYTES": "2049"}, "MAX_RESULT_BYTES", ""},
+		{"MAX_RESULT_BYTES above 67108864", nil, env{"MAX_PAYLOAD_SIZE": "67108864", "MAX_RESULT_BYTES": "67108865"}, "MAX_RESULT_BYTES", ""},
+		{"-max-result-bytes 1023", []string{"-max-result-bytes=1023"}, nil, "-max-result-bytes", "MAX_RESULT_BYTES"},
+		{"MAX_RESULT_BYTES above -max-payload-size", []string{"-max-payload-size=4096"}, env{"MAX_RESULT_BYTES": "8192"}, "MAX_RESULT_BYTES", ""},
+		// LOG_LEVEL
+		{"LOG_LEVEL unknown", nil, env{"LOG_LEVEL": "verbose"}, "LOG_LEVEL", ""},
+		{"LOG_LEVEL trace", nil, env{"LOG_LEVEL": "trace"}, "LOG_LEVEL", ""},
+		{"LOG_LEVEL number", nil, env{"LOG_LEVEL": "0"}, "LOG_LEVEL", ""},
+		{"-log-level unknown", []string{"-log-level=loud"}, env{"LOG_LEVEL": "debug"}, "-log-level", "LOG_LEVEL"},
+		// LOG_FORMAT
+		{"LOG_FORMAT xml", nil, env{"LOG_FORMAT": "xml"}, "LOG_FORMAT", ""},
+		{"LOG_FORMAT logfmt", nil, env{"LOG_FORMAT": "logfmt"}, "LOG_FORMAT", ""},
+		{"-log-format unknown", []string{"-log-format=yaml"}, nil, "-log-format", "LOG_FORMAT"},
+		// WS_ALLOWED_HOSTS
+		{"WS_ALLOWED_HOSTS with port", nil, env{"WS_ALLOWED_HOSTS": "example.com:8080"}, "WS_ALLOWED_HOSTS", ""},
+		{"WS_ALLOWED_HOSTS localhost with port", nil, env{"WS_ALLOWED_HOSTS": "localhost:3000"}, "WS_ALLOWED_HOSTS", ""},
+		{"WS_ALLOWED_HOSTS with scheme", nil, env{"WS_ALLOWED_HOSTS": "http://example.com"}, "WS_ALLOWED_HOSTS", ""},
+		{"WS_ALLOWED_HOSTS bad second item", nil, env{"WS_ALLOWED_HOSTS": "ok.test, bad.test:80"}, "WS_ALLOWED_HOSTS", ""},
+		{"-ws-allowed-hosts with scheme", []string{"-ws-allowed-hosts=https://x.test"}, nil, "-ws-allowed-hosts", "WS_ALLOWED_HOSTS"},
+		{"-ws-allowed-hosts with port", []string{"-ws-allowed-hosts=x.test:443"}, nil, "-ws-allowed-hosts", "WS_ALLOWED_HOSTS"},
+		// WS_ALLOWED_ORIGINS
+		{"WS_ALLOWED_ORIGINS without scheme", nil, env{"WS_ALLOWED_ORIGINS": "example.com"}, "WS_ALLOWED_ORIGINS", ""},
+		{"WS_ALLOWED_ORIGINS host:port without scheme", nil, env{"WS_ALLOWED_ORIGINS": "localhost:3000"}, "WS_ALLOWED_ORIGINS", ""},
+		{"WS_ALLOWED_ORIGINS with path", nil, env{"WS_ALLOWED_ORIGINS": "https://example.com/app"}, "WS_ALLOWED_ORIGINS", ""},
+		{"WS_ALLOWED_ORIGINS with deep path", nil, env{"WS_ALLOWED_ORIGINS": "http://localhost:3000/a/b"}, "WS_ALLOWED_ORIGINS", ""},
+		{"WS_ALLOWED_ORIGINS with query", nil, env{"WS_ALLOWED_ORIGINS": "https://example.com?x=1"}, "WS_ALLOWED_ORIGINS", ""},
+		{"WS_ALLOWED_ORIGINS scheme only", nil, env{"WS_ALLOWED_ORIGINS": "https://"}, "WS_ALLOWED_ORIGINS", ""},
+		{"WS_ALLOWED_ORIGINS bad second item", nil, env{"WS_ALLOWED_ORIGINS": "https://ok.test,evil.test"}, "WS_ALLOWED_ORIGINS", ""},
+		{"-ws-allowed-origins without scheme", []string{"-ws-allowed-origins=example.com"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
+		{"-ws-allowed-origins with path", []string{"-ws-allowed-origins=https://x.test/p"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadConfig(tt.args, envFrom(tt.env))
+			assertUsageError(t, err, tt.wantName, tt.notName)
+		})
+	}
+}
+
+// TestConfigInvalidResultBytesFlagAbovePayload is the cross-field check with
+// MAX_RESULT_BYTES coming from its flag: the message must name the flag.
+func TestConfigInvalidResultBytesFlagAbovePayload(t *testing.T) {
+	t.Parallel()
+	_, err := loadConfig([]string{"-max-result-bytes=600000"}, envFrom(nil))
+	assertUsageError(t, err, "-max-result-bytes", "MAX_RESULT_BYTES")
+}
+
+// assertUsageError checks err wraps errUsage and its message names wantName
+// and, when notName is set, does not name notName.
+func assertUsageError(t *testing.T, err error, wantName, notName string) {
+	t.Helper()
+	if err == nil {
+		t.Fatalf("error = nil, want an error wrapping errUsage naming %s", wantName)
+	}
+	if !errors.Is(err, errUsage) {
+		t.Errorf("error = %v, want it to wrap errUsage", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, wantName) {
+		t.Errorf("error = %q, want it to name %s", msg, wantName)
+	}
+	if notName != "" && strings.Contains(err.Error(), notName) {
+		t.Errorf("error = %q, want it not to name %s (the value came from %s)", err, notName, wantName)
+	}
+}
+
+func TestFlagUsageErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantName string
+	}{
+		{"unknown flag", []string{"-bogus"}, "-bogus"},
+		{"unknown flag with value", []string{"--nope=1"}, "-nope"},
+		{"unknown flag after valid ones", []string{"-ws-port=8080", "-port=1"}, "-port"},
+		{"flag missing its value", []string{"-ws-port"}, "-ws-port"},
+		{"bad boolean", []string{"-demo=maybe"}, "-demo"},
+		{"stray positional argument", []string{"extra"}, "extra"},
+		{"stray argument after flags", []string{"-ws-port=8080", "serve"}, "serve"},
+		{"stray argument before flag", []string{"stdio", "-demo"}, "stdio"},
+		{"stray argument with -version", []string{"-version", "now"}, "now"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadConfig(tt.args, envFrom(nil))
+			assertUsageError(t, err, tt.wantName, "")
+		})
+	}
+}
+
+func TestConfigHelpVersionFlags(t *testing.T) {
+	t.Parallel()
+	invalidEnv := map[string]string{"WS_PORT": "0", "LOG_LEVEL": "loud"}
+	tests := []struct {
+		name        string
+		args        []string
+		env         map[string]string
+		wantHelp    bool
+		wantVersion bool
+	}{
+		{"-help", []string{"-help"}, nil, true, false},
+		{"--help", []string{"--help"}, nil, true, false},
+		{"-h", []string{"-h"}, nil, true, false},
+		{"-version", []string{"-version"}, nil, false, true},
+		{"--version", []string{"--version"}, nil, false, true},
+		{"-help with invalid variables", []string{"-help"}, invalidEnv, true, false},
+		{"-version with invalid variables", []string{"-version"}, invalidEnv, false, true},
+		{"-version with invalid flag value", []string{"-ws-port=0", "-version"}, nil, false, true},
+		{"neither", nil, nil, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got := mustLoadConfig(t, tt.args, tt.env)
+			if got.Help != tt.wantHelp {
+				t.Errorf("loadConfig(%q).Help = %t, want %t", tt.args, got.Help, tt.wantHelp)
+			}
+			if got.Version != tt.wantVersion {
+				t.Errorf("loadConfig(%q).Version = %t, want %t", tt.args, got.Version, tt.wantVersion)
+			}
+		})
+	}
+}
+
+func TestIsLoopbackHost(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		host string
+		want bool
+	}{
+		{"localhost", true},
+		{"LocalHost", true},
+		{"127.0.0.1", true},
+		{"127.0.0.53", true},
+		{"127.255.255.254", true},
+		{"::1", true},
+		{"[::1]", true},
+		{"0:0:0:0:0:0:0:1", true},
+		{"::ffff:127.0.0.1", true},
+		{"", false},
+		{"0.0.0.0", false},
+		{"::", false},
+		{"[::]", false},
+		{"10.0.0.1", false},
+		{"192.168.1.10", false},
+		{"128.0.0.1", false},
+		{"::2", false},
+		{"example.com", false},
+		{"localhost.example.com", false},
+		{"mylocalhost", false},
+		{"127.0.0.1.nip.io", false},
+		{"127.0.0.1:8080", false},
+		{"localhost:3000", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.host, func(t *testing.T) {
+			t.Parallel()
+			if got := isLoopbackHost(tt.host); got != tt.want {
+				t.Errorf("isLoopbackHost(%q) = %t, want %t", tt.host, got, tt.want)
+			}
+		})
+	}
+}
+
+// runOutput calls run with empty stdin and returns its output and error.
+func runOutput(t *testing.T, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	err = run(t.Context(), args, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), err
+}
+
+func TestRunVersion(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"-version"}, {"--version"}} {
+		t.Run(args[0], func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, err := runOutput(t, args...)
+			if err != nil {
+				t.Fatalf("run(%q) error = %v, want nil", args, err)
+			}
+			if want := fmt.Sprintf("devtools-mcp %s\n", version); stdout != want {
+				t.Errorf("run(%q) stdout = %q, want %q", args, stdout, want)
+			}
+			if version == "" {
+				t.Errorf("version is empty")
+			}
+			if stderr != "" {
+				t.Errorf("run(%q) stderr = %q, want empty", args, stderr)
+			}
+		})
+	}
+}
+
+func TestRunHelp(t *testing.T) {
+	t.Parallel()
+	wantNames := []string{
+		"WS_PORT", "-ws-port",
+		"WS_HOST", "-ws-host",
+		"REQUEST_TIMEOUT_MS", "-request-timeout-ms",
+		"MAX_PAYLOAD_SIZE", "-max-payload-size",
+		"MAX_RESULT_BYTES", "-max-result-bytes",
+		"LOG_LEVEL", "-log-level",
+		"LOG_FORMAT", "-log-format",
+		"WS_TOKEN", "-ws-token",
+		"WS_ALLOWED_HOSTS", "-ws-allowed-hosts",
+		"WS_ALLOWED_ORIGINS", "-ws-allowed-origins",
+		"-demo", "-version", "-help",
+		"19850", "127.0.0.1", "5000", "524288", "100000",
+	}
+	for _, args := range [][]string{{"-help"}, {"-h"}} {
+		t.Run(args[0], func(t *testing.T) {
+			t.Parallel()
+			stdout, stderr, err := runOutput(t, args...)
+			if err != nil {
+				t.Fatalf("run(%q) error = %v, want nil", args, err)
+			}
+			if !strings.HasPrefix(stdout, "Usage: devtools-mcp") {
+				t.Errorf("run(%q) stdout starts %q, want \"Usage: devtools-mcp\"", args, firstLine(stdout))
+			}
+			for _, name := range wantNames {
+				if !strings.Contains(stdout, name) {
+					t.Errorf("run(%q) stdout does not mention %q:\n%s", args, name, stdout)
+				}
+			}
+			if stderr != "" {
+				t.Errorf("run(%q) stderr = %q, want empty", args, stderr)
+			}
+		})
+	}
+}
+
+func firstLine(s string) string {
+	line, _, _ := strings.Cut(s, "\n")
+	return line
+}
+
+func TestRunFlagErrors(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		args     []string
+		wantName string
+	}{
+		{"unknown flag", []string{"-bogus"}, "-bogus"},
+		{"stray argument", []string{"extra"}, "extra"},
+		// WS_PORT is checked first, so no variable in the environment can
+		// fail earlier and change the message.
+		{"invalid flag value", []string{"-ws-port=0"}, "-ws-port"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			stdout, _, err := runOutput(t, tt.args...)
+			assertUsageError(t, err, tt.wantName, "")
+			if stdout != "" {
+				t.Errorf("run(%q) stdout = %q, want empty", tt.args, stdout)
+			}
+		})
+	}
+}
+
+func TestConfigTightenedValues(t *testing.T) {
+	env := func(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+	// Lowering only the payload limit lowers the result budget with it.
+	cfg, err := loadConfig(nil, env(map[string]string{"MAX_PAYLOAD_SIZE": "4096"}))
+	if err != nil || cfg.MaxResultBytes != 4096 {
+		t.Errorf("MAX_PAYLOAD_SIZE=4096 alone: MaxResultBytes = %d, %v; want 4096, nil", cfg.MaxResultBytes, err)
+	}
+	for _, tc := range []struct {
+		env  map[string]string
+		args []string
+		name string
+	}{
+		{env: map[string]string{"WS_HOST": "127.0.0.1:8080"}, name: "WS_HOST"},
+		{env: map[string]string{"WS_ALLOWED_ORIGINS": "https://a.test#x"}, name: "WS_ALLOWED_ORIGINS"},
+		{env: map[string]string{"WS_ALLOWED_ORIGINS": "https://a.test:99999"}, name: "WS_ALLOWED_ORIGINS"},
+		{env: map[string]string{"WS_ALLOWED_HOSTS": "a*b.test"}, name: "WS_ALLOWED_HOSTS"},
+		{args: []string{"-max-payload-size", "4096", "-max-result-bytes", "5000"}, name: "-max-result-bytes"},
+	} {
+		_, err := loadConfig(tc.args, env(tc.env))
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.name) {
+			t.Errorf("env %v args %v: err = %v, want errUsage naming %s", tc.env, tc.args, err, tc.name)
+		}
+	}
+	for _, host := range []string{"::1", "[::1]", "0.0.0.0", "dev-box.local"} {
+		if _, err := loadConfig(nil, env(map[string]string{"WS_HOST": host})); err != nil {
+			t.Errorf("WS_HOST=%s: %v", host, err)
+		}
+	}
+	cfg, err = loadConfig(nil, env(map[string]string{"LOG_LEVEL": " Debug ", "LOG_FORMAT": " JSON"}))
+	if err != nil || cfg.LogLevel != slog.LevelDebug || cfg.LogFormat != "json" {
+		t.Errorf("padded LOG_LEVEL/LOG_FORMAT: %v %q %v", cfg.LogLevel, cfg.LogFormat, err)
+	}
+}

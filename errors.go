@@ -1,0 +1,72 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Error codes of tool failures (spec §4). They travel to the agent inside a
+// tool result with isError set, never as JSON-RPC errors.
+const (
+	codeNotConnected      = "NOT_CONNECTED"
+	codeStreamUnavailable = "STREAM_UNAVAILABLE"
+	codeTimeout           = "TIMEOUT"
+	codePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
+	codePathNotFound      = "PATH_NOT_FOUND"
+	codeScopeNotFound     = "SCOPE_NOT_FOUND"
+	codeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
+	codeInvalidParams     = "INVALID_PARAMS"
+	codeAdapterError      = "ADAPTER_ERROR"
+)
+
+// suggestions holds the one sentence an agent can act on for each code.
+var suggestions = map[string]string{
+	codeNotConnected:      "Start the app's dev build with the debug adapter enabled (on Android also run `adb reverse tcp:19850 tcp:19850`), then call debug_health_check.",
+	codeStreamUnavailable: "Call debug_list_streams and use one of the active streams.",
+	codeTimeout:           "The app may be paused in a debugger or busy; check it is running and retry, or raise REQUEST_TIMEOUT_MS.",
+	codePayloadTooLarge:   "Narrow the request: pass a deeper `scope` or `path`, using the outline's largest children.",
+	codePathNotFound:      "Pick one of the available keys at the resolved prefix, or call debug_get_state_path with path \"\" to see the top level.",
+	codeScopeNotFound:     "Pick one of the available keys at the resolved prefix, or omit `scope` to get the whole snapshot.",
+	codeSnapshotNotFound:  "Call debug_query_events with event_type set to the stream's snapshot type to find seqs that exist.",
+	codeInvalidParams:     "Fix the named argument to match the tool's inputSchema and call again.",
+	codeAdapterError:      "The app's debug adapter misbehaved; check the app's logs, update the adapter, or retry.",
+}
+
+// toolError is a tool failure. conn.go returns it for adapter conditions,
+// tools.go for argument and lookup problems; tools/call turns it into a
+// result with isError set. Details is encoded as JSON and uses the field
+// names of spec §2.
+type toolError struct {
+	Code       string
+	Message    string
+	Details    any
+	Suggestion string // empty means suggestions[Code]
+}
+
+func (e *toolError) Error() string { return e.Code + ": " + e.Message }
+
+// Is makes errors.Is(err, &toolError{Code: c}) match any toolError with code c.
+func (e *toolError) Is(target error) bool {
+	t, ok := target.(*toolError)
+	return ok && t.Code == e.Code
+}
+
+// newToolError builds a toolError with a formatted message.
+func newToolError(code string, details any, format string, args ...any) *toolError {
+	return &toolError{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
+}
+
+// asToolError returns err as a *toolError, or nil.
+func asToolError(err error) *toolError {
+	var te *toolError
+	if errors.As(err, &te) {
+		return te
+	}
+	return nil
+}
+
+// invalidParams reports a bad tool argument with the details of spec §2.
+func invalidParams(argument, problem string) *toolError {
+	return newToolError(codeInvalidParams, map[string]string{"argument": argument, "problem": problem},
+		"argument %q: %s", argument, problem)
+}

@@ -1,0 +1,626 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// Bounds on what one client may make the server hold.
+const (
+	maxLineBytes    = 16 << 20 // one JSON-RPC message on stdin
+	maxNestingDepth = 128      // arrays and objects inside one message
+	maxInFlight     = 256      // requests handled at once; reading waits beyond it
+)
+
+// rpcError is a JSON-RPC error object. The sentinels below carry the codes;
+// compare with errors.Is, which matches on the code alone.
+type rpcError struct {
+	Code    int    `json:"code"`
+	Message string `json:"message"`
+	Data    any    `json:"data,omitempty"`
+}
+
+var (
+	errParse            = &rpcError{Code: -32700, Message: "parse error"}
+	errInvalidRequest   = &rpcError{Code: -32600, Message: "invalid request"}
+	errMethodNotFound   = &rpcError{Code: -32601, Message: "method not found"}
+	errInvalidParams    = &rpcError{Code: -32602, Message: "invalid params"}
+	errInternal         = &rpcError{Code: -32603, Message: "internal error"}
+	errResourceNotFound = &rpcError{Code: -32002, Message: "resource not found"}
+)
+
+func (e *rpcError) Error() string { return fmt.Sprintf("jsonrpc %d: %s", e.Code, e.Message) }
+
+func (e *rpcError) Is(target error) bool {
+	t, ok := target.(*rpcError)
+	return ok && t.Code == e.Code
+}
+
+// rpcErrorf returns an error with the code of sentinel and its own message.
+func rpcErrorf(sentinel *rpcError, data any, format string, args ...any) *rpcError {
+	return &rpcError{Code: sentinel.Code, Message: fmt.Sprintf(format, args...), Data: data}
+}
+
+// request is one decoded JSON-RPC request or notification.
+type request struct {
+	ID     json.RawMessage // the id exactly as the client wrote it; nil for a notification
+	Method string
+	Params json.RawMessage // nil when absent or null
+}
+
+func (r *request) isNotification() bool { return r.ID == nil }
+
+// idKey identifies a request id for cancellation: "s:" plus the decoded
+// string, or "n:" plus the number's text.
+func idKey(id json.RawMessage) string {
+	if len(id) > 0 && id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return "s:" + s
+		}
+	}
+	return "n:" + string(id)
+}
+
+// decodeMessage decodes one JSON value read from the wire into a request.
+// JSON-RPC member names are matched exactly: encoding/json would accept
+// "METHOD" for "method" and silently keep the last of duplicate members,
+// so the envelope is split by hand and duplicates are refused. On failure it
+// returns the id when one could be read, so the error can echo it.
+func decodeMessage(data []byte) (req request, err error) {
+	members, err := splitObject(data)
+	if err != nil {
+		return req, err
+	}
+	if id, ok := members["id"]; ok {
+		if !validID(id) {
+			return req, rpcErrorf(errInvalidRequest, nil, "invalid request: id must be a string or a number, not %s", jsonKind(id))
+		}
+		req.ID = canonicalID(id)
+	}
+	version, ok := members["jsonrpc"]
+	if !ok || string(version) != `"2.0"` {
+		return req, rpcErrorf(errInvalidRequest, nil, `invalid request: "jsonrpc" must be "2.0"`)
+	}
+	method, ok := members["method"]
+	if !ok {
+		_, isResult := members["result"]
+		_, isError := members["error"]
+		if isResult || isError {
+			return req, errClientResponse
+		}
+		return req, rpcErrorf(errInvalidRequest, nil, `invalid request: missing "method"`)
+	}
+	if len(method) == 0 || method[0] != '"' || json.Unmarshal(method, &req.Method) != nil {
+		return req, rpcErrorf(errInvalidRequest, nil, `invalid request: "method" must be a string`)
+	}
+	if params, ok := members["params"]; ok && string(params) != "null" {
+		if params[0] != '{' {
+			return req, rpcErrorf(errInvalidRequest, nil, `invalid request: "params" must be an object, not %s`, jsonKind(params))
+		}
+		req.Params = params
+	}
+	return req, nil
+}
+
+// errClientResponse marks a response sent by the client. The server sends
+// no requests to clients, so such messages are dropped.
+var errClientResponse = errors.New("response from client")
+
+func validID(id json.RawMessage) bool {
+	return len(id) > 0 && (id[0] == '"' || id[0] == '-' || (id[0] >= '0' && id[0] <= '9'))
+}
+
+// canonicalID keeps the id byte for byte unless it is a string holding
+// invalid UTF-8, which would make the reply invalid; that one is re-encoded.
+func canonicalID(id json.RawMessage) json.RawMessage {
+	if utf8.Valid(id) {
+		return id
+	}
+	var s string
+	_ = json.Unmarshal(id, &s) // valid JSON already; invalid bytes become U+FFFD
+	out, _ := json.Marshal(s)
+	return out
+}
+
+func jsonKind(v json.RawMessage) string {
+	switch {
+	case len(v) == 0:
+		return "nothing"
+	case v[0] == '{':
+		return "an object"
+	case v[0] == '[':
+		return "an array"
+	case v[0] == '"':
+		return "a string"
+	case v[0] == 't' || v[0] == 'f':
+		return "a boolean"
+	case v[0] == 'n':
+		return "null"
+	}
+	return "a number"
+}
+
+// splitObject splits one valid JSON object into its members, keeping each
+// value's bytes. Names are decoded exactly; a repeated name is an error.
+func splitObject(data []byte) (map[string]json.RawMessage, error) {
+	if kind := rawKind(data); kind != "object" {
+		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: message must be a JSON object, not %s", jsonKind(data))
+	}
+	members := make(map[string]json.RawMessage, 4)
+	var dup string
+	err := eachMember(data, func(name string, value []byte) bool {
+		if _, seen := members[name]; seen {
+			dup = name
+			return false
+		}
+		members[name] = value
+		return true
+	})
+	switch {
+	case err != nil:
+		return nil, rpcErrorf(errParse, nil, "parse error: %v", err)
+	case dup != "":
+		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: member %q appears twice", dup)
+	}
+	return members, nil
+}
+
+// splitArray returns the elements of one valid JSON array.
+func splitArray(data []byte) []json.RawMessage {
+	var elems []json.RawMessage
+	_ = eachElement(data, func(_ int, value []byte) bool {
+		elems = append(elems, value)
+		return true
+	})
+	return elems
+}
+
+// handlerFunc answers one request. A returned *rpcError goes to the client as
+// is; any other error becomes -32603. Notifications' results are discarded.
+type handlerFunc func(ctx context.Context, req *request) (any, error)
+
+// rpcConn serves JSON-RPC over a line-oriented stream. Requests run
+// concurrently, at most maxInFlight at a time, except those for which
+// inline returns true, which run on the reading goroutine in arrival order
+// (cheap methods, and ones whose effect later lines depend on). admit runs
+// on the reading goroutine for every request before it is dispatched, so its
+// verdict follows arrival order too.
+type rpcConn struct {
+	handle handlerFunc
+	inline func(method string) bool
+	admit  func(req *request) error
+	logger *slog.Logger
+	out    *lineWriter
+
+	mu       sync.Mutex
+	inFlight map[string]*call // by idKey
+	wg       sync.WaitGroup   // one per running goroutine
+	slots    chan struct{}    // maxInFlight tokens
+}
+
+// call is one request being handled on its own goroutine.
+type call struct {
+	cancel    context.CancelFunc
+	cancelled atomic.Bool // by notifications/cancelled: send no reply
+}
+
+func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, admit func(*request) error, logger *slog.Logger) *rpcConn {
+	return &rpcConn{
+		handle:   handle,
+		inline:   inline,
+		admit:    admit,
+		logger:   logger,
+		out:      &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
+		inFlight: make(map[string]*call),
+		slots:    make(chan struct{}, maxInFlight),
+	}
+}
+
+// serve reads messages from in until EOF or ctx is done, then waits for every
+// request already read and writes every reply before returning. Requests'
+// contexts derive from ctx, so cancelling it also stops their work.
+func (c *rpcConn) serve(ctx context.Context, in io.Reader) error {
+	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
+	stop := context.AfterFunc(ctx, func() { interruptRead(in) })
+	defer stop()
+	var readErr error
+	for ctx.Err() == nil {
+		line, err := lines.next()
+		if errors.Is(err, errLineTooLong) {
+			c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int64{"limit": maxLineBytes},
+				"invalid request: line of %d bytes exceeds the %d-byte (16 MiB) limit; skipped", lines.skipped, int64(maxLineBytes)))
+			continue
+		}
+		if err != nil {
+			if err != io.EOF && ctx.Err() == nil {
+				readErr = fmt.Errorf("read stdin: %w", err)
+			}
+			break
+		}
+		c.receive(ctx, line, lines.hasLine())
+	}
+	c.wg.Wait()
+	if err := c.out.flush(); err != nil && readErr == nil {
+		readErr = fmt.Errorf("write stdout: %w", err)
+	}
+	return readErr
+}
+
+// interruptRead unblocks a pending read on stdin when it supports deadlines
+// (pipes and terminals do); otherwise the read ends at the next input or EOF.
+func interruptRead(in io.Reader) {
+	if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
+		_ = d.SetReadDeadline(time.Now())
+	}
+}
+
+// receive handles one line. more says whether another whole line is already
+// buffered, in which case inline replies need not be flushed yet: reading it
+// cannot block.
+func (c *rpcConn) receive(ctx context.Context, line []byte, more bool) {
+	line = bytes.TrimSpace(line)
+	if len(line) == 0 {
+		return
+	}
+	// The reader reuses its buffer, and decoded messages point into the line.
+	line = bytes.Clone(line)
+	if nestingExceeds(line, maxNestingDepth) {
+		c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxNestingDepth},
+			"invalid request: nesting deeper than %d levels", maxNestingDepth))
+		return
+	}
+	if !json.Valid(line) {
+		c.writeError(nil, rpcErrorf(errParse, nil, "parse error: %s", syntaxError(line)))
+		return
+	}
+	if line[0] == '[' {
+		elems := splitArray(line)
+		if len(elems) == 0 {
+			c.writeError(nil, rpcErrorf(errInvalidRequest, nil, "invalid request: empty batch"))
+			return
+		}
+		c.spawn(ctx, nil, func(ctx context.Context) { c.serveBatch(ctx, elems) })
+		return
+	}
+	req, err := decodeMessage(line)
+	if err != nil {
+		c.rejectMessage(req.ID, err)
+		return
+	}
+	if req.Method == "notifications/cancelled" {
+		c.cancelRequest(req.Params)
+		return
+	}
+	if err := c.admit(&req); err != nil {
+		if !req.isNotification() {
+			c.writeError(req.ID, asRPCError(err))
+		}
+		return
+	}
+	if c.inline(req.Method) {
+		if reply := c.run(ctx, &req); reply != nil {
+			c.out.write(reply, !more)
+		}
+		return
+	}
+	if req.isNotification() {
+		c.spawn(ctx, nil, func(ctx context.Context) { c.handle(ctx, &req) })
+		return
+	}
+	c.spawn(ctx, req.ID, func(ctx context.Context) {
+		reply := c.run(ctx, &req)
+		if !c.finish(req.ID) {
+			c.out.write(reply, true)
+		}
+	})
+}
+
+// serveBatch answers a JSON-RPC batch with one array holding the replies to
+// its requests, in order; a batch of notifications only gets no reply.
+func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
+	var replies [][]byte
+	for _, elem := range elems {
+		req, err := decodeMessage(elem)
+		switch {
+		case errors.Is(err, errClientResponse):
+			continue
+		case err != nil:
+			replies = append(replies, encodeReply(req.ID, nil, asRPCError(err)))
+			continue
+		case req.Method == "notifications/cancelled":
+			c.cancelRequest(req.Params)
+			continue
+		}
+		err = c.admit(&req)
+		switch {
+		case err != nil && req.isNotification():
+		case err != nil:
+			replies = append(replies, encodeReply(req.ID, nil, asRPCError(err)))
+		case req.isNotification():
+			c.handle(ctx, &req)
+		default:
+			elemCtx, cancel := context.WithCancel(ctx)
+			c.track(req.ID, cancel)
+			reply := c.run(elemCtx, &req)
+			cancel()
+			if !c.finish(req.ID) {
+				replies = append(replies, reply)
+			}
+		}
+	}
+	if len(replies) > 0 {
+		c.out.write(append(append([]byte{'['}, bytes.Join(replies, []byte{','})...), ']'), true)
+	}
+}
+
+// spawn runs fn on a new goroutine once an in-flight slot is free. When id is
+// not nil the request is registered for cancellation first.
+func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, fn func(context.Context)) {
+	select {
+	case c.slots <- struct{}{}:
+	default:
+		_ = c.out.flush() // replies held back must not wait for a free slot
+		c.slots <- struct{}{}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	if id != nil {
+		c.track(id, cancel)
+	}
+	c.wg.Add(1)
+	go func() {
+		defer func() { <-c.slots }()
+		defer c.wg.Done()
+		defer cancel()
+		fn(ctx)
+	}()
+}
+
+func (c *rpcConn) track(id json.RawMessage, cancel context.CancelFunc) {
+	c.mu.Lock()
+	c.inFlight[idKey(id)] = &call{cancel: cancel}
+	c.mu.Unlock()
+}
+
+// finish unregisters a request and reports whether it was cancelled by the
+// client, in which case no reply may be sent.
+func (c *rpcConn) finish(id json.RawMessage) (cancelled bool) {
+	key := idKey(id)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cl := c.inFlight[key]
+	delete(c.inFlight, key)
+	return cl != nil && cl.cancelled.Load()
+}
+
+// cancelRequest handles notifications/cancelled: the request's context ends
+// and its reply is suppressed. Unknown or finished ids are ignored, as the
+// cancellation may cross the reply on the wire.
+func (c *rpcConn) cancelRequest(params json.RawMessage) {
+	var p struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(params, &p) != nil || !validID(p.RequestID) {
+		c.logger.Debug("ignored notifications/cancelled without a valid requestId")
+		return
+	}
+	c.mu.Lock()
+	cl := c.inFlight[idKey(p.RequestID)]
+	c.mu.Unlock()
+	if cl != nil {
+		cl.cancelled.Store(true)
+		cl.cancel()
+	}
+}
+
+// run calls the handler and encodes its reply; for a notification it returns nil.
+func (c *rpcConn) run(ctx context.Context, req *request) []byte {
+	result, err := c.callHandler(ctx, req)
+	if req.isNotification() {
+		return nil
+	}
+	if err != nil {
+		return encodeReply(req.ID, nil, asRPCError(err))
+	}
+	return encodeReply(req.ID, result, nil)
+}
+
+// callHandler turns a panicking handler into -32603 so that one bad request
+// cannot take the server down.
+func (c *rpcConn) callHandler(ctx context.Context, req *request) (result any, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			c.logger.Error("handler panicked", "method", req.Method, "panic", p)
+			err = rpcErrorf(errInternal, nil, "internal error in %s", req.Method)
+		}
+	}()
+	return c.handle(ctx, req)
+}
+
+// rejectMessage answers a message that could not be decoded.
+func (c *rpcConn) rejectMessage(id json.RawMessage, err error) {
+	if errors.Is(err, errClientResponse) {
+		c.logger.Debug("ignored a response from the client")
+		return
+	}
+	c.writeError(id, asRPCError(err))
+}
+
+func (c *rpcConn) writeError(id json.RawMessage, err *rpcError) {
+	c.out.write(encodeReply(id, nil, err), true)
+}
+
+// notify sends a notification to the client.
+func (c *rpcConn) notify(method string, params any) {
+	msg := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
+	data, err := json.Marshal(msg)
+	if err != nil {
+		c.logger.Error("encode notification", "method", method, "err", err)
+		return
+	}
+	c.out.write(data, true)
+}
+
+func asRPCError(err error) *rpcError {
+	var re *rpcError
+	if errors.As(err, &re) {
+		return re
+	}
+	return rpcErrorf(errInternal, nil, "internal error: %v", err)
+}
+
+// encodeReply builds a response line. The id is written as received; it is
+// omitted when unknown, as the MCP schema allows for errors.
+func encodeReply(id json.RawMessage, result any, rerr *rpcError) []byte {
+	buf := make([]byte, 0, 128)
+	buf = append(buf, `{"jsonrpc":"2.0"`...)
+	if id != nil {
+		buf = append(buf, `,"id":`...)
+		buf = append(buf, id...)
+	}
+	if rerr != nil {
+		data, err := json.Marshal(rerr)
+		if err != nil {
+			data = []byte(`{"code":-32603,"message":"internal error: unencodable error"}`)
+		}
+		buf = append(buf, `,"error":`...)
+		buf = append(buf, data...)
+		return append(buf, '}')
+	}
+	var data []byte
+	switch r := result.(type) {
+	case json.RawMessage:
+		data = r
+	case nil:
+		data = []byte("{}")
+	default:
+		var err error
+		if data, err = json.Marshal(result); err != nil {
+			return encodeReply(id, nil, rpcErrorf(errInternal, nil, "internal error: encode result: %v", err))
+		}
+	}
+	buf = append(buf, `,"result":`...)
+	buf = append(buf, data...)
+	return append(buf, '}')
+}
+
+// syntaxError describes why data is not JSON, with the byte offset.
+func syntaxError(data []byte) string {
+	var v any
+	err := json.Unmarshal(data, &v)
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte %d", se.Error(), se.Offset)
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return "invalid JSON"
+}
+
+// lineWriter writes one message per line under one lock. It flushes when no
+// other writer is waiting, so a burst of replies costs few system calls and
+// the last reply of a burst is never left in the buffer.
+type lineWriter struct {
+	waiting atomic.Int32
+	mu      sync.Mutex
+	w       *bufio.Writer
+	err     error // first write error; later writes are dropped
+}
+
+func (lw *lineWriter) write(msg []byte, flush bool) {
+	lw.waiting.Add(1)
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	lw.waiting.Add(-1)
+	if lw.err != nil {
+		return
+	}
+	if _, err := lw.w.Write(msg); err != nil {
+		lw.err = err
+		return
+	}
+	if err := lw.w.WriteByte('\n'); err != nil {
+		lw.err = err
+		return
+	}
+	if flush && lw.waiting.Load() == 0 {
+		lw.err = lw.w.Flush()
+	}
+}
+
+func (lw *lineWriter) flush() error {
+	lw.mu.Lock()
+	defer lw.mu.Unlock()
+	if lw.err == nil {
+		lw.err = lw.w.Flush()
+	}
+	return lw.err
+}
+
+// errLineTooLong reports a line over the limit; it has been skipped.
+var errLineTooLong = errors.New("line too long")
+
+// lineReader splits input into lines of at most limit bytes. A longer line is
+// read through and dropped without being held, and next reports
+// errLineTooLong with its length in skipped.
+type lineReader struct {
+	r       *bufio.Reader
+	limit   int
+	buf     []byte
+	skipped int64
+}
+
+// next returns the next line without its newline. The slice is valid until
+// the next call.
+func (lr *lineReader) next() ([]byte, error) {
+	if cap(lr.buf) > 1<<20 {
+		lr.buf = nil // do not keep a huge line's buffer around
+	}
+	lr.buf = lr.buf[:0]
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if len(lr.buf)+len(chunk) > lr.limit+1 { // +1: the newline itself
+			lr.skipped = int64(len(lr.buf)) + int64(len(chunk))
+			lr.buf = lr.buf[:0]
+			for errors.Is(err, bufio.ErrBufferFull) {
+				chunk, err = lr.r.ReadSlice('\n')
+				lr.skipped += int64(len(chunk))
+			}
+			if err != nil && err != io.EOF {
+				return nil, err
+			}
+			if err == nil {
+				lr.skipped-- // the newline
+			}
+			return nil, errLineTooLong
+		}
+		lr.buf = append(lr.buf, chunk...)
+		switch {
+		case err == nil:
+			return lr.buf[:len(lr.buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && len(lr.buf) > 0:
+			return lr.buf, nil // a last line without a newline
+		default:
+			return nil, err
+		}
+	}
+}
+
+// hasLine reports whether a whole line is buffered, so that next will not block.
+func (lr *lineReader) hasLine() bool {
+	buffered, _ := lr.r.Peek(lr.r.Buffered())
+	return bytes.IndexByte(buffered, '\n') >= 0
+}

@@ -1,0 +1,110 @@
+// Command devtools-mcp lets an AI coding agent look inside a running app in
+// development: the app's debug adapter connects over a WebSocket (Wire
+// Protocol v1, see PROTOCOL.md) and the server offers what the adapter
+// knows — Redux state, navigation state, MMKV storage and the events that
+// changed them — as MCP tools and resources on stdin/stdout.
+//
+// Data flows from the agent through jsonrpc.go (framing, JSON-RPC) and
+// mcp.go (lifecycle, dispatch) to tools.go and resources.go, which ask the
+// adapter through conn.go and shape answers with jsonpath.go and diff.go.
+// config.go holds the settings and demo.go a simulated app for -demo and
+// the tests.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// version is the server's version, reported to MCP clients and adapters.
+const version = "0.1.0"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "devtools-mcp:", err)
+		if errors.Is(err, errUsage) {
+			os.Exit(2)
+		}
+		os.Exit(1)
+	}
+}
+
+// run is the whole program: it returns when stdin ends (after answering
+// everything read) or ctx is cancelled (SIGINT, SIGTERM), having stopped
+// every goroutine it started.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cfg, err := loadConfig(args, os.Getenv)
+	if err != nil {
+		return err
+	}
+	switch {
+	case cfg.Help:
+		printUsage(stdout)
+		return nil
+	case cfg.Version:
+		fmt.Fprintln(stdout, "devtools-mcp", version)
+		return nil
+	}
+	return serve(ctx, cfg, stdin, stdout, stderr)
+}
+
+// serve runs the server with a loaded configuration. Tests enter here to use
+// settings no flag allows, such as WS_PORT 0 (any free port).
+func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.Writer) error {
+	logger := newLogger(cfg, stderr)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	srv := newMCPServer(cfg, logger, stdout)
+	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
+	srv.tools = newToolSet(cfg, srv.link)
+	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		if err := srv.link.run(ctx); err != nil {
+			logger.Error("adapter listener stopped", "err", err)
+		}
+	})
+	wg.Go(func() { srv.resources.run(ctx) })
+	if cfg.Demo {
+		wg.Go(func() { runDemo(ctx, srv.link, cfg, logger) })
+	}
+	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
+		"tools", len(srv.tools.byName), "resources", len(srv.resources.list())+len(resourceTemplates))
+
+	err := srv.serve(ctx, stdin)
+	cancel()
+	wg.Wait()
+	logger.Info("devtools-mcp stopped")
+	return err
+}
+
+// runDemo connects the built-in simulated app to this server's own listener.
+func runDemo(ctx context.Context, link *adapterLink, cfg config, logger *slog.Logger) {
+	addr, err := link.addr(ctx)
+	if err != nil {
+		return
+	}
+	app := newDemoApp(demoOptions{Seed: time.Now().UnixNano(), Token: cfg.WSToken})
+	app.run(ctx, "ws://"+addr+"/", 2*time.Second, logger.With("component", "demo"))
+}
+
+func newLogger(cfg config, stderr io.Writer) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	if cfg.LogFormat == "json" {
+		return slog.New(slog.NewJSONHandler(stderr, opts))
+	}
+	return slog.New(slog.NewTextHandler(stderr, opts))
+}

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestMain fails the run when goroutines of this program outlive the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if code == 0 {
+		if leaked := leakedGoroutines(10 * time.Second); leaked != "" {
+			fmt.Fprintf(os.Stderr, "FAIL: goroutines outlived the tests:\n%s\n", leaked)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// leakedGoroutines polls until no goroutine runs code of this package or of
+// the WebSocket library, or the deadline passes; it returns their stacks.
+func leakedGoroutines(deadline time.Duration) string {
+	var leaked []string
+	for end := time.Now().Add(deadline); ; {
+		leaked = leaked[:0]
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		for g := range strings.SplitSeq(string(buf), "\n\n") {
+			if strings.Contains(g, "leakedGoroutines") || strings.Contains(g, "testing.tRunner") {
+				continue
+			}
+			if strings.Contains(g, "\nmain.") || strings.Contains(g, "coder/websocket") {
+				leaked = append(leaked, g)
+			}
+		}
+		if len(leaked) == 0 || time.Now().After(end) {
+			return strings.Join(leaked, "\n\n")
+		}
+		time.Sleep(10 * time.Millisecond) // polling with a deadline, not synchronisation
+	}
+}
+
+// testConfig is the default configuration with the listener on any free
+// loopback port and logs at debug level.
+func testConfig(t *testing.T) config {
+	t.Helper()
+	cfg, err := loadConfig(nil, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.WSPort = 0
+	cfg.LogLevel = slog.LevelDebug
+	return cfg
+}
+
+// testServer is the whole program running through serve with pipes.
+type testServer struct {
+	t      *testing.T
+	stdin  *io.PipeWriter
+	lines  chan string // stdout, line by line
+	stderr *lockedBuffer
+	done   chan error
+}
+
+// startServer runs serve(cfg) until the test ends; stdin closes at cleanup.
+func startServer(t *testing.T, cfg config) *testServer {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ts := &testServer{t: t, stdin: inW, lines: make(chan string, 1024), stderr: &lockedBuffer{}, done: make(chan error, 1)}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		err := serve(ctx, cfg, inR, outW, ts.stderr)
+		outW.Close()
+		ts.done <- err
+	}()
+	readerDone := make(chan struct{})
+	go func() {
+		defer close(readerDone)
+		defer close(ts.lines)
+		scanner := bufio.NewScanner(outR)
+		scanner.Buffer(make([]byte, 1<<20), 64<<20)
+		for scanner.Scan() {
+			ts.lines <- scanner.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		inW.Close()
+		select {
+		case <-ts.done:
+		case <-time.After(10 * time.Second):
+			t.Error("server did not stop after stdin closed")
+			cancel()
+			<-ts.done
+		}
+		cancel()
+		for range ts.lines {
+		}
+		<-readerDone
+	})
+	return ts
+}
+
+func (ts *testServer) send(lines ...string) {
+	ts.t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(ts.stdin, l+"\n"); err != nil {
+			ts.t.Fatalf("write stdin: %v", err)
+		}
+	}
+}
+
+// next returns the next stdout line, failing the test after a generous deadline.
+func (ts *testServer) next() string {
+	ts.t.Helper()
+	select {
+	case l, ok := <-ts.lines:
+		if !ok {
+			ts.t.Fatal("stdout closed while waiting for a line")
+		}
+		return l
+	case <-time.After(20 * time.Second):
+		ts.t.Fatal("no line on stdout within 20s")
+	}
+	return ""
+}
+
+// call sends a request and returns its reply, skipping notifications.
+func (ts *testServer) call(id int, method string, params any) map[string]any {
+	ts.t.Helper()
+	req := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
+	if params != nil {
+		req["params"] = params
+	}
+	data, _ := json.Marshal(req)
+	ts.send(string(data))
+	for {
+		var msg map[string]any
+		line := ts.next()
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			ts.t.Fatalf("stdout line is not JSON: %v: %q", err, line)
+		}
+		if msg["id"] == float64(id) {
+			return msg
+		}
+		if _, isNotification := msg["method"]; !isNotification {
+			ts.t.Fatalf("reply to another request while waiting for id %d: %s", id, line)
+		}
+	}
+}
+
+func (ts *testServer) initialize() {
+	ts.t.Helper()
+	ts.call(0, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	ts.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+}
+
+// lockedBuffer is a bytes.Buffer safe for the concurrent writes of a logger.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf strings.Builder
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}

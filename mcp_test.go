@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files with the current output")
+
+// TestTranscripts replays each testdata/transcripts/*.txt file: lines
+// starting with "> " go to the server's stdin, then stdin ends; the server's
+// stdout must hold exactly the "< " lines, in any order (replies to
+// concurrent requests may come in any order), compared as normalised JSON.
+func TestTranscripts(t *testing.T) {
+	files, err := filepath.Glob("testdata/transcripts/*.txt")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no transcripts: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".txt"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var header, input []string
+			var want []string
+			for line := range strings.SplitSeq(strings.TrimRight(string(data), "\n"), "\n") {
+				switch {
+				case strings.HasPrefix(line, "> "):
+					input = append(input, line[2:])
+					header = append(header, line)
+				case strings.HasPrefix(line, "< "):
+					want = append(want, line[2:])
+				default:
+					header = append(header, line)
+				}
+			}
+			got := runTranscript(t, input)
+			if *update {
+				var out strings.Builder
+				for _, l := range header {
+					out.WriteString(l + "\n")
+				}
+				for _, l := range got {
+					out.WriteString("< " + l + "\n")
+				}
+				if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			if diff := cmp.Diff(normaliseLines(t, want), normaliseLines(t, got)); diff != "" {
+				t.Errorf("server output mismatch (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
+
+// runTranscript feeds the lines to a fresh server, ends stdin and returns
+// every stdout line written until the server stopped.
+func runTranscript(t *testing.T, input []string) []string {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	stdin := strings.NewReader(strings.Join(input, "\n") + "\n")
+	if err := serve(context.Background(), testConfig(t), stdin, &stdout, &stderr); err != nil {
+		t.Fatalf("serve: %v\nstderr:\n%s", err, stderr.String())
+	}
+	if stdout.Len() == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+}
+
+// normaliseLines parses each line as JSON and re-encodes it canonically,
+// then sorts the lines.
+func normaliseLines(t *testing.T, lines []string) []string {
+	t.Helper()
+	out := make([]string, len(lines))
+	for i, l := range lines {
+		out[i] = normaliseJSON(t, l)
+	}
+	slices.Sort(out)
+	return out
+}
+
+var portInURL = regexp.MustCompile(`^ws://127\.0\.0\.1:\d+/$`)
+
+// normaliseJSON re-encodes one JSON text with sorted keys, replacing values
+// that differ from run to run (ports, clocks) and expanding tool results'
+// text items that hold JSON so that golden files show their structure.
+func normaliseJSON(t *testing.T, line string) string {
+	t.Helper()
+	var v any
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		t.Fatalf("not JSON: %v: %q", err, line)
+	}
+	data, err := json.Marshal(normaliseValue(v))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func normaliseValue(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, child := range x {
+			switch k {
+			case "uptime":
+				x[k] = "<uptime>"
+				continue
+			case "wsUrl":
+				if s, ok := child.(string); ok && portInURL.MatchString(s) {
+					x[k] = "ws://127.0.0.1:<port>/"
+					continue
+				}
+			case "text":
+				if s, ok := child.(string); ok && strings.HasPrefix(s, "{") {
+					var inner any
+					dec := json.NewDecoder(strings.NewReader(s))
+					dec.UseNumber()
+					if dec.Decode(&inner) == nil {
+						x[k] = map[string]any{"<json>": normaliseValue(inner)}
+						continue
+					}
+				}
+			}
+			x[k] = normaliseValue(child)
+		}
+	case []any:
+		for i := range x {
+			x[i] = normaliseValue(x[i])
+		}
+	}
+	return v
+}

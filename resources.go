@@ -1,0 +1,341 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	uriSession    = "debug://session/current"
+	uriRedux      = "debug://redux/state"
+	uriNavigation = "debug://navigation/state"
+	uriMMKVPrefix = "debug://mmkv/"
+	mimeJSON      = "application/json"
+)
+
+// updateInterval is the least time between two resources/updated
+// notifications for one URI (at most 4 per second).
+const updateInterval = 250 * time.Millisecond
+
+var staticResources = []map[string]string{
+	{"uri": uriSession, "name": "session", "title": "Adapter session",
+		"description": "The connected app session: ids, uptime, device info and streams.", "mimeType": mimeJSON},
+	{"uri": uriRedux, "name": "redux-state", "title": "Redux state",
+		"description": "The app's current Redux store state.", "mimeType": mimeJSON},
+	{"uri": uriNavigation, "name": "navigation-state", "title": "Navigation state",
+		"description": "The app's current React Navigation state tree.", "mimeType": mimeJSON},
+}
+
+var resourceTemplates = []map[string]string{
+	{"uriTemplate": uriMMKVPrefix + "{instance}", "name": "mmkv-instance", "title": "MMKV instance",
+		"description": "Keys, values and total size of one MMKV storage instance.", "mimeType": mimeJSON},
+}
+
+// resourceHub serves the resources and tracks subscriptions. Updates are
+// coalesced per URI by the goroutine in run: a burst of pushed events yields
+// one notification at once and one trailing notification per interval.
+type resourceHub struct {
+	cfg    config
+	link   *adapterLink
+	notify func(method string, params any)
+
+	mu      sync.Mutex
+	subs    map[string]*subscription // by URI
+	wake    chan struct{}            // cap 1: something became dirty
+	nowFunc func() time.Time
+}
+
+type subscription struct {
+	dirty    bool
+	lastSent time.Time
+}
+
+func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
+	return &resourceHub{cfg: cfg, link: link, notify: notify, subs: make(map[string]*subscription),
+		wake: make(chan struct{}, 1), nowFunc: time.Now}
+}
+
+// list returns the static resources and one per advertised MMKV instance.
+func (h *resourceHub) list() []map[string]string {
+	out := slices.Clone(staticResources)
+	for _, name := range h.mmkvInstances() {
+		out = append(out, map[string]string{"uri": mmkvURI(name), "name": "mmkv-" + name,
+			"title": "MMKV instance " + name, "description": "Keys, values and total size of MMKV instance " + name + ".",
+			"mimeType": mimeJSON})
+	}
+	return out
+}
+
+func mmkvURI(instance string) string { return uriMMKVPrefix + url.PathEscape(instance) }
+
+// mmkvInstances lists the instances the connected adapter advertises.
+func (h *resourceHub) mmkvInstances() []string {
+	st := h.link.status()
+	if st.Adapter == nil {
+		return nil
+	}
+	for _, s := range st.Adapter.Streams {
+		if s.Name == "mmkv" {
+			return s.Instances
+		}
+	}
+	return nil
+}
+
+// parseURI splits a URI of ours into its kind and, for MMKV, the instance.
+func parseURI(uri string) (kind, instance string, ok bool) {
+	switch uri {
+	case uriSession, uriRedux, uriNavigation:
+		return uri, "", true
+	}
+	rest, found := strings.CutPrefix(uri, uriMMKVPrefix)
+	if !found || rest == "" || strings.Contains(rest, "/") {
+		return "", "", false
+	}
+	name, err := url.PathUnescape(rest)
+	if err != nil || name == "" {
+		return "", "", false
+	}
+	return uriMMKVPrefix, name, true
+}
+
+func resourceNotFound(uri string) *rpcError {
+	return rpcErrorf(errResourceNotFound, map[string]string{"uri": uri}, "resource not found: %s", uri)
+}
+
+// readError turns a tool error into a resources/read error: -32002 when the
+// URI names nothing that exists, -32603 for adapter conditions.
+func readError(uri string, err error) *rpcError {
+	te := asToolError(err)
+	if te == nil {
+		return rpcErrorf(errInternal, map[string]string{"uri": uri}, "read %s: %v", uri, err)
+	}
+	data := map[string]any{"uri": uri, "code": te.Code}
+	if te.Details != nil {
+		data["details"] = te.Details
+	}
+	if te.Code == codeScopeNotFound {
+		return rpcErrorf(errResourceNotFound, data, "resource not found: %s: %s", uri, te.Message)
+	}
+	return rpcErrorf(errInternal, data, "cannot read %s: %s", uri, te.Message)
+}
+
+func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
+	kind, instance, ok := parseURI(uri)
+	if !ok {
+		return nil, resourceNotFound(uri)
+	}
+	var body []byte
+	var err error
+	switch kind {
+	case uriSession:
+		body, err = h.session()
+	case uriRedux:
+		body, err = h.streamState(ctx, "redux")
+	case uriNavigation:
+		body, err = h.streamState(ctx, "navigation")
+	default:
+		body, err = h.mmkv(ctx, instance)
+	}
+	if err != nil {
+		return nil, readError(uri, err)
+	}
+	if int64(len(body)) > h.cfg.MaxPayloadSize {
+		return nil, readError(uri, newToolError(codePayloadTooLarge, map[string]any{"size": len(body), "limit": h.cfg.MaxPayloadSize},
+			"the resource is %d bytes, over MAX_PAYLOAD_SIZE (%d)", len(body), h.cfg.MaxPayloadSize))
+	}
+	out := make([]byte, 0, len(body)+len(uri)+64)
+	out = append(out, `{"contents":[{"uri":`...)
+	out = appendJSONString(out, []byte(uri))
+	out = append(out, `,"mimeType":"application/json","text":`...)
+	out = appendJSONString(out, body)
+	return json.RawMessage(append(out, "}]}"...)), nil
+}
+
+func (h *resourceHub) session() ([]byte, error) {
+	st := h.link.status()
+	if !st.Connected || st.Adapter == nil {
+		return nil, notConnectedError(st)
+	}
+	a := st.Adapter
+	since := a.ConnectedAt
+	if !a.StartedAt.IsZero() {
+		since = a.StartedAt
+	}
+	streams := make([]map[string]any, len(a.Streams))
+	for i, s := range a.Streams {
+		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "latestSeq": s.LatestSeq, "lastEventAt": nil}
+		if !s.LastEventAt.IsZero() {
+			m["lastEventAt"] = s.LastEventAt.UTC().Format(time.RFC3339Nano)
+		}
+		if s.Instances != nil {
+			m["instances"] = s.Instances
+		}
+		streams[i] = m
+	}
+	return json.Marshal(map[string]any{
+		"sessionId":      a.SessionID,
+		"adapterVersion": a.AdapterVersion,
+		"uptime":         max(0, int64(time.Since(since)/time.Second)),
+		"deviceInfo":     map[string]json.RawMessage{"app": rawOrNull(a.App), "device": rawOrNull(a.Device)},
+		"connectedAt":    a.ConnectedAt.UTC().Format(time.RFC3339Nano),
+		"streams":        streams,
+	})
+}
+
+func rawOrNull(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// streamState reads the current state of one stream through the tools'
+// adapter calls, so the checks and errors are the same.
+func (h *resourceHub) streamState(ctx context.Context, stream string) ([]byte, error) {
+	ts := &toolSet{cfg: h.cfg, link: h.link}
+	if err := ts.checkStream(stream); err != nil {
+		return nil, err
+	}
+	snap, err := ts.fetchSnapshot(ctx, stream, 0)
+	if err != nil {
+		return nil, err
+	}
+	return compactJSON(snap.state), nil
+}
+
+func (h *resourceHub) mmkv(ctx context.Context, instance string) ([]byte, error) {
+	if !slices.Contains(h.mmkvInstances(), instance) {
+		if st := h.link.status(); !st.Connected {
+			return nil, notConnectedError(st)
+		}
+		return nil, newToolError(codeScopeNotFound, map[string]any{"instance": instance, "available": h.mmkvInstances()},
+			"the adapter advertises no MMKV instance %q", instance)
+	}
+	state, err := h.streamState(ctx, "mmkv")
+	if err != nil {
+		return nil, err
+	}
+	value, found, err := member(state, instance)
+	if err != nil {
+		return nil, malformedAnswer("snapshot.get", "mmkv state is not valid JSON")
+	}
+	if !found {
+		return nil, newToolError(codeScopeNotFound, map[string]any{"instance": instance},
+			"the MMKV snapshot has no instance %q", instance)
+	}
+	keys, _, err1 := member(value, "keys")
+	size, _, err2 := member(value, "totalSize")
+	if err1 != nil || err2 != nil {
+		return nil, malformedAnswer("snapshot.get", "an mmkv instance must be {keys, totalSize}")
+	}
+	var o jsonObject
+	o.value("instance", instance)
+	o.raw("keys", rawOrNull(keys))
+	o.raw("totalSize", rawOrNull(size))
+	return o.close(), nil
+}
+
+func (h *resourceHub) subscribe(uri string) error {
+	if _, _, ok := parseURI(uri); !ok {
+		return resourceNotFound(uri)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.subs[uri] == nil {
+		h.subs[uri] = &subscription{}
+	}
+	return nil
+}
+
+func (h *resourceHub) unsubscribe(uri string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, uri)
+}
+
+// eventPushed marks the subscribed URIs that a pushed event of stream
+// may have changed.
+func (h *resourceHub) eventPushed(stream string) {
+	h.mu.Lock()
+	marked := false
+	for uri, sub := range h.subs {
+		kind, _, _ := parseURI(uri)
+		if kind == "debug://"+stream+"/state" || (stream == "mmkv" && kind == uriMMKVPrefix) {
+			sub.dirty, marked = true, true
+		}
+	}
+	h.mu.Unlock()
+	if marked {
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// run sends due notifications until ctx ends. It is the only goroutine
+// that sends resources/updated, so the per-URI interval holds.
+func (h *resourceHub) run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-h.wake:
+		case <-timer.C:
+		}
+		due, next := h.takeDue(h.nowFunc())
+		for _, uri := range due {
+			h.notify("notifications/resources/updated", map[string]string{"uri": uri})
+		}
+		if next > 0 {
+			timer.Reset(next)
+		}
+	}
+}
+
+// takeDue returns the dirty URIs that may be notified now, marking them
+// sent, and how long until the next dirty one may be (0: none waiting).
+func (h *resourceHub) takeDue(now time.Time) (due []string, next time.Duration) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for uri, sub := range h.subs {
+		if !sub.dirty {
+			continue
+		}
+		if wait := sub.lastSent.Add(updateInterval).Sub(now); wait > 0 {
+			if next == 0 || wait < next {
+				next = wait
+			}
+			continue
+		}
+		sub.dirty, sub.lastSent = false, now
+		due = append(due, uri)
+	}
+	slices.Sort(due)
+	return due, next
+}
+
+// complete offers the advertised MMKV instance names for the template's
+// instance argument.
+func (h *resourceHub) complete(refType, refURI, argument, prefix string) ([]string, error) {
+	if refType != "ref/resource" || refURI != uriMMKVPrefix+"{instance}" || argument != "instance" {
+		return nil, rpcErrorf(errInvalidParams, nil,
+			"invalid params: completion is offered for argument \"instance\" of ref/resource %s{instance} only", uriMMKVPrefix)
+	}
+	values := []string{}
+	for _, name := range h.mmkvInstances() {
+		if strings.HasPrefix(name, prefix) {
+			values = append(values, name)
+		}
+	}
+	return values, nil
+}

@@ -1,0 +1,832 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// argKind is the JSON type a tool argument must have.
+type argKind int
+
+const (
+	argString argKind = iota
+	argInteger
+)
+
+// argSpec describes one tool argument. The input schema is generated from
+// these, and arguments are checked against them, so the two cannot drift.
+type argSpec struct {
+	name        string
+	kind        argKind
+	required    bool
+	description string
+	min, max    int64 // integers: max 0 means unbounded
+	def         int64 // integers: default, 0 means none
+	clamp       bool  // integers: out-of-range values are clamped, not refused
+}
+
+// tool is one MCP tool: its description for clients and the function that
+// answers a call with parsed arguments.
+type tool struct {
+	name, title, description string
+	args                     []argSpec
+	outputSchema             string
+	run                      func(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error)
+}
+
+// toolArgs holds validated arguments: strings and integers by name.
+type toolArgs struct {
+	strings map[string]string
+	ints    map[string]int64
+}
+
+func (a toolArgs) str(name string) (string, bool) { s, ok := a.strings[name]; return s, ok }
+func (a toolArgs) int(name string) (int64, bool)  { n, ok := a.ints[name]; return n, ok }
+
+// toolResult is a successful answer: body is the result object as JSON. When
+// the body exceeds the result budget, the failure's outline lists the
+// children of focus, the value found at focusPath.
+type toolResult struct {
+	body      []byte
+	focus     []byte
+	focusPath []pathSegment
+	narrow    string // the suggestion when the body is over budget
+}
+
+// toolSet is the registry of tools, with their tools/list reply encoded once.
+type toolSet struct {
+	cfg      config
+	link     *adapterLink
+	byName   map[string]*tool
+	names    []string
+	listJSON json.RawMessage
+}
+
+func newToolSet(cfg config, link *adapterLink) *toolSet {
+	ts := &toolSet{cfg: cfg, link: link, byName: make(map[string]*tool)}
+	var list []map[string]any
+	for _, t := range allTools {
+		ts.byName[t.name] = t
+		ts.names = append(ts.names, t.name)
+		list = append(list, map[string]any{
+			"name":         t.name,
+			"title":        t.title,
+			"description":  t.description,
+			"inputSchema":  inputSchema(t.args),
+			"outputSchema": json.RawMessage(t.outputSchema),
+			"annotations":  map[string]bool{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+		})
+	}
+	data, err := json.Marshal(map[string]any{"tools": list})
+	if err != nil {
+		panic(fmt.Sprintf("encode tools/list: %v", err)) // static data: a bug, caught by every test
+	}
+	ts.listJSON = data
+	return ts
+}
+
+func inputSchema(args []argSpec) map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for _, a := range args {
+		p := map[string]any{"description": a.description}
+		switch a.kind {
+		case argString:
+			p["type"] = "string"
+		case argInteger:
+			p["type"] = "integer"
+			if !a.clamp {
+				p["minimum"] = a.min
+			}
+			if a.def != 0 {
+				p["default"] = a.def
+			}
+		}
+		props[a.name] = p
+		if a.required {
+			required = append(required, a.name)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+// call runs a tool and returns its CallToolResult, encoded. Failures are
+// results with isError set, never JSON-RPC errors.
+func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
+	args, err := parseArgs(t.args, rawArgs)
+	if err != nil {
+		return errorResult(err)
+	}
+	res, err := t.run(ctx, ts, args)
+	if err != nil {
+		if ctx.Err() != nil && asToolError(err) == nil {
+			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name))
+		}
+		return errorResult(err)
+	}
+	if len(res.body) > ts.cfg.MaxResultBytes {
+		return errorResult(ts.overBudget(res))
+	}
+	return successResult(res.body)
+}
+
+// overBudget describes a result too large to send, with an outline of where
+// the bytes are so the agent can narrow its request in one more call.
+func (ts *toolSet) overBudget(res *toolResult) *toolError {
+	details := map[string]any{"size": len(res.body), "limit": ts.cfg.MaxResultBytes}
+	if res.focus != nil {
+		details["path"] = formatPath(res.focusPath)
+		if outline, err := rawOutline(res.focus, res.focusPath); err == nil && len(outline) > 0 {
+			details["outline"] = outline
+		}
+	}
+	e := newToolError(codePayloadTooLarge, details, "the result is %d bytes, over the %d-byte budget (MAX_RESULT_BYTES)", len(res.body), ts.cfg.MaxResultBytes)
+	e.Suggestion = res.narrow
+	return e
+}
+
+// successResult wraps a result object as structuredContent and, for clients
+// that read only content, as the same JSON in one text item.
+func successResult(body []byte) json.RawMessage {
+	out := make([]byte, 0, 2*len(body)+64)
+	out = append(out, `{"content":[{"type":"text","text":`...)
+	out = appendJSONString(out, body)
+	out = append(out, `}],"structuredContent":`...)
+	out = append(out, body...)
+	return append(out, `,"isError":false}`...)
+}
+
+// errorResult encodes a failure. It carries no structuredContent: clients
+// validate structuredContent against outputSchema even on errors.
+func errorResult(err error) json.RawMessage {
+	te := asToolError(err)
+	if te == nil {
+		te = newToolError(codeAdapterError, nil, "%v", err)
+	}
+	body := map[string]any{"error": true, "code": te.Code, "message": te.Message}
+	if te.Details != nil {
+		body["details"] = te.Details
+	}
+	if s := cmpOr(te.Suggestion, suggestions[te.Code]); s != "" {
+		body["suggestion"] = s
+	}
+	data, _ := json.Marshal(body)
+	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data)...)
+	return append(out, `}],"isError":true}`...)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
+// so that stdout always carries valid UTF-8.
+func appendJSONString(buf []byte, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			buf = append(buf, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				buf = append(buf, '\\', c)
+			case '\n':
+				buf = append(buf, '\\', 'n')
+			case '\r':
+				buf = append(buf, '\\', 'r')
+			case '\t':
+				buf = append(buf, '\\', 't')
+			default:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRune(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		i += size
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+// parseArgs checks tool arguments against specs. Names are matched exactly
+// (encoding/json would take "Stream" for "stream") and a repeated name is
+// refused rather than silently merged.
+func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
+	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}}
+	members := map[string][]byte{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if rawKind(raw) != "object" {
+			return args, invalidParams("arguments", "must be an object, not "+jsonKind(raw))
+		}
+		var problem error
+		err := eachMember(raw, func(name string, v []byte) bool {
+			if _, dup := members[name]; dup {
+				problem = invalidParams(name, "given twice")
+				return false
+			}
+			if !slices.ContainsFunc(specs, func(s argSpec) bool { return s.name == name }) {
+				problem = invalidParams(name, "unknown argument; this tool takes "+argNames(specs))
+				return false
+			}
+			members[name] = v
+			return true
+		})
+		if err != nil {
+			return args, invalidParams("arguments", "malformed JSON")
+		}
+		if problem != nil {
+			return args, problem
+		}
+	}
+	for _, s := range specs {
+		v, ok := members[s.name]
+		if !ok || string(v) == "null" {
+			if s.required {
+				return args, invalidParams(s.name, "required")
+			}
+			if s.def != 0 {
+				args.ints[s.name] = s.def
+			}
+			continue
+		}
+		switch s.kind {
+		case argString:
+			var str string
+			if rawKind(v) != "string" || json.Unmarshal(v, &str) != nil {
+				return args, invalidParams(s.name, "must be a string, not "+jsonKind(v))
+			}
+			args.strings[s.name] = str
+		case argInteger:
+			n, err := parseInteger(v, s)
+			if err != nil {
+				return args, err
+			}
+			args.ints[s.name] = n
+		}
+	}
+	return args, nil
+}
+
+func argNames(specs []argSpec) string {
+	if len(specs) == 0 {
+		return "no arguments"
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseInteger reads an integer argument. Integral values written as 5.0 or
+// 5e1 are accepted, as JSON Schema's "integer" does; fractions are refused.
+func parseInteger(v []byte, s argSpec) (int64, error) {
+	if rawKind(v) != "number" {
+		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))
+	}
+	f, err := strconv.ParseFloat(string(v), 64)
+	if err != nil && !isRangeError(err) {
+		return 0, invalidParams(s.name, "must be an integer")
+	}
+	if f != math.Trunc(f) {
+		return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
+	}
+	hi := float64(math.MaxInt64)
+	if s.max != 0 {
+		hi = float64(s.max)
+	}
+	switch {
+	case f >= float64(s.min) && f <= hi:
+		if f >= 1<<63 {
+			return math.MaxInt64, nil
+		}
+		return int64(f), nil
+	case s.clamp && f < float64(s.min):
+		return s.min, nil
+	case s.clamp:
+		return int64(hi), nil
+	case f < float64(s.min):
+		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
+	}
+	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", s.max))
+}
+
+func isRangeError(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
+func parsePathArg(name, path string) ([]pathSegment, error) {
+	segs, err := parsePath(path)
+	if err != nil {
+		return nil, invalidParams(name, err.Error())
+	}
+	return segs, nil
+}
+
+// The tools. Descriptions are written for an agent: what the tool answers,
+// when to use it, what to call next. tools/list must stay under 8 000 bytes.
+var allTools = []*tool{
+	{
+		name:  "debug_health_check",
+		title: "Health check",
+		description: "Call first. Says whether the app's debug adapter is connected, which app session it is, " +
+			"and which streams (redux, navigation, mmkv, …) it offers with event counts. Never fails; " +
+			"if not connected, the app must be started with its adapter enabled.",
+		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"}},"required":["connected","adapter","streams","server"]}`,
+		run:          healthCheck,
+	},
+	{
+		name:  "debug_list_streams",
+		title: "List streams",
+		description: "Lists the app's event streams with event counts, the seq range held (oldestSeq–latestSeq) " +
+			"and whether a snapshot exists. Use before debug_query_events or debug_diff_snapshots to pick seqs.",
+		outputSchema: `{"type":"object","properties":{"streams":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"active":{"type":"boolean"},"eventCount":{"type":"integer"},"latestSeq":{"type":"integer"},"oldestSeq":{"type":"integer"},"hasSnapshot":{"type":"boolean"}}}}},"required":["streams"]}`,
+		run:          listStreams,
+	},
+	{
+		name:  "debug_get_snapshot",
+		title: "Get current state of a stream",
+		description: "Returns the current state of a stream: the Redux store, the navigation tree (focused screen = " +
+			"routes[index], recursively through nested `state`), or MMKV storage by instance. Pass `scope` to get " +
+			"only part of it; if the answer is too large the error outlines the biggest children to scope to.",
+		args: []argSpec{
+			{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux, navigation, mmkv."},
+			{name: "scope", kind: argString, description: "Path inside the state, e.g. cart.items.0 or, for mmkv, auth.keys.session. Keys with dots or digits only: settings[\"theme.dark\"]."},
+		},
+		outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"timestamp":{"type":"string"},"scope":{"type":"string"},"state":{}},"required":["stream","seq","timestamp","state"]}`,
+		run:          getSnapshot,
+	},
+	{
+		name:  "debug_query_events",
+		title: "Query events",
+		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots) in " +
+			"ascending seq. Without since_seq: the newest `limit`; with since_seq: the oldest `limit` after it, for " +
+			"paging forward. hasMore says more matching events exist. Snapshot events' seqs feed debug_diff_snapshots.",
+		args: []argSpec{
+			{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
+			{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "How many events, 1-200 (default 50)."},
+			{name: "since_seq", kind: argInteger, min: 0, description: "Only events with seq greater than this."},
+			{name: "event_type", kind: argString, description: "Only events of this type, e.g. action_dispatched, route_change, state_snapshot."},
+		},
+		outputSchema: `{"type":"object","properties":{"events":{"type":"array","items":{"type":"object"}},"hasMore":{"type":"boolean"},"oldestSeq":{"type":"integer"},"latestSeq":{"type":"integer"}},"required":["events","hasMore","oldestSeq","latestSeq"]}`,
+		run:          queryEvents,
+	},
+	{
+		name:  "debug_get_state_path",
+		title: "Read a Redux state path",
+		description: "Returns the value at one path of the current Redux state, e.g. auth.user.role or cart.items.0. " +
+			"\"\" is the root. If the path is missing, the error names the deepest part that exists and its keys.",
+		args: []argSpec{
+			{name: "path", kind: argString, required: true, description: "Dot path; array indexes as .0; odd keys as [\"a.b\"]. \"\" for the root."},
+		},
+		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{}},"required":["path","value"]}`,
+		run:          getStatePath,
+	},
+	{
+		name:  "debug_diff_snapshots",
+		title: "Diff two snapshots",
+		description: "Lists what changed between two snapshot events of a stream: each path added, removed or changed " +
+			"with old and new values (first 500). Find snapshot seqs with debug_query_events (event_type " +
+			"state_snapshot, navigation_snapshot or mmkv_snapshot).",
+		args: []argSpec{
+			{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
+			{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
+			{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
+		},
+		outputSchema: `{"type":"object","properties":{"changes":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"type":{"enum":["added","removed","changed"]},"oldValue":{},"newValue":{}},"required":["path","type"]}},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
+		run:          diffSnapshots,
+	},
+}
+
+// maxDiffChanges is how many changes one diff result lists.
+const maxDiffChanges = 500
+
+// healthStreamsTimeout bounds the live streams.list of a health check.
+const healthStreamsTimeout = time.Second
+
+func healthCheck(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, error) {
+	st := ts.link.status()
+	server := map[string]any{"version": version, "wsUrl": st.WSURL, "listening": st.Listening}
+	if st.ListenError != "" {
+		server["listenError"] = st.ListenError
+	}
+	out := map[string]any{"connected": false, "adapter": nil, "streams": []any{}, "server": server}
+	if !st.Connected || st.Adapter == nil {
+		return encodeResult(out)
+	}
+	a := st.Adapter
+	since := a.ConnectedAt
+	if !a.StartedAt.IsZero() {
+		since = a.StartedAt
+	}
+	out["connected"] = true
+	out["adapter"] = map[string]any{
+		"sessionId":      a.SessionID,
+		"adapterVersion": a.AdapterVersion,
+		"uptime":         max(0, int64(time.Since(since)/time.Second)),
+		"connectedAt":    a.ConnectedAt.UTC().Format(time.RFC3339Nano),
+	}
+	ctx, cancel := context.WithTimeout(ctx, min(ts.cfg.RequestTimeout, healthStreamsTimeout))
+	defer cancel()
+	if live, err := ts.fetchStreams(ctx); err == nil {
+		streams := make([]map[string]any, len(live))
+		for i, s := range live {
+			streams[i] = map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "lastEventAt": s.LastEventAt}
+		}
+		out["streams"] = streams
+		return encodeResult(out)
+	}
+	streams := make([]map[string]any, len(a.Streams))
+	for i, s := range a.Streams {
+		var last any
+		if !s.LastEventAt.IsZero() {
+			last = s.LastEventAt.UTC().Format(time.RFC3339Nano)
+		}
+		streams[i] = map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "lastEventAt": last}
+	}
+	out["streams"] = streams
+	out["stale"] = true
+	return encodeResult(out)
+}
+
+// liveStream is one entry of the adapter's streams.list answer.
+type liveStream struct {
+	Name        string    `json:"name"`
+	Active      bool      `json:"active"`
+	EventCount  int64     `json:"eventCount"`
+	LatestSeq   int64     `json:"latestSeq"`
+	OldestSeq   int64     `json:"oldestSeq"`
+	HasSnapshot bool      `json:"hasSnapshot"`
+	LastEventAt *string   `json:"lastEventAt"`
+	Instances   *[]string `json:"instances,omitempty"`
+}
+
+func (ts *toolSet) fetchStreams(ctx context.Context) ([]liveStream, error) {
+	raw, err := ts.link.request(ctx, "streams.list", struct{}{})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Streams *[]liveStream `json:"streams"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || res.Streams == nil {
+		return nil, malformedAnswer("streams.list", "want {streams: [...]}")
+	}
+	return *res.Streams, nil
+}
+
+func malformedAnswer(method, problem string) *toolError {
+	return newToolError(codeAdapterError, map[string]string{"adapterMessage": problem}, "the adapter's %s answer is malformed: %s", method, problem)
+}
+
+func listStreams(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, error) {
+	streams, err := ts.fetchStreams(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]map[string]any, len(streams))
+	for i, s := range streams {
+		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount,
+			"latestSeq": s.LatestSeq, "oldestSeq": s.OldestSeq, "hasSnapshot": s.HasSnapshot}
+		if s.Instances != nil {
+			m["instances"] = *s.Instances
+		}
+		out[i] = m
+	}
+	return encodeResult(map[string]any{"streams": out})
+}
+
+// checkStream makes sure the adapter advertises stream as active.
+func (ts *toolSet) checkStream(stream string) error {
+	st := ts.link.status()
+	if !st.Connected || st.Adapter == nil {
+		return notConnectedError(st)
+	}
+	active := []string{}
+	found := false
+	for _, s := range st.Adapter.Streams {
+		if s.Active {
+			active = append(active, s.Name)
+			found = found || s.Name == stream
+		}
+	}
+	if !found {
+		return newToolError(codeStreamUnavailable, map[string]any{"stream": stream, "activeStreams": active},
+			"stream %q is not active; active streams: %s", stream, strings.Join(active, ", "))
+	}
+	return nil
+}
+
+// notConnectedError explains why no adapter is there to ask.
+func notConnectedError(st linkStatus) *toolError {
+	details := map[string]any{"reason": st.Reason}
+	msg := "no app adapter is connected"
+	if !st.Listening {
+		details["reason"] = "not_listening"
+		details["listenError"] = st.ListenError
+		msg = "the server is not listening for adapters: " + st.ListenError
+	}
+	return newToolError(codeNotConnected, details, "%s", msg)
+}
+
+// snapshot is an adapter's snapshot.get answer with the state left as JSON.
+type snapshot struct {
+	seq       []byte
+	timestamp []byte
+	state     []byte
+}
+
+func (ts *toolSet) fetchSnapshot(ctx context.Context, stream string, seq int64) (snapshot, error) {
+	params := map[string]any{"stream": stream}
+	if seq > 0 {
+		params["seq"] = seq
+	}
+	raw, err := ts.link.request(ctx, "snapshot.get", params)
+	if err != nil {
+		return snapshot{}, err
+	}
+	var snap snapshot
+	var seen int
+	err = eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "seq":
+			snap.seq, seen = v, seen|1
+		case "timestamp":
+			snap.timestamp, seen = v, seen|2
+		case "state":
+			snap.state, seen = v, seen|4
+		}
+		return true
+	})
+	if err != nil || seen != 7 || rawKind(snap.seq) != "number" {
+		return snapshot{}, malformedAnswer("snapshot.get", "want {seq, timestamp, state}")
+	}
+	return snap, nil
+}
+
+func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	stream, _ := a.str("stream")
+	scope, hasScope := a.str("scope")
+	segs, err := parsePathArg("scope", scope)
+	if err != nil {
+		return nil, err
+	}
+	if err := ts.checkStream(stream); err != nil {
+		return nil, err
+	}
+	snap, err := ts.fetchSnapshot(ctx, stream, 0)
+	if err != nil {
+		return nil, err
+	}
+	value, miss, err := resolveRaw(snap.state, segs)
+	if err != nil {
+		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
+	}
+	if miss != nil {
+		return nil, notFound(codeScopeNotFound, scope, miss)
+	}
+	value = compactJSON(value)
+	var o jsonObject
+	o.value("stream", stream)
+	o.raw("seq", snap.seq)
+	o.raw("timestamp", snap.timestamp)
+	if hasScope {
+		o.value("scope", scope)
+	}
+	o.raw("state", value)
+	return &toolResult{body: o.close(), focus: value, focusPath: segs,
+		narrow: "Call debug_get_snapshot again with `scope` set to one of the outline's paths."}, nil
+}
+
+func notFound(code, path string, miss *pathMiss) *toolError {
+	details := map[string]any{"path": path, "resolvedPrefix": miss.ResolvedPrefix, "available": miss.Available}
+	if miss.Available == nil {
+		details["available"] = []string{}
+	}
+	if keys, ok := miss.Available.([]string); ok && miss.AvailableTotal > len(keys) {
+		details["availableTotal"] = miss.AvailableTotal
+	}
+	at := miss.ResolvedPrefix
+	if at == "" {
+		at = "the root"
+	}
+	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(path), at, miss.Segment)
+}
+
+func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	path, _ := a.str("path")
+	segs, err := parsePathArg("path", path)
+	if err != nil {
+		return nil, err
+	}
+	if err := ts.checkStream("redux"); err != nil {
+		return nil, err
+	}
+	snap, err := ts.fetchSnapshot(ctx, "redux", 0)
+	if err != nil {
+		return nil, err
+	}
+	value, miss, err := resolveRaw(snap.state, segs)
+	if err != nil {
+		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
+	}
+	if miss != nil {
+		return nil, notFound(codePathNotFound, path, miss)
+	}
+	value = compactJSON(value)
+	var o jsonObject
+	o.value("path", path)
+	o.raw("value", value)
+	return &toolResult{body: o.close(), focus: value, focusPath: segs,
+		narrow: "Call debug_get_state_path again with one of the outline's paths."}, nil
+}
+
+func queryEvents(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	stream, _ := a.str("stream")
+	if err := ts.checkStream(stream); err != nil {
+		return nil, err
+	}
+	limit, _ := a.int("limit")
+	params := map[string]any{"stream": stream, "limit": limit}
+	if since, ok := a.int("since_seq"); ok {
+		params["since_seq"] = since
+	}
+	if et, ok := a.str("event_type"); ok {
+		params["event_type"] = et
+	}
+	raw, err := ts.link.request(ctx, "events.query", params)
+	if err != nil {
+		return nil, err
+	}
+	var events, hasMore, oldest, latest []byte
+	err = eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "events":
+			events = v
+		case "hasMore":
+			hasMore = v
+		case "oldestSeq":
+			oldest = v
+		case "latestSeq":
+			latest = v
+		}
+		return true
+	})
+	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" ||
+		rawKind(oldest) != "number" || rawKind(latest) != "number" {
+		return nil, malformedAnswer("events.query", "want {events: [...], hasMore, oldestSeq, latestSeq}")
+	}
+	var o jsonObject
+	o.raw("events", compactJSON(events))
+	o.raw("hasMore", hasMore)
+	o.raw("oldestSeq", oldest)
+	o.raw("latestSeq", latest)
+	return &toolResult{body: o.close(),
+		narrow: "Ask for fewer events with a smaller `limit`, or filter with `event_type`."}, nil
+}
+
+func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	stream, _ := a.str("stream")
+	baseSeq, _ := a.int("base_seq")
+	targetSeq, _ := a.int("target_seq")
+	if err := ts.checkStream(stream); err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	var base, target snapshot
+	var baseErr, targetErr error
+	wg.Go(func() { base, baseErr = ts.fetchSnapshot(ctx, stream, baseSeq) })
+	target, targetErr = ts.fetchSnapshot(ctx, stream, targetSeq)
+	wg.Wait()
+	var missing []string
+	for _, e := range []struct {
+		name string
+		err  error
+	}{{"base_seq", baseErr}, {"target_seq", targetErr}} {
+		if te := asToolError(e.err); te != nil && te.Code == codeSnapshotNotFound {
+			missing = append(missing, e.name)
+		} else if e.err != nil {
+			return nil, e.err
+		}
+	}
+	if len(missing) > 0 {
+		return nil, newToolError(codeSnapshotNotFound, map[string]any{"missing": missing},
+			"no snapshot event with %s in stream %q", describeMissing(missing, baseSeq, targetSeq), stream)
+	}
+	baseState, err1 := decodeState(base.state)
+	targetState, err2 := decodeState(target.state)
+	if err1 != nil || err2 != nil {
+		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
+	}
+	changes, total := diffValues(baseState, targetState, maxDiffChanges)
+	if changes == nil {
+		changes = []change{}
+	}
+	body, err := json.Marshal(map[string]any{"changes": changes, "baseSeq": baseSeq, "targetSeq": targetSeq,
+		"totalChanges": total, "truncated": total > len(changes)})
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body,
+		narrow: "The changed values are large: read them with debug_get_snapshot and a `scope` from the changes' paths."}, nil
+}
+
+func describeMissing(missing []string, baseSeq, targetSeq int64) string {
+	var parts []string
+	for _, m := range missing {
+		if m == "base_seq" {
+			parts = append(parts, fmt.Sprintf("base_seq %d", baseSeq))
+		} else {
+			parts = append(parts, fmt.Sprintf("target_seq %d", targetSeq))
+		}
+	}
+	return strings.Join(parts, " or ")
+}
+
+// decodeState decodes a state for diffing; numbers stay exact as json.Number.
+func decodeState(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+func encodeResult(v any) (*toolResult, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body}, nil
+}
+
+// jsonObject builds a JSON object by appending members, so that large raw
+// values are copied once instead of re-encoded.
+type jsonObject struct{ buf []byte }
+
+func (o *jsonObject) key(name string) {
+	if len(o.buf) == 0 {
+		o.buf = append(o.buf, '{')
+	} else {
+		o.buf = append(o.buf, ',')
+	}
+	o.buf = appendJSONString(o.buf, []byte(name))
+	o.buf = append(o.buf, ':')
+}
+
+// raw adds a member whose value is already JSON.
+func (o *jsonObject) raw(name string, value []byte) {
+	o.key(name)
+	o.buf = append(o.buf, value...)
+}
+
+// value adds a member encoded with encoding/json.
+func (o *jsonObject) value(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte("null")
+	}
+	o.raw(name, data)
+}
+
+func (o *jsonObject) close() []byte {
+	if len(o.buf) == 0 {
+		return []byte("{}")
+	}
+	return append(o.buf, '}')
+}
