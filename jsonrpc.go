@@ -159,9 +159,10 @@ func splitObject(data []byte) (map[string]json.RawMessage, error) {
 	}
 	members := make(map[string]json.RawMessage, 4)
 	var dup string
+	hasDup := false
 	err := eachMember(data, func(name string, value []byte) bool {
 		if _, seen := members[name]; seen {
-			dup = name
+			dup, hasDup = name, true
 			return false
 		}
 		members[name] = value
@@ -170,7 +171,7 @@ func splitObject(data []byte) (map[string]json.RawMessage, error) {
 	switch {
 	case err != nil:
 		return nil, rpcErrorf(errParse, nil, "parse error: %v", err)
-	case dup != "":
+	case hasDup:
 		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: member %q appears twice", dup)
 	}
 	return members, nil
@@ -298,7 +299,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte, more bool) {
 		c.rejectMessage(req.ID, err)
 		return
 	}
-	if req.Method == "notifications/cancelled" {
+	if req.Method == "notifications/cancelled" && req.isNotification() {
 		c.cancelRequest(req.Params)
 		return
 	}
@@ -338,7 +339,7 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 		case err != nil:
 			replies = append(replies, encodeReply(req.ID, nil, asRPCError(err)))
 			continue
-		case req.Method == "notifications/cancelled":
+		case req.Method == "notifications/cancelled" && req.isNotification():
 			c.cancelRequest(req.Params)
 			continue
 		}
@@ -539,6 +540,11 @@ type lineWriter struct {
 }
 
 func (lw *lineWriter) write(msg []byte, flush bool) {
+	if !utf8.Valid(msg) {
+		// Invalid bytes can only sit inside JSON strings (elsewhere the JSON
+		// would be invalid), where U+FFFD keeps it valid.
+		msg = bytes.ToValidUTF8(msg, []byte("\uFFFD"))
+	}
 	lw.waiting.Add(1)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()
