@@ -1,0 +1,485 @@
+package main
+
+// Paths name a value inside a decoded JSON document (spec §2 "Paths"). The
+// same notation is used for the `scope` and `path` tool arguments and for the
+// paths a diff reports, so an agent can feed any reported path straight back.
+//
+// Canonical form: dot-separated keys; a canonical decimal after a dot indexes
+// an array (routes.0.name); a key that is empty, made only of digits, or
+// contains '.', '[', ']' or '"' is written ["…"] with JSON string escaping
+// (settings["theme.dark"], byId["42"]). Any other key is written bare, whatever
+// it contains (spaces, '-', '$', non-ASCII, control characters).
+//
+// Keys that are not valid UTF-8 cannot come out of encoding/json (it
+// substitutes U+FFFD) but can be in a Go-built map. Their bytes are copied
+// verbatim, bare or between the quotes, and the parser takes such bytes
+// literally, so formatting then parsing gives back the same key byte for
+// byte. Only when the path string is itself JSON-encoded do those bytes become
+// U+FFFD, which is outside this file.
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// pathSegment is one step of a parsed path.
+type pathSegment struct {
+	Key string // the object key, or the decimal text of an index
+	// Quoted marks a segment that is always an object key, never an index.
+	// Only a canonical decimal can be an index, so the flag matters only
+	// for one, and parsePath sets it exactly when one was written ["42"]; for
+	// any other key it leaves Quoted false, as ["x"] and x mean the same.
+	// That keeps parsePath(formatPath(segs)) identical to segs.
+	Quoted bool
+}
+
+// maxAvailableKeys bounds pathMiss.Available for objects so that a miss on a
+// map with a hundred thousand entries still yields a small error.
+const maxAvailableKeys = 100
+
+// pathMiss says where resolvePath stopped, so an agent can pick its next step.
+type pathMiss struct {
+	// ResolvedPrefix is the canonical path of the longest prefix that
+	// resolved ("" is the root). It is formatted from what each step actually
+	// named, so a bare digit that selected an object key reads ["42"].
+	ResolvedPrefix string `json:"resolvedPrefix"`
+	// Available describes the value at ResolvedPrefix: the keys of an object
+	// as a sorted []string (at most maxAvailableKeys of them, the first in
+	// byte order), map[string]int{"length": n} for an array, nil for a scalar.
+	Available any `json:"available"`
+	// AvailableTotal is the object's key count when Available was truncated
+	// to maxAvailableKeys, and 0 otherwise.
+	AvailableTotal int `json:"availableTotal,omitempty"`
+	// Segment is the segment that failed, formatted canonically on its own.
+	Segment string `json:"segment"`
+}
+
+// parsePath parses a path written in the notation above. "" is the root and
+// yields no segments. Leniency stops where a reading could be ambiguous: a
+// bare digit segment is kept as written (on an object resolvePath lets it
+// name that key, on an array a canonical one names that index), and a.["b"]
+// reads as a["b"].
+// Every other deviation is an error of the form "at byte N: problem", N being
+// the 0-based offset of the offending byte (len(s) when the path ends early).
+func parsePath(s string) ([]pathSegment, error) {
+	if s == "" {
+		return nil, nil
+	}
+	if s[0] == '.' {
+		return nil, pathSyntaxError(0, `a path cannot start with "." (the root is "")`)
+	}
+	segs := make([]pathSegment, 0, 1+countSeparators(s))
+	i := 0
+	for {
+		var seg pathSegment
+		var err error
+		if s[i] == '[' {
+			seg, i, err = parseQuotedSegment(s, i)
+		} else {
+			seg, i, err = parseBareSegment(s, i)
+		}
+		if err != nil {
+			return nil, err
+		}
+		segs = append(segs, seg)
+		if i == len(s) {
+			return segs, nil
+		}
+		switch s[i] {
+		case '.':
+			i++
+			if i == len(s) || s[i] == '.' {
+				return nil, pathSyntaxError(i, `expected a key after "."`)
+			}
+		case '[':
+			// A bracket segment follows directly: a["b"].
+		default:
+			// Only a quoted segment can stop before an unexpected byte.
+			return nil, pathSyntaxError(i, fmt.Sprintf(`expected "." or "[" after "]", found %s`, quoteByte(s[i])))
+		}
+	}
+}
+
+// countSeparators estimates the segment count so parsePath allocates once.
+func countSeparators(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' || s[i] == '[' {
+			n++
+		}
+	}
+	return n
+}
+
+func pathSyntaxError(offset int, problem string) error {
+	return fmt.Errorf("at byte %d: %s", offset, problem)
+}
+
+// quoteByte names a byte in an error message readably.
+func quoteByte(b byte) string {
+	if b < utf8.RuneSelf {
+		return strconv.QuoteRune(rune(b))
+	}
+	return fmt.Sprintf("byte 0x%02x", b)
+}
+
+// parseBareSegment reads a bare key starting at s[i] up to the next '.' or
+// '[' and returns the offset just past it.
+func parseBareSegment(s string, i int) (pathSegment, int, error) {
+	start := i
+	for ; i < len(s); i++ {
+		switch s[i] {
+		case '.', '[':
+			goto done
+		case ']':
+			return pathSegment{}, 0, pathSyntaxError(i, `unexpected "]" in a key (write such a key as ["…"])`)
+		case '"':
+			return pathSegment{}, 0, pathSyntaxError(i, `unexpected '"' in a key (write such a key as ["…"])`)
+		}
+	}
+done:
+	return pathSegment{Key: s[start:i]}, i, nil
+}
+
+// parseQuotedSegment reads ["…"] starting at the '[' at s[i] and returns the
+// offset just past the ']'. The text between the quotes follows JSON string
+// syntax, except that bytes which are not valid UTF-8 stand for themselves.
+func parseQuotedSegment(s string, i int) (pathSegment, int, error) {
+	open := i
+	i++
+	if i == len(s) || s[i] != '"' {
+		return pathSegment{}, 0, pathSyntaxError(i, `expected '"' after "[" (an index is written .0, a key ["…"])`)
+	}
+	i++
+	start := i
+	var buf []byte // nil until the first escape: most quoted keys have none
+	for {
+		if i == len(s) {
+			return pathSegment{}, 0, pathSyntaxError(open+1, "unterminated quoted key")
+		}
+		c := s[i]
+		switch {
+		case c == '"':
+			key := s[start:i]
+			if buf != nil {
+				key = string(buf)
+			}
+			i++
+			if i == len(s) || s[i] != ']' {
+				return pathSegment{}, 0, pathSyntaxError(i, `expected "]" after the quoted key`)
+			}
+			return pathSegment{Key: key, Quoted: isCanonicalDecimal(key)}, i + 1, nil
+		case c < 0x20:
+			return pathSegment{}, 0, pathSyntaxError(i, fmt.Sprintf("control character 0x%02x in a quoted key (escape it)", c))
+		case c == '\\':
+			if buf == nil {
+				buf = append(make([]byte, 0, len(s)-start), s[start:i]...)
+			}
+			var err error
+			buf, i, err = appendUnescaped(buf, s, i)
+			if err != nil {
+				return pathSegment{}, 0, err
+			}
+		default:
+			if buf != nil {
+				buf = append(buf, c)
+			}
+			i++
+		}
+	}
+}
+
+// appendUnescaped decodes the JSON escape at s[i] (a backslash) onto buf and
+// returns the offset after it. Lone surrogates become U+FFFD, as
+// encoding/json decodes them.
+func appendUnescaped(buf []byte, s string, i int) ([]byte, int, error) {
+	if i+1 == len(s) {
+		return nil, 0, pathSyntaxError(i, "unterminated escape in a quoted key")
+	}
+	switch c := s[i+1]; c {
+	case '"', '\\', '/':
+		return append(buf, c), i + 2, nil
+	case 'b':
+		return append(buf, '\b'), i + 2, nil
+	case 'f':
+		return append(buf, '\f'), i + 2, nil
+	case 'n':
+		return append(buf, '\n'), i + 2, nil
+	case 'r':
+		return append(buf, '\r'), i + 2, nil
+	case 't':
+		return append(buf, '\t'), i + 2, nil
+	case 'u':
+		r, ok := hex4(s, i+2)
+		if !ok {
+			return nil, 0, pathSyntaxError(i, `invalid \u escape in a quoted key (want \u and four hex digits)`)
+		}
+		i += 6
+		if utf16.IsSurrogate(r) {
+			// A pair is two escapes in a row; anything else is a lone half.
+			lo, ok := rune(0), false
+			if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
+				lo, ok = hex4(s, i+2)
+			}
+			if pair := utf16.DecodeRune(r, lo); ok && pair != utf8.RuneError {
+				r = pair
+				i += 6
+			} else {
+				r = utf8.RuneError
+			}
+		}
+		return utf8.AppendRune(buf, r), i, nil
+	default:
+		if c < utf8.RuneSelf {
+			return nil, 0, pathSyntaxError(i, fmt.Sprintf(`invalid escape "\%c" in a quoted key`, c))
+		}
+		return nil, 0, pathSyntaxError(i, "invalid escape in a quoted key")
+	}
+}
+
+// hex4 decodes four hex digits at s[i:].
+func hex4(s string, i int) (rune, bool) {
+	if i+4 > len(s) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range []byte(s[i : i+4]) {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
+}
+
+// formatPath writes segs in canonical form. A segment that is not Quoted and
+// whose key is a canonical decimal is written as an index; every other
+// segment as a key. So formatPath(parsePath(s)) is the canonical spelling of
+// s, and parsing it gives back the same segments. For segments built by hand:
+// {Key: k} for an object key k, with Quoted set when k is a canonical
+// decimal, and {Key: strconv.Itoa(i)} for an index i.
+func formatPath(segs []pathSegment) string {
+	if len(segs) == 0 {
+		return ""
+	}
+	n := 0
+	for _, seg := range segs {
+		n += len(seg.Key) + 1
+	}
+	buf := make([]byte, 0, n+4)
+	for _, seg := range segs {
+		buf = appendPathSegment(buf, seg)
+	}
+	return string(buf)
+}
+
+func appendPathSegment(buf []byte, seg pathSegment) []byte {
+	if !seg.Quoted && isCanonicalDecimal(seg.Key) {
+		if len(buf) > 0 {
+			buf = append(buf, '.')
+		}
+		return append(buf, seg.Key...)
+	}
+	return appendPathKey(buf, seg.Key)
+}
+
+// appendPathKey appends the object key to a path being built in buf: ".key",
+// or "key" when buf is empty, or ["key"] when the key needs quoting.
+func appendPathKey(buf []byte, key string) []byte {
+	if !needsQuoting(key) {
+		if len(buf) > 0 {
+			buf = append(buf, '.')
+		}
+		return append(buf, key...)
+	}
+	buf = append(buf, '[', '"')
+	last := 0
+	for i := 0; i < len(key); i++ {
+		c := key[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, key[last:i]...)
+		last = i + 1
+		switch c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case '\b':
+			buf = append(buf, '\\', 'b')
+		case '\f':
+			buf = append(buf, '\\', 'f')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			const hex = "0123456789abcdef"
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+		}
+	}
+	buf = append(buf, key[last:]...)
+	return append(buf, '"', ']')
+}
+
+// appendPathIndex appends the array index i (i ≥ 0) to a path being built in
+// buf: ".17", or "17" when buf is empty.
+func appendPathIndex(buf []byte, i int) []byte {
+	if len(buf) > 0 {
+		buf = append(buf, '.')
+	}
+	return strconv.AppendInt(buf, int64(i), 10)
+}
+
+// needsQuoting reports whether key must be written ["…"]: written bare it
+// would be empty, read as an index, or split at a separator.
+func needsQuoting(key string) bool {
+	if key == "" || allDigits(key) {
+		return true
+	}
+	for i := 0; i < len(key); i++ {
+		switch key[i] {
+		case '.', '[', ']', '"':
+			return true
+		}
+	}
+	return false
+}
+
+func allDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// isCanonicalDecimal reports whether s is how an index is written: digits
+// with no leading zero except "0" itself.
+func isCanonicalDecimal(s string) bool {
+	return allDigits(s) && (s[0] != '0' || len(s) == 1)
+}
+
+// parseIndex returns the index a segment names, if it can name one.
+func parseIndex(seg pathSegment) (int, bool) {
+	if seg.Quoted || !isCanonicalDecimal(seg.Key) || len(seg.Key) > 18 {
+		// 18 digits fit in any int64; longer ones exceed every array anyway.
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(seg.Key); i++ {
+		n = n*10 + int(seg.Key[i]-'0')
+	}
+	return n, true
+}
+
+// resolvePath walks root, a value as encoding/json decodes it into any with
+// UseNumber, along segs. On an object a segment names the key it spells; on
+// an array an unquoted canonical decimal names that index; anything else
+// (including any step into a scalar or null) is a miss, described by the
+// returned pathMiss.
+func resolvePath(root any, segs []pathSegment) (any, *pathMiss) {
+	node := root
+	for i, seg := range segs {
+		switch n := node.(type) {
+		case map[string]any:
+			if v, ok := n[seg.Key]; ok {
+				node = v
+				continue
+			}
+		case []any:
+			if idx, ok := parseIndex(seg); ok && idx < len(n) {
+				node = n[idx]
+				continue
+			}
+		}
+		return nil, newPathMiss(root, segs[:i], node, seg)
+	}
+	return node, nil
+}
+
+// newPathMiss describes a miss at seg after resolved led from root to node.
+// It runs only on a miss, so it can afford to walk the prefix again.
+func newPathMiss(root any, resolved []pathSegment, node any, seg pathSegment) *pathMiss {
+	var prefix []byte
+	at := root
+	for _, s := range resolved {
+		switch n := at.(type) {
+		case map[string]any:
+			prefix = appendPathKey(prefix, s.Key)
+			at = n[s.Key]
+		case []any:
+			idx, _ := parseIndex(s)
+			prefix = appendPathIndex(prefix, idx)
+			at = n[idx]
+		}
+	}
+	miss := &pathMiss{
+		ResolvedPrefix: string(prefix),
+		Segment:        string(appendPathSegment(nil, seg)),
+	}
+	switch n := node.(type) {
+	case map[string]any:
+		miss.Available = smallestKeys(n, maxAvailableKeys)
+		if len(n) > maxAvailableKeys {
+			miss.AvailableTotal = len(n)
+		}
+	case []any:
+		miss.Available = map[string]int{"length": len(n)}
+	}
+	return miss
+}
+
+// smallestKeys returns the first limit keys of m in sorted order. It keeps
+// only limit keys at a time (a max-heap of the smallest seen so far), so a
+// miss on a map of a hundred thousand records neither sorts nor copies them
+// all.
+func smallestKeys(m map[string]any, limit int) []string {
+	keys := make([]string, 0, min(len(m), limit))
+	for k := range m {
+		switch {
+		case len(keys) < limit:
+			keys = append(keys, k)
+			if len(keys) == limit {
+				for i := limit/2 - 1; i >= 0; i-- {
+					siftDown(keys, i)
+				}
+			}
+		case k < keys[0]:
+			keys[0] = k
+			siftDown(keys, 0)
+		}
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// siftDown restores the max-heap order of keys below i.
+func siftDown(keys []string, i int) {
+	for {
+		largest := i
+		if l := 2*i + 1; l < len(keys) && keys[l] > keys[largest] {
+			largest = l
+		}
+		if r := 2*i + 2; r < len(keys) && keys[r] > keys[largest] {
+			largest = r
+		}
+		if largest == i {
+			return
+		}
+		keys[i], keys[largest] = keys[largest], keys[i]
+		i = largest
+	}
+}
