@@ -1,0 +1,2167 @@
+package main
+
+// conn.go is the server side of Wire Protocol v1: the WebSocket listener that
+// app debug adapters dial, the handshake, the one live adapter connection,
+// requests to it and the messages it pushes. tools.go and mcp.go see it only
+// through adapterLink: run, addr, request, status and the notify callback.
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/coder/websocket"
+)
+
+// wireProtocolVersion is the only wire protocol version this server speaks.
+const wireProtocolVersion = 1
+
+// Defaults of the adapterLink tunables (wire protocol §2, §6; spec §6).
+const (
+	linkHandshakeTimeout = 10 * time.Second
+	linkPingInterval     = 15 * time.Second
+	linkPongTimeout      = 10 * time.Second
+	linkBindRetry        = 2 * time.Second
+	// A close handshake gets this long before the socket is dropped, so
+	// shutdown stays well inside the one second spec §6 allows even when an
+	// adapter never answers the close frame.
+	linkCloseTimeout = 500 * time.Millisecond
+	// A single frame write (request, cancel, pong, handshake reply) that
+	// takes longer means the adapter stopped reading; the connection is
+	// dropped.
+	linkWriteTimeout = 10 * time.Second
+	linkMaxPending   = 1024
+)
+
+// Close codes of wire protocol §8.
+const (
+	wireCloseReplaced            websocket.StatusCode = 4000
+	wireCloseInvalidHandshake    websocket.StatusCode = 4001
+	wireCloseUnsupportedProtocol websocket.StatusCode = 4002
+	wireCloseUnauthorized        websocket.StatusCode = 4003
+	wireCloseHandshakeTimeout    websocket.StatusCode = 4004
+)
+
+// Reasons in NOT_CONNECTED details and linkStatus.Reason (spec §2).
+const (
+	linkReasonNeverConnected = "never_connected"
+	linkReasonDisconnected   = "disconnected"
+	linkReasonReplaced       = "replaced"
+	linkReasonNotListening   = "not_listening"
+)
+
+const (
+	// wirePrefixLen is how much of an oversized frame is kept to find the
+	// "type" and "id" of a response (wire protocol §7).
+	wirePrefixLen = 256
+	// wireReadBufferMin is the first size of a connection's read buffer; it
+	// doubles up to MAX_PAYLOAD_SIZE as larger messages arrive.
+	wireReadBufferMin = 16 << 10
+	// wireHandoffMin: a response result at least this large is handed to the
+	// waiting request together with the read buffer it was read into, instead
+	// of being copied out of it; the connection then starts a new buffer.
+	// Smaller results are copied, which is cheaper than regrowing a buffer.
+	wireHandoffMin = 32 << 10
+	// wireMaxDepth bounds the nesting of JSON the scanner accepts, as
+	// encoding/json does.
+	wireMaxDepth = 10000
+	// maxQueuedPushEvents bounds the linkEventPushed notifications waiting
+	// for notify; further ones are dropped (connection and stream-list
+	// events never are).
+	maxQueuedPushEvents = 1024
+)
+
+// linkEventKind says what a linkEvent reports.
+type linkEventKind int
+
+const (
+	linkConnected      linkEventKind = iota + 1 // an adapter completed its handshake
+	linkDisconnected                            // the live adapter went away
+	linkStreamsChanged                          // the live adapter pushed a new stream list
+	linkEventPushed                             // the live adapter pushed an event
+)
+
+func (k linkEventKind) String() string {
+	switch k {
+	case linkConnected:
+		return "connected"
+	case linkDisconnected:
+		return "disconnected"
+	case linkStreamsChanged:
+		return "streams_changed"
+	case linkEventPushed:
+		return "event_pushed"
+	}
+	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// linkEvent is what adapterLink reports to its notify callback. A
+// replacement is reported as linkDisconnected (Reason "replaced") for the old
+// session, then linkConnected (Replaced set) for the new one; events of a
+// session that is no longer live are not reported.
+type linkEvent struct {
+	Kind      linkEventKind
+	SessionID string
+	Replaced  string // linkConnected: session id of the adapter it replaced, if any
+	Reason    string // linkDisconnected: "disconnected", "replaced", "shutdown", "ping timeout"
+	Stream    string // linkEventPushed
+}
+
+// linkStatus is a snapshot of the link, returned by adapterLink.status.
+type linkStatus struct {
+	WSURL       string // "ws://127.0.0.1:19850/" (actual port once bound)
+	Listening   bool
+	ListenError string // why the bind fails, "" when listening
+	Connected   bool
+	Reason      string       // when !Connected: "never_connected", "disconnected" or "not_listening"
+	Adapter     *adapterInfo // nil when !Connected; a copy, safe to keep
+}
+
+// adapterInfo describes the live adapter: its handshake, and stream figures
+// kept up to date by its pushes.
+type adapterInfo struct {
+	SessionID, AdapterVersion string
+	StartedAt, ConnectedAt    time.Time       // StartedAt zero when the handshake had none
+	App, Device               json.RawMessage // nil when absent
+	Streams                   []streamState   // handshake order, updated by `streams` pushes
+}
+
+// streamState is one advertised stream and what its pushes told us.
+type streamState struct {
+	Name        string
+	Active      bool
+	Instances   []string
+	EventCount  int64     // pushed events seen on this connection
+	LatestSeq   int64     // highest pushed seq
+	LastEventAt time.Time // zero when none; the event's timestamp, else when it arrived
+}
+
+func (a *adapterInfo) clone() *adapterInfo {
+	c := *a
+	c.App = bytes.Clone(a.App)
+	c.Device = bytes.Clone(a.Device)
+	c.Streams = make([]streamState, len(a.Streams))
+	for i, s := range a.Streams {
+		s.Instances = append([]string(nil), s.Instances...)
+		c.Streams[i] = s
+	}
+	return &c
+}
+
+// adapterLink is the server side of Wire Protocol v1. It listens for app
+// adapters, keeps at most one of them live (a newer valid handshake replaces
+// the older connection) and forwards requests to it.
+//
+// run must be called once; addr, request and status may be called from any
+// goroutine at any time, before, during and after run. The duration fields
+// and maxPending may be changed only before run starts; tests shorten them.
+type adapterLink struct {
+	cfg    config
+	logger *slog.Logger
+	notify func(linkEvent)
+
+	handshakeTimeout time.Duration // upgrade to handshake (4004 after it)
+	pingInterval     time.Duration // between WebSocket pings of a live adapter
+	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
+	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
+	closeTimeout     time.Duration // close handshake, then the socket is dropped
+	writeTimeout     time.Duration // one frame write
+	maxPending       int           // requests pending on one connection
+
+	allowedHosts   map[string]bool // WS_ALLOWED_HOSTS
+	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
+	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
+	bound          chan struct{}   // closed once the first bind succeeded
+	events         linkEventQueue
+
+	mu            sync.Mutex
+	started       bool
+	stopping      bool // run is shutting down: no new connections
+	listening     bool
+	boundAddr     string // listener address once bound
+	listenErr     string
+	everConnected bool
+	live          *adapterConn
+	conns         map[*adapterConn]struct{} // every upgraded connection
+	// wg counts every goroutine the link starts (connection handlers,
+	// keepalives, closers, cancel senders); run waits for it. Add is called
+	// either under mu while !stopping, or by a goroutine wg already counts.
+	wg sync.WaitGroup
+}
+
+// newAdapterLink returns a link configured by cfg that logs to logger (nil
+// discards) and reports connection changes and pushes to notify (nil for
+// none). Call run to start listening. A zero RequestTimeout or
+// MaxPayloadSize takes the spec's default.
+//
+// notify is called from one goroutine of the link, one event at a time, in
+// the order the changes happened, and never while the link holds a lock. It
+// must not block: the link queues events for it (dropping linkEventPushed
+// beyond maxQueuedPushEvents). It may call status, but must not wait for
+// request.
+func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *adapterLink {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 5 * time.Second
+	}
+	if cfg.MaxPayloadSize <= 0 {
+		cfg.MaxPayloadSize = 524288
+	}
+	l := &adapterLink{
+		cfg:              cfg,
+		logger:           logger,
+		notify:           notify,
+		handshakeTimeout: linkHandshakeTimeout,
+		pingInterval:     linkPingInterval,
+		pongTimeout:      linkPongTimeout,
+		bindRetry:        linkBindRetry,
+		closeTimeout:     linkCloseTimeout,
+		writeTimeout:     linkWriteTimeout,
+		maxPending:       linkMaxPending,
+		allowedHosts:     make(map[string]bool),
+		allowedOrigins:   make(map[string]bool),
+		bound:            make(chan struct{}),
+		conns:            make(map[*adapterConn]struct{}),
+	}
+	l.events.wake = make(chan struct{}, 1)
+	for _, h := range cfg.WSAllowedHosts {
+		l.allowedHosts[strings.ToLower(h)] = true
+	}
+	for _, o := range cfg.WSAllowedOrigins {
+		if n, ok := normalizeWireOrigin(o); ok {
+			l.allowedOrigins[n] = true
+		}
+	}
+	return l
+}
+
+// rawConnKey carries the accepted net.Conn in the request context, so that a
+// close handshake can be bounded with a socket deadline and a dead adapter
+// dropped at once.
+type rawConnKey struct{}
+
+// run binds WS_HOST:WS_PORT, retrying every bindRetry while the bind fails
+// (e.g. another instance holds the port), and serves adapter upgrades until
+// ctx is done. Then it stops intake, closes adapter connections with 1001
+// (each close handshake bounded by closeTimeout), closes the listener, and
+// returns nil only after every goroutine it started has exited and every
+// event has been passed to notify.
+func (l *adapterLink) run(ctx context.Context) error {
+	l.mu.Lock()
+	if l.started {
+		l.mu.Unlock()
+		return errors.New("adapterLink.run called twice")
+	}
+	l.started = true
+	l.mu.Unlock()
+
+	if !isLoopbackHost(l.cfg.WSHost) && l.cfg.WSToken == "" {
+		l.logger.Warn("WS_HOST is not a loopback address and WS_TOKEN is empty: any device that can reach this port can read the app's state",
+			"host", l.cfg.WSHost)
+	}
+
+	dispatched := make(chan struct{})
+	go func() {
+		defer close(dispatched)
+		l.events.run(l.notify)
+	}()
+
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(l.serveUpgrade),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(l.logger.Handler(), slog.LevelDebug),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, rawConnKey{}, c)
+		},
+	}
+	serveDone := make(chan error, 1)
+	serving := false
+	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
+	for ctx.Err() == nil {
+		if !serving {
+			ln, err := net.Listen("tcp", hostPort)
+			if err != nil {
+				l.setListenError(hostPort, err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(l.bindRetry):
+				}
+				continue
+			}
+			l.setListening(ln.Addr().String())
+			serving = true
+			go func() { serveDone <- srv.Serve(ln) }()
+		}
+		select {
+		case <-ctx.Done():
+		case err := <-serveDone:
+			// The listener broke (it does not on its own in practice).
+			// Existing connections carry on; bind again.
+			serving = false
+			l.setListenError(hostPort, err)
+		}
+	}
+
+	// Stop intake, drop the live adapter, then close every connection.
+	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
+	// tool result may carry); the event says "shutdown".
+	l.mu.Lock()
+	l.stopping = true
+	conns := make([]*adapterConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	var pending map[string]*adapterPending
+	live := l.live
+	if live != nil {
+		l.live = nil
+		pending = live.leave(linkReasonDisconnected)
+		l.events.push(linkEvent{Kind: linkDisconnected, SessionID: live.sessionID, Reason: "shutdown"})
+	}
+	l.mu.Unlock()
+	if live != nil {
+		l.logger.Info("adapter disconnected", "session", live.sessionID, "reason", "shutdown", "failedRequests", len(pending))
+	}
+	failAdapterPending(pending, linkReasonDisconnected)
+	for _, c := range conns {
+		c.closeWith(websocket.StatusGoingAway, "server shutting down")
+	}
+	srv.Close() // the listener and any connection not yet upgraded
+	if serving {
+		<-serveDone
+	}
+	l.wg.Wait()
+	l.mu.Lock()
+	l.listening = false
+	l.listenErr = ""
+	l.mu.Unlock()
+	l.events.close()
+	<-dispatched
+	return nil
+}
+
+func (l *adapterLink) setListening(addr string) {
+	l.mu.Lock()
+	wasFailing := l.listenErr != ""
+	l.listening, l.boundAddr, l.listenErr = true, addr, ""
+	l.mu.Unlock()
+	select {
+	case <-l.bound:
+	default:
+		close(l.bound)
+	}
+	l.logger.Info("listening for app adapters", "url", l.status().WSURL, "afterRetry", wasFailing)
+}
+
+func (l *adapterLink) setListenError(hostPort string, err error) {
+	msg := err.Error()
+	l.mu.Lock()
+	repeated := l.listenErr == msg
+	l.listening, l.listenErr = false, msg
+	l.mu.Unlock()
+	if repeated {
+		l.logger.Debug("still cannot listen for app adapters", "addr", hostPort, "err", msg)
+		return
+	}
+	l.logger.Warn("cannot listen for app adapters; retrying", "addr", hostPort, "err", msg, "every", l.bindRetry)
+}
+
+// addr waits until the link is listening, or ctx is done, and returns the
+// listener's host:port.
+func (l *adapterLink) addr(ctx context.Context) (string, error) {
+	select {
+	case <-l.bound:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.boundAddr, nil
+}
+
+// status reports the listener and the live adapter. It never blocks on I/O.
+func (l *adapterLink) status() linkStatus {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
+	if l.live != nil {
+		s.Connected = true
+		s.Adapter = l.live.info.clone()
+	} else {
+		s.Reason = l.reasonLocked()
+	}
+	return s
+}
+
+func (l *adapterLink) wsURLLocked() string {
+	port := strconv.Itoa(l.cfg.WSPort)
+	if l.boundAddr != "" {
+		if _, p, err := net.SplitHostPort(l.boundAddr); err == nil {
+			port = p
+		}
+	}
+	return "ws://" + net.JoinHostPort(l.cfg.WSHost, port) + "/"
+}
+
+func (l *adapterLink) reasonLocked() string {
+	switch {
+	case !l.listening:
+		return linkReasonNotListening
+	case l.everConnected:
+		return linkReasonDisconnected
+	}
+	return linkReasonNeverConnected
+}
+
+// linkNotConnectedDetails are the details of a NOT_CONNECTED error (spec §2).
+type linkNotConnectedDetails struct {
+	Reason      string `json:"reason"`
+	ListenError string `json:"listenError,omitempty"`
+}
+
+func linkNotConnectedError(reason, wsURL, listenErr string) *toolError {
+	details := linkNotConnectedDetails{Reason: reason}
+	var msg string
+	switch reason {
+	case linkReasonNeverConnected:
+		msg = "no app adapter has connected since the server started"
+	case linkReasonReplaced:
+		msg = "the app adapter was replaced by a newer connection before it answered"
+	case linkReasonNotListening:
+		details.ListenError = listenErr
+		msg = "the server is not listening for app adapters on " + wsURL
+		if listenErr != "" {
+			msg += ": " + listenErr + "; another devtools-mcp may hold the port, and the bind is retried until it is free"
+		}
+	default:
+		msg = "the app adapter disconnected"
+	}
+	return newToolError(codeNotConnected, details, "%s", msg)
+}
+
+// linkTimeoutDetails are the details of a TIMEOUT error (spec §2).
+type linkTimeoutDetails struct {
+	Method    string `json:"method"`
+	TimeoutMs int64  `json:"timeoutMs"`
+}
+
+// linkPayloadDetails are the details of a PAYLOAD_TOO_LARGE error raised
+// here, for a frame over MAX_PAYLOAD_SIZE (spec §2).
+type linkPayloadDetails struct {
+	Size  int64 `json:"size"`
+	Limit int64 `json:"limit"`
+}
+
+// linkAdapterErrorDetails are the details of an ADAPTER_ERROR (spec §2).
+type linkAdapterErrorDetails struct {
+	AdapterCode    string `json:"adapterCode,omitempty"`
+	AdapterMessage string `json:"adapterMessage,omitempty"`
+}
+
+// adapterPending is a request waiting for the adapter's response. done gets
+// exactly one outcome, sent by whoever removed the request from its
+// connection's pending map.
+type adapterPending struct {
+	method string
+	done   chan adapterOutcome // capacity 1
+}
+
+type adapterOutcome struct {
+	result json.RawMessage
+	err    error
+}
+
+func failAdapterPending(pending map[string]*adapterPending, reason string) {
+	for _, p := range pending {
+		p.done <- adapterOutcome{err: linkNotConnectedError(reason, "", "")}
+	}
+}
+
+// wireRequest is a request frame (wire protocol §4).
+type wireRequest struct {
+	Type   string          `json:"type"`
+	ID     string          `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+// request sends method with params (nil sends {}) to the live adapter and
+// returns the `result` of its response, which the caller owns. Errors are
+// *toolError values (NOT_CONNECTED, TIMEOUT after cfg.RequestTimeout,
+// PAYLOAD_TOO_LARGE, ADAPTER_ERROR, or the adapter's STREAM_UNAVAILABLE,
+// SNAPSHOT_NOT_FOUND or PAYLOAD_TOO_LARGE passed through), or ctx.Err() when
+// ctx ends first. On timeout and on ctx's end the adapter is sent a cancel.
+// Safe for concurrent use.
+func (l *adapterLink) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	paramsJSON := json.RawMessage("{}")
+	if params != nil {
+		var b bytes.Buffer
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false) // the adapter is no HTML page; keep "<" as is
+		if err := enc.Encode(params); err != nil {
+			return nil, fmt.Errorf("%s: encoding params: %w", method, err)
+		}
+		if raw := bytes.TrimSpace(b.Bytes()); string(raw) != "null" {
+			paramsJSON = raw
+		}
+	}
+	deadline := time.Now().Add(l.cfg.RequestTimeout)
+	id := strconv.FormatUint(l.nextID.Add(1), 10)
+	p := &adapterPending{method: method, done: make(chan adapterOutcome, 1)}
+	// Registered under l.mu: a connection leaves l.live and fails its pending
+	// requests under l.mu too, so no request is left behind on it.
+	l.mu.Lock()
+	c := l.live
+	if c == nil {
+		err := linkNotConnectedError(l.reasonLocked(), l.wsURLLocked(), l.listenErr)
+		l.mu.Unlock()
+		return nil, err
+	}
+	err := c.addPending(id, p)
+	l.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+
+	// The write is bounded by the request's deadline, not by ctx: coder/websocket
+	// closes the connection when a write's context ends mid-frame, and a
+	// caller giving up must not cost the other requests their adapter.
+	writeCtx, cancelWrite := context.WithDeadline(context.Background(), deadline)
+	err = c.writeJSON(writeCtx, ctx.Done(), wireRequest{Type: "request", ID: id, Method: method, Params: paramsJSON})
+	cancelWrite()
+	if err != nil {
+		if c.takePending(id) == nil {
+			// Already failed (replaced, disconnected) or answered.
+			out := <-p.done
+			return out.result, out.err
+		}
+		switch {
+		case ctx.Err() != nil:
+			return nil, ctx.Err()
+		case errors.Is(err, context.DeadlineExceeded):
+			// Stuck behind a write the adapter does not read; no cancel,
+			// the request never went out whole.
+			return nil, l.timeoutError(method)
+		}
+		l.logger.Debug("adapter request write failed", "method", method, "id", id, "err", err)
+		return nil, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+
+	timer := time.NewTimer(time.Until(deadline))
+	defer timer.Stop()
+	select {
+	case out := <-p.done:
+		return out.result, out.err
+	case <-timer.C:
+		if c.takePending(id) == nil {
+			out := <-p.done
+			return out.result, out.err
+		}
+		c.sendCancel(id)
+		l.logger.Debug("adapter request timed out", "method", method, "id", id)
+		return nil, l.timeoutError(method)
+	case <-ctx.Done():
+		if c.takePending(id) == nil {
+			out := <-p.done
+			return out.result, out.err
+		}
+		c.sendCancel(id)
+		return nil, ctx.Err()
+	}
+}
+
+func (l *adapterLink) timeoutError(method string) *toolError {
+	ms := l.cfg.RequestTimeout.Milliseconds()
+	return newToolError(codeTimeout, linkTimeoutDetails{Method: method, TimeoutMs: ms},
+		"the app adapter did not answer %s within %d ms", method, ms)
+}
+
+// serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the
+// WebSocket and serves the connection until it ends. Any path is accepted:
+// adapters dial "/", and nothing else is served here.
+func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
+	if reason := l.checkUpgrade(r); reason != "" {
+		l.logger.Warn("refused adapter upgrade", "remote", r.RemoteAddr, "host", r.Host,
+			"origin", r.Header.Get("Origin"), "reason", reason)
+		http.Error(w, "devtools-mcp: "+reason, http.StatusForbidden)
+		return
+	}
+	l.mu.Lock()
+	if l.stopping {
+		l.mu.Unlock()
+		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	l.wg.Add(1)
+	l.mu.Unlock()
+	defer l.wg.Done()
+
+	// Host and Origin were checked above, by the rules of wire protocol §7,
+	// which differ from coder/websocket's own origin check.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		l.logger.Debug("adapter upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	// Frames over MAX_PAYLOAD_SIZE are streamed and discarded by readMessage
+	// instead of closing the connection with 1009 as the stock limit does.
+	ws.SetReadLimit(-1)
+	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
+	c := &adapterConn{
+		link:       l,
+		ws:         ws,
+		raw:        raw,
+		remote:     r.RemoteAddr,
+		writeSem:   make(chan struct{}, 1),
+		handshaken: make(chan struct{}),
+		done:       make(chan struct{}),
+		pending:    make(map[string]*adapterPending),
+	}
+	l.mu.Lock()
+	l.conns[c] = struct{}{}
+	stopping := l.stopping
+	l.mu.Unlock()
+	l.logger.Debug("adapter connection opened", "remote", c.remote)
+	if stopping {
+		c.closeWith(websocket.StatusGoingAway, "server shutting down")
+	}
+	c.serve()
+}
+
+// checkUpgrade applies wire protocol §7 to an upgrade request and returns why
+// it is refused, or "".
+func (l *adapterLink) checkUpgrade(r *http.Request) string {
+	host, port, ok := splitHostHeader(r.Host)
+	if !ok {
+		return fmt.Sprintf("Host %q is not a valid host", r.Host)
+	}
+	if !l.hostAllowed(host) {
+		return fmt.Sprintf("Host %q is not an IP address, localhost or in WS_ALLOWED_HOSTS", r.Host)
+	}
+	origins := r.Header.Values("Origin")
+	if len(origins) == 0 || len(origins) == 1 && origins[0] == "" {
+		return ""
+	}
+	if len(origins) > 1 {
+		return "more than one Origin header"
+	}
+	origin := origins[0]
+	u, err := url.Parse(origin)
+	if err == nil && u.Scheme != "" && u.Host != "" {
+		if oport := wireOriginPort(u); sameHostName(u.Hostname(), host) && oport != "" && oport == port {
+			return ""
+		}
+	}
+	if n, ok := normalizeWireOrigin(origin); ok && l.allowedOrigins[n] {
+		return ""
+	}
+	return fmt.Sprintf("Origin %q does not match Host %q and is not in WS_ALLOWED_ORIGINS", origin, r.Host)
+}
+
+func (l *adapterLink) hostAllowed(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if _, err := netip.ParseAddr(host); err == nil {
+		return true
+	}
+	return l.allowedHosts[strings.ToLower(host)]
+}
+
+// splitHostHeader splits a Host header into host (no brackets) and port,
+// which defaults to 80: the listener speaks plain HTTP.
+func splitHostHeader(hostHeader string) (host, port string, ok bool) {
+	if hostHeader == "" {
+		return "", "", false
+	}
+	if h, p, err := net.SplitHostPort(hostHeader); err == nil {
+		if h == "" || p == "" {
+			return "", "", false
+		}
+		return h, p, true
+	}
+	h := hostHeader
+	if strings.HasPrefix(h, "[") && strings.HasSuffix(h, "]") {
+		h = h[1 : len(h)-1]
+	}
+	if h == "" || strings.ContainsAny(h, "[]") {
+		return "", "", false
+	}
+	return h, "80", true
+}
+
+// wireOriginPort is the port an origin names, with the default ports of http/ws
+// (80) and https/wss (443) implied; "" when unknown.
+func wireOriginPort(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	switch strings.ToLower(u.Scheme) {
+	case "http", "ws":
+		return "80"
+	case "https", "wss":
+		return "443"
+	}
+	return ""
+}
+
+// sameHostName compares host names case-insensitively and IP literals by value.
+func sameHostName(a, b string) bool {
+	if strings.EqualFold(a, b) {
+		return true
+	}
+	ia, errA := netip.ParseAddr(a)
+	ib, errB := netip.ParseAddr(b)
+	return errA == nil && errB == nil && ia.Unmap() == ib.Unmap()
+}
+
+// normalizeWireOrigin returns origin as lower-case scheme://host:port with the
+// default port made explicit, so that configured and presented origins
+// compare equal however they spell it.
+func normalizeWireOrigin(origin string) (string, bool) {
+	u, err := url.Parse(strings.TrimSuffix(origin, "/"))
+	if err != nil || u.Scheme == "" || u.Host == "" || u.Path != "" || u.RawQuery != "" || u.User != nil {
+		return "", false
+	}
+	port := wireOriginPort(u)
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(net.JoinHostPort(u.Hostname(), port)), true
+}
+
+// install makes c, which has just acknowledged a valid handshake, the live
+// adapter. A previous live adapter is replaced: its pending requests fail at
+// once and it is closed with 4000.
+func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
+	l.mu.Lock()
+	if l.stopping {
+		// run is closing every connection; c is among them.
+		l.mu.Unlock()
+		return
+	}
+	old := l.live
+	l.live = c
+	c.info = info
+	l.everConnected = true
+	var pending map[string]*adapterPending
+	replaced := ""
+	if old != nil {
+		pending = old.leave(linkReasonReplaced)
+		replaced = old.sessionID
+		l.events.push(linkEvent{Kind: linkDisconnected, SessionID: old.sessionID, Reason: "replaced"})
+	}
+	l.events.push(linkEvent{Kind: linkConnected, SessionID: c.sessionID, Replaced: replaced})
+	l.mu.Unlock()
+
+	l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
+		"remote", c.remote, "streams", len(info.Streams))
+	if old != nil {
+		l.logger.Info("adapter replaced by a newer connection", "session", old.sessionID,
+			"by", c.sessionID, "failedRequests", len(pending))
+		failAdapterPending(pending, linkReasonReplaced)
+		old.closeWith(wireCloseReplaced, "replaced")
+	}
+}
+
+// connEnded is called once per connection when its read loop has ended.
+func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
+	l.mu.Lock()
+	delete(l.conns, c)
+	wasLive := l.live == c
+	if wasLive {
+		l.live = nil
+		l.events.push(linkEvent{Kind: linkDisconnected, SessionID: c.sessionID, Reason: reason})
+	}
+	pending := c.leave(linkReasonDisconnected)
+	l.mu.Unlock()
+	failAdapterPending(pending, linkReasonDisconnected)
+	if wasLive {
+		l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", reason,
+			"closeCode", int(websocket.CloseStatus(readErr)), "failedRequests", len(pending))
+	} else {
+		l.logger.Debug("adapter connection closed", "remote", c.remote, "session", c.sessionID,
+			"closeCode", int(websocket.CloseStatus(readErr)))
+	}
+}
+
+// recordEvent updates the stream figures of c, if it is live, for a pushed
+// event. An event of a stream the adapter did not advertise counts nowhere
+// but is still reported: the server treats every stream alike.
+func (l *adapterLink) recordEvent(c *adapterConn, stream string, seq int64, at time.Time) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.live != c {
+		return
+	}
+	for i := range c.info.Streams {
+		s := &c.info.Streams[i]
+		if s.Name == stream {
+			s.EventCount++
+			s.LatestSeq = max(s.LatestSeq, seq)
+			s.LastEventAt = at
+			break
+		}
+	}
+	l.events.push(linkEvent{Kind: linkEventPushed, SessionID: c.sessionID, Stream: stream})
+}
+
+// replaceStreams installs a pushed stream list on c, if it is live, keeping
+// the figures of streams that stay.
+func (l *adapterLink) replaceStreams(c *adapterConn, streams []streamState) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.live != c {
+		return
+	}
+	for i := range streams {
+		for _, old := range c.info.Streams {
+			if old.Name == streams[i].Name {
+				streams[i].EventCount, streams[i].LatestSeq, streams[i].LastEventAt = old.EventCount, old.LatestSeq, old.LastEventAt
+				break
+			}
+		}
+	}
+	c.info.Streams = streams
+	l.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: c.sessionID})
+}
+
+// adapterConnPhase is where a connection is in the handshake.
+type adapterConnPhase int
+
+const (
+	phaseAwaiting adapterConnPhase = iota // upgraded, no handshake yet
+	phaseAccepted                         // handshake accepted (the connection may since have been replaced)
+	phaseRefused                          // handshake refused or timed out; the close is under way
+)
+
+// adapterConn is one upgraded WebSocket connection.
+type adapterConn struct {
+	link   *adapterLink
+	ws     *websocket.Conn
+	raw    net.Conn // the socket under ws; nil only if the server did not provide it
+	remote string
+
+	// writeSem is the connection's one writer lock; it is a channel so that
+	// waiting for it gives up with the write's context. It guards writeBuf.
+	writeSem chan struct{}
+	writeBuf bytes.Buffer
+
+	// Owned by the read loop.
+	readBuf []byte
+	probe   [1]byte
+	// lastHandoff is the size of the last message whose buffer went with its
+	// result: the next buffer that must grow past wireReadBufferMin grows
+	// straight to about that size, since snapshots tend to repeat their size.
+	lastHandoff int
+	messageLen  int // length of the message being handled
+
+	handshaken chan struct{} // closed once the handshake is accepted
+	done       chan struct{} // closed when the read loop has ended
+	closeOnce  sync.Once
+	closing    atomic.Bool
+	sessionID  string // set before handshaken is closed, then immutable
+
+	mu         sync.Mutex
+	phase      adapterConnPhase
+	pending    map[string]*adapterPending
+	gone       string // once set, the NOT_CONNECTED reason for new requests
+	dropReason string // why the connection is being dropped, if we drop it
+	finished   bool   // serve has returned: no new goroutines for this connection
+
+	info *adapterInfo // guarded by link.mu; set by install
+}
+
+// serve runs the connection until it ends, then tears it down.
+func (c *adapterConn) serve() {
+	c.goTracked(c.keepalive)
+	err := c.readLoop()
+	c.mu.Lock()
+	reason := c.dropReason
+	c.mu.Unlock()
+	if reason == "" {
+		reason = linkReasonDisconnected
+	}
+	c.link.connEnded(c, reason, err)
+	close(c.done)
+	c.ws.CloseNow()
+	c.mu.Lock()
+	c.finished = true
+	c.mu.Unlock()
+}
+
+// goTracked runs f in a goroutine that run waits for, unless the connection
+// has already been torn down.
+func (c *adapterConn) goTracked(f func()) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.finished {
+		return false
+	}
+	// Counted: serve's own count is still held, so wg is above zero.
+	c.link.wg.Add(1)
+	go func() {
+		defer c.link.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// leave marks c as no longer live and returns its pending requests, which
+// the caller fails with reason. Later addPending calls fail with reason.
+func (c *adapterConn) leave(reason string) map[string]*adapterPending {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone == "" {
+		c.gone = reason
+	}
+	pending := c.pending
+	c.pending = nil
+	return pending
+}
+
+func (c *adapterConn) addPending(id string, p *adapterPending) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gone != "" {
+		return linkNotConnectedError(c.gone, "", "")
+	}
+	if len(c.pending) >= c.link.maxPending {
+		return newToolError(codeAdapterError, nil,
+			"too many requests pending on the app adapter (limit %d); it is not answering", c.link.maxPending)
+	}
+	c.pending[id] = p
+	return nil
+}
+
+// takePending removes and returns the pending request id, or nil.
+func (c *adapterConn) takePending(id string) *adapterPending {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	p := c.pending[id]
+	if p != nil {
+		delete(c.pending, id)
+	}
+	return p
+}
+
+// setPhase moves the handshake phase from `from` to `to` and reports
+// whether it was at `from`.
+func (c *adapterConn) setPhase(from, to adapterConnPhase) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.phase != from {
+		return false
+	}
+	c.phase = to
+	return true
+}
+
+func (c *adapterConn) currentPhase() adapterConnPhase {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.phase
+}
+
+// closeWith starts the close handshake with code; the socket is dropped if
+// it has not finished within closeTimeout. Only the first call has an effect.
+func (c *adapterConn) closeWith(code websocket.StatusCode, reason string) {
+	c.closeOnce.Do(func() {
+		c.closing.Store(true)
+		if c.raw != nil {
+			c.raw.SetDeadline(time.Now().Add(c.link.closeTimeout))
+		}
+		c.goTracked(func() { c.ws.Close(code, reason) })
+	})
+}
+
+// drop ends the connection at once, without a close handshake.
+func (c *adapterConn) drop(reason string) {
+	c.mu.Lock()
+	if c.dropReason == "" {
+		c.dropReason = reason
+	}
+	c.mu.Unlock()
+	if c.raw != nil {
+		c.raw.Close()
+		return
+	}
+	c.goTracked(func() { c.ws.CloseNow() })
+}
+
+// keepalive closes the connection with 4004 when no handshake arrives in
+// time, then pings the live adapter and drops it when a pong is late.
+func (c *adapterConn) keepalive() {
+	l := c.link
+	timer := time.NewTimer(l.handshakeTimeout)
+	select {
+	case <-c.done:
+		timer.Stop()
+		return
+	case <-c.handshaken:
+		timer.Stop()
+	case <-timer.C:
+		if c.setPhase(phaseAwaiting, phaseRefused) {
+			l.logger.Warn("adapter sent no handshake in time", "remote", c.remote, "timeout", l.handshakeTimeout)
+			c.closeWith(wireCloseHandshakeTimeout, "no handshake in time")
+		}
+		return
+	}
+	ticker := time.NewTicker(l.pingInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-ticker.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.pongTimeout)
+		err := c.ws.Ping(ctx)
+		cancel()
+		if err == nil {
+			continue
+		}
+		select {
+		case <-c.done:
+			return
+		default:
+		}
+		if c.closing.Load() {
+			return
+		}
+		l.logger.Warn("app adapter did not answer a ping; dropping it", "session", c.sessionID, "err", err)
+		c.drop("ping timeout")
+		return
+	}
+}
+
+// writeJSON encodes v and writes it as one text frame, holding the writer
+// lock. ctx bounds both the wait for the lock and the write; when it ends
+// mid-write the connection is closed (coder/websocket has no other way to
+// abandon a partly written frame). A receive from abort (nil for none) gives
+// up the wait for the lock only.
+func (c *adapterConn) writeJSON(ctx context.Context, abort <-chan struct{}, v any) error {
+	select {
+	case c.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-abort:
+		return context.Canceled
+	case <-c.done:
+		return net.ErrClosed
+	}
+	defer func() { <-c.writeSem }()
+	c.writeBuf.Reset()
+	enc := json.NewEncoder(&c.writeBuf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	frame := bytes.TrimSuffix(c.writeBuf.Bytes(), []byte("\n"))
+	err := c.ws.Write(ctx, websocket.MessageText, frame)
+	if c.writeBuf.Cap() > 64<<10 {
+		c.writeBuf = bytes.Buffer{} // do not keep a rare large request's buffer
+	}
+	return err
+}
+
+// writeSoon writes v bounded by writeTimeout.
+func (c *adapterConn) writeSoon(v any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), c.link.writeTimeout)
+	defer cancel()
+	return c.writeJSON(ctx, nil, v)
+}
+
+// sendCancel tells the adapter, without waiting, that request id was given up.
+func (c *adapterConn) sendCancel(id string) {
+	c.goTracked(func() {
+		if err := c.writeSoon(map[string]string{"type": "cancel", "id": id}); err != nil {
+			c.link.logger.Debug("could not send cancel to the app adapter", "id", id, "err", err)
+		}
+	})
+}
+
+// readLoop reads and handles messages until the connection fails or closes.
+// Reads use no context: they end when the socket closes, which every path
+// that ends a connection (close handshake, deadline, drop) makes happen.
+func (c *adapterConn) readLoop() error {
+	l := c.link
+	for {
+		typ, data, size, err := c.readMessage()
+		if err != nil {
+			return err
+		}
+		phase := c.currentPhase()
+		switch {
+		case typ != websocket.MessageText:
+			l.logger.Debug("ignoring binary frame from app adapter", "remote", c.remote, "size", size)
+		case phase == phaseRefused:
+			l.logger.Debug("ignoring message on a refused connection", "remote", c.remote)
+		case size > l.cfg.MaxPayloadSize:
+			c.handleOversized(data, size)
+		case phase == phaseAwaiting:
+			c.handleHandshake(data)
+		default:
+			c.messageLen = len(data)
+			c.handleMessage(data)
+		}
+	}
+}
+
+// readMessage reads the next data message. A text message within
+// MAX_PAYLOAD_SIZE is returned whole, in c.readBuf (valid until the next
+// call unless handed off). A larger one is read and discarded without
+// holding more than MAX_PAYLOAD_SIZE bytes of it (plus a one-byte probe);
+// its first wirePrefixLen bytes are returned with its full size. Binary
+// messages are discarded; only their size is returned.
+func (c *adapterConn) readMessage() (websocket.MessageType, []byte, int64, error) {
+	typ, r, err := c.ws.Reader(context.Background())
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	limit := int(c.link.cfg.MaxPayloadSize)
+	buf := c.readBuf[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, min(wireReadBufferMin, limit))
+		c.readBuf = buf
+	}
+	if typ != websocket.MessageText {
+		n, err := discardMessage(r, buf[:cap(buf)])
+		return typ, nil, n, err
+	}
+	// Every buffer is at most limit bytes long.
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= limit {
+				break
+			}
+			size := 2 * cap(buf)
+			if c.lastHandoff > size {
+				size = c.lastHandoff + c.lastHandoff/8
+			}
+			grown := make([]byte, len(buf), min(size, limit))
+			copy(grown, buf)
+			buf = grown
+			c.readBuf = buf[:0]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return typ, buf, int64(len(buf)), nil
+		}
+		if err != nil {
+			return 0, nil, 0, err
+		}
+	}
+	// The buffer is full at the limit: one more byte makes the frame oversized.
+	var n int
+	for n == 0 && err == nil {
+		n, err = r.Read(c.probe[:])
+	}
+	if err != nil && err != io.EOF {
+		return 0, nil, 0, err
+	}
+	if n == 0 {
+		return typ, buf, int64(len(buf)), nil // exactly at the limit
+	}
+	size := int64(len(buf) + n)
+	prefix := buf[:min(wirePrefixLen, len(buf))]
+	if err == nil {
+		scratch := buf[len(prefix):cap(buf)]
+		if len(scratch) == 0 {
+			scratch = c.probe[:]
+		}
+		rest, err := discardMessage(r, scratch)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		size += rest
+	}
+	return typ, prefix, size, nil
+}
+
+// discardMessage reads r to its end through scratch and returns how many bytes it read.
+func discardMessage(r io.Reader, scratch []byte) (int64, error) {
+	var total int64
+	for {
+		n, err := r.Read(scratch)
+		total += int64(n)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// handleOversized handles a text frame over MAX_PAYLOAD_SIZE, of which only
+// prefix was kept: a response naming its type and id there fails its request.
+func (c *adapterConn) handleOversized(prefix []byte, size int64) {
+	l := c.link
+	var typ, id []byte
+	// The prefix is cut mid-frame, so the scan ends in an error; members it
+	// completed before that are all that counts.
+	_ = wireObject(prefix, func(key, value []byte) error {
+		switch string(key) {
+		case "type":
+			if typ == nil {
+				typ = value
+			}
+		case "id":
+			if id == nil {
+				id = value
+			}
+		}
+		return nil
+	})
+	t, _ := wireString(typ)
+	ids, idOK := wireString(id)
+	l.logger.Warn("discarded an app adapter message over MAX_PAYLOAD_SIZE",
+		"remote", c.remote, "size", size, "limit", l.cfg.MaxPayloadSize, "type", t, "id", ids)
+	if t != "response" || !idOK || c.currentPhase() != phaseAccepted {
+		return
+	}
+	if p := c.takePending(ids); p != nil {
+		p.done <- adapterOutcome{err: newToolError(codePayloadTooLarge,
+			linkPayloadDetails{Size: size, Limit: l.cfg.MaxPayloadSize},
+			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", p.method, size, l.cfg.MaxPayloadSize)}
+	}
+}
+
+// wireHandshakeRefusal is why a handshake was refused (wire protocol §2).
+type wireHandshakeRefusal struct {
+	code    string // INVALID_HANDSHAKE, UNSUPPORTED_PROTOCOL or UNAUTHORIZED
+	close   websocket.StatusCode
+	message string // names the field at fault
+}
+
+func wireInvalidHandshake(format string, args ...any) *wireHandshakeRefusal {
+	return &wireHandshakeRefusal{code: "INVALID_HANDSHAKE", close: wireCloseInvalidHandshake, message: fmt.Sprintf(format, args...)}
+}
+
+// handleHandshake handles the first text message of a connection.
+func (c *adapterConn) handleHandshake(data []byte) {
+	l := c.link
+	info, refusal := l.parseHandshake(data)
+	if refusal != nil {
+		if !c.setPhase(phaseAwaiting, phaseRefused) {
+			return
+		}
+		l.logger.Warn("refused app adapter handshake", "remote", c.remote, "code", refusal.code, "message", refusal.message)
+		if err := c.writeSoon(map[string]string{"type": "handshake_error", "code": refusal.code, "message": refusal.message}); err != nil {
+			l.logger.Debug("could not send handshake_error", "remote", c.remote, "err", err)
+		}
+		reason := map[websocket.StatusCode]string{
+			wireCloseInvalidHandshake:    "invalid handshake",
+			wireCloseUnsupportedProtocol: "unsupported protocol version",
+			wireCloseUnauthorized:        "unauthorized",
+		}[refusal.close]
+		c.closeWith(refusal.close, reason)
+		return
+	}
+	if !c.setPhase(phaseAwaiting, phaseAccepted) {
+		return // the handshake timer fired first
+	}
+	c.sessionID = info.SessionID
+	ack := map[string]any{
+		"type":             "handshake_ack",
+		"protocolVersion":  wireProtocolVersion,
+		"server":           map[string]string{"name": "devtools-mcp", "version": version},
+		"maxPayload":       l.cfg.MaxPayloadSize,
+		"requestTimeoutMs": l.cfg.RequestTimeout.Milliseconds(),
+	}
+	if err := c.writeSoon(ack); err != nil {
+		l.logger.Debug("could not send handshake_ack", "remote", c.remote, "err", err)
+		return // the write closed the connection
+	}
+	// Live only once acknowledged: no request can overtake the ack.
+	l.install(c, info)
+	close(c.handshaken)
+}
+
+var wireStreamName = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
+
+// parseHandshake validates a handshake in the order of wire protocol §2 and
+// returns what it says about the adapter, or the first failure. An optional
+// member that is null counts as absent; unknown members are ignored.
+func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeRefusal) {
+	var m wireMessage
+	if err := m.parse(data); err != nil {
+		var dup *wireDuplicateError
+		if errors.As(err, &dup) {
+			return nil, wireInvalidHandshake("%s: appears more than once", dup.member)
+		}
+		return nil, wireInvalidHandshake("malformed JSON: %v", err)
+	}
+	if m.Type == nil {
+		return nil, wireInvalidHandshake(`type: required; the first message must be a handshake`)
+	}
+	if typ, ok := wireString(m.Type); !ok || typ != "handshake" {
+		return nil, wireInvalidHandshake(`type: the first message must be a handshake, got %s`, clipJSON(m.Type))
+	}
+	if m.ProtocolVersion == nil {
+		return nil, wireInvalidHandshake("protocolVersion: required")
+	}
+	pv, ok := wireInt(m.ProtocolVersion)
+	if !ok {
+		return nil, wireInvalidHandshake("protocolVersion: must be an integer, got %s", clipJSON(m.ProtocolVersion))
+	}
+	if pv != wireProtocolVersion {
+		return nil, &wireHandshakeRefusal{code: "UNSUPPORTED_PROTOCOL", close: wireCloseUnsupportedProtocol,
+			message: fmt.Sprintf("protocolVersion %d is not supported; supported versions: %d", pv, wireProtocolVersion)}
+	}
+	info := &adapterInfo{ConnectedAt: time.Now()}
+	var err error
+	if info.SessionID, err = wireBoundedText(m.SessionID, 128); err != nil {
+		return nil, wireInvalidHandshake("sessionId: %v", err)
+	}
+	if info.AdapterVersion, err = wireBoundedText(m.AdapterVersion, 64); err != nil {
+		return nil, wireInvalidHandshake("adapterVersion: %v", err)
+	}
+	if m.Streams == nil {
+		return nil, wireInvalidHandshake("streams: required")
+	}
+	if info.Streams, err = parseWireStreams(m.Streams); err != nil {
+		return nil, wireInvalidHandshake("streams%v", err)
+	}
+	if !wireAbsent(m.StartedAt) {
+		s, ok := wireString(m.StartedAt)
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if !ok || err != nil {
+			return nil, wireInvalidHandshake("startedAt: must be an RFC 3339 time, got %s", clipJSON(m.StartedAt))
+		}
+		info.StartedAt = t
+	}
+	for _, f := range []struct {
+		name string
+		raw  []byte
+		dst  *json.RawMessage
+	}{{"app", m.App, &info.App}, {"device", m.Device, &info.Device}} {
+		if wireAbsent(f.raw) {
+			continue
+		}
+		if f.raw[0] != '{' {
+			return nil, wireInvalidHandshake("%s: must be a JSON object", f.name)
+		}
+		*f.dst = bytes.Clone(f.raw)
+	}
+	if l.cfg.WSToken != "" {
+		token, ok := wireString(m.Token)
+		if wireAbsent(m.Token) {
+			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: required by this server"}
+		}
+		if !ok {
+			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: must be a string"}
+		}
+		// Hashing first makes the comparison constant-time in the length too.
+		got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(l.cfg.WSToken))
+		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: does not match the server's WS_TOKEN"}
+		}
+	}
+	return info, nil
+}
+
+// wireBoundedText decodes a required string of 1 to maxLen characters (code
+// points) without control characters.
+func wireBoundedText(raw []byte, maxLen int) (string, error) {
+	if raw == nil {
+		return "", errors.New("required")
+	}
+	s, ok := wireString(raw)
+	if !ok {
+		return "", fmt.Errorf("must be a string, got %s", clipJSON(raw))
+	}
+	if n := utf8.RuneCountInString(s); n < 1 || n > maxLen {
+		return "", fmt.Errorf("must be 1-%d characters, got %d", maxLen, n)
+	}
+	if strings.IndexFunc(s, unicode.IsControl) >= 0 {
+		return "", errors.New("must not contain control characters")
+	}
+	return s, nil
+}
+
+// parseWireStreams validates a stream list (wire protocol §2). Errors start with
+// the path below "streams", e.g. "[1].name: …".
+func parseWireStreams(raw []byte) ([]streamState, error) {
+	if raw[0] != '[' {
+		return nil, fmt.Errorf(": must be an array, got %s", clipJSON(raw))
+	}
+	streams := []streamState{}
+	seen := make(map[string]bool)
+	err := wireArray(raw, func(i int, item []byte) error {
+		if item[0] != '{' {
+			return fmt.Errorf("[%d]: must be an object", i)
+		}
+		var name, active, instances []byte
+		err := wireObject(item, func(key, value []byte) error {
+			var slot *[]byte
+			switch string(key) {
+			case "name":
+				slot = &name
+			case "active":
+				slot = &active
+			case "instances":
+				slot = &instances
+			default:
+				return nil
+			}
+			if *slot != nil {
+				return fmt.Errorf("[%d]: duplicate member %q", i, key)
+			}
+			*slot = value
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		var s streamState
+		if name == nil {
+			return fmt.Errorf("[%d].name: required", i)
+		}
+		var ok bool
+		if s.Name, ok = wireString(name); !ok || !wireStreamName.MatchString(s.Name) {
+			return fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamName, clipJSON(name))
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("[%d].name: duplicate stream %q", i, s.Name)
+		}
+		seen[s.Name] = true
+		switch string(active) {
+		case "true":
+			s.Active = true
+		case "false":
+		case "":
+			return fmt.Errorf("[%d].active: required", i)
+		default:
+			return fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
+		}
+		if !wireAbsent(instances) {
+			if instances[0] != '[' {
+				return fmt.Errorf("[%d].instances: must be an array, got %s", i, clipJSON(instances))
+			}
+			s.Instances = []string{}
+			seenInstance := make(map[string]bool)
+			err := wireArray(instances, func(j int, v []byte) error {
+				name, ok := wireString(v)
+				if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
+					return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))
+				}
+				if seenInstance[name] {
+					return fmt.Errorf("[%d].instances[%d]: duplicate instance %q", i, j, name)
+				}
+				seenInstance[name] = true
+				s.Instances = append(s.Instances, name)
+				return nil
+			})
+			if err != nil {
+				return err
+			}
+		}
+		streams = append(streams, s)
+		return nil
+	})
+	return streams, err
+}
+
+// handleMessage handles a message from a live adapter. Anything malformed or
+// unknown is logged and ignored (wire protocol §1, §7).
+func (c *adapterConn) handleMessage(data []byte) {
+	l := c.link
+	var m wireMessage
+	if err := m.parse(data); err != nil {
+		l.logger.Warn("ignoring malformed message from app adapter", "session", c.sessionID, "err", err)
+		return
+	}
+	typ, ok := wireString(m.Type)
+	if !ok {
+		l.logger.Warn("ignoring app adapter message without a string type", "session", c.sessionID, "type", clipJSON(m.Type))
+		return
+	}
+	switch typ {
+	case "response":
+		c.handleResponse(&m)
+	case "event":
+		c.handleEvent(&m)
+	case "streams":
+		if m.Streams == nil {
+			l.logger.Warn("ignoring streams message without streams", "session", c.sessionID)
+			return
+		}
+		streams, err := parseWireStreams(m.Streams)
+		if err != nil {
+			l.logger.Warn("ignoring invalid streams message", "session", c.sessionID, "err", "streams"+err.Error())
+			return
+		}
+		l.replaceStreams(c, streams)
+	case "ping":
+		if err := c.writeSoon(map[string]string{"type": "pong"}); err != nil {
+			l.logger.Debug("could not answer app adapter ping", "session", c.sessionID, "err", err)
+		}
+	default:
+		l.logger.Debug("ignoring app adapter message of unknown type", "session", c.sessionID, "type", typ)
+	}
+}
+
+// handleResponse completes the pending request a response answers.
+func (c *adapterConn) handleResponse(m *wireMessage) {
+	l := c.link
+	id, ok := wireString(m.ID)
+	if !ok {
+		l.logger.Warn("ignoring app adapter response without a string id", "session", c.sessionID, "id", clipJSON(m.ID))
+		return
+	}
+	p := c.takePending(id)
+	if p == nil {
+		l.logger.Debug("dropping late or unknown app adapter response", "session", c.sessionID, "id", id)
+		return
+	}
+	if !wireAbsent(m.Error) {
+		p.done <- adapterOutcome{err: adapterAnswerError(p.method, m.Error)}
+		return
+	}
+	if m.Result == nil {
+		p.done <- adapterOutcome{err: newToolError(codeAdapterError, nil,
+			"the app adapter's answer to %s is malformed: it has neither result nor error", p.method)}
+		return
+	}
+	result := m.Result
+	if len(result) >= wireHandoffMin {
+		// The waiter takes the read buffer with the result in it; the next
+		// message is read into a new one.
+		c.readBuf = nil
+		c.lastHandoff = c.messageLen
+	} else {
+		result = bytes.Clone(result)
+	}
+	p.done <- adapterOutcome{result: result}
+}
+
+// adapterAnswerError turns a response's error member into a tool error (spec §4).
+func adapterAnswerError(method string, raw []byte) *toolError {
+	malformed := func(problem string) *toolError {
+		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", method, problem)
+	}
+	if raw[0] != '{' {
+		return malformed("error is not an object")
+	}
+	var code, message, details []byte
+	if err := wireObject(raw, func(key, value []byte) error {
+		switch string(key) {
+		case "code":
+			code = value
+		case "message":
+			message = value
+		case "details":
+			details = value
+		}
+		return nil
+	}); err != nil {
+		return malformed(err.Error())
+	}
+	codeStr, ok := wireString(code)
+	if !ok || codeStr == "" {
+		return malformed("error.code is not a non-empty string")
+	}
+	msg, ok := wireString(message)
+	if !ok && !wireAbsent(message) {
+		return malformed("error.message is not a string")
+	}
+	switch codeStr {
+	case codeStreamUnavailable, codeSnapshotNotFound, codePayloadTooLarge:
+		if msg == "" {
+			msg = fmt.Sprintf("the app adapter answered %s with %s", method, codeStr)
+		}
+		var d any
+		if !wireAbsent(details) {
+			d = json.RawMessage(bytes.Clone(details))
+		}
+		return &toolError{Code: codeStr, Message: msg, Details: d}
+	}
+	text := fmt.Sprintf("the app adapter answered %s with %s", method, codeStr)
+	if msg != "" {
+		text += ": " + msg
+	}
+	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: codeStr, AdapterMessage: msg}, "%s", text)
+}
+
+// handleEvent records a pushed event (wire protocol §5).
+func (c *adapterConn) handleEvent(m *wireMessage) {
+	l := c.link
+	if wireAbsent(m.Event) || m.Event[0] != '{' {
+		l.logger.Warn("ignoring event message without an event object", "session", c.sessionID)
+		return
+	}
+	var stream, seq, timestamp []byte
+	_ = wireObject(m.Event, func(key, value []byte) error {
+		switch string(key) {
+		case "stream":
+			stream = value
+		case "seq":
+			seq = value
+		case "timestamp":
+			timestamp = value
+		}
+		return nil
+	})
+	name, ok := wireString(stream)
+	n, seqOK := wireInt(seq)
+	if !ok || name == "" || !seqOK || n < 1 {
+		l.logger.Warn("ignoring event without a stream name and a seq >= 1", "session", c.sessionID,
+			"stream", clipJSON(stream), "seq", clipJSON(seq))
+		return
+	}
+	at := time.Now()
+	if ts, ok := wireString(timestamp); ok {
+		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
+			at = t
+		}
+	}
+	l.recordEvent(c, name, n, at)
+}
+
+// linkEventQueue hands events to notify from one goroutine, in order.
+type linkEventQueue struct {
+	mu     sync.Mutex
+	items  []linkEvent
+	pushed int // linkEventPushed items in items
+	closed bool
+	wake   chan struct{} // capacity 1
+}
+
+// push queues ev. It never blocks, so it may be called under other locks.
+func (q *linkEventQueue) push(ev linkEvent) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.closed {
+		return
+	}
+	if ev.Kind == linkEventPushed {
+		if q.pushed >= maxQueuedPushEvents {
+			return
+		}
+		q.pushed++
+	}
+	q.items = append(q.items, ev)
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run calls notify (if not nil) for each event until close, then drains.
+func (q *linkEventQueue) run(notify func(linkEvent)) {
+	for {
+		<-q.wake
+		q.mu.Lock()
+		items, closed := q.items, q.closed
+		q.items, q.pushed = nil, 0
+		q.mu.Unlock()
+		if notify != nil {
+			for _, ev := range items {
+				notify(ev)
+			}
+		}
+		if closed {
+			return
+		}
+	}
+}
+
+func (q *linkEventQueue) close() {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.closed = true
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// wireMessage holds the raw JSON values of the top-level members of a wire
+// message that the server reads; nil when absent. Keys match exactly (not
+// case-insensitively as encoding/json would), and a repeated member is an
+// error rather than silently merged. Values alias the parsed bytes.
+type wireMessage struct {
+	Type, ID, Result, Error, Event, Streams               []byte
+	ProtocolVersion, SessionID, AdapterVersion, StartedAt []byte
+	App, Device, Token                                    []byte
+}
+
+// parse validates data as one JSON object and fills m in a single pass,
+// without decoding or copying any value.
+func (m *wireMessage) parse(data []byte) error {
+	*m = wireMessage{}
+	return wireObject(data, func(key, value []byte) error {
+		var slot *[]byte
+		switch string(key) {
+		case "type":
+			slot = &m.Type
+		case "id":
+			slot = &m.ID
+		case "result":
+			slot = &m.Result
+		case "error":
+			slot = &m.Error
+		case "event":
+			slot = &m.Event
+		case "streams":
+			slot = &m.Streams
+		case "protocolVersion":
+			slot = &m.ProtocolVersion
+		case "sessionId":
+			slot = &m.SessionID
+		case "adapterVersion":
+			slot = &m.AdapterVersion
+		case "startedAt":
+			slot = &m.StartedAt
+		case "app":
+			slot = &m.App
+		case "device":
+			slot = &m.Device
+		case "token":
+			slot = &m.Token
+		default:
+			return nil
+		}
+		if *slot != nil {
+			return &wireDuplicateError{member: string(key)}
+		}
+		*slot = value
+		return nil
+	})
+}
+
+// wireDuplicateError reports a member the server reads that appears twice.
+type wireDuplicateError struct{ member string }
+
+func (e *wireDuplicateError) Error() string { return fmt.Sprintf("duplicate member %q", e.member) }
+
+// wireAbsent reports whether an optional member is missing or null.
+func wireAbsent(raw []byte) bool {
+	return raw == nil || string(raw) == "null"
+}
+
+// wireString decodes raw when it is a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as with encoding/json.
+func wireString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+// wireInt decodes raw when it is a JSON number with an integer value that
+// fits in an int64 (1 and 1.0 alike).
+func wireInt(raw []byte) (int64, bool) {
+	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
+		return 0, false
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return n, true
+	}
+	f, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// clipJSON quotes a raw JSON value for an error message, shortened.
+func clipJSON(raw []byte) string {
+	if raw == nil {
+		return "nothing"
+	}
+	if len(raw) > 40 {
+		return string(raw[:40]) + "…"
+	}
+	return string(raw)
+}
+
+// wireObject validates data as exactly one JSON object (surrounding
+// whitespace allowed) and calls fn with each member's key, unescaped, and
+// raw value, in order. fn's error stops the walk. Both slices alias data.
+func wireObject(data []byte, fn func(key, value []byte) error) error {
+	s := wireScanner{data: data}
+	if err := s.members(fn); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	return nil
+}
+
+// wireArray is wireObject for a JSON array: fn gets each element's index
+// and raw value.
+func wireArray(data []byte, fn func(i int, value []byte) error) error {
+	s := wireScanner{data: data}
+	s.skipSpace()
+	if err := s.expect('[', "looking for beginning of array"); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+	} else {
+		for i := 0; ; i++ {
+			s.skipSpace()
+			start := s.pos
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			if err := fn(i, s.data[start:s.pos]); err != nil {
+				return err
+			}
+			s.skipSpace()
+			if s.pos < len(s.data) && s.data[s.pos] == ',' {
+				s.pos++
+				continue
+			}
+			if err := s.expect(']', "after array element"); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	return nil
+}
+
+// wireScanner validates JSON (RFC 8259, as encoding/json accepts it) and
+// finds value boundaries in one forward pass, without recursion and
+// without allocating.
+type wireScanner struct {
+	data []byte
+	pos  int
+}
+
+var errWireEnd = errors.New("unexpected end of JSON input")
+
+func (s *wireScanner) syntaxError(context string) error {
+	if s.pos >= len(s.data) {
+		return errWireEnd
+	}
+	return fmt.Errorf("invalid character %q %s at offset %d", s.data[s.pos], context, s.pos)
+}
+
+func (s *wireScanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *wireScanner) expect(c byte, context string) error {
+	if s.pos < len(s.data) && s.data[s.pos] == c {
+		s.pos++
+		return nil
+	}
+	return s.syntaxError(context)
+}
+
+// members walks the object at s.pos (after optional whitespace).
+func (s *wireScanner) members(fn func(key, value []byte) error) error {
+	s.skipSpace()
+	if err := s.expect('{', "looking for beginning of object"); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		s.skipSpace()
+		start := s.pos
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		if err := fn(key, s.data[start:s.pos]); err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.pos < len(s.data) && s.data[s.pos] == ',' {
+			s.pos++
+			continue
+		}
+		return s.expect('}', "after object key:value pair")
+	}
+}
+
+// key reads `"key" :` (with whitespace) and returns the key, unescaped.
+func (s *wireScanner) key() ([]byte, error) {
+	s.skipSpace()
+	start := s.pos
+	raw, escaped, err := s.str()
+	if err != nil {
+		if s.pos == start {
+			return nil, s.syntaxError("looking for beginning of object key string")
+		}
+		return nil, err
+	}
+	if escaped || !utf8.Valid(raw) {
+		var k string
+		if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
+			return nil, err
+		}
+		raw = []byte(k)
+	}
+	s.skipSpace()
+	if err := s.expect(':', "after object key"); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// str consumes the string at s.pos and returns what is between its quotes
+// and whether it holds escapes.
+func (s *wireScanner) str() ([]byte, bool, error) {
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return nil, false, s.syntaxError("looking for beginning of string")
+	}
+	start := s.pos + 1
+	escaped := false
+	d := s.data
+	for i := start; i < len(d); {
+		// Most bytes of a large state are plain string content.
+		for i < len(d) && !wireStringStop[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
+		c := d[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return d[start:i], escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(d) {
+				s.pos = len(d)
+				return nil, false, errWireEnd
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for j := i + 2; j < i+6; j++ {
+					if j >= len(d) {
+						s.pos = len(d)
+						return nil, false, errWireEnd
+					}
+					if !wireHexDigit(d[j]) {
+						s.pos = j
+						return nil, false, s.syntaxError("in \\u hexadecimal character escape")
+					}
+				}
+				i += 6
+			default:
+				s.pos = i + 1
+				return nil, false, s.syntaxError("in string escape code")
+			}
+		default: // a control character
+			s.pos = i
+			return nil, false, s.syntaxError("in string literal")
+		}
+	}
+	s.pos = len(d)
+	return nil, false, errWireEnd
+}
+
+// wireStringStop marks the bytes that end a run of plain string content.
+var wireStringStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func wireHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// skipValue consumes one value of any kind at s.pos, validating it.
+func (s *wireScanner) skipValue() error {
+	// open holds the containers entered and not yet left: '{' or '['.
+	var openBuf [64]byte
+	open := openBuf[:0]
+	d := s.data
+value:
+	for {
+		s.skipSpace()
+		if s.pos >= len(d) {
+			return errWireEnd
+		}
+		switch c := d[s.pos]; {
+		case c == '{' || c == '[':
+			if len(open) >= wireMaxDepth {
+				return fmt.Errorf("JSON nested deeper than %d levels at offset %d", wireMaxDepth, s.pos)
+			}
+			s.pos++
+			s.skipSpace()
+			closer := byte('}')
+			if c == '[' {
+				closer = ']'
+			}
+			if s.pos < len(d) && d[s.pos] == closer {
+				s.pos++
+				break // an empty container is a complete value
+			}
+			open = append(open, c)
+			if c == '{' {
+				if _, err := s.key(); err != nil {
+					return err
+				}
+			}
+			continue value
+		case c == '"':
+			if _, _, err := s.str(); err != nil {
+				return err
+			}
+		case c == 't':
+			if err := s.literal("true"); err != nil {
+				return err
+			}
+		case c == 'f':
+			if err := s.literal("false"); err != nil {
+				return err
+			}
+		case c == 'n':
+			if err := s.literal("null"); err != nil {
+				return err
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			if err := s.number(); err != nil {
+				return err
+			}
+		default:
+			return s.syntaxError("looking for beginning of value")
+		}
+		// A value is complete: leave finished containers, or go on to the
+		// next element or member.
+		for len(open) > 0 {
+			s.skipSpace()
+			if s.pos >= len(d) {
+				return errWireEnd
+			}
+			top := open[len(open)-1]
+			switch c := d[s.pos]; {
+			case c == ',':
+				s.pos++
+				if top == '{' {
+					if _, err := s.key(); err != nil {
+						return err
+					}
+				}
+				continue value
+			case c == '}' && top == '{', c == ']' && top == '[':
+				s.pos++
+				open = open[:len(open)-1]
+			case top == '{':
+				return s.syntaxError("after object key:value pair")
+			default:
+				return s.syntaxError("after array element")
+			}
+		}
+		return nil
+	}
+}
+
+func (s *wireScanner) literal(lit string) error {
+	for i := 0; i < len(lit); i++ {
+		if s.pos >= len(s.data) {
+			return errWireEnd
+		}
+		if s.data[s.pos] != lit[i] {
+			return s.syntaxError("in literal " + lit)
+		}
+		s.pos++
+	}
+	return nil
+}
+
+func (s *wireScanner) number() error {
+	d := s.data
+	digits := func() bool {
+		start := s.pos
+		for s.pos < len(d) && '0' <= d[s.pos] && d[s.pos] <= '9' {
+			s.pos++
+		}
+		return s.pos > start
+	}
+	if d[s.pos] == '-' {
+		s.pos++
+	}
+	switch {
+	case s.pos >= len(d):
+		return errWireEnd
+	case d[s.pos] == '0':
+		s.pos++
+	case '1' <= d[s.pos] && d[s.pos] <= '9':
+		digits()
+	default:
+		return s.syntaxError("in numeric literal")
+	}
+	if s.pos < len(d) && d[s.pos] == '.' {
+		s.pos++
+		if !digits() {
+			return s.syntaxError("after decimal point in numeric literal")
+		}
+	}
+	if s.pos < len(d) && (d[s.pos] == 'e' || d[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(d) && (d[s.pos] == '+' || d[s.pos] == '-') {
+			s.pos++
+		}
+		if !digits() {
+			return s.syntaxError("in exponent of numeric literal")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,1675 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+// linkWaitLimit bounds every wait in these tests; nothing should take long,
+// but a loaded machine running -race can be slow.
+const linkWaitLimit = 30 * time.Second
+
+// linkHarness is an adapterLink running on a real loopback listener.
+type linkHarness struct {
+	link   *adapterLink
+	addr   string
+	events *linkEventRecorder
+	logs   *linkLogBuffer
+	stop   func() error // cancels run and waits for it to return; idempotent
+}
+
+func linkTestConfig() config {
+	return config{
+		WSHost:         "127.0.0.1",
+		WSPort:         0,
+		RequestTimeout: time.Minute, // tests that want a timeout set a short one
+		MaxPayloadSize: 524288,
+		MaxResultBytes: 100000,
+	}
+}
+
+// startLinkHarness runs a link on 127.0.0.1:0. configure edits the config, tune the
+// link's tunables before run; either may be nil.
+func startLinkHarness(t *testing.T, configure func(*config), tune func(*adapterLink)) *linkHarness {
+	t.Helper()
+	cfg := linkTestConfig()
+	if configure != nil {
+		configure(&cfg)
+	}
+	logs := &linkLogBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	events := &linkEventRecorder{}
+	l := newAdapterLink(cfg, logger, events.notify)
+	if tune != nil {
+		tune(l)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	runErr := make(chan error, 1)
+	go func() { runErr <- l.run(ctx) }()
+	var once sync.Once
+	var stopErr error
+	h := &linkHarness{link: l, events: events, logs: logs}
+	h.stop = func() error {
+		once.Do(func() {
+			cancel()
+			select {
+			case stopErr = <-runErr:
+			case <-time.After(linkWaitLimit):
+				stopErr = errors.New("run did not return after its context ended")
+			}
+		})
+		return stopErr
+	}
+	t.Cleanup(func() {
+		if err := h.stop(); err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+	addrCtx, cancelAddr := context.WithTimeout(t.Context(), linkWaitLimit)
+	defer cancelAddr()
+	addr, err := l.addr(addrCtx)
+	if err != nil {
+		t.Fatalf("addr: %v", err)
+	}
+	h.addr = addr
+	return h
+}
+
+func (h *linkHarness) port() string {
+	_, port, _ := net.SplitHostPort(h.addr)
+	return port
+}
+
+// wireTestAdapter is the adapter side of a connection, driven by the test.
+type wireTestAdapter struct {
+	t  *testing.T
+	ws *websocket.Conn
+}
+
+func (h *linkHarness) dial(t *testing.T, opts *websocket.DialOptions) *wireTestAdapter {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), linkWaitLimit)
+	defer cancel()
+	ws, resp, err := websocket.Dial(ctx, "ws://"+h.addr+"/", opts)
+	if err != nil {
+		status := 0
+		if resp != nil {
+			status = resp.StatusCode
+		}
+		t.Fatalf("dial: %v (HTTP %d)", err, status)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	return &wireTestAdapter{t: t, ws: ws}
+}
+
+// connect dials and completes a valid handshake for sessionID.
+func (h *linkHarness) connect(t *testing.T, sessionID string) *wireTestAdapter {
+	t.Helper()
+	a := h.dial(t, nil)
+	a.send(testHandshake(sessionID))
+	if got := a.recv(); got["type"] != "handshake_ack" {
+		t.Fatalf("handshake answer = %v, want a handshake_ack", got)
+	}
+	linkWaitFor(t, "adapter "+sessionID+" to be live", func() bool {
+		s := h.link.status()
+		return s.Connected && s.Adapter.SessionID == sessionID
+	})
+	return a
+}
+
+func (a *wireTestAdapter) sendText(s string) {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), linkWaitLimit)
+	defer cancel()
+	if err := a.ws.Write(ctx, websocket.MessageText, []byte(s)); err != nil {
+		a.t.Fatalf("write: %v", err)
+	}
+}
+
+func (a *wireTestAdapter) sendBinary(b []byte) {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), linkWaitLimit)
+	defer cancel()
+	if err := a.ws.Write(ctx, websocket.MessageBinary, b); err != nil {
+		a.t.Fatalf("write: %v", err)
+	}
+}
+
+func (a *wireTestAdapter) send(v any) {
+	a.t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	a.sendText(string(b))
+}
+
+func (a *wireTestAdapter) read() ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), linkWaitLimit)
+	defer cancel()
+	_, b, err := a.ws.Read(ctx)
+	return b, err
+}
+
+// recv reads one message as a JSON object.
+func (a *wireTestAdapter) recv() map[string]any {
+	a.t.Helper()
+	b, err := a.read()
+	if err != nil {
+		a.t.Fatalf("read: %v", err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		a.t.Fatalf("server sent %q: %v", b, err)
+	}
+	return m
+}
+
+// wireTestRequest is a request as the adapter sees it.
+type wireTestRequest struct {
+	Type, ID, Method string
+	Params           json.RawMessage
+}
+
+func (a *wireTestAdapter) recvRequest() wireTestRequest {
+	a.t.Helper()
+	b, err := a.read()
+	if err != nil {
+		a.t.Fatalf("read: %v", err)
+	}
+	var r wireTestRequest
+	if err := json.Unmarshal(b, &r); err != nil || r.Type != "request" || r.ID == "" {
+		a.t.Fatalf("got %s, want a request", b)
+	}
+	return r
+}
+
+func (a *wireTestAdapter) respond(id string, result any) {
+	a.t.Helper()
+	a.send(map[string]any{"type": "response", "id": id, "result": result})
+}
+
+// expectClose reads until the connection ends and checks the close code.
+func (a *wireTestAdapter) expectClose(code websocket.StatusCode) {
+	a.t.Helper()
+	for {
+		b, err := a.read()
+		if err == nil {
+			a.t.Logf("message before close: %s", b)
+			continue
+		}
+		if got := websocket.CloseStatus(err); got != code {
+			a.t.Fatalf("connection ended with %v (close code %d), want close code %d", err, got, code)
+		}
+		return
+	}
+}
+
+// linkEventRecorder is a notify callback that keeps what it is told.
+type linkEventRecorder struct {
+	mu     sync.Mutex
+	events []linkEvent
+}
+
+func (r *linkEventRecorder) notify(ev linkEvent) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.events = append(r.events, ev)
+}
+
+func (r *linkEventRecorder) all() []linkEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]linkEvent(nil), r.events...)
+}
+
+func (r *linkEventRecorder) waitFor(t *testing.T, want []linkEvent) {
+	t.Helper()
+	deadline := time.Now().Add(linkWaitLimit)
+	for {
+		got := r.all()
+		if cmp.Equal(got, want) {
+			return
+		}
+		if time.Now().After(deadline) || len(got) > len(want) {
+			t.Fatalf("events mismatch (-got +want):\n%s", cmp.Diff(got, want))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// linkLogBuffer is a log sink safe for concurrent writers.
+type linkLogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *linkLogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *linkLogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// linkWaitFor polls cond until it holds, failing the test after linkWaitLimit.
+func linkWaitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(linkWaitLimit)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+type linkOutcome struct {
+	result json.RawMessage
+	err    error
+}
+
+func requestInBackground(ctx context.Context, l *adapterLink, method string, params any) <-chan linkOutcome {
+	ch := make(chan linkOutcome, 1)
+	go func() {
+		r, err := l.request(ctx, method, params)
+		ch <- linkOutcome{r, err}
+	}()
+	return ch
+}
+
+func awaitOutcome(t *testing.T, ch <-chan linkOutcome) linkOutcome {
+	t.Helper()
+	select {
+	case o := <-ch:
+		return o
+	case <-time.After(linkWaitLimit):
+		t.Fatal("request did not return")
+		return linkOutcome{}
+	}
+}
+
+// linkNormJSON decodes JSON text, or encodes then decodes a value, for cmp.
+func linkNormJSON(t *testing.T, v any) any {
+	t.Helper()
+	b, ok := v.([]byte)
+	if raw, isRaw := v.(json.RawMessage); isRaw {
+		b, ok = raw, true
+	}
+	if !ok {
+		var err error
+		if b, err = json.Marshal(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: %v", b, err)
+	}
+	return out
+}
+
+// wantLinkToolError checks that err is a *toolError with code and, unless
+// details is nil, details that encode to the same JSON.
+func wantLinkToolError(t *testing.T, err error, code string, details any) *toolError {
+	t.Helper()
+	te := asToolError(err)
+	if te == nil {
+		t.Fatalf("error = %v (%T), want a %s tool error", err, err, code)
+	}
+	if te.Code != code {
+		t.Fatalf("error code = %s (%q), want %s", te.Code, te.Message, code)
+	}
+	if details != nil {
+		if diff := cmp.Diff(linkNormJSON(t, te.Details), linkNormJSON(t, details)); diff != "" {
+			t.Errorf("%s details mismatch (-got +want):\n%s", code, diff)
+		}
+	}
+	return te
+}
+
+func testHandshake(sessionID string, mods ...func(map[string]any)) map[string]any {
+	m := map[string]any{
+		"type":            "handshake",
+		"protocolVersion": 1,
+		"sessionId":       sessionID,
+		"adapterVersion":  "0.3.1",
+		"startedAt":       "2026-11-21T10:00:00.000Z",
+		"app":             map[string]any{"name": "ShopApp", "version": "2.4.0"},
+		"device":          map[string]any{"platform": "ios", "isEmulator": true},
+		"streams": []any{
+			map[string]any{"name": "redux", "active": true},
+			map[string]any{"name": "navigation", "active": true},
+			map[string]any{"name": "mmkv", "active": true, "instances": []any{"default", "auth"}},
+		},
+	}
+	for _, mod := range mods {
+		mod(m)
+	}
+	return m
+}
+
+func hsWith(key string, value any) func(map[string]any) {
+	return func(m map[string]any) { m[key] = value }
+}
+
+func hsWithout(key string) func(map[string]any) {
+	return func(m map[string]any) { delete(m, key) }
+}
+
+func hsStreams(streams ...any) func(map[string]any) { return hsWith("streams", streams) }
+
+func TestHandshakeAccepted(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	a := h.dial(t, nil)
+	a.send(testHandshake("s-1"))
+	wantAck := map[string]any{
+		"type": "handshake_ack", "protocolVersion": 1.0,
+		"server":     map[string]any{"name": "devtools-mcp", "version": version},
+		"maxPayload": 524288.0, "requestTimeoutMs": 60000.0,
+	}
+	if diff := cmp.Diff(a.recv(), wantAck); diff != "" {
+		t.Fatalf("handshake_ack mismatch (-got +want):\n%s", diff)
+	}
+	linkWaitFor(t, "the adapter to be live", func() bool { return h.link.status().Connected })
+	s := h.link.status()
+	want := linkStatus{
+		WSURL: "ws://127.0.0.1:" + h.port() + "/", Listening: true, Connected: true,
+		Adapter: &adapterInfo{
+			SessionID: "s-1", AdapterVersion: "0.3.1",
+			StartedAt: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC),
+			App:       json.RawMessage(`{"name":"ShopApp","version":"2.4.0"}`),
+			Device:    json.RawMessage(`{"isEmulator":true,"platform":"ios"}`),
+			Streams: []streamState{
+				{Name: "redux", Active: true},
+				{Name: "navigation", Active: true},
+				{Name: "mmkv", Active: true, Instances: []string{"default", "auth"}},
+			},
+		},
+	}
+	if diff := cmp.Diff(s, want, cmpopts.IgnoreFields(adapterInfo{}, "ConnectedAt"), cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("status mismatch (-got +want):\n%s", diff)
+	}
+	if s.Adapter.ConnectedAt.IsZero() {
+		t.Error("ConnectedAt is zero")
+	}
+	h.events.waitFor(t, []linkEvent{{Kind: linkConnected, SessionID: "s-1"}})
+	if !strings.Contains(h.logs.String(), `msg="adapter connected" session=s-1`) {
+		t.Errorf("no connect log line in:\n%s", h.logs)
+	}
+
+	// status returns a copy.
+	s.Adapter.Streams[0].Name = "changed"
+	s.Adapter.App[2] = 'X'
+	again := h.link.status()
+	if again.Adapter.Streams[0].Name != "redux" || string(again.Adapter.App) != `{"name":"ShopApp","version":"2.4.0"}` {
+		t.Errorf("status shares memory with the link: %+v", again.Adapter)
+	}
+}
+
+func TestHandshakeAcceptedVariants(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 128)
+	name64 := "a" + strings.Repeat("b", 63)
+	tests := []struct {
+		name string
+		msg  any
+		tok  string
+	}{
+		{"minimal", map[string]any{"type": "handshake", "protocolVersion": 1, "sessionId": "s", "adapterVersion": "1", "streams": []any{}}, ""},
+		{"protocolVersion 1.0", testHandshake("s", hsWith("protocolVersion", 1.0)), ""},
+		{"unknown fields", testHandshake("s", hsWith("future", map[string]any{"x": 1}), hsWith("hello", "world")), ""},
+		{"null optionals", testHandshake("s", hsWith("app", nil), hsWith("device", nil), hsWith("startedAt", nil)), ""},
+		{"128 character sessionId", testHandshake(long), ""},
+		{"64 character stream name and instances null", testHandshake("s", hsStreams(map[string]any{"name": name64, "active": false, "instances": nil})), ""},
+		{"right token", testHandshake("s", hsWith("token", "s3cret")), "s3cret"},
+		{"token ignored when not required", testHandshake("s", hsWith("token", 42)), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := startLinkHarness(t, func(c *config) { c.WSToken = tt.tok }, nil)
+			a := h.dial(t, nil)
+			a.sendBinary([]byte("binary frames before the handshake are ignored"))
+			a.send(tt.msg)
+			if got := a.recv(); got["type"] != "handshake_ack" {
+				t.Fatalf("got %v, want a handshake_ack", got)
+			}
+			linkWaitFor(t, "the adapter to be live", func() bool { return h.link.status().Connected })
+		})
+	}
+}
+
+func TestHandshakeRefused(t *testing.T) {
+	t.Parallel()
+	type refusal struct {
+		code    string
+		message string
+		close   websocket.StatusCode
+	}
+	invalid := func(msg string) refusal { return refusal{"INVALID_HANDSHAKE", msg, 4001} }
+	name65, instance129 := "a"+strings.Repeat("b", 64), strings.Repeat("i", 129)
+	stream := func(kv ...any) any {
+		m := map[string]any{"name": "redux", "active": true}
+		for i := 0; i < len(kv); i += 2 {
+			if kv[i+1] == "<delete>" {
+				delete(m, kv[i].(string))
+			} else {
+				m[kv[i].(string)] = kv[i+1]
+			}
+		}
+		return m
+	}
+	tests := []struct {
+		name  string
+		token string // server's WS_TOKEN
+		msg   any    // string: sent as is
+		want  refusal
+	}{
+		{"truncated JSON", "", `{"type":"handshake",`, invalid("malformed JSON: unexpected end of JSON input")},
+		{"not an object", "", `[1]`, invalid("malformed JSON: invalid character '[' looking for beginning of object at offset 0")},
+		{"trailing garbage", "", `{"type":"handshake"} x`, invalid("malformed JSON: invalid character 'x' after top-level value at offset 21")},
+		{"missing type", "", `{"protocolVersion":1}`, invalid("type: required; the first message must be a handshake")},
+		{"other type first", "", `{"type":"event","event":{}}`, invalid(`type: the first message must be a handshake, got "event"`)},
+		{"type not a string", "", `{"type":1}`, invalid(`type: the first message must be a handshake, got 1`)},
+		{"type key case matters", "", `{"Type":"handshake","protocolVersion":1}`, invalid("type: required; the first message must be a handshake")},
+		{"duplicate member", "", `{"type":"handshake","protocolVersion":1,"sessionId":"a","sessionId":"b"}`, invalid("sessionId: appears more than once")},
+		{"protocolVersion missing", "", testHandshake("s", hsWithout("protocolVersion")), invalid("protocolVersion: required")},
+		{"protocolVersion string", "", testHandshake("s", hsWith("protocolVersion", "1")), invalid(`protocolVersion: must be an integer, got "1"`)},
+		{"protocolVersion fraction", "", testHandshake("s", hsWith("protocolVersion", 1.5)), invalid("protocolVersion: must be an integer, got 1.5")},
+		{"protocolVersion 2", "", testHandshake("s", hsWith("protocolVersion", 2)), refusal{"UNSUPPORTED_PROTOCOL", "protocolVersion 2 is not supported; supported versions: 1", 4002}},
+		{"protocolVersion 0 before field errors", "", testHandshake("", hsWith("protocolVersion", 0)), refusal{"UNSUPPORTED_PROTOCOL", "protocolVersion 0 is not supported; supported versions: 1", 4002}},
+		{"sessionId missing", "", testHandshake("s", hsWithout("sessionId")), invalid("sessionId: required")},
+		{"sessionId empty", "", testHandshake(""), invalid("sessionId: must be 1-128 characters, got 0")},
+		{"sessionId too long", "", testHandshake(strings.Repeat("é", 129)), invalid("sessionId: must be 1-128 characters, got 129")},
+		{"sessionId control character", "", testHandshake("a\x07b"), invalid("sessionId: must not contain control characters")},
+		{"sessionId number", "", testHandshake("s", hsWith("sessionId", 5)), invalid("sessionId: must be a string, got 5")},
+		{"adapterVersion missing", "", testHandshake("s", hsWithout("adapterVersion")), invalid("adapterVersion: required")},
+		{"adapterVersion too long", "", testHandshake("s", hsWith("adapterVersion", strings.Repeat("1", 65))), invalid("adapterVersion: must be 1-64 characters, got 65")},
+		{"adapterVersion control character", "", testHandshake("s", hsWith("adapterVersion", "1.0\n")), invalid("adapterVersion: must not contain control characters")},
+		{"streams missing", "", testHandshake("s", hsWithout("streams")), invalid("streams: required")},
+		{"streams object", "", testHandshake("s", hsWith("streams", map[string]any{})), invalid("streams: must be an array, got {}")},
+		{"streams null", "", testHandshake("s", hsWith("streams", nil)), invalid("streams: must be an array, got null")},
+		{"stream not an object", "", testHandshake("s", hsStreams(stream(), 1)), invalid("streams[1]: must be an object")},
+		{"stream name missing", "", testHandshake("s", hsStreams(stream("name", "<delete>"))), invalid("streams[0].name: required")},
+		{"stream name upper case", "", testHandshake("s", hsStreams(stream(), stream("name", "Nav"))), invalid(`streams[1].name: must match ^[a-z][a-z0-9_.-]{0,63}$, got "Nav"`)},
+		{"stream name starts with digit", "", testHandshake("s", hsStreams(stream("name", "1x"))), invalid(`streams[0].name: must match ^[a-z][a-z0-9_.-]{0,63}$, got "1x"`)},
+		{"stream name too long", "", testHandshake("s", hsStreams(stream("name", name65))), invalid(`streams[0].name: must match ^[a-z][a-z0-9_.-]{0,63}$, got ` + clipJSON([]byte(`"`+name65+`"`)))},
+		{"stream name not a string", "", testHandshake("s", hsStreams(stream("name", true))), invalid(`streams[0].name: must match ^[a-z][a-z0-9_.-]{0,63}$, got true`)},
+		{"stream name duplicate", "", testHandshake("s", hsStreams(stream(), stream("name", "mmkv"), stream())), invalid(`streams[2].name: duplicate stream "redux"`)},
+		{"stream member duplicate", "", `{"type":"handshake","protocolVersion":1,"sessionId":"s","adapterVersion":"1","streams":[{"name":"a","name":"b","active":true}]}`, invalid(`streams[0]: duplicate member "name"`)},
+		{"stream active missing", "", testHandshake("s", hsStreams(stream("active", "<delete>"))), invalid("streams[0].active: required")},
+		{"stream active string", "", testHandshake("s", hsStreams(stream("active", "yes"))), invalid(`streams[0].active: must be a boolean, got "yes"`)},
+		{"instances not an array", "", testHandshake("s", hsStreams(stream("instances", "x"))), invalid(`streams[0].instances: must be an array, got "x"`)},
+		{"instance empty", "", testHandshake("s", hsStreams(stream("instances", []any{"a", ""}))), invalid(`streams[0].instances[1]: must be a non-empty string of at most 128 characters, got ""`)},
+		{"instance not a string", "", testHandshake("s", hsStreams(stream("instances", []any{1}))), invalid(`streams[0].instances[0]: must be a non-empty string of at most 128 characters, got 1`)},
+		{"instance too long", "", testHandshake("s", hsStreams(stream("instances", []any{instance129}))), invalid(`streams[0].instances[0]: must be a non-empty string of at most 128 characters, got ` + clipJSON([]byte(`"`+instance129+`"`)))},
+		{"instance duplicate", "", testHandshake("s", hsStreams(stream("instances", []any{"auth", "default", "auth"}))), invalid(`streams[0].instances[2]: duplicate instance "auth"`)},
+		{"startedAt not a time", "", testHandshake("s", hsWith("startedAt", "yesterday")), invalid(`startedAt: must be an RFC 3339 time, got "yesterday"`)},
+		{"startedAt number", "", testHandshake("s", hsWith("startedAt", 1700000000)), invalid(`startedAt: must be an RFC 3339 time, got 1700000000`)},
+		{"app string", "", testHandshake("s", hsWith("app", "ShopApp")), invalid("app: must be a JSON object")},
+		{"device array", "", testHandshake("s", hsWith("device", []any{1})), invalid("device: must be a JSON object")},
+		{"token missing", "s3cret", testHandshake("s"), refusal{"UNAUTHORIZED", "token: required by this server", 4003}},
+		{"token wrong", "s3cret", testHandshake("s", hsWith("token", "s3cre")), refusal{"UNAUTHORIZED", "token: does not match the server's WS_TOKEN", 4003}},
+		{"token not a string", "s3cret", testHandshake("s", hsWith("token", 7)), refusal{"UNAUTHORIZED", "token: must be a string", 4003}},
+		{"field errors before token", "s3cret", testHandshake("", hsWith("token", "nope")), invalid("sessionId: must be 1-128 characters, got 0")},
+		{"protocol before token", "s3cret", testHandshake("s", hsWith("protocolVersion", 3)), refusal{"UNSUPPORTED_PROTOCOL", "protocolVersion 3 is not supported; supported versions: 1", 4002}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := startLinkHarness(t, func(c *config) { c.WSToken = tt.token }, nil)
+			a := h.dial(t, nil)
+			if s, ok := tt.msg.(string); ok {
+				a.sendText(s)
+			} else {
+				a.send(tt.msg)
+			}
+			got := a.recv()
+			want := map[string]any{"type": "handshake_error", "code": tt.want.code, "message": tt.want.message}
+			if diff := cmp.Diff(got, want); diff != "" {
+				t.Errorf("handshake_error mismatch (-got +want):\n%s", diff)
+			}
+			a.expectClose(tt.want.close)
+			if s := h.link.status(); s.Connected || s.Reason != linkReasonNeverConnected {
+				t.Errorf("status = %+v, want never connected", s)
+			}
+			if !strings.Contains(h.logs.String(), "refused app adapter handshake") {
+				t.Errorf("no log line for the refusal in:\n%s", h.logs)
+			}
+			if ev := h.events.all(); len(ev) != 0 {
+				t.Errorf("events = %v, want none", ev)
+			}
+		})
+	}
+}
+
+func TestHandshakeTimeout(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, func(l *adapterLink) { l.handshakeTimeout = 50 * time.Millisecond })
+	a := h.dial(t, nil)
+	a.sendBinary([]byte{1, 2, 3}) // binary frames do not stop the clock
+	a.expectClose(4004)
+	if !strings.Contains(h.logs.String(), "adapter sent no handshake in time") {
+		t.Errorf("no log line for the timeout in:\n%s", h.logs)
+	}
+	if s := h.link.status(); s.Connected || s.Reason != linkReasonNeverConnected {
+		t.Errorf("status = %+v, want never connected", s)
+	}
+}
+
+func TestFailedHandshakesReplaceNothing(t *testing.T) {
+	t.Parallel()
+	// Long enough for the live adapter's handshake on a loaded machine.
+	h := startLinkHarness(t, nil, func(l *adapterLink) { l.handshakeTimeout = 2 * time.Second })
+	live := h.connect(t, "live")
+
+	silent := h.dial(t, nil)
+	silent.sendBinary([]byte("no handshake"))
+	silent.sendText(`{"type":"response","id":"1","result":` + strings.Repeat(" ", 600<<10) + `1}`)
+	silent.expectClose(4004)
+	invalid := h.dial(t, nil)
+	invalid.send(testHandshake("intruder", hsWith("protocolVersion", 9)))
+	if got := invalid.recv(); got["code"] != "UNSUPPORTED_PROTOCOL" {
+		t.Fatalf("got %v, want UNSUPPORTED_PROTOCOL", got)
+	}
+	invalid.expectClose(4002)
+
+	ch := requestInBackground(t.Context(), h.link, "streams.list", nil)
+	req := live.recvRequest()
+	live.respond(req.ID, map[string]any{"streams": []any{}})
+	if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != `{"streams":[]}` {
+		t.Fatalf("request = %s, %v; want the live adapter's answer", o.result, o.err)
+	}
+	if s := h.link.status(); !s.Connected || s.Adapter.SessionID != "live" {
+		t.Errorf("status = %+v, want adapter live connected", s)
+	}
+	h.events.waitFor(t, []linkEvent{{Kind: linkConnected, SessionID: "live"}})
+}
+
+func TestUpgradeChecks(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name           string
+		allowedHosts   []string
+		allowedOrigins []string
+		host           string // Host header; "" is the dialled address; "{port}" is replaced by the port
+		origin         string // Origin header; "{port}" is replaced by the port
+		wantBody       string // "" when the upgrade must succeed
+	}{
+		{name: "IP literal"},
+		{name: "localhost", host: "localhost:{port}"},
+		{name: "localhost any case", host: "LocalHost:{port}"},
+		{name: "IPv6 literal", host: "[::1]:{port}"},
+		{name: "IP literal without port", host: "10.0.2.2"},
+		{name: "DNS name", host: "evil.example:{port}", wantBody: `Host "evil.example:{port}" is not an IP address, localhost or in WS_ALLOWED_HOSTS`},
+		{name: "DNS name resolving to loopback", host: "localtest.me", wantBody: `Host "localtest.me" is not an IP address`},
+		{name: "allowed host", allowedHosts: []string{"devbox.lan"}, host: "DevBox.LAN:{port}"},
+		{name: "not the allowed host", allowedHosts: []string{"devbox.lan"}, host: "other.lan:{port}", wantBody: "not an IP address"},
+		{name: "Origin equal to the URL", origin: "http://127.0.0.1:{port}"},
+		{name: "Origin with ws scheme", origin: "ws://127.0.0.1:{port}"},
+		{name: "Origin case-insensitive", host: "localhost:{port}", origin: "HTTP://LOCALHOST:{port}"},
+		{name: "Origin default port implied", host: "localhost", origin: "http://localhost"},
+		{name: "Origin explicit default port", host: "localhost", origin: "ws://localhost:80"},
+		{name: "Host explicit default port", host: "localhost:80", origin: "http://localhost"},
+		{name: "Origin https default port differs", host: "localhost", origin: "https://localhost", wantBody: `Origin "https://localhost" does not match Host "localhost" and is not in WS_ALLOWED_ORIGINS`},
+		{name: "Origin other local port", origin: "http://127.0.0.1:3000", wantBody: `Origin "http://127.0.0.1:3000" does not match Host`},
+		{name: "Origin other site", origin: "https://evil.example", wantBody: `Origin "https://evil.example" does not match Host`},
+		{name: "Origin null", origin: "null", wantBody: `Origin "null" does not match Host`},
+		{name: "allowed origin", allowedOrigins: []string{"https://tools.example"}, origin: "https://tools.example"},
+		{name: "allowed origin default port", allowedOrigins: []string{"https://tools.example"}, origin: "HTTPS://Tools.Example:443"},
+		{name: "allowed origin other port", allowedOrigins: []string{"https://tools.example"}, origin: "https://tools.example:8443", wantBody: "not in WS_ALLOWED_ORIGINS"},
+		{name: "allowed origin other scheme", allowedOrigins: []string{"https://tools.example"}, origin: "http://tools.example:443", wantBody: "not in WS_ALLOWED_ORIGINS"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := startLinkHarness(t, func(c *config) {
+				c.WSAllowedHosts = tt.allowedHosts
+				c.WSAllowedOrigins = tt.allowedOrigins
+			}, nil)
+			port := h.port()
+			opts := &websocket.DialOptions{
+				Host:       strings.ReplaceAll(tt.host, "{port}", port),
+				HTTPHeader: http.Header{},
+				HTTPClient: &http.Client{Transport: &http.Transport{DisableKeepAlives: true}},
+			}
+			if tt.origin != "" {
+				opts.HTTPHeader.Set("Origin", strings.ReplaceAll(tt.origin, "{port}", port))
+			}
+			ctx, cancel := context.WithTimeout(t.Context(), linkWaitLimit)
+			defer cancel()
+			ws, resp, err := websocket.Dial(ctx, "ws://"+h.addr+"/", opts)
+			if tt.wantBody == "" {
+				if err != nil {
+					t.Fatalf("dial: %v", err)
+				}
+				ws.CloseNow()
+				return
+			}
+			if err == nil {
+				ws.CloseNow()
+				t.Fatal("upgrade succeeded, want 403")
+			}
+			if resp == nil || resp.StatusCode != http.StatusForbidden {
+				t.Fatalf("dial: %v, response %v; want 403", err, resp)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			if want := strings.ReplaceAll(tt.wantBody, "{port}", port); !strings.Contains(string(body), want) {
+				t.Errorf("403 body = %q, want it to contain %q", body, want)
+			}
+			if !strings.Contains(h.logs.String(), "refused adapter upgrade") {
+				t.Errorf("no log line for the refusal in:\n%s", h.logs)
+			}
+		})
+	}
+}
+
+func TestReplacement(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	first := h.connect(t, "first")
+	pending := requestInBackground(t.Context(), h.link, "snapshot.get", map[string]any{"stream": "redux"})
+	first.recvRequest()
+
+	second := h.connect(t, "second")
+	o := awaitOutcome(t, pending)
+	wantLinkToolError(t, o.err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonReplaced})
+	first.expectClose(4000)
+	h.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "first"},
+		{Kind: linkDisconnected, SessionID: "first", Reason: "replaced"},
+		{Kind: linkConnected, SessionID: "second", Replaced: "first"},
+	})
+
+	ch := requestInBackground(t.Context(), h.link, "streams.list", nil)
+	req := second.recvRequest()
+	second.respond(req.ID, "from second")
+	if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != `"from second"` {
+		t.Errorf("request after replacement = %s, %v", o.result, o.err)
+	}
+	if !strings.Contains(h.logs.String(), "adapter replaced by a newer connection") {
+		t.Errorf("no log line for the replacement in:\n%s", h.logs)
+	}
+}
+
+func TestSimultaneousHandshakes(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	for round := range 20 {
+		names := [2]string{fmt.Sprintf("r%d-a", round), fmt.Sprintf("r%d-b", round)}
+		adapters := [2]*wireTestAdapter{h.dial(t, nil), h.dial(t, nil)}
+		var wg sync.WaitGroup
+		start := make(chan struct{})
+		for i, a := range adapters {
+			wg.Go(func() {
+				<-start
+				b, _ := json.Marshal(testHandshake(names[i]))
+				if err := a.ws.Write(t.Context(), websocket.MessageText, b); err != nil {
+					t.Errorf("write: %v", err)
+				}
+			})
+		}
+		close(start)
+		wg.Wait()
+		// Each adapter reads its ack, then its next message or close.
+		type next struct {
+			i    int
+			msg  []byte
+			code websocket.StatusCode
+		}
+		nexts := make(chan next, 2)
+		for i, a := range adapters {
+			go func() {
+				if b, err := a.read(); err != nil || !bytes.Contains(b, []byte("handshake_ack")) {
+					t.Errorf("adapter %d: got %s, %v; want an ack", i, b, err)
+				}
+				b, err := a.read()
+				nexts <- next{i, b, websocket.CloseStatus(err)}
+			}()
+		}
+		var loser next
+		select {
+		case loser = <-nexts:
+		case <-time.After(linkWaitLimit):
+			t.Fatal("neither adapter was replaced")
+		}
+		if loser.code != 4000 {
+			t.Fatalf("adapter %d got %s (close code %d), want close code 4000", loser.i, loser.msg, loser.code)
+		}
+		winner := 1 - loser.i
+		if s := h.link.status(); !s.Connected || s.Adapter.SessionID != names[winner] {
+			t.Fatalf("status = %+v, want %s live", s, names[winner])
+		}
+		ch := requestInBackground(t.Context(), h.link, "streams.list", nil)
+		w := <-nexts
+		var req wireTestRequest
+		if err := json.Unmarshal(w.msg, &req); err != nil || w.i != winner || req.Type != "request" {
+			t.Fatalf("winner got %s (close code %d), want the request", w.msg, w.code)
+		}
+		adapters[winner].respond(req.ID, round)
+		if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != strconv.Itoa(round) {
+			t.Fatalf("request = %s, %v", o.result, o.err)
+		}
+	}
+}
+
+func TestRequestRoundTrip(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, func(c *config) { c.MaxPayloadSize = 8 << 20 }, nil)
+	a := h.connect(t, "s")
+
+	t.Run("params", func(t *testing.T) {
+		for _, tt := range []struct {
+			params any
+			want   string
+		}{
+			{nil, `{}`},
+			{json.RawMessage(nil), `{}`},
+			{map[string]any{"stream": "redux", "limit": 50}, `{"limit":50,"stream":"redux"}`},
+			{json.RawMessage(`{"stream": "a<b"}`), `{"stream":"a<b"}`},
+		} {
+			ch := requestInBackground(t.Context(), h.link, "events.query", tt.params)
+			req := a.recvRequest()
+			if req.Method != "events.query" || string(req.Params) != tt.want {
+				t.Errorf("adapter got method %q params %s, want events.query %s", req.Method, req.Params, tt.want)
+			}
+			a.respond(req.ID, true)
+			if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != "true" {
+				t.Errorf("request = %s, %v", o.result, o.err)
+			}
+		}
+	})
+
+	t.Run("params that do not encode", func(t *testing.T) {
+		_, err := h.link.request(t.Context(), "m", map[string]any{"c": make(chan int)})
+		if err == nil || asToolError(err) != nil || !strings.Contains(err.Error(), "m: encoding params") {
+			t.Errorf("error = %v, want a plain encoding error", err)
+		}
+	})
+
+	t.Run("out of order", func(t *testing.T) {
+		var chans []<-chan linkOutcome
+		for i := range 3 {
+			chans = append(chans, requestInBackground(t.Context(), h.link, "m", map[string]int{"n": i}))
+		}
+		var reqs []wireTestRequest
+		for range 3 {
+			reqs = append(reqs, a.recvRequest())
+		}
+		for i := len(reqs) - 1; i >= 0; i-- {
+			a.sendText(fmt.Sprintf(`{"id":%q,"result":{"echo":%s},"type":"response"}`, reqs[i].ID, reqs[i].Params))
+		}
+		for i, ch := range chans {
+			o := awaitOutcome(t, ch)
+			if want := fmt.Sprintf(`{"echo":{"n":%d}}`, i); o.err != nil || string(o.result) != want {
+				t.Errorf("request %d = %s, %v; want %s", i, o.result, o.err, want)
+			}
+		}
+	})
+
+	t.Run("large results", func(t *testing.T) {
+		results := make([]string, 3)
+		got := make([]json.RawMessage, 3)
+		for i := range results {
+			results[i] = `{"state":"` + strings.Repeat(string(rune('a'+i)), 5<<20) + `"}`
+			ch := requestInBackground(t.Context(), h.link, "snapshot.get", nil)
+			req := a.recvRequest()
+			a.sendText(`{"type":"response","id":"` + req.ID + `","result":` + results[i] + `}`)
+			o := awaitOutcome(t, ch)
+			if o.err != nil {
+				t.Fatal(o.err)
+			}
+			got[i] = o.result
+			// A small message in between reuses the connection's buffer.
+			ch = requestInBackground(t.Context(), h.link, "streams.list", nil)
+			req = a.recvRequest()
+			a.respond(req.ID, strings.Repeat("x", 100))
+			if o := awaitOutcome(t, ch); o.err != nil || len(o.result) != 102 {
+				t.Fatalf("small request = %s, %v", o.result, o.err)
+			}
+		}
+		for i := range results {
+			if string(got[i]) != results[i] {
+				t.Errorf("result %d changed after later reads (len %d, want %d)", i, len(got[i]), len(results[i]))
+			}
+		}
+	})
+}
+
+func TestAdapterErrors(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	a := h.connect(t, "s")
+	tests := []struct {
+		name     string
+		response string // %s is the id
+		code     string
+		message  string
+		details  any // nil: no details
+	}{
+		{"stream unavailable", `{"type":"response","id":%q,"error":{"code":"STREAM_UNAVAILABLE","message":"no such stream: console","details":{"stream":"console","activeStreams":["redux"]}}}`,
+			codeStreamUnavailable, "no such stream: console", map[string]any{"stream": "console", "activeStreams": []any{"redux"}}},
+		{"snapshot not found without message", `{"type":"response","id":%q,"error":{"code":"SNAPSHOT_NOT_FOUND"}}`,
+			codeSnapshotNotFound, "the app adapter answered m with SNAPSHOT_NOT_FOUND", nil},
+		{"payload too large from the adapter", `{"type":"response","id":%q,"error":{"code":"PAYLOAD_TOO_LARGE","message":"too big","details":{"size":9,"limit":1}}}`,
+			codePayloadTooLarge, "too big", map[string]any{"size": 9.0, "limit": 1.0}},
+		{"invalid params", `{"type":"response","id":%q,"error":{"code":"INVALID_PARAMS","message":"limit must be 1-200"}}`,
+			codeAdapterError, "the app adapter answered m with INVALID_PARAMS: limit must be 1-200", linkAdapterErrorDetails{"INVALID_PARAMS", "limit must be 1-200"}},
+		{"unknown method", `{"type":"response","id":%q,"error":{"code":"UNKNOWN_METHOD","message":"m"}}`,
+			codeAdapterError, "the app adapter answered m with UNKNOWN_METHOD: m", linkAdapterErrorDetails{"UNKNOWN_METHOD", "m"}},
+		{"internal", `{"type":"response","id":%q,"error":{"code":"INTERNAL","message":"boom","details":{"stack":"x"}}}`,
+			codeAdapterError, "the app adapter answered m with INTERNAL: boom", linkAdapterErrorDetails{"INTERNAL", "boom"}},
+		{"unknown code", `{"type":"response","id":%q,"error":{"code":"WEIRD"}}`,
+			codeAdapterError, "the app adapter answered m with WEIRD", linkAdapterErrorDetails{AdapterCode: "WEIRD"}},
+		{"neither result nor error", `{"type":"response","id":%q}`,
+			codeAdapterError, "the app adapter's answer to m is malformed: it has neither result nor error", nil},
+		{"error not an object", `{"type":"response","id":%q,"error":"boom"}`,
+			codeAdapterError, "the app adapter's answer to m is malformed: error is not an object", nil},
+		{"error without code", `{"type":"response","id":%q,"error":{"message":"boom"}}`,
+			codeAdapterError, "the app adapter's answer to m is malformed: error.code is not a non-empty string", nil},
+		{"error message not a string", `{"type":"response","id":%q,"error":{"code":"INTERNAL","message":5}}`,
+			codeAdapterError, "the app adapter's answer to m is malformed: error.message is not a string", nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := requestInBackground(t.Context(), h.link, "m", nil)
+			req := a.recvRequest()
+			a.sendText(fmt.Sprintf(tt.response, req.ID))
+			o := awaitOutcome(t, ch)
+			te := wantLinkToolError(t, o.err, tt.code, tt.details)
+			if te.Message != tt.message {
+				t.Errorf("message = %q, want %q", te.Message, tt.message)
+			}
+			if tt.details == nil && te.Details != nil {
+				t.Errorf("details = %#v, want none", te.Details)
+			}
+		})
+	}
+	for _, tt := range []struct{ name, response, want string }{
+		{"null result", `{"type":"response","id":%q,"result":null}`, "null"},
+		{"null error with result", `{"type":"response","id":%q,"error":null,"result":[1]}`, "[1]"},
+		{"id after result", `{"result":{"a":[1,{"b":"}"}]},"type":"response","id":%q}`, `{"a":[1,{"b":"}"}]}`},
+		{"whitespace", " {\n\t\"type\" : \"response\" , \"id\" : %q , \"result\" : [ 1 , 2 ] }\n", "[ 1 , 2 ]"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ch := requestInBackground(t.Context(), h.link, "m", nil)
+			req := a.recvRequest()
+			a.sendText(fmt.Sprintf(tt.response, req.ID))
+			if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != tt.want {
+				t.Errorf("request = %s, %v; want %s", o.result, o.err, tt.want)
+			}
+		})
+	}
+}
+
+func TestRequestTimeout(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, func(c *config) { c.RequestTimeout = 100 * time.Millisecond }, nil)
+	a := h.connect(t, "s")
+	ch := requestInBackground(t.Context(), h.link, "events.query", map[string]any{"stream": "redux"})
+	req := a.recvRequest()
+	o := awaitOutcome(t, ch)
+	te := wantLinkToolError(t, o.err, codeTimeout, linkTimeoutDetails{Method: "events.query", TimeoutMs: 100})
+	if want := "the app adapter did not answer events.query within 100 ms"; te.Message != want {
+		t.Errorf("message = %q, want %q", te.Message, want)
+	}
+	if diff := cmp.Diff(a.recv(), map[string]any{"type": "cancel", "id": req.ID}); diff != "" {
+		t.Errorf("cancel mismatch (-got +want):\n%s", diff)
+	}
+	a.respond(req.ID, "late") // dropped
+	// The pong shows the connection survived, and that the late answer,
+	// read before the ping, was handled. (A next request would race the
+	// short timeout.)
+	a.sendText(`{"type":"ping"}`)
+	if got := a.recv(); got["type"] != "pong" {
+		t.Fatalf("got %v, want a pong", got)
+	}
+	if !h.link.status().Connected {
+		t.Error("late answer ended the connection")
+	}
+	if !strings.Contains(h.logs.String(), "dropping late or unknown app adapter response") {
+		t.Errorf("late response not logged in:\n%s", h.logs)
+	}
+}
+
+func TestRequestCancelled(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	a := h.connect(t, "s")
+	ctx, cancel := context.WithCancel(t.Context())
+	ch := requestInBackground(ctx, h.link, "snapshot.get", nil)
+	req := a.recvRequest()
+	cancel()
+	if o := awaitOutcome(t, ch); !errors.Is(o.err, context.Canceled) {
+		t.Fatalf("request error = %v, want context.Canceled", o.err)
+	}
+	if diff := cmp.Diff(a.recv(), map[string]any{"type": "cancel", "id": req.ID}); diff != "" {
+		t.Errorf("cancel mismatch (-got +want):\n%s", diff)
+	}
+	// Already cancelled: nothing is sent.
+	if _, err := h.link.request(ctx, "m", nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("request with a done context = %v, want context.Canceled", err)
+	}
+	a.sendText(`{"type":"ping"}`)
+	if got := a.recv(); got["type"] != "pong" {
+		t.Errorf("got %v, want the pong (no request for the done context)", got)
+	}
+}
+
+func TestMaxPending(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, func(l *adapterLink) { l.maxPending = 2 })
+	a := h.connect(t, "s")
+	first := requestInBackground(t.Context(), h.link, "m", nil)
+	second := requestInBackground(t.Context(), h.link, "m", nil)
+	r1, r2 := a.recvRequest(), a.recvRequest()
+	_, err := h.link.request(t.Context(), "m", nil)
+	te := wantLinkToolError(t, err, codeAdapterError, nil)
+	if !strings.Contains(te.Message, "limit 2") {
+		t.Errorf("message %q does not name the bound", te.Message)
+	}
+	a.respond(r1.ID, 1)
+	a.respond(r2.ID, 2)
+	awaitOutcome(t, first)
+	awaitOutcome(t, second)
+}
+
+func TestOversizedFrames(t *testing.T) {
+	t.Parallel()
+	const limit = 1024
+	h := startLinkHarness(t, func(c *config) { c.MaxPayloadSize = limit }, nil)
+	a := h.connect(t, "s")
+	pad := func(n int) string { return strings.Repeat("p", n) }
+
+	// An oversized push is discarded; the connection stays.
+	a.sendText(`{"type":"event","event":{"stream":"redux","seq":1,"payload":"` + pad(5000) + `"}}`)
+	a.sendBinary(bytes.Repeat([]byte{7}, 5000))
+
+	// A response with type and id up front fails its request.
+	ch := requestInBackground(t.Context(), h.link, "snapshot.get", nil)
+	req := a.recvRequest()
+	big := `{"type":"response","id":"` + req.ID + `","result":{"state":"` + pad(5000) + `"}}`
+	a.sendText(big)
+	o := awaitOutcome(t, ch)
+	te := wantLinkToolError(t, o.err, codePayloadTooLarge, linkPayloadDetails{Size: int64(len(big)), Limit: limit})
+	if want := fmt.Sprintf("the app adapter's answer to snapshot.get is %d bytes, over MAX_PAYLOAD_SIZE (1024 bytes)", len(big)); te.Message != want {
+		t.Errorf("message = %q, want %q", te.Message, want)
+	}
+
+	// Sent in fragments, it is measured whole.
+	ch = requestInBackground(t.Context(), h.link, "snapshot.get", nil)
+	req = a.recvRequest()
+	w, err := a.ws.Writer(t.Context(), websocket.MessageText)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fragmented := `{"type":"response","id":"` + req.ID + `","result":"` + pad(3000) + `"}`
+	for chunk := range byteChunks([]byte(fragmented), 700) {
+		if _, err := w.Write(chunk); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wantLinkToolError(t, awaitOutcome(t, ch).err, codePayloadTooLarge, linkPayloadDetails{Size: int64(len(fragmented)), Limit: limit})
+
+	// One byte over the limit is too large; exactly at the limit is not.
+	for _, size := range []int{limit + 1, limit} {
+		ch = requestInBackground(t.Context(), h.link, "m", nil)
+		req = a.recvRequest()
+		head := `{"type":"response","id":"` + req.ID + `","result":"`
+		msg := head + pad(size-len(head)-2) + `"}`
+		a.sendText(msg)
+		o := awaitOutcome(t, ch)
+		if size > limit {
+			wantLinkToolError(t, o.err, codePayloadTooLarge, linkPayloadDetails{Size: limit + 1, Limit: limit})
+		} else if o.err != nil || len(o.result) != size-len(head) {
+			t.Errorf("response of exactly %d bytes: %d byte result, %v", size, len(o.result), o.err)
+		}
+	}
+
+	// The id beyond the first 256 bytes: discarded without failing the request.
+	ch = requestInBackground(t.Context(), h.link, "m", nil)
+	req = a.recvRequest()
+	a.sendText(`{"type":"response","result":"` + pad(5000) + `","id":"` + req.ID + `"}`)
+	a.sendText(`{"type":"response","id":"` + req.ID + `","result":"small"}`)
+	if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != `"small"` {
+		t.Errorf("request = %s, %v; want the small answer", o.result, o.err)
+	}
+	if got := strings.Count(h.logs.String(), "discarded an app adapter message over MAX_PAYLOAD_SIZE"); got != 5 {
+		t.Errorf("%d oversized messages logged, want 5:\n%s", got, h.logs)
+	}
+	if s := h.link.status(); !s.Connected || s.Adapter.Streams[0].EventCount != 0 {
+		t.Errorf("status = %+v, want connected with no event counted", s)
+	}
+}
+
+// byteChunks yields b in pieces of at most n bytes.
+func byteChunks(b []byte, n int) func(func([]byte) bool) {
+	return func(yield func([]byte) bool) {
+		for len(b) > 0 {
+			k := min(n, len(b))
+			if !yield(b[:k]) {
+				return
+			}
+			b = b[k:]
+		}
+	}
+}
+
+func TestMalformedAndUnknownIgnored(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	a := h.connect(t, "s")
+	ch := requestInBackground(t.Context(), h.link, "streams.list", nil)
+	req := a.recvRequest()
+	for _, msg := range []string{
+		`not json`,
+		`{"type":"response","id":"` + req.ID + `","result":1`,
+		`[1,2]`,
+		`{}`,
+		`{"type":5}`,
+		`{"type":"nope","id":"` + req.ID + `"}`,
+		`{"type":"handshake","protocolVersion":1}`,
+		`{"type":"response","id":"999999","result":1}`,
+		`{"type":"response","id":` + req.ID + `,"result":1}`,
+		// Keys match exactly and a repeated member voids the message: these
+		// must not answer the pending request.
+		`{"type":"response","ID":"` + req.ID + `","result":"wrong"}`,
+		`{"Type":"response","id":"` + req.ID + `","result":"wrong"}`,
+		`{"type":"response","id":"` + req.ID + `","id":"` + req.ID + `","result":"wrong"}`,
+		`{"type":"event"}`,
+		`{"type":"event","event":"x"}`,
+		`{"type":"event","event":{"stream":"redux","seq":0}}`,
+		`{"type":"event","event":{"stream":"redux","seq":"1"}}`,
+		`{"type":"streams"}`,
+		`{"type":"streams","streams":[{"name":"Bad","active":true}]}`,
+		`{"type":"streams","streams":{}}`,
+	} {
+		a.sendText(msg)
+	}
+	a.sendBinary([]byte(`{"type":"response","id":"` + req.ID + `","result":"binary"}`))
+	a.respond(req.ID, "right")
+	if o := awaitOutcome(t, ch); o.err != nil || string(o.result) != `"right"` {
+		t.Fatalf("request = %s, %v; want the well-formed answer", o.result, o.err)
+	}
+	s := h.link.status()
+	if !s.Connected || len(s.Adapter.Streams) != 3 || s.Adapter.Streams[0].EventCount != 0 {
+		t.Errorf("status = %+v; want connected, streams and counts unchanged", s)
+	}
+	h.events.waitFor(t, []linkEvent{{Kind: linkConnected, SessionID: "s"}})
+	logs := h.logs.String()
+	for _, want := range []string{
+		"ignoring malformed message from app adapter",
+		"ignoring app adapter message without a string type",
+		"ignoring app adapter message of unknown type",
+		"ignoring app adapter response without a string id",
+		"ignoring event without a stream name and a seq >= 1",
+		"ignoring invalid streams message",
+		"ignoring binary frame from app adapter",
+	} {
+		if !strings.Contains(logs, want) {
+			t.Errorf("log lacks %q", want)
+		}
+	}
+}
+
+func TestDisconnectFailsPending(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	_, err := h.link.request(t.Context(), "m", nil)
+	te := wantLinkToolError(t, err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonNeverConnected})
+	if want := "no app adapter has connected since the server started"; te.Message != want {
+		t.Errorf("message = %q, want %q", te.Message, want)
+	}
+
+	a := h.connect(t, "s")
+	var chans []<-chan linkOutcome
+	for range 3 {
+		chans = append(chans, requestInBackground(t.Context(), h.link, "m", nil))
+	}
+	for range 3 {
+		a.recvRequest()
+	}
+	a.ws.CloseNow()
+	for _, ch := range chans {
+		wantLinkToolError(t, awaitOutcome(t, ch).err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonDisconnected})
+	}
+	linkWaitFor(t, "the disconnect", func() bool { return !h.link.status().Connected })
+	if s := h.link.status(); s.Reason != linkReasonDisconnected || s.Adapter != nil {
+		t.Errorf("status = %+v, want disconnected", s)
+	}
+	_, err = h.link.request(t.Context(), "m", nil)
+	wantLinkToolError(t, err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonDisconnected})
+	h.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "s"},
+		{Kind: linkDisconnected, SessionID: "s", Reason: "disconnected"},
+	})
+	if !strings.Contains(h.logs.String(), `msg="adapter disconnected" session=s reason=disconnected`) {
+		t.Errorf("no disconnect log line in:\n%s", h.logs)
+	}
+}
+
+func TestAppPing(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	a := h.connect(t, "s")
+	a.sendText(`{"type":"ping","extra":true}`)
+	if diff := cmp.Diff(a.recv(), map[string]any{"type": "pong"}); diff != "" {
+		t.Errorf("pong mismatch (-got +want):\n%s", diff)
+	}
+}
+
+func TestPushesUpdateStatus(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, nil)
+	a := h.connect(t, "s")
+	a.sendText(`{"type":"event","event":{"stream":"redux","seq":1,"type":"action_dispatched","timestamp":"2026-11-21T10:00:01.000Z","payload":{}}}`)
+	a.sendText(`{"type":"event","event":{"stream":"redux","seq":2,"type":"action_dispatched","timestamp":"2026-11-21T10:00:02.500Z","payload":{}}}`)
+	a.sendText(`{"type":"event","event":{"stream":"navigation","seq":7,"type":"route_change"}}`)
+	a.sendText(`{"type":"event","event":{"stream":"console","seq":1,"type":"log"}}`)
+	linkWaitFor(t, "the pushes to count", func() bool {
+		s := h.link.status()
+		return s.Connected && s.Adapter.Streams[1].EventCount == 1
+	})
+	got := h.link.status().Adapter.Streams
+	if got[1].LastEventAt.IsZero() {
+		t.Error("navigation LastEventAt is zero; want the arrival time")
+	}
+	want := []streamState{
+		{Name: "redux", Active: true, EventCount: 2, LatestSeq: 2, LastEventAt: time.Date(2026, 11, 21, 10, 0, 2, 5e8, time.UTC)},
+		{Name: "navigation", Active: true, EventCount: 1, LatestSeq: 7, LastEventAt: got[1].LastEventAt},
+		{Name: "mmkv", Active: true, Instances: []string{"default", "auth"}},
+	}
+	if diff := cmp.Diff(got, want, cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("streams after events (-got +want):\n%s", diff)
+	}
+
+	a.sendText(`{"type":"streams","streams":[{"name":"mmkv","active":true,"instances":["default","auth","cache"]},{"name":"redux","active":false},{"name":"console","active":true}]}`)
+	a.sendText(`{"type":"streams","streams":[{"name":"redux","active":true},{"name":"redux","active":true}]}`) // invalid: ignored
+	a.sendText(`{"type":"event","event":{"stream":"console","seq":2,"type":"log","timestamp":"not a time"}}`)
+	linkWaitFor(t, "the stream list to change", func() bool {
+		s := h.link.status()
+		return s.Connected && len(s.Adapter.Streams) == 3 && s.Adapter.Streams[2].EventCount == 1
+	})
+	got = h.link.status().Adapter.Streams
+	want = []streamState{
+		{Name: "mmkv", Active: true, Instances: []string{"default", "auth", "cache"}},
+		{Name: "redux", EventCount: 2, LatestSeq: 2, LastEventAt: time.Date(2026, 11, 21, 10, 0, 2, 5e8, time.UTC)},
+		{Name: "console", Active: true, EventCount: 1, LatestSeq: 2, LastEventAt: got[2].LastEventAt},
+	}
+	if diff := cmp.Diff(got, want, cmpopts.EquateApproxTime(0)); diff != "" {
+		t.Errorf("streams after the streams push (-got +want):\n%s", diff)
+	}
+	h.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "s"},
+		{Kind: linkEventPushed, SessionID: "s", Stream: "redux"},
+		{Kind: linkEventPushed, SessionID: "s", Stream: "redux"},
+		{Kind: linkEventPushed, SessionID: "s", Stream: "navigation"},
+		{Kind: linkEventPushed, SessionID: "s", Stream: "console"},
+		{Kind: linkStreamsChanged, SessionID: "s"},
+		{Kind: linkEventPushed, SessionID: "s", Stream: "console"},
+	})
+}
+
+func TestPingTimeout(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, func(l *adapterLink) {
+		l.pingInterval = 10 * time.Millisecond
+		l.pongTimeout = 30 * time.Millisecond
+	})
+	// A coder/websocket client answers pings only while it reads; this one
+	// does not read after the ack, like a frozen app.
+	a := h.dial(t, nil)
+	a.send(testHandshake("frozen"))
+	if got := a.recv(); got["type"] != "handshake_ack" {
+		t.Fatalf("got %v, want the ack", got)
+	}
+	h.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "frozen"},
+		{Kind: linkDisconnected, SessionID: "frozen", Reason: "ping timeout"},
+	})
+	if s := h.link.status(); s.Connected || s.Reason != linkReasonDisconnected {
+		t.Errorf("status = %+v, want disconnected", s)
+	}
+}
+
+func TestPingsKeepAdapterAlive(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, func(l *adapterLink) {
+		l.pingInterval = 5 * time.Millisecond
+		l.pongTimeout = 5 * time.Second
+	})
+	pings := make(chan struct{}, 100)
+	a := h.dial(t, &websocket.DialOptions{OnPingReceived: func(context.Context, []byte) bool {
+		select {
+		case pings <- struct{}{}:
+		default:
+		}
+		return true
+	}})
+	a.send(testHandshake("alive"))
+	readDone := make(chan error, 1)
+	go func() {
+		for {
+			if _, err := a.read(); err != nil {
+				readDone <- err
+				return
+			}
+		}
+	}()
+	for range 5 {
+		select {
+		case <-pings:
+		case err := <-readDone:
+			t.Fatalf("connection ended: %v", err)
+		case <-time.After(linkWaitLimit):
+			t.Fatal("no ping")
+		}
+	}
+	if s := h.link.status(); !s.Connected || s.Adapter.SessionID != "alive" {
+		t.Errorf("status = %+v, want alive connected", s)
+	}
+	a.ws.CloseNow()
+	<-readDone
+}
+
+func TestShutdown(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, func(l *adapterLink) { l.closeTimeout = 100 * time.Millisecond })
+	a := h.connect(t, "s")
+	// One more connection that never reads, so never answers the close.
+	deaf := h.dial(t, nil)
+	ch := requestInBackground(t.Context(), h.link, "m", nil)
+	a.recvRequest()
+	closed := make(chan websocket.StatusCode, 1)
+	go func() {
+		_, err := a.read()
+		closed <- websocket.CloseStatus(err)
+	}()
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	wantLinkToolError(t, awaitOutcome(t, ch).err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonDisconnected})
+	if code := <-closed; code != websocket.StatusGoingAway {
+		t.Errorf("adapter close code = %d, want 1001", code)
+	}
+	// run returned only after every event was delivered.
+	if diff := cmp.Diff(h.events.all(), []linkEvent{
+		{Kind: linkConnected, SessionID: "s"},
+		{Kind: linkDisconnected, SessionID: "s", Reason: "shutdown"},
+	}); diff != "" {
+		t.Errorf("events (-got +want):\n%s", diff)
+	}
+	if s := h.link.status(); s.Listening || s.Connected || s.Reason != linkReasonNotListening {
+		t.Errorf("status after run = %+v", s)
+	}
+	_ = deaf
+}
+
+func TestPortInUse(t *testing.T) {
+	t.Parallel()
+	holder, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	_, portStr, _ := net.SplitHostPort(holder.Addr().String())
+	port, _ := strconv.Atoi(portStr)
+
+	logs := &linkLogBuffer{}
+	cfg := linkTestConfig()
+	cfg.WSPort = port
+	l := newAdapterLink(cfg, slog.New(slog.NewTextHandler(logs, nil)), nil)
+	l.bindRetry = 5 * time.Millisecond
+	ctx, cancel := context.WithCancel(t.Context())
+	runErr := make(chan error, 1)
+	go func() { runErr <- l.run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-runErr; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	})
+
+	linkWaitFor(t, "the bind to fail", func() bool { return l.status().ListenError != "" })
+	s := l.status()
+	wantURL := "ws://127.0.0.1:" + portStr + "/"
+	if s.Listening || s.Connected || s.Reason != linkReasonNotListening || s.WSURL != wantURL ||
+		!strings.Contains(s.ListenError, "address already in use") {
+		t.Errorf("status = %+v; want not listening, address in use", s)
+	}
+	_, err = l.request(t.Context(), "m", nil)
+	te := wantLinkToolError(t, err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonNotListening, ListenError: s.ListenError})
+	if !strings.Contains(te.Message, "address already in use") {
+		t.Errorf("message %q does not say why", te.Message)
+	}
+	linkWaitFor(t, "a retry", func() bool { return strings.Contains(logs.String(), "cannot listen for app adapters") })
+
+	holder.Close()
+	addrCtx, cancelAddr := context.WithTimeout(t.Context(), linkWaitLimit)
+	defer cancelAddr()
+	addr, err := l.addr(addrCtx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if addr != "127.0.0.1:"+portStr {
+		t.Errorf("addr = %s, want the configured port %s", addr, portStr)
+	}
+	if s := l.status(); !s.Listening || s.ListenError != "" || s.Reason != linkReasonNeverConnected || s.WSURL != wantURL {
+		t.Errorf("status after takeover = %+v", s)
+	}
+}
+
+func TestNonLoopbackWithoutTokenWarns(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		host, token string
+		warn        bool
+	}{
+		{"0.0.0.0", "", true},
+		{"0.0.0.0", "s3cret", false},
+		{"127.0.0.1", "", false},
+		{"localhost", "", false},
+	} {
+		h := startLinkHarness(t, func(c *config) { c.WSHost, c.WSToken = tt.host, tt.token }, nil)
+		if err := h.stop(); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(h.logs.String(), "WS_HOST is not a loopback address and WS_TOKEN is empty"); got != tt.warn {
+			t.Errorf("host %s token %q: warned = %v, want %v", tt.host, tt.token, got, tt.warn)
+		}
+	}
+}
+
+// TestConnectDisconnectCycles churns connections with requests in flight and
+// checks that nothing the link started outlives run.
+func TestConnectDisconnectCycles(t *testing.T) {
+	transport := &http.Transport{}
+	defer transport.CloseIdleConnections()
+	client := &http.Client{Transport: transport}
+	before := runtime.NumGoroutine()
+
+	h := startLinkHarness(t, nil, func(l *adapterLink) {
+		l.pingInterval = time.Millisecond // pings race with everything else
+	})
+	const cycles = 1000
+	for i := range cycles {
+		ws, _, err := websocket.Dial(t.Context(), "ws://"+h.addr+"/", &websocket.DialOptions{HTTPClient: client})
+		if err != nil {
+			t.Fatalf("cycle %d: dial: %v", i, err)
+		}
+		a := &wireTestAdapter{t: t, ws: ws}
+		if i%10 == 9 { // some never complete a handshake
+			ws.CloseNow()
+			continue
+		}
+		session := "cycle-" + strconv.Itoa(i)
+		a.send(testHandshake(session))
+		if got := a.recv(); got["type"] != "handshake_ack" {
+			t.Fatalf("cycle %d: got %v", i, got)
+		}
+		linkWaitFor(t, "the adapter to be live", func() bool {
+			s := h.link.status()
+			return s.Connected && s.Adapter.SessionID == session
+		})
+		ch := requestInBackground(t.Context(), h.link, "m", nil)
+		req := a.recvRequest()
+		switch i % 3 {
+		case 0:
+			ws.CloseNow()
+		case 1:
+			ws.Close(websocket.StatusNormalClosure, "bye")
+		case 2:
+			a.respond(req.ID, i)
+			ws.CloseNow()
+		}
+		o := awaitOutcome(t, ch)
+		if i%3 == 2 && o.err != nil {
+			t.Fatalf("cycle %d: answered request failed: %v", i, o.err)
+		}
+		if i%3 != 2 {
+			wantLinkToolError(t, o.err, codeNotConnected, linkNotConnectedDetails{Reason: linkReasonDisconnected})
+		}
+	}
+	if err := h.stop(); err != nil {
+		t.Fatal(err)
+	}
+	transport.CloseIdleConnections()
+	deadline := time.Now().Add(linkWaitLimit)
+	for runtime.NumGoroutine() > before || linkGoroutines() != "" {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d goroutines after run, %d before; link goroutines left:\n%s",
+				runtime.NumGoroutine(), before, linkGoroutines())
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// linkGoroutines returns the stacks of goroutines running this file's code.
+func linkGoroutines() string {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		if strings.Contains(g, "main.(*adapterLink)") || strings.Contains(g, "main.(*adapterConn)") ||
+			strings.Contains(g, "main.(*linkEventQueue)") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
+}
+
+func TestEventQueueBoundsPushedEvents(t *testing.T) {
+	t.Parallel()
+	var q linkEventQueue
+	q.wake = make(chan struct{}, 1)
+	for range maxQueuedPushEvents + 10 {
+		q.push(linkEvent{Kind: linkEventPushed})
+	}
+	q.push(linkEvent{Kind: linkDisconnected})
+	q.close()
+	q.push(linkEvent{Kind: linkConnected}) // after close: dropped
+	var got []linkEvent
+	q.run(func(ev linkEvent) { got = append(got, ev) })
+	if len(got) != maxQueuedPushEvents+1 || got[len(got)-1].Kind != linkDisconnected {
+		t.Errorf("delivered %d events; want %d pushes then the disconnect", len(got), maxQueuedPushEvents)
+	}
+}
+
+// wireCorpus seeds the scanner tests: real wire messages and hostile JSON.
+var wireCorpus = []string{
+	`{"type":"handshake","protocolVersion":1,"sessionId":"8f6c","adapterVersion":"0.3.1","streams":[{"name":"mmkv","active":true,"instances":["default","auth"]}]}`,
+	`{"type":"response","id":"17","result":{"events":[{"stream":"redux","seq":42,"type":"action_dispatched","timestamp":"2026-11-21T10:00:03.120Z","payload":{"durationMs":0.4}}],"hasMore":false}}`,
+	`{"type":"response","id":"17","error":{"code":"STREAM_UNAVAILABLE","message":"…","details":{}}}`,
+	`{"type":"event","event":{"stream":"navigation","seq":1,"payload":{"from":null,"to":{"name":"Cart"}}}}`,
+	` { "a" : [ 1 , -2.5e+3 , true , false , null , "\u00e9\n\"" , { } , [ ] ] } `,
+	`{"k\u0065y":1,"key":2}`, `{"":0}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}",
+	`{}`, `{`, `}`, `[]`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{,"a":1}`, `{"a":1}}`, `{"a":01}`, `{"a":1.}`,
+	`{"a":.5}`, `{"a":-}`, `{"a":1e}`, `{"a":tru}`, `{"a":nul}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\t\"}",
+	`{"a":[1 2]}`, `{"a":{"b" 1}}`, `{"a":[}`, `{"a":{]}`, `{"a":1} {}`, `{'a':1}`, "\xef\xbb\xbf{}", `{"a":NaN}`,
+	`{"a":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
+}
+
+// FuzzWireObject checks the scanner against encoding/json: it accepts
+// exactly the objects json.Valid accepts, and yields the same members.
+func FuzzWireObject(f *testing.F) {
+	for _, s := range wireCorpus {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		type member struct{ key, value string }
+		var got []member
+		err := wireObject(data, func(key, value []byte) error {
+			got = append(got, member{string(key), string(value)})
+			return nil
+		})
+		trimmed := bytes.TrimLeft(data, " \t\r\n")
+		valid := json.Valid(data) && len(trimmed) > 0 && trimmed[0] == '{'
+		if (err == nil) != valid {
+			t.Fatalf("wireObject(%q) = %v, json.Valid object = %v", data, err, valid)
+		}
+		if !valid {
+			return
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		last := make(map[string]json.RawMessage) // encoding/json keeps the last of repeated keys
+		for _, m := range got {
+			last[m.key] = json.RawMessage(m.value)
+			var s string
+			if json.Unmarshal([]byte(m.value), &s) == nil {
+				if ws, ok := wireString([]byte(m.value)); !ok || ws != s {
+					t.Errorf("wireString(%s) = %q, %v; want %q", m.value, ws, ok, s)
+				}
+			}
+		}
+		if diff := cmp.Diff(last, want); diff != "" {
+			t.Errorf("members of %q (-got +want):\n%s", data, diff)
+		}
+	})
+}
+
+func TestWireInt(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		raw  string
+		want int64
+		ok   bool
+	}{
+		{"1", 1, true}, {"-3", -3, true}, {"1.0", 1, true}, {"2e2", 200, true}, {"1.5", 0, false},
+		{`"1"`, 0, false}, {"true", 0, false}, {"9223372036854775807", 9223372036854775807, true},
+		{"9223372036854775808", 0, false}, {"1e300", 0, false}, {"", 0, false},
+	} {
+		got, ok := wireInt([]byte(tt.raw))
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("wireInt(%s) = %d, %v; want %d, %v", tt.raw, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestWireObjectDepthBound(t *testing.T) {
+	t.Parallel()
+	deep := `{"a":` + strings.Repeat("[", wireMaxDepth+1) + strings.Repeat("]", wireMaxDepth+1) + `}`
+	if err := wireObject([]byte(deep), func(_, _ []byte) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), "nested deeper than 10000") {
+		t.Errorf("error = %v, want the depth bound named", err)
+	}
+	ok := `{"a":` + strings.Repeat("[", wireMaxDepth) + strings.Repeat("]", wireMaxDepth) + `}`
+	if err := wireObject([]byte(ok), func(_, _ []byte) error { return nil }); err != nil {
+		t.Errorf("nesting at the bound: %v", err)
+	}
+}
+
+// BenchmarkLargeResponse measures a 5 MB result crossing a real connection,
+// from the adapter's write to request's return.
+func BenchmarkLargeResponse(b *testing.B) {
+	cfg := linkTestConfig()
+	cfg.MaxPayloadSize = 8 << 20
+	l := newAdapterLink(cfg, nil, nil)
+	ctx, cancel := context.WithCancel(b.Context())
+	runErr := make(chan error, 1)
+	go func() { runErr <- l.run(ctx) }()
+	defer func() {
+		cancel()
+		<-runErr
+	}()
+	addr, err := l.addr(ctx)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ws.CloseNow()
+	hs, _ := json.Marshal(testHandshake("bench"))
+	ws.Write(ctx, websocket.MessageText, hs)
+	ws.Read(ctx)
+	for !l.status().Connected {
+		runtime.Gosched()
+	}
+	result := `{"state":"` + strings.Repeat("x", 5<<20) + `"}`
+	suffix := []byte(`","result":` + result + `}`)
+	adapterDone := make(chan struct{})
+	defer func() { ws.CloseNow(); <-adapterDone }()
+	go func() {
+		defer close(adapterDone)
+		var frame []byte // reused, so that the adapter side allocates little
+		for {
+			_, msg, err := ws.Read(ctx)
+			if err != nil {
+				return
+			}
+			var req wireTestRequest
+			json.Unmarshal(msg, &req)
+			frame = append(append(append(frame[:0], `{"type":"response","id":"`...), req.ID...), suffix...)
+			if ws.Write(ctx, websocket.MessageText, frame) != nil {
+				return
+			}
+		}
+	}()
+	b.SetBytes(int64(len(result)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := l.request(ctx, "snapshot.get", nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkParseResponse compares the envelope scan with encoding/json on a
+// 5 MB response.
+func BenchmarkParseResponse(b *testing.B) {
+	msg := []byte(`{"type":"response","id":"17","result":{"state":{"items":[` +
+		strings.Repeat(`{"sku":"A-1","qty":2,"price":12.5,"tags":["x","y"]},`, 100000) + `{}]}}}`)
+	b.Run("wireMessage", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		b.ReportAllocs()
+		var m wireMessage
+		for b.Loop() {
+			if err := m.parse(msg); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("encoding/json", func(b *testing.B) {
+		b.SetBytes(int64(len(msg)))
+		b.ReportAllocs()
+		for b.Loop() {
+			var m struct {
+				Type, ID string
+				Result   json.RawMessage
+			}
+			if err := json.Unmarshal(msg, &m); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
