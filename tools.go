@@ -552,14 +552,7 @@ func (ts *toolSet) checkStream(stream string) error {
 
 // notConnectedError explains why no adapter is there to ask.
 func notConnectedError(st linkStatus) *toolError {
-	details := map[string]any{"reason": st.Reason}
-	msg := "no app adapter is connected"
-	if !st.Listening {
-		details["reason"] = "not_listening"
-		details["listenError"] = st.ListenError
-		msg = "the server is not listening for adapters: " + st.ListenError
-	}
-	return newToolError(codeNotConnected, details, "%s", msg)
+	return linkNotConnectedError(st.Reason, st.WSURL, st.ListenError)
 }
 
 // snapshot is an adapter's snapshot.get answer with the state left as JSON.
