@@ -639,6 +639,7 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 		remote:     r.RemoteAddr,
 		writeSem:   make(chan struct{}, 1),
 		handshaken: make(chan struct{}),
+		readEnded:  make(chan struct{}),
 		done:       make(chan struct{}),
 		pending:    make(map[string]*adapterPending),
 	}
@@ -879,7 +880,8 @@ type adapterConn struct {
 	messageLen  int // length of the message being handled
 
 	handshaken chan struct{} // closed once the handshake is accepted
-	done       chan struct{} // closed when the read loop has ended
+	readEnded  chan struct{} // closed when the read loop has ended
+	done       chan struct{} // closed when the connection is torn down
 	closeOnce  sync.Once
 	closing    atomic.Bool
 	sessionID  string // set before handshaken is closed, then immutable
@@ -896,8 +898,18 @@ type adapterConn struct {
 
 // serve runs the connection until it ends, then tears it down.
 func (c *adapterConn) serve() {
-	c.goTracked(c.keepalive)
+	keepaliveDone := make(chan struct{})
+	c.goTracked(func() {
+		defer close(keepaliveDone)
+		c.keepalive()
+	})
 	err := c.readLoop()
+	// Stop the keepalive and wait for it, so that a ping timeout it detected
+	// is the reason given. CloseNow fails a Ping in flight at once; it waits
+	// for a close handshake under way, which the end of reading ends too.
+	close(c.readEnded)
+	c.ws.CloseNow()
+	<-keepaliveDone
 	c.mu.Lock()
 	reason := c.dropReason
 	c.mu.Unlock()
@@ -906,7 +918,6 @@ func (c *adapterConn) serve() {
 	}
 	c.link.connEnded(c, reason, err)
 	close(c.done)
-	c.ws.CloseNow()
 	c.mu.Lock()
 	c.finished = true
 	c.mu.Unlock()
@@ -985,15 +996,31 @@ func (c *adapterConn) currentPhase() adapterConnPhase {
 	return c.phase
 }
 
-// closeWith starts the close handshake with code; the socket is dropped if
-// it has not finished within closeTimeout. Only the first call has an effect.
+// closeWith starts the close handshake with code, without waiting for it;
+// the socket is dropped if the handshake has not finished closeTimeout after
+// it began. Only the first call has an effect.
 func (c *adapterConn) closeWith(code websocket.StatusCode, reason string) {
 	c.closeOnce.Do(func() {
 		c.closing.Store(true)
-		if c.raw != nil {
-			c.raw.SetDeadline(time.Now().Add(c.link.closeTimeout))
-		}
-		c.goTracked(func() { c.ws.Close(code, reason) })
+		c.goTracked(func() {
+			// The clock starts here, next to the close frame's write, so
+			// that a slow start of this goroutine does not eat the time the
+			// adapter has to answer.
+			closed := make(chan struct{})
+			c.goTracked(func() {
+				timer := time.NewTimer(c.link.closeTimeout)
+				defer timer.Stop()
+				select {
+				case <-closed:
+				case <-timer.C:
+					if c.raw != nil {
+						c.raw.SetDeadline(time.Now())
+					}
+				}
+			})
+			c.ws.Close(code, reason)
+			close(closed)
+		})
 	})
 }
 
@@ -1017,7 +1044,7 @@ func (c *adapterConn) keepalive() {
 	l := c.link
 	timer := time.NewTimer(l.handshakeTimeout)
 	select {
-	case <-c.done:
+	case <-c.readEnded:
 		timer.Stop()
 		return
 	case <-c.handshaken:
@@ -1033,23 +1060,21 @@ func (c *adapterConn) keepalive() {
 	defer ticker.Stop()
 	for {
 		select {
-		case <-c.done:
+		case <-c.readEnded:
 			return
 		case <-ticker.C:
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), l.pongTimeout)
 		err := c.ws.Ping(ctx)
+		// The pong deadline passing is a ping timeout even when it also
+		// closed the connection (it does when it expires mid-write).
+		timedOut := ctx.Err() != nil
 		cancel()
 		if err == nil {
 			continue
 		}
-		select {
-		case <-c.done:
-			return
-		default:
-		}
-		if c.closing.Load() {
-			return
+		if !timedOut || c.closing.Load() {
+			return // the connection ended for another reason
 		}
 		l.logger.Warn("app adapter did not answer a ping; dropping it", "session", c.sessionID, "err", err)
 		c.drop("ping timeout")

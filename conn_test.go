@@ -57,6 +57,9 @@ func startLinkHarness(t *testing.T, configure func(*config), tune func(*adapterL
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	events := &linkEventRecorder{}
 	l := newAdapterLink(cfg, logger, events.notify)
+	// Generous, so that a loaded machine running -race still sees close
+	// codes; tests that want a short one set it.
+	l.closeTimeout = 5 * time.Second
 	if tune != nil {
 		tune(l)
 	}
@@ -1300,7 +1303,7 @@ func TestPingsKeepAdapterAlive(t *testing.T) {
 
 func TestShutdown(t *testing.T) {
 	t.Parallel()
-	h := startLinkHarness(t, nil, func(l *adapterLink) { l.closeTimeout = 100 * time.Millisecond })
+	h := startLinkHarness(t, nil, func(l *adapterLink) { l.closeTimeout = time.Second })
 	a := h.connect(t, "s")
 	// One more connection that never reads, so never answers the close.
 	deaf := h.dial(t, nil)

@@ -121,6 +121,9 @@ func normaliseValue(v any) any {
 			case "uptime":
 				x[k] = "<uptime>"
 				continue
+			case "connectedAt":
+				x[k] = "<time>"
+				continue
 			case "wsUrl":
 				if s, ok := child.(string); ok && portInURL.MatchString(s) {
 					x[k] = "ws://127.0.0.1:<port>/"
