@@ -191,6 +191,7 @@ type adapterLink struct {
 	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
 	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
 	bound          chan struct{}   // closed once the first bind succeeded
+	bindTried      chan struct{}   // closed once the first bind was attempted
 	events         linkEventQueue
 
 	mu            sync.Mutex
@@ -242,6 +243,7 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		allowedHosts:     make(map[string]bool),
 		allowedOrigins:   make(map[string]bool),
 		bound:            make(chan struct{}),
+		bindTried:        make(chan struct{}),
 		conns:            make(map[*adapterConn]struct{}),
 	}
 	l.events.wake = make(chan struct{}, 1)
@@ -299,11 +301,13 @@ func (l *adapterLink) run(ctx context.Context) error {
 	serveDone := make(chan error, 1)
 	serving := false
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
+	defer l.markBindTried()
 	for ctx.Err() == nil {
 		if !serving {
 			ln, err := net.Listen("tcp", hostPort)
 			if err != nil {
 				l.setListenError(hostPort, err)
+				l.markBindTried()
 				select {
 				case <-ctx.Done():
 				case <-time.After(l.bindRetry):
@@ -311,6 +315,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 				continue
 			}
 			l.setListening(ln.Addr().String())
+			l.markBindTried()
 			serving = true
 			go func() { serveDone <- srv.Serve(ln) }()
 		}
@@ -387,6 +392,18 @@ func (l *adapterLink) setListenError(hostPort string, err error) {
 	}
 	l.logger.Warn("cannot listen for app adapters; retrying", "addr", hostPort, "err", msg, "every", l.bindRetry)
 }
+
+func (l *adapterLink) markBindTried() {
+	select {
+	case <-l.bindTried:
+	default:
+		close(l.bindTried)
+	}
+}
+
+// bindAttempted is closed once run has tried to bind the first time,
+// whether or not it succeeded, so that status reflects the listener.
+func (l *adapterLink) bindAttempted() <-chan struct{} { return l.bindTried }
 
 // addr waits until the link is listening, or ctx is done, and returns the
 // listener's host:port.

@@ -78,6 +78,12 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	// The listener comes first (spec §6): health checks then tell the truth
+	// about it from the first request on.
+	select {
+	case <-srv.link.bindAttempted():
+	case <-ctx.Done():
+	}
 	if cfg.Demo {
 		wg.Go(func() { runDemo(ctx, srv.link, cfg, logger) })
 	}

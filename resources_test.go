@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/json"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -130,5 +132,162 @@ func TestParseURI(t *testing.T) {
 	}
 	if got := mmkvURI("a/b c"); got != "debug://mmkv/a%2Fb%20c" {
 		t.Errorf("mmkvURI escapes to %q", got)
+	}
+}
+
+// waitNotification reads stdout until a notification with the method
+// arrives whose params satisfy match, failing at the harness's deadline.
+func (ts *testServer) waitNotification(method string, match func(params map[string]any) bool) map[string]any {
+	ts.t.Helper()
+	for {
+		var msg map[string]any
+		line := ts.next()
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			ts.t.Fatalf("not JSON: %q", line)
+		}
+		params, _ := msg["params"].(map[string]any)
+		if msg["method"] == method && (match == nil || match(params)) {
+			return params
+		}
+	}
+}
+
+func readResource(t *testing.T, e *e2e, uri string) (text string, rpcErr map[string]any) {
+	t.Helper()
+	e.nextID++
+	reply := e.call(e.nextID, "resources/read", map[string]any{"uri": uri})
+	if errObj, ok := reply["error"].(map[string]any); ok {
+		return "", errObj
+	}
+	contents := reply["result"].(map[string]any)["contents"].([]any)
+	if len(contents) != 1 {
+		t.Fatalf("%s: %d contents, want 1", uri, len(contents))
+	}
+	c := contents[0].(map[string]any)
+	if c["uri"] != uri || c["mimeType"] != "application/json" {
+		t.Errorf("%s: content %v", uri, c)
+	}
+	return c["text"].(string), nil
+}
+
+func TestResourcesEndToEnd(t *testing.T) {
+	e := startE2E(t, testConfig(t), 12)
+
+	e.nextID++
+	list := e.call(e.nextID, "resources/list", nil)["result"].(map[string]any)["resources"].([]any)
+	var uris []string
+	for _, r := range list {
+		uris = append(uris, r.(map[string]any)["uri"].(string))
+	}
+	want := []string{uriSession, uriRedux, uriNavigation, "debug://mmkv/default", "debug://mmkv/auth"}
+	if diff := cmp.Diff(want, uris); diff != "" {
+		t.Errorf("resources/list (-want +got):\n%s", diff)
+	}
+
+	text, _ := readResource(t, e, uriSession)
+	var session struct {
+		SessionID  string                     `json:"sessionId"`
+		DeviceInfo map[string]json.RawMessage `json:"deviceInfo"`
+		Streams    []map[string]any           `json:"streams"`
+	}
+	if err := json.Unmarshal([]byte(text), &session); err != nil || session.SessionID == "" ||
+		!strings.Contains(string(session.DeviceInfo["app"]), "ShopApp") || len(session.Streams) != 3 {
+		t.Errorf("session: %s", text)
+	}
+	for _, uri := range []string{uriRedux, uriNavigation} {
+		text, errObj := readResource(t, e, uri)
+		if errObj != nil || !json.Valid([]byte(text)) || !strings.HasPrefix(text, "{") {
+			t.Errorf("%s: %v %.200s", uri, errObj, text)
+		}
+	}
+	text, _ = readResource(t, e, "debug://mmkv/auth")
+	var mmkv struct {
+		Instance  string         `json:"instance"`
+		Keys      map[string]any `json:"keys"`
+		TotalSize float64        `json:"totalSize"`
+	}
+	if err := json.Unmarshal([]byte(text), &mmkv); err != nil || mmkv.Instance != "auth" || len(mmkv.Keys) == 0 || mmkv.TotalSize <= 0 {
+		t.Errorf("mmkv auth: %s", text)
+	}
+	_, errObj := readResource(t, e, "debug://mmkv/nope")
+	if errObj["code"] != float64(-32002) || errObj["data"].(map[string]any)["code"] != codeScopeNotFound ||
+		errObj["data"].(map[string]any)["uri"] != "debug://mmkv/nope" {
+		t.Errorf("unknown instance: %v", errObj)
+	}
+
+	e.nextID++
+	completion := e.call(e.nextID, "completion/complete", map[string]any{
+		"ref":      map[string]any{"type": "ref/resource", "uri": "debug://mmkv/{instance}"},
+		"argument": map[string]any{"name": "instance", "value": "a"}})["result"].(map[string]any)["completion"]
+	if diff := cmp.Diff(map[string]any{"values": []any{"auth"}, "total": float64(1), "hasMore": false}, completion); diff != "" {
+		t.Errorf("completion (-want +got):\n%s", diff)
+	}
+
+	// A pushed event of a subscribed stream brings resources/updated.
+	e.nextID++
+	e.call(e.nextID, "resources/subscribe", map[string]any{"uri": uriRedux})
+	e.app.step()
+	e.waitNotification("notifications/resources/updated", func(p map[string]any) bool { return p["uri"] == uriRedux })
+}
+
+func TestResourceNotAdvertisedIsInternalError(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.initialize()
+	e := &e2e{testServer: ts}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	scriptedAdapter(t, url, func(id, method string) []byte { return nil })
+	e.waitHealth(func(h healthOut) bool { return h.Connected })
+	_, errObj := readResource(t, e, uriNavigation)
+	data, _ := errObj["data"].(map[string]any)
+	if errObj["code"] != float64(-32603) || data["code"] != codeStreamUnavailable || data["uri"] != uriNavigation {
+		t.Errorf("navigation not advertised: %v", errObj)
+	}
+}
+
+func TestConnectionEventsReachTheClient(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.initialize()
+	ts.call(1, "logging/setLevel", map[string]any{"level": "info"})
+	e := &e2e{testServer: ts}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+
+	app := newDemoApp(demoOptions{Seed: 3})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.connect(ctx, url) }()
+	ts.waitNotification("notifications/message", func(p map[string]any) bool {
+		data, _ := p["data"].(map[string]any)
+		return p["level"] == "info" && p["logger"] == "devtools-mcp" && data["event"] == "adapter connected"
+	})
+	ts.waitNotification("notifications/resources/list_changed", nil)
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	ts.waitNotification("notifications/message", func(p map[string]any) bool {
+		data, _ := p["data"].(map[string]any)
+		return p["level"] == "warning" && data["event"] == "adapter disconnected"
+	})
+	ts.waitNotification("notifications/resources/list_changed", nil)
+}
+
+func TestNoLogMessagesBeforeSetLevel(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.initialize()
+	e := &e2e{testServer: ts}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	scriptedAdapter(t, url, func(id, method string) []byte { return nil })
+	// list_changed arrives; no notifications/message may come before or with it.
+	for {
+		var msg map[string]any
+		line := ts.next()
+		_ = json.Unmarshal([]byte(line), &msg)
+		if msg["method"] == "notifications/message" {
+			t.Fatalf("log message sent before logging/setLevel: %s", line)
+		}
+		if msg["method"] == "notifications/resources/list_changed" {
+			return
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -456,5 +457,36 @@ func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
 				t.Errorf("health check: %s", res)
 			}
 		})
+	}
+}
+
+func TestPortInUseStillServesMCP(t *testing.T) {
+	holder, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	cfg := testConfig(t)
+	cfg.WSPort = holder.Addr().(*net.TCPAddr).Port
+	ts := startServer(t, cfg)
+	ts.initialize()
+	e := &e2e{testServer: ts}
+
+	res, isError := e.callTool("debug_health_check", nil)
+	var health struct {
+		Connected bool `json:"connected"`
+		Server    struct {
+			Listening   bool   `json:"listening"`
+			ListenError string `json:"listenError"`
+		} `json:"server"`
+	}
+	if isError || json.Unmarshal(res, &health) != nil || health.Connected || health.Server.Listening ||
+		!strings.Contains(health.Server.ListenError, "address already in use") {
+		t.Errorf("health with the port taken: %s", res)
+	}
+	res, isError = e.callTool("debug_get_state_path", map[string]any{"path": ""})
+	code, details, _ := decodeToolError(t, res)
+	if !isError || code != codeNotConnected || details["reason"] != "not_listening" || details["listenError"] == "" {
+		t.Errorf("tool with the port taken: %s", res)
 	}
 }
