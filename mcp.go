@@ -111,13 +111,13 @@ func (s *mcpServer) initialize(_ context.Context, params json.RawMessage) (any, 
 	if p.ProtocolVersion == nil {
 		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "protocolVersion" is required`)
 	}
-	version := protocolVersions[len(protocolVersions)-1]
+	negotiated := protocolVersions[len(protocolVersions)-1]
 	if slices.Contains(protocolVersions, *p.ProtocolVersion) {
-		version = *p.ProtocolVersion
+		negotiated = *p.ProtocolVersion
 	}
 	s.initialized.Store(true)
 	return map[string]any{
-		"protocolVersion": version,
+		"protocolVersion": negotiated,
 		"capabilities": map[string]any{
 			"tools":       map[string]any{},
 			"resources":   map[string]bool{"subscribe": true, "listChanged": true},

@@ -171,7 +171,7 @@ func (h *resourceHub) session() ([]byte, error) {
 	for i, s := range a.Streams {
 		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "latestSeq": s.LatestSeq, "lastEventAt": nil}
 		if !s.LastEventAt.IsZero() {
-			m["lastEventAt"] = s.LastEventAt.UTC().Format(time.RFC3339Nano)
+			m["lastEventAt"] = s.LastEventAt.UTC().Format(timeFormat)
 		}
 		if s.Instances != nil {
 			m["instances"] = s.Instances
@@ -183,7 +183,7 @@ func (h *resourceHub) session() ([]byte, error) {
 		"adapterVersion": a.AdapterVersion,
 		"uptime":         max(0, int64(time.Since(since)/time.Second)),
 		"deviceInfo":     map[string]json.RawMessage{"app": rawOrNull(a.App), "device": rawOrNull(a.Device)},
-		"connectedAt":    a.ConnectedAt.UTC().Format(time.RFC3339Nano),
+		"connectedAt":    a.ConnectedAt.UTC().Format(timeFormat),
 		"streams":        streams,
 	})
 }

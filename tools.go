@@ -431,6 +431,9 @@ var allTools = []*tool{
 	},
 }
 
+// timeFormat is RFC 3339 with milliseconds, as the wire protocol's timestamps.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
 // maxDiffChanges is how many changes one diff result lists.
 const maxDiffChanges = 500
 
@@ -457,7 +460,7 @@ func healthCheck(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, err
 		"sessionId":      a.SessionID,
 		"adapterVersion": a.AdapterVersion,
 		"uptime":         max(0, int64(time.Since(since)/time.Second)),
-		"connectedAt":    a.ConnectedAt.UTC().Format(time.RFC3339Nano),
+		"connectedAt":    a.ConnectedAt.UTC().Format(timeFormat),
 	}
 	ctx, cancel := context.WithTimeout(ctx, min(ts.cfg.RequestTimeout, healthStreamsTimeout))
 	defer cancel()
@@ -473,7 +476,7 @@ func healthCheck(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, err
 	for i, s := range a.Streams {
 		var last any
 		if !s.LastEventAt.IsZero() {
-			last = s.LastEventAt.UTC().Format(time.RFC3339Nano)
+			last = s.LastEventAt.UTC().Format(timeFormat)
 		}
 		streams[i] = map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "lastEventAt": last}
 	}
