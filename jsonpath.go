@@ -302,35 +302,10 @@ func appendPathKey(buf []byte, key string) []byte {
 		}
 		return append(buf, key...)
 	}
-	buf = append(buf, '[', '"')
-	last := 0
-	for i := 0; i < len(key); i++ {
-		c := key[i]
-		if c >= 0x20 && c != '"' && c != '\\' {
-			continue
-		}
-		buf = append(buf, key[last:i]...)
-		last = i + 1
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			const hex = "0123456789abcdef"
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-		}
-	}
-	buf = append(buf, key[last:]...)
-	return append(buf, '"', ']')
+	// Invalid UTF-8 stays as it is, so that parsing gives back the same key.
+	buf = append(buf, '[')
+	buf = appendJSONString(buf, key, true)
+	return append(buf, ']')
 }
 
 // appendPathIndex appends the array index i (i ≥ 0) to a path being built in

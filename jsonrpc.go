@@ -611,6 +611,13 @@ func (lr *lineReader) next() ([]byte, error) {
 			}
 			return nil, errLineTooLong
 		}
+		if need := len(lr.buf) + len(chunk); need > cap(lr.buf) {
+			// Grow by doubling, but never past the limit: a line at the limit
+			// must not cost twice the limit.
+			grown := make([]byte, len(lr.buf), min(max(2*cap(lr.buf), need), lr.limit+1))
+			copy(grown, lr.buf)
+			lr.buf = grown
+		}
 		lr.buf = append(lr.buf, chunk...)
 		switch {
 		case err == nil:

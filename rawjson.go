@@ -6,6 +6,7 @@ import (
 	"errors"
 	"slices"
 	"strconv"
+	"unicode/utf8"
 )
 
 // This file reads JSON text without decoding it. An adapter's snapshot can be
@@ -344,4 +345,53 @@ func compactJSON(data []byte) []byte {
 		}
 	}
 	return data
+}
+
+// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
+// so that output stays valid UTF-8, unless verbatim is set: path keys keep
+// their bytes so that formatting and parsing a path round-trips exactly.
+func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
+			i++
+			continue
+		}
+		if c >= utf8.RuneSelf {
+			r, size := utf8.DecodeRuneInString(string(s[i:min(i+utf8.UTFMax, len(s))]))
+			if r != utf8.RuneError || size != 1 || verbatim {
+				i += size
+				continue
+			}
+			buf = append(buf, s[start:i]...)
+			buf = append(buf, `\ufffd`...)
+			i++
+			start = i
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case '\b':
+			buf = append(buf, '\\', 'b')
+		case '\f':
+			buf = append(buf, '\\', 'f')
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		i++
+		start = i
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
 }

@@ -151,9 +151,9 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	}
 	out := make([]byte, 0, len(body)+len(uri)+64)
 	out = append(out, `{"contents":[{"uri":`...)
-	out = appendJSONString(out, []byte(uri))
+	out = appendJSONString(out, uri, false)
 	out = append(out, `,"mimeType":"application/json","text":`...)
-	out = appendJSONString(out, body)
+	out = appendJSONString(out, body, false)
 	return json.RawMessage(append(out, "}]}"...)), nil
 }
 

@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // argKind is the JSON type a tool argument must have.
@@ -163,7 +162,7 @@ func (ts *toolSet) overBudget(res *toolResult) *toolError {
 func successResult(body []byte) json.RawMessage {
 	out := make([]byte, 0, 2*len(body)+64)
 	out = append(out, `{"content":[{"type":"text","text":`...)
-	out = appendJSONString(out, body)
+	out = appendJSONString(out, body, false)
 	out = append(out, `}],"structuredContent":`...)
 	out = append(out, body...)
 	return append(out, `,"isError":false}`...)
@@ -184,7 +183,7 @@ func errorResult(err error) json.RawMessage {
 		body["suggestion"] = s
 	}
 	data, _ := json.Marshal(body)
-	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data)...)
+	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
 	return append(out, `}],"isError":true}`...)
 }
 
@@ -193,50 +192,6 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
-}
-
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
-// so that stdout always carries valid UTF-8.
-func appendJSONString(buf []byte, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c != '"' && c != '\\' && c < utf8.RuneSelf {
-			i++
-			continue
-		}
-		if c < utf8.RuneSelf {
-			buf = append(buf, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				buf = append(buf, '\\', c)
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRune(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i++
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
 }
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
@@ -600,21 +555,10 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	if err := ts.checkStream(stream); err != nil {
-		return nil, err
-	}
-	snap, err := ts.fetchSnapshot(ctx, stream, 0)
+	snap, value, err := ts.stateAt(ctx, stream, scope, segs, codeScopeNotFound)
 	if err != nil {
 		return nil, err
 	}
-	value, miss, err := resolveRaw(snap.state, segs)
-	if err != nil {
-		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
-	}
-	if miss != nil {
-		return nil, notFound(codeScopeNotFound, scope, miss)
-	}
-	value = compactJSON(value)
 	var o jsonObject
 	o.value("stream", stream)
 	o.raw("seq", snap.seq)
@@ -625,6 +569,26 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	o.raw("state", value)
 	return &toolResult{body: o.close(), focus: value, focusPath: segs,
 		narrow: "Call debug_get_snapshot again with `scope` set to one of the outline's paths."}, nil
+}
+
+// stateAt fetches the current snapshot of stream and slices out the value at
+// path without decoding the state; a miss is reported with missCode.
+func (ts *toolSet) stateAt(ctx context.Context, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
+	if err := ts.checkStream(stream); err != nil {
+		return snapshot{}, nil, err
+	}
+	snap, err := ts.fetchSnapshot(ctx, stream, 0)
+	if err != nil {
+		return snapshot{}, nil, err
+	}
+	value, miss, err := resolveRaw(snap.state, segs)
+	if err != nil {
+		return snapshot{}, nil, malformedAnswer("snapshot.get", "state is not valid JSON")
+	}
+	if miss != nil {
+		return snapshot{}, nil, notFound(missCode, path, miss)
+	}
+	return snap, compactJSON(value), nil
 }
 
 func notFound(code, path string, miss *pathMiss) *toolError {
@@ -648,21 +612,10 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
-	if err := ts.checkStream("redux"); err != nil {
-		return nil, err
-	}
-	snap, err := ts.fetchSnapshot(ctx, "redux", 0)
+	_, value, err := ts.stateAt(ctx, "redux", path, segs, codePathNotFound)
 	if err != nil {
 		return nil, err
 	}
-	value, miss, err := resolveRaw(snap.state, segs)
-	if err != nil {
-		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
-	}
-	if miss != nil {
-		return nil, notFound(codePathNotFound, path, miss)
-	}
-	value = compactJSON(value)
 	var o jsonObject
 	o.value("path", path)
 	o.raw("value", value)
@@ -801,7 +754,7 @@ func (o *jsonObject) key(name string) {
 	} else {
 		o.buf = append(o.buf, ',')
 	}
-	o.buf = appendJSONString(o.buf, []byte(name))
+	o.buf = appendJSONString(o.buf, name, false)
 	o.buf = append(o.buf, ':')
 }
 

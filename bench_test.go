@@ -1,0 +1,824 @@
+//go:build unix
+
+package main
+
+// End-to-end benchmarks: the whole server, in process through serve and as
+// the built binary, with the simulated app on a real loopback WebSocket.
+// They measure what the performance targets are stated in (see the table in
+// each benchmark's comment) and report time, allocations and custom metrics;
+// they assert correctness of every answer but never time or memory.
+//
+// Run them properly with, for example:
+//
+//	go test -run '^$' -bench 'Pipelined|Startup' -benchtime=200x -count=5
+//	go test -run '^$' -bench 'StatePath|Snapshot|UnmarshalState' -count=5
+//	go test -run '^$' -bench 'Ingest|Resident' -benchtime=1x -count=5
+//
+// This file is unix-only: it reads process CPU time with getrusage and, on
+// Linux, resident sizes from /proc.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// pipelinedCalls is how many tools/call one op of the pipelined benchmarks
+// sends before reading any reply.
+const pipelinedCalls = 1000
+
+// benchMaxPayload is the MAX_PAYLOAD_SIZE and MAX_RESULT_BYTES of the
+// benchmarks that move whole multi-megabyte states: the 5 MB state's
+// snapshot.get frame and its unscoped tool result both fit.
+const benchMaxPayload = 16 << 20
+
+// Paths into the generated state (state_gen_test.go) of every size: a small
+// leaf past the 95% of the encoding that catalog takes, so that resolving
+// it scans almost the whole state; and a mid-size subtree, about 5% of it
+// (25 KB of 512 KB, 260 KB of 5 MB).
+const (
+	benchLeafPath  = `users.byId["1000"].email`
+	benchScopePath = `users.byId`
+)
+
+// stateBenchSizes are the sizes of the end-to-end state benchmarks.
+var stateBenchSizes = []struct {
+	name  string
+	bytes int
+}{
+	{"512KB", 512 << 10},
+	{"5MB", 5 << 20},
+}
+
+// ---------------------------------------------------------------------------
+// A line-oriented MCP client for the server's stdio, usable from benchmarks.
+
+// benchClient talks MCP to a server through its stdin and stdout. Its
+// methods must be called from the benchmark's goroutine.
+type benchClient struct {
+	tb     testing.TB
+	w      io.Writer     // the server's stdin
+	r      *bufio.Reader // the server's stdout
+	line   []byte        // the last line read, reused
+	req    []byte        // the last request written, reused
+	nextID int64
+}
+
+func newBenchClient(tb testing.TB, stdin io.Writer, stdout io.Reader) *benchClient {
+	return &benchClient{tb: tb, w: stdin, r: bufio.NewReaderSize(stdout, 1<<20), nextID: 1 << 20}
+}
+
+// readLine returns the next stdout line without its newline; it is valid
+// until the next call.
+func (c *benchClient) readLine() []byte {
+	c.tb.Helper()
+	c.line = c.line[:0]
+	for {
+		chunk, err := c.r.ReadSlice('\n')
+		c.line = append(c.line, chunk...)
+		switch {
+		case err == nil:
+			return c.line[:len(c.line)-1]
+		case !errors.Is(err, bufio.ErrBufferFull):
+			c.tb.Fatalf("reading the server's stdout: %v (after %q)", err, clipBytes(c.line))
+		}
+	}
+}
+
+// replyPrefix is how every reply line to a request with an integer id starts
+// (encodeReply writes the envelope by hand, in this order).
+func replyPrefix(dst []byte, id int64) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	return append(dst, ',')
+}
+
+// notificationPrefix starts every notification line (json.Marshal of a map
+// sorts its keys).
+var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":`)
+
+// okToolSuffix ends the reply line of a successful tool call.
+var okToolSuffix = []byte(`,"isError":false}}`)
+
+// reply reads lines until the reply to id, skipping notifications.
+func (c *benchClient) reply(id int64) []byte {
+	c.tb.Helper()
+	var prefix [64]byte
+	want := replyPrefix(prefix[:0], id)
+	for {
+		line := c.readLine()
+		if bytes.HasPrefix(line, want) {
+			return line
+		}
+		if !bytes.HasPrefix(line, notificationPrefix) {
+			c.tb.Fatalf("waiting for the reply to %d, got %q", id, clipBytes(line))
+		}
+	}
+}
+
+// send writes one request line.
+func (c *benchClient) send(line []byte) {
+	c.tb.Helper()
+	if _, err := c.w.Write(line); err != nil {
+		c.tb.Fatalf("writing the server's stdin: %v", err)
+	}
+}
+
+func (c *benchClient) initialize() {
+	c.tb.Helper()
+	c.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"))
+	if line := c.reply(0); !bytes.Contains(line, []byte(`"protocolVersion":"2025-11-25"`)) {
+		c.tb.Fatalf("initialize: %q", clipBytes(line))
+	}
+	c.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
+}
+
+// appendToolCall appends a tools/call request line; args is a JSON object
+// or empty.
+func appendToolCall(dst []byte, id int64, name, args string) []byte {
+	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
+	dst = strconv.AppendInt(dst, id, 10)
+	dst = append(dst, `,"method":"tools/call","params":{"name":`...)
+	dst = strconv.AppendQuote(dst, name)
+	if args != "" {
+		dst = append(dst, `,"arguments":`...)
+		dst = append(dst, args...)
+	}
+	return append(dst, "}}\n"...)
+}
+
+// tool calls a tool and returns the whole reply line, failing unless the
+// call succeeded. The line is valid until the next read.
+func (c *benchClient) tool(name, args string) []byte {
+	c.tb.Helper()
+	c.nextID++
+	c.req = appendToolCall(c.req[:0], c.nextID, name, args)
+	c.send(c.req)
+	line := c.reply(c.nextID)
+	if !bytes.HasSuffix(line, okToolSuffix) {
+		c.tb.Fatalf("%s %s failed: %q", name, args, clipBytes(line))
+	}
+	return line
+}
+
+// structured returns the structuredContent of a successful tool reply line.
+func (c *benchClient) structured(line []byte) json.RawMessage {
+	c.tb.Helper()
+	var reply struct {
+		Result struct {
+			StructuredContent json.RawMessage `json:"structuredContent"`
+		} `json:"result"`
+	}
+	if err := json.Unmarshal(line, &reply); err != nil || reply.Result.StructuredContent == nil {
+		c.tb.Fatalf("malformed tool reply (%v): %q", err, clipBytes(line))
+	}
+	return reply.Result.StructuredContent
+}
+
+// waitHealth polls debug_health_check until ok holds, with a deadline.
+func (c *benchClient) waitHealth(ok func(healthOut) bool) healthOut {
+	c.tb.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var h healthOut
+		res := c.structured(c.tool("debug_health_check", ""))
+		if err := json.Unmarshal(res, &h); err != nil {
+			c.tb.Fatal(err)
+		}
+		if ok(h) {
+			return h
+		}
+		if time.Now().After(deadline) {
+			c.tb.Fatalf("health never reached the wanted state: %s", res)
+		}
+		time.Sleep(2 * time.Millisecond) // polling with a deadline
+	}
+}
+
+// pipeline writes lines (requests with the ids in ids, in any order the
+// server likes to answer them) from another goroutine while reading the
+// replies, skipping notifications; it fails unless every id got exactly one
+// successful tool reply.
+func (c *benchClient) pipeline(lines []byte, ids []int64) {
+	c.tb.Helper()
+	written := make(chan error, 1)
+	go func() {
+		_, err := c.w.Write(lines)
+		written <- err
+	}()
+	pending := make(map[int64]bool, len(ids))
+	for _, id := range ids {
+		pending[id] = true
+	}
+	idStart := len(`{"jsonrpc":"2.0","id":`)
+	for len(pending) > 0 {
+		line := c.readLine()
+		if bytes.HasPrefix(line, notificationPrefix) {
+			continue
+		}
+		end := bytes.IndexByte(line[min(idStart, len(line)):], ',')
+		var id int64
+		var err error
+		if end >= 0 && bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":`)) {
+			id, err = strconv.ParseInt(string(line[idStart:idStart+end]), 10, 64)
+		}
+		if end < 0 || err != nil || !pending[id] || !bytes.HasSuffix(line, okToolSuffix) {
+			<-written
+			c.tb.Fatalf("unexpected reply while %d are pending: %q", len(pending), clipBytes(line))
+		}
+		delete(pending, id)
+	}
+	if err := <-written; err != nil {
+		c.tb.Fatalf("writing the server's stdin: %v", err)
+	}
+}
+
+func clipBytes(b []byte) string {
+	if len(b) > 600 {
+		return string(b[:600]) + fmt.Sprintf("… (%d bytes)", len(b))
+	}
+	return string(b)
+}
+
+// ---------------------------------------------------------------------------
+// The server in process and the simulated app.
+
+// benchConfig is the default configuration with the listener on any free
+// loopback port; logs keep the default level (they go to io.Discard).
+func benchConfig(tb testing.TB) config {
+	tb.Helper()
+	cfg, err := loadConfig(nil, func(string) string { return "" })
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.WSPort = 0
+	return cfg
+}
+
+// startBenchServer runs serve(cfg) with pipes until the benchmark ends and
+// returns an initialized client.
+func startBenchServer(tb testing.TB, cfg config) *benchClient {
+	tb.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		err := serve(ctx, cfg, inR, outW, io.Discard)
+		outW.Close()
+		done <- err
+	}()
+	tb.Cleanup(func() {
+		drained := make(chan struct{})
+		go func() {
+			_, _ = io.Copy(io.Discard, outR)
+			close(drained)
+		}()
+		inW.Close()
+		select {
+		case err := <-done:
+			if err != nil {
+				tb.Errorf("serve: %v", err)
+			}
+		case <-time.After(10 * time.Second):
+			tb.Error("server did not stop after stdin closed")
+			cancel()
+			<-done
+		}
+		cancel()
+		<-drained
+	})
+	c := newBenchClient(tb, inW, outR)
+	c.initialize()
+	return c
+}
+
+// connectBenchApp connects a simulated app, whose Redux state is state when
+// not nil, to the server behind c, and waits until the server reports it
+// connected. The app disconnects when the benchmark ends.
+func connectBenchApp(tb testing.TB, c *benchClient, state json.RawMessage) *demoApp {
+	tb.Helper()
+	url := c.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	app := newDemoApp(demoOptions{Seed: 7})
+	if state != nil {
+		app.setReduxState(state) // before connecting: the big snapshot is not pushed
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.connect(ctx, url) }()
+	tb.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			tb.Errorf("demo app: %v", err)
+		}
+	})
+	c.waitHealth(func(h healthOut) bool { return h.Connected })
+	return app
+}
+
+// ---------------------------------------------------------------------------
+// The built binary.
+
+// buildBinary builds the program into a temporary directory that lives as
+// long as the benchmark; with b.Loop the benchmark function, and so the
+// build, runs once per -count.
+func buildBinary(b *testing.B) string {
+	b.Helper()
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		b.Skipf("no go command to build the binary with: %v", err)
+	}
+	bin := filepath.Join(b.TempDir(), "devtools-mcp")
+	cmd := exec.Command(goCmd, "build", "-o", bin, ".")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// freePort returns a loopback TCP port that was free a moment ago. The
+// binary retries a taken port and serves MCP meanwhile, so a lost race only
+// shows in debug_health_check.
+func freePort(tb testing.TB) string {
+	tb.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer l.Close()
+	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
+}
+
+// binaryEnv is the environment of the binary: ours without the server's
+// settings, so that a developer's WS_PORT or MAX_RESULT_BYTES cannot change
+// what is measured; settings are passed as flags.
+func binaryEnv() []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !isSettingEnv(name) {
+			env = append(env, kv)
+		}
+	}
+	return env
+}
+
+func isSettingEnv(name string) bool {
+	for _, s := range settings {
+		if s.env == name {
+			return true
+		}
+	}
+	return false
+}
+
+// binaryProc is the binary running with pipes for stdin and stdout.
+type binaryProc struct {
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr *lockedBuffer
+	*benchClient
+}
+
+func startBinary(b *testing.B, bin string, args ...string) *binaryProc {
+	b.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = binaryEnv()
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := &binaryProc{cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}}
+	cmd.Stderr = p.stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	p.benchClient = newBenchClient(b, stdin, stdout)
+	return p
+}
+
+// stop closes stdin and waits for the binary to exit, failing unless it
+// exits with status 0 within a deadline.
+func (p *binaryProc) stop() {
+	p.tb.Helper()
+	p.stdin.Close()
+	exited := make(chan error, 1)
+	go func() {
+		_, _ = io.Copy(io.Discard, p.r) // replies nobody waits for must not block the exit
+		exited <- p.cmd.Wait()
+	}()
+	select {
+	case err := <-exited:
+		if err != nil {
+			p.tb.Fatalf("binary: %v\n%s", err, p.stderr)
+		}
+	case <-time.After(10 * time.Second):
+		_ = p.cmd.Process.Kill()
+		<-exited
+		p.tb.Fatalf("binary did not exit after stdin closed\n%s", p.stderr)
+	}
+}
+
+// procStatusKB reads one "Vm…:  1234 kB" field of /proc/pid/status.
+func procStatusKB(tb testing.TB, pid int, field string) int64 {
+	tb.Helper()
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				tb.Fatalf("%s: %q", field, line)
+			}
+			return kb
+		}
+	}
+	tb.Fatalf("no %s in /proc/%d/status", field, pid)
+	return 0
+}
+
+// ---------------------------------------------------------------------------
+// MCP on stdio: pipelined calls and startup.
+
+// healthCheckBlock is n pipelined debug_health_check calls with ids 1..n.
+func healthCheckBlock(n int) ([]byte, []int64) {
+	var lines []byte
+	ids := make([]int64, n)
+	for i := range n {
+		ids[i] = int64(i + 1)
+		lines = appendToolCall(lines, ids[i], "debug_health_check", "")
+	}
+	return lines, ids
+}
+
+// BenchmarkPipelinedHealthChecks: one op is 1 000 debug_health_check calls
+// written at once to a running, initialized server (serve, with pipes; no
+// app connected), until every reply has been read.
+func BenchmarkPipelinedHealthChecks(b *testing.B) {
+	c := startBenchServer(b, benchConfig(b))
+	lines, ids := healthCheckBlock(pipelinedCalls)
+	b.ReportAllocs()
+	for b.Loop() {
+		c.pipeline(lines, ids)
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pipelinedCalls), "ns/call")
+}
+
+// BenchmarkBinaryPipelinedHealthChecks: one op is the built binary started
+// with stdin holding initialize and 1 000 debug_health_check calls, until it
+// has exited after answering them all. Target: median ≤ 15 ms.
+func BenchmarkBinaryPipelinedHealthChecks(b *testing.B) {
+	bin := buildBinary(b)
+	port := freePort(b)
+	calls, _ := healthCheckBlock(pipelinedCalls)
+	input := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n" +
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	input = append(input, calls...)
+	var stdout, stderr bytes.Buffer
+	env := binaryEnv()
+	for b.Loop() {
+		stdout.Reset()
+		stderr.Reset()
+		cmd := exec.Command(bin, "-ws-port", port)
+		cmd.Env = env
+		cmd.Stdin = bytes.NewReader(input)
+		cmd.Stdout = &stdout
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("binary: %v\n%s", err, stderr.Bytes())
+		}
+		if lines, ok := bytes.Count(stdout.Bytes(), []byte("\n")), bytes.Count(stdout.Bytes(), okToolSuffix); lines != pipelinedCalls+1 || ok != pipelinedCalls {
+			b.Fatalf("%d reply lines, %d successful calls; want %d and %d\n%s", lines, ok, pipelinedCalls+1, pipelinedCalls, clipBytes(stdout.Bytes()))
+		}
+	}
+}
+
+// BenchmarkStartup: one op starts the built binary, writes initialize, reads
+// the reply, closes stdin and waits for the exit. Target: median ≤ 5 ms.
+func BenchmarkStartup(b *testing.B) {
+	bin := buildBinary(b)
+	port := freePort(b)
+	for b.Loop() {
+		p := startBinary(b, bin, "-ws-port", port)
+		p.initialize()
+		p.stop()
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Large states, end to end.
+
+// benchToolOnState measures one tool call per op against a server whose
+// connected app holds the generated state of each size.
+func benchToolOnState(b *testing.B, name string, args map[string]any) {
+	for _, size := range stateBenchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			state := benchStateOfSize(b, size.bytes).baseJSON
+			cfg := benchConfig(b)
+			cfg.MaxPayloadSize = benchMaxPayload
+			cfg.MaxResultBytes = benchMaxPayload
+			c := startBenchServer(b, cfg)
+			connectBenchApp(b, c, state)
+			rawArgs, err := json.Marshal(args)
+			if err != nil {
+				b.Fatal(err)
+			}
+			line := c.tool(name, string(rawArgs)) // warm: buffers grown, answer checked
+			if !bytes.Contains(line, []byte(`"structuredContent":{`)) {
+				b.Fatalf("%s: %q", name, clipBytes(line))
+			}
+			runtime.GC()
+			b.SetBytes(int64(len(state)))
+			b.ReportAllocs()
+			var replyBytes int
+			for b.Loop() {
+				replyBytes = len(c.tool(name, string(rawArgs)))
+			}
+			b.ReportMetric(float64(replyBytes), "reply-B")
+		})
+	}
+}
+
+// BenchmarkStatePath: debug_get_state_path of a small leaf near the end of
+// the state. Targets: 512KB ≤ 2× BenchmarkUnmarshalState/512KB; 5MB ≤ 11×
+// the 512KB figure.
+func BenchmarkStatePath(b *testing.B) {
+	benchToolOnState(b, "debug_get_state_path", map[string]any{"path": benchLeafPath})
+}
+
+// BenchmarkSnapshot: debug_get_snapshot of the whole Redux state (the reply
+// line carries it twice, as text and as structuredContent).
+func BenchmarkSnapshot(b *testing.B) {
+	benchToolOnState(b, "debug_get_snapshot", map[string]any{"stream": "redux"})
+}
+
+// BenchmarkSnapshotScope: debug_get_snapshot of a subtree of about 5% of
+// the Redux state.
+func BenchmarkSnapshotScope(b *testing.B) {
+	benchToolOnState(b, "debug_get_snapshot", map[string]any{"stream": "redux", "scope": benchScopePath})
+}
+
+// BenchmarkUnmarshalState is the reference of the state benchmarks: one
+// json.Unmarshal into any of the same state bytes. (BenchmarkUnmarshal
+// decodes with UseNumber through a json.Decoder, as diffs do.)
+func BenchmarkUnmarshalState(b *testing.B) {
+	for _, size := range stateBenchSizes {
+		b.Run(size.name, func(b *testing.B) {
+			data := benchStateOfSize(b, size.bytes).baseJSON
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				var v any
+				if err := json.Unmarshal(data, &v); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Ingest.
+
+// ingestEvents is how many events one op of BenchmarkIngest pushes.
+const ingestEvents = 100_000
+
+// heapSampler records the peak of the heap in use (as HeapInuse) while it
+// runs.
+type heapSampler struct {
+	stop chan struct{}
+	done chan uint64
+}
+
+var heapInuseMetrics = []string{"/memory/classes/heap/objects:bytes", "/memory/classes/heap/unused:bytes"}
+
+func heapInuse(samples []metrics.Sample) uint64 {
+	metrics.Read(samples)
+	var total uint64
+	for _, s := range samples {
+		total += s.Value.Uint64()
+	}
+	return total
+}
+
+func newHeapSamples() []metrics.Sample {
+	samples := make([]metrics.Sample, len(heapInuseMetrics))
+	for i, name := range heapInuseMetrics {
+		samples[i].Name = name
+	}
+	return samples
+}
+
+// sampleHeap samples every millisecond until stopped (metrics.Read does not
+// stop the world, unlike ReadMemStats).
+func sampleHeap() *heapSampler {
+	h := &heapSampler{stop: make(chan struct{}), done: make(chan uint64, 1)}
+	go func() {
+		samples := newHeapSamples()
+		peak := heapInuse(samples)
+		ticker := time.NewTicker(time.Millisecond)
+		defer ticker.Stop()
+		for {
+			select {
+			case <-h.stop:
+				h.done <- max(peak, heapInuse(samples))
+				return
+			case <-ticker.C:
+				peak = max(peak, heapInuse(samples))
+			}
+		}
+	}()
+	return h
+}
+
+func (h *heapSampler) peak() uint64 {
+	close(h.stop)
+	return <-h.done
+}
+
+func liveHeap() uint64 {
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+func cpuTime(tb testing.TB) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		tb.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkIngest: one op is the connected simulated app pushing 100 000
+// Redux actions, until the server has handled them all. Target: ≥ 100 000
+// events/s and no memory growth.
+//
+// The op ends with a debug_list_streams call: its streams.list request
+// reaches the app after pushEvents returned, that is after every push was
+// written to the socket, and the server reads one connection's messages in
+// order and handles each event before reading the next, so the answer
+// arrives only after all events were handled. Metrics: events/s; CPU time
+// (user+sys) of the whole test process per event — the simulated app and
+// this client included; the peak growth of HeapInuse over its level after a
+// collection before the op; and the live heap after a final collection less
+// the live heap after the collection before the first op.
+func BenchmarkIngest(b *testing.B) {
+	c := startBenchServer(b, benchConfig(b))
+	app := connectBenchApp(b, c, nil)
+	ctx := b.Context()
+
+	runtime.GC()
+	liveBefore := liveHeap()
+	samples := newHeapSamples()
+	var elapsed, cpu time.Duration
+	var peakGrowth uint64
+	ops := 0
+	for b.Loop() {
+		b.StopTimer()
+		runtime.GC()
+		base := heapInuse(samples)
+		sampler := sampleHeap()
+		cpu0 := cpuTime(b)
+		b.StartTimer()
+		start := time.Now()
+
+		if err := app.pushEvents(ctx, ingestEvents); err != nil {
+			b.Fatal(err)
+		}
+		res := c.structured(c.tool("debug_list_streams", ""))
+
+		elapsed += time.Since(start)
+		b.StopTimer()
+		cpu += cpuTime(b) - cpu0
+		if peak := sampler.peak(); peak > base {
+			peakGrowth = max(peakGrowth, peak-base)
+		}
+		var streams struct {
+			Streams []struct {
+				Name      string `json:"name"`
+				LatestSeq int64  `json:"latestSeq"`
+			} `json:"streams"`
+		}
+		if err := json.Unmarshal(res, &streams); err != nil {
+			b.Fatal(err)
+		}
+		app.mu.Lock()
+		wantSeq := app.reduxStream.seq
+		app.mu.Unlock()
+		if len(streams.Streams) == 0 || streams.Streams[0].Name != "redux" || streams.Streams[0].LatestSeq != wantSeq {
+			b.Fatalf("streams after the pushes: %s; want redux at seq %d", res, wantSeq)
+		}
+		ops++
+		b.StartTimer()
+	}
+	b.StopTimer()
+	runtime.GC()
+	retained := int64(liveHeap()) - int64(liveBefore)
+	events := float64(ops * ingestEvents)
+	b.ReportMetric(events/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/events, "cpu-ns/event")
+	b.ReportMetric(float64(peakGrowth)/(1<<20), "peak-heap-growth-MB")
+	b.ReportMetric(float64(retained)/(1<<10), "retained-KB")
+}
+
+// ---------------------------------------------------------------------------
+// Resident memory of the binary.
+
+// mixedCalls is n cheap tool calls, all answered by the app, with ids from
+// first on: what an agent asks between reads of big states.
+func mixedCalls(first int64, n int) ([]byte, []int64) {
+	calls := []struct{ name, args string }{
+		{"debug_health_check", ""},
+		{"debug_list_streams", ""},
+		{"debug_get_snapshot", `{"stream":"navigation"}`},
+		{"debug_query_events", `{"stream":"navigation","limit":5}`},
+	}
+	var lines []byte
+	ids := make([]int64, n)
+	for i := range n {
+		ids[i] = first + int64(i)
+		call := calls[i%len(calls)]
+		lines = appendToolCall(lines, ids[i], call.name, call.args)
+	}
+	return lines, ids
+}
+
+// BenchmarkResidentMemory: one op runs the built binary through a session
+// and reports its resident size (/proc/pid/status, in MB of 2^20 bytes) at
+// each stage: idle-MB after initialize; serving5MB-MB (VmRSS) and
+// peak5MB-MB (VmHWM) after ten debug_get_snapshot calls scoped to a 260 KB
+// subtree of a 5 MB Redux state; rss1k-MB and rss10k-MB after 1 000 and
+// 10 000 further pipelined cheap calls, and growth-MB between those two.
+// Run it with -benchtime=1x; ns/op is the whole session.
+func BenchmarkResidentMemory(b *testing.B) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		b.Skip("needs /proc/<pid>/status")
+	}
+	bin := buildBinary(b)
+	state := benchStateOfSize(b, 5<<20).baseJSON
+	mb := func(kb int64) float64 { return float64(kb) / 1024 }
+	var idle, serving, peak, rss1k, rss10k float64
+	ops := 0
+	for b.Loop() {
+		p := startBinary(b, bin, "-ws-port", freePort(b),
+			"-max-payload-size", strconv.Itoa(benchMaxPayload), "-max-result-bytes", strconv.Itoa(benchMaxPayload))
+		pid := p.cmd.Process.Pid
+		p.initialize()
+		url := p.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+		idle += mb(procStatusKB(b, pid, "VmRSS"))
+
+		app := newDemoApp(demoOptions{Seed: 7})
+		app.setReduxState(state)
+		ctx, cancel := context.WithCancel(context.Background())
+		appDone := make(chan error, 1)
+		go func() { appDone <- app.connect(ctx, url) }()
+		p.waitHealth(func(h healthOut) bool { return h.Connected })
+		for range 10 {
+			p.tool("debug_get_snapshot", `{"stream":"redux","scope":"`+benchScopePath+`"}`)
+		}
+		serving += mb(procStatusKB(b, pid, "VmRSS"))
+		peak += mb(procStatusKB(b, pid, "VmHWM"))
+
+		lines, ids := mixedCalls(1, 1000)
+		p.pipeline(lines, ids)
+		rss1k += mb(procStatusKB(b, pid, "VmRSS"))
+		lines, ids = mixedCalls(1001, 9000)
+		p.pipeline(lines, ids)
+		rss10k += mb(procStatusKB(b, pid, "VmRSS"))
+
+		cancel()
+		if err := <-appDone; err != nil {
+			b.Errorf("demo app: %v", err)
+		}
+		p.stop()
+		ops++
+	}
+	n := float64(ops)
+	b.ReportMetric(idle/n, "idle-MB")
+	b.ReportMetric(serving/n, "serving5MB-MB")
+	b.ReportMetric(peak/n, "peak5MB-MB")
+	b.ReportMetric(rss1k/n, "rss1k-MB")
+	b.ReportMetric(rss10k/n, "rss10k-MB")
+	b.ReportMetric((rss10k-rss1k)/n, "growth-MB")
+}
