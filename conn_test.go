@@ -1504,61 +1504,6 @@ func TestEventQueueBoundsPushedEvents(t *testing.T) {
 	}
 }
 
-// wireCorpus seeds the scanner tests: real wire messages and hostile JSON.
-var wireCorpus = []string{
-	`{"type":"handshake","protocolVersion":1,"sessionId":"8f6c","adapterVersion":"0.3.1","streams":[{"name":"mmkv","active":true,"instances":["default","auth"]}]}`,
-	`{"type":"response","id":"17","result":{"events":[{"stream":"redux","seq":42,"type":"action_dispatched","timestamp":"2026-11-21T10:00:03.120Z","payload":{"durationMs":0.4}}],"hasMore":false}}`,
-	`{"type":"response","id":"17","error":{"code":"STREAM_UNAVAILABLE","message":"…","details":{}}}`,
-	`{"type":"event","event":{"stream":"navigation","seq":1,"payload":{"from":null,"to":{"name":"Cart"}}}}`,
-	` { "a" : [ 1 , -2.5e+3 , true , false , null , "\u00e9\n\"" , { } , [ ] ] } `,
-	`{"k\u0065y":1,"key":2}`, `{"":0}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}",
-	`{}`, `{`, `}`, `[]`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{,"a":1}`, `{"a":1}}`, `{"a":01}`, `{"a":1.}`,
-	`{"a":.5}`, `{"a":-}`, `{"a":1e}`, `{"a":tru}`, `{"a":nul}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\t\"}",
-	`{"a":[1 2]}`, `{"a":{"b" 1}}`, `{"a":[}`, `{"a":{]}`, `{"a":1} {}`, `{'a':1}`, "\xef\xbb\xbf{}", `{"a":NaN}`,
-	`{"a":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
-}
-
-// FuzzWireObject checks the scanner against encoding/json: it accepts
-// exactly the objects json.Valid accepts, and yields the same members.
-func FuzzWireObject(f *testing.F) {
-	for _, s := range wireCorpus {
-		f.Add([]byte(s))
-	}
-	f.Fuzz(func(t *testing.T, data []byte) {
-		type member struct{ key, value string }
-		var got []member
-		err := wireObject(data, func(key, value []byte) error {
-			got = append(got, member{string(key), string(value)})
-			return nil
-		})
-		trimmed := bytes.TrimLeft(data, " \t\r\n")
-		valid := json.Valid(data) && len(trimmed) > 0 && trimmed[0] == '{'
-		if (err == nil) != valid {
-			t.Fatalf("wireObject(%q) = %v, json.Valid object = %v", data, err, valid)
-		}
-		if !valid {
-			return
-		}
-		var want map[string]json.RawMessage
-		if err := json.Unmarshal(data, &want); err != nil {
-			t.Fatal(err)
-		}
-		last := make(map[string]json.RawMessage) // encoding/json keeps the last of repeated keys
-		for _, m := range got {
-			last[m.key] = json.RawMessage(m.value)
-			var s string
-			if json.Unmarshal([]byte(m.value), &s) == nil {
-				if ws, ok := wireString([]byte(m.value)); !ok || ws != s {
-					t.Errorf("wireString(%s) = %q, %v; want %q", m.value, ws, ok, s)
-				}
-			}
-		}
-		if diff := cmp.Diff(last, want); diff != "" {
-			t.Errorf("members of %q (-got +want):\n%s", data, diff)
-		}
-	})
-}
-
 func TestWireInt(t *testing.T) {
 	t.Parallel()
 	for _, tt := range []struct {
@@ -1574,19 +1519,6 @@ func TestWireInt(t *testing.T) {
 		if got != tt.want || ok != tt.ok {
 			t.Errorf("wireInt(%s) = %d, %v; want %d, %v", tt.raw, got, ok, tt.want, tt.ok)
 		}
-	}
-}
-
-func TestWireObjectDepthBound(t *testing.T) {
-	t.Parallel()
-	deep := `{"a":` + strings.Repeat("[", wireMaxDepth+1) + strings.Repeat("]", wireMaxDepth+1) + `}`
-	if err := wireObject([]byte(deep), func(_, _ []byte) error { return nil }); err == nil ||
-		!strings.Contains(err.Error(), "nested deeper than 10000") {
-		t.Errorf("error = %v, want the depth bound named", err)
-	}
-	ok := `{"a":` + strings.Repeat("[", wireMaxDepth) + strings.Repeat("]", wireMaxDepth) + `}`
-	if err := wireObject([]byte(ok), func(_, _ []byte) error { return nil }); err != nil {
-		t.Errorf("nesting at the bound: %v", err)
 	}
 }
 

@@ -1,0 +1,203 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// wireCorpus seeds the scanner tests: real wire messages and hostile JSON.
+var wireCorpus = []string{
+	`{"type":"handshake","protocolVersion":1,"sessionId":"8f6c","adapterVersion":"0.3.1","streams":[{"name":"mmkv","active":true,"instances":["default","auth"]}]}`,
+	`{"type":"response","id":"17","result":{"events":[{"stream":"redux","seq":42,"type":"action_dispatched","timestamp":"2026-11-21T10:00:03.120Z","payload":{"durationMs":0.4}}],"hasMore":false}}`,
+	`{"type":"response","id":"17","error":{"code":"STREAM_UNAVAILABLE","message":"…","details":{}}}`,
+	`{"type":"event","event":{"stream":"navigation","seq":1,"payload":{"from":null,"to":{"name":"Cart"}}}}`,
+	` { "a" : [ 1 , -2.5e+3 , true , false , null , "\u00e9\n\"" , { } , [ ] ] } `,
+	`{"k\u0065y":1,"key":2}`, `{"":0}`, `{"a":"\ud800"}`, "{\"a\":\"\xff\"}", "{\"\xff\":1}",
+	`{}`, `{`, `}`, `[]`, `{"a"}`, `{"a":}`, `{"a":1,}`, `{,"a":1}`, `{"a":1}}`, `{"a":01}`, `{"a":1.}`,
+	`{"a":.5}`, `{"a":-}`, `{"a":1e}`, `{"a":tru}`, `{"a":nul}`, `{"a":"\x"}`, `{"a":"\u12"}`, "{\"a\":\"\t\"}",
+	`{"a":[1 2]}`, `{"a":{"b" 1}}`, `{"a":[}`, `{"a":{]}`, `{"a":1} {}`, `{'a':1}`, "\xef\xbb\xbf{}", `{"a":NaN}`,
+	`{"a":` + strings.Repeat("[", 200) + strings.Repeat("]", 200) + `}`,
+}
+
+// FuzzScanObject checks the scanner against encoding/json: it accepts
+// exactly the objects json.Valid accepts, and yields the same members.
+func FuzzScanObject(f *testing.F) {
+	for _, s := range wireCorpus {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		type member struct{ key, value string }
+		var got []member
+		err := scanObject(data, func(key, value []byte) error {
+			got = append(got, member{string(key), string(value)})
+			return nil
+		})
+		trimmed := bytes.TrimLeft(data, " \t\r\n")
+		valid := json.Valid(data) && len(trimmed) > 0 && trimmed[0] == '{'
+		if (err == nil) != valid {
+			t.Fatalf("scanObject(%q) = %v, json.Valid object = %v", data, err, valid)
+		}
+		if !valid {
+			return
+		}
+		var want map[string]json.RawMessage
+		if err := json.Unmarshal(data, &want); err != nil {
+			t.Fatal(err)
+		}
+		last := make(map[string]json.RawMessage) // encoding/json keeps the last of repeated keys
+		for _, m := range got {
+			last[m.key] = json.RawMessage(m.value)
+			var s string
+			if json.Unmarshal([]byte(m.value), &s) == nil {
+				if ws, ok := wireString([]byte(m.value)); !ok || ws != s {
+					t.Errorf("wireString(%s) = %q, %v; want %q", m.value, ws, ok, s)
+				}
+			}
+		}
+		if diff := cmp.Diff(last, want); diff != "" {
+			t.Errorf("members of %q (-got +want):\n%s", data, diff)
+		}
+	})
+}
+
+func TestScanObjectDepthBound(t *testing.T) {
+	t.Parallel()
+	deep := `{"a":` + strings.Repeat("[", scanMaxDepth+1) + strings.Repeat("]", scanMaxDepth+1) + `}`
+	if err := scanObject([]byte(deep), func(_, _ []byte) error { return nil }); err == nil ||
+		!strings.Contains(err.Error(), "nested deeper than 10000") {
+		t.Errorf("error = %v, want the depth bound named", err)
+	}
+	ok := `{"a":` + strings.Repeat("[", scanMaxDepth) + strings.Repeat("]", scanMaxDepth) + `}`
+	if err := scanObject([]byte(ok), func(_, _ []byte) error { return nil }); err != nil {
+		t.Errorf("nesting at the bound: %v", err)
+	}
+}
+
+// FuzzResolveRaw checks that slicing a path out of JSON text gives what
+// decoding the whole document and walking it gives, hit or miss.
+func FuzzResolveRaw(f *testing.F) {
+	for _, seed := range []struct{ doc, path string }{
+		{`{"a":{"b":[1,{"c":"x"}]}}`, "a.b.1.c"},
+		{`{"a":{"b":[1,{"c":"x"}]}}`, "a.b.2"},
+		{`{"42":{"x":1},"a.b":2}`, `["42"].x`},
+		{`{"42":{"x":1},"a.b":2}`, `["a.b"]`},
+		{`{"k":1,"k":2}`, "k"},
+		{`[[0,1],[2]]`, "1.0"},
+		{`{"":{"":3}}`, `[""][""]`},
+		{`{"a":"s"}`, "a.b"},
+		{` { "a" : [ 1 , 2 ] } `, "a.1"},
+	} {
+		f.Add([]byte(seed.doc), seed.path)
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, path string) {
+		segs, err := parsePath(path)
+		if err != nil || !json.Valid(doc) {
+			return
+		}
+		decoded, err := decodeState(doc)
+		if err != nil {
+			return
+		}
+		raw, rawMissed, err := resolveRaw(doc, segs)
+		if err != nil {
+			t.Fatalf("resolveRaw(%s, %q) on valid JSON: %v", doc, path, err)
+		}
+		want, missed := resolvePath(decoded, segs)
+		if (rawMissed == nil) != (missed == nil) {
+			t.Fatalf("resolveRaw(%s, %q): miss %v, resolvePath miss %v", doc, path, rawMissed, missed)
+		}
+		if missed != nil {
+			if !cmp.Equal(rawMissed, missed) {
+				t.Fatalf("resolveRaw(%s, %q) miss %+v, resolvePath miss %+v", doc, path, rawMissed, missed)
+			}
+			return
+		}
+		got, err := decodeState(raw)
+		if err != nil {
+			t.Fatalf("resolveRaw(%s, %q) = %q, not JSON: %v", doc, path, raw, err)
+		}
+		if !cmp.Equal(got, want) {
+			t.Fatalf("resolveRaw(%s, %q) = %s, resolvePath = %v", doc, path, raw, want)
+		}
+	})
+}
+
+func TestRawWalkersRefuseMalformedInput(t *testing.T) {
+	for _, doc := range []string{``, `{`, `{"a"`, `{"a":`, `{"a":1`, `{"a":1,`, `{"a" 1}`, `{1:2}`, `[1,`, `[1 2]`, `"x`, `{"a":"x}`} {
+		count := 0
+		errObject := eachMember([]byte(doc), func(string, []byte) bool { count++; return true })
+		errArray := eachElement([]byte(doc), func(int, []byte) bool { count++; return true })
+		if errObject == nil && errArray == nil {
+			t.Errorf("%q: both walkers accepted it", doc)
+		}
+		if _, _, err := resolveRaw([]byte(doc), []pathSegment{{Key: "a"}}); err == nil && rawKind([]byte(doc)) == "object" {
+			t.Errorf("resolveRaw(%q) accepted malformed JSON", doc)
+		}
+	}
+}
+
+func TestRawOutlineLargestFirst(t *testing.T) {
+	doc := []byte(`{"small":1,"big":{"x":"` + strings.Repeat("y", 100) + `"},"mid":[1,2,3,4,5],"a.b":"q"}`)
+	got, err := rawOutline(doc, []pathSegment{{Key: "root"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []outlineEntry{
+		{Path: "root.big", Type: "object", Size: 108},
+		{Path: "root.mid", Type: "array", Size: 11},
+		{Path: `root["a.b"]`, Type: "string", Size: 3},
+		{Path: "root.small", Type: "number", Size: 1},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("outline (-want +got):\n%s", diff)
+	}
+	var many strings.Builder
+	many.WriteString("[")
+	for i := range 50 {
+		if i > 0 {
+			many.WriteString(",")
+		}
+		many.WriteString(strings.Repeat("1", i+1))
+	}
+	many.WriteString("]")
+	got, _ = rawOutline([]byte(many.String()), nil)
+	if len(got) != maxOutlineEntries || got[0].Path != "49" || got[0].Size != 50 {
+		t.Errorf("outline of 50 elements: %d entries, first %+v", len(got), got[0])
+	}
+}
+
+func TestCompactJSON(t *testing.T) {
+	for in, want := range map[string]string{
+		`{"a":1}`:                    `{"a":1}`,
+		"{ \"a\" :\n [1, 2] }":       `{"a":[1,2]}`,
+		`{"s":"a b\n"}`:              `{"s":"a b\n"}`,
+		"{\"s\":\"x y\"  , \"t\":1}": `{"s":"x y","t":1}`,
+	} {
+		if got := string(compactJSON([]byte(in))); got != want {
+			t.Errorf("compactJSON(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
+	for _, s := range []string{"", "plain", "quote\" back\\slash", "ctl\x00\x01\x1f\t\n\r\b\f", "é ü 日本", "bad\xff\xfeutf8", "\u2028\u2029"} {
+		got := appendJSONString(nil, s, false)
+		var back string
+		if err := json.Unmarshal(got, &back); err != nil {
+			t.Fatalf("appendJSONString(%q) = %s: not a JSON string: %v", s, got, err)
+		}
+		var want string // encoding/json replaces each invalid byte with U+FFFD
+		encoded, _ := json.Marshal(s)
+		_ = json.Unmarshal(encoded, &want)
+		if back != want {
+			t.Errorf("appendJSONString(%q) decodes to %q, want %q", s, back, want)
+		}
+	}
+	if got := appendJSONString(nil, "a\xffb", true); !bytes.Equal(got, []byte("\"a\xffb\"")) {
+		t.Errorf("verbatim = %q, want the invalid byte kept", got)
+	}
+}
