@@ -232,30 +232,79 @@ func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, adm
 // request already read and writes every reply before returning. Requests'
 // contexts derive from ctx, so cancelling it also stops their work.
 func (c *rpcConn) serve(ctx context.Context, in io.Reader) error {
-	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
+	input := make(chan inputLine)
+	quit := make(chan struct{})
+	defer close(quit)
+	go readLines(in, input, quit)
 	stop := context.AfterFunc(ctx, func() { interruptRead(in) })
 	defer stop()
 	var readErr error
-	for ctx.Err() == nil {
-		line, err := lines.next()
-		if errors.Is(err, errLineTooLong) {
+intake:
+	for {
+		var item inputLine
+		select {
+		case <-ctx.Done():
+			break intake
+		case item = <-input:
+		}
+		switch {
+		case errors.Is(item.err, errLineTooLong):
 			c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int64{"limit": maxLineBytes},
-				"invalid request: line of %d bytes exceeds the %d-byte (16 MiB) limit; skipped", lines.skipped, int64(maxLineBytes)))
+				"invalid request: line of %d bytes exceeds the %d-byte (16 MiB) limit; skipped", item.skipped, int64(maxLineBytes)))
 			continue
-		}
-		if err != nil {
-			if err != io.EOF && ctx.Err() == nil {
-				readErr = fmt.Errorf("read stdin: %w", err)
+		case item.err == io.EOF:
+			break intake
+		case item.err != nil:
+			if ctx.Err() == nil {
+				readErr = fmt.Errorf("read stdin: %w", item.err)
 			}
-			break
+			break intake
 		}
-		c.receive(ctx, line, lines.hasLine())
+		c.receive(ctx, item.data, item.more)
 	}
 	c.wg.Wait()
 	if err := c.out.flush(); err != nil && readErr == nil {
 		readErr = fmt.Errorf("write stdout: %w", err)
 	}
 	return readErr
+}
+
+// inputLine is one line read from the client, or why reading stopped.
+type inputLine struct {
+	data    []byte // trimmed and non-empty; the receiver owns it
+	more    bool   // another whole line is already buffered
+	err     error  // errLineTooLong (then skipped is its length), io.EOF or a read error
+	skipped int64
+}
+
+// readLines reads lines from in and hands them over until reading fails or
+// quit is closed. Reading has its own goroutine so that serve can stop
+// intake at once when its context ends: a read cannot be interrupted unless
+// in supports deadlines (os.Stdin on a pipe or terminal does, and
+// interruptRead uses that). Otherwise this goroutine ends at in's next data,
+// EOF or error; serve does not wait for it.
+func readLines(in io.Reader, input chan<- inputLine, quit <-chan struct{}) {
+	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
+	for {
+		line, err := lines.next()
+		item := inputLine{err: err, skipped: lines.skipped}
+		if err == nil {
+			line = bytes.TrimSpace(line)
+			if len(line) == 0 {
+				continue
+			}
+			// The line reader reuses its buffer; decoded messages point into the line.
+			item.data, item.more = bytes.Clone(line), lines.hasLine()
+		}
+		select {
+		case input <- item:
+		case <-quit:
+			return
+		}
+		if err != nil && !errors.Is(err, errLineTooLong) {
+			return
+		}
+	}
 }
 
 // interruptRead unblocks a pending read on stdin when it supports deadlines
@@ -270,12 +319,6 @@ func interruptRead(in io.Reader) {
 // buffered, in which case inline replies need not be flushed yet: reading it
 // cannot block.
 func (c *rpcConn) receive(ctx context.Context, line []byte, more bool) {
-	line = bytes.TrimSpace(line)
-	if len(line) == 0 {
-		return
-	}
-	// The reader reuses its buffer, and decoded messages point into the line.
-	line = bytes.Clone(line)
 	if nestingExceeds(line, maxNestingDepth) {
 		c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxNestingDepth},
 			"invalid request: nesting deeper than %d levels", maxNestingDepth))

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // TestMain fails the run when goroutines of this program outlive the tests.
@@ -70,6 +72,7 @@ type testServer struct {
 	lines  chan string // stdout, line by line
 	stderr *lockedBuffer
 	done   chan error
+	stop   context.CancelFunc // what SIGINT and SIGTERM do in main
 }
 
 // startServer runs serve(cfg) until the test ends; stdin closes at cleanup.
@@ -79,6 +82,7 @@ func startServer(t *testing.T, cfg config) *testServer {
 	outR, outW := io.Pipe()
 	ts := &testServer{t: t, stdin: inW, lines: make(chan string, 1024), stderr: &lockedBuffer{}, done: make(chan error, 1)}
 	ctx, cancel := context.WithCancel(context.Background())
+	ts.stop = cancel
 	go func() {
 		err := serve(ctx, cfg, inR, outW, ts.stderr)
 		outW.Close()
@@ -182,4 +186,35 @@ func (b *lockedBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+// TestStopClosesAdaptersWith1001 cancels the context as SIGTERM does, with
+// stdin still open and an adapter connected: serve returns nil, and the
+// adapter sees close code 1001.
+func TestStopClosesAdaptersWith1001(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.initialize()
+	e := &e2e{testServer: ts}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	c, _, err := websocket.Dial(t.Context(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"s","adapterVersion":"1","streams":[]}`
+	if err := c.Write(t.Context(), websocket.MessageText, []byte(hs)); err != nil {
+		t.Fatal(err)
+	}
+	if _, ack, err := c.Read(t.Context()); err != nil || !strings.Contains(string(ack), "handshake_ack") {
+		t.Fatalf("handshake: %s %v", ack, err)
+	}
+	ts.stop()
+	if err := <-ts.done; err != nil {
+		t.Errorf("serve after stop: %v, want nil (exit 0)", err)
+	}
+	ts.done <- nil // for the cleanup
+	_, _, err = c.Read(t.Context())
+	if got := websocket.CloseStatus(err); got != websocket.StatusGoingAway {
+		t.Errorf("adapter saw %v (%v), want close 1001", got, err)
+	}
 }
