@@ -63,13 +63,22 @@ func skipValue(data []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string that starts at data[i], or -1.
+// skipString returns the index after the string that starts at data[i], or
+// -1. It jumps from quote to quote (IndexByte is vectorised) and counts the
+// backslashes before each to tell an escaped quote from the closing one.
 func skipString(data []byte, i int) int {
+	open := i
 	for i++; i < len(data); i++ {
-		switch data[i] {
-		case '\\':
-			i++
-		case '"':
+		j := bytes.IndexByte(data[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		backslashes := 0
+		for k := i - 1; k > open && data[k] == '\\'; k-- {
+			backslashes++
+		}
+		if backslashes%2 == 0 {
 			return i + 1
 		}
 	}
@@ -101,6 +110,23 @@ func nestingExceeds(data []byte, limit int) bool {
 // eachMember calls fn for each member of the JSON object data, in order,
 // until fn returns false. The name is decoded; value holds the raw bytes.
 func eachMember(data []byte, fn func(name string, value []byte) bool) error {
+	var bad bool
+	err := eachMemberRaw(data, func(quoted, value []byte) bool {
+		name, ok := decodeName(quoted)
+		if !ok {
+			bad = true
+			return false
+		}
+		return fn(name, value)
+	})
+	if bad {
+		return errMalformedJSON
+	}
+	return err
+}
+
+// eachMemberRaw is eachMember with each name left quoted and undecoded.
+func eachMemberRaw(data []byte, fn func(quotedName, value []byte) bool) error {
 	i := skipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return errMalformedJSON
@@ -117,10 +143,7 @@ func eachMember(data []byte, fn func(name string, value []byte) bool) error {
 		if end < 0 {
 			return errMalformedJSON
 		}
-		name, ok := decodeName(data[i:end])
-		if !ok {
-			return errMalformedJSON
-		}
+		quoted := data[i:end]
 		i = skipSpace(data, end)
 		if i >= len(data) || data[i] != ':' {
 			return errMalformedJSON
@@ -130,7 +153,7 @@ func eachMember(data []byte, fn func(name string, value []byte) bool) error {
 		if end <= i {
 			return errMalformedJSON
 		}
-		if !fn(name, data[i:end:end]) {
+		if !fn(quoted, data[i:end:end]) {
 			return nil
 		}
 		i = skipSpace(data, end)
@@ -212,10 +235,17 @@ func rawKind(v []byte) string {
 }
 
 // member returns the value of the named member of a JSON object. Like
-// encoding/json, the last of duplicate members wins.
+// encoding/json, the last of duplicate members wins. Names without escapes
+// are compared as bytes, so a lookup allocates nothing.
 func member(object []byte, name string) (value []byte, found bool, err error) {
-	err = eachMember(object, func(n string, v []byte) bool {
-		if n == name {
+	err = eachMemberRaw(object, func(quoted, v []byte) bool {
+		if plain := quoted[1 : len(quoted)-1]; bytes.IndexByte(plain, '\\') < 0 && utf8.Valid(plain) {
+			if string(plain) == name {
+				value, found = v, true
+			}
+			return true
+		}
+		if decoded, ok := decodeName(quoted); ok && decoded == name {
 			value, found = v, true
 		}
 		return true
