@@ -4,9 +4,9 @@ package main
 
 // End-to-end benchmarks: the whole server, in process through serve and as
 // the built binary, with the simulated app on a real loopback WebSocket.
-// They measure what the performance targets are stated in (see the table in
-// each benchmark's comment) and report time, allocations and custom metrics;
-// they assert correctness of every answer but never time or memory.
+// Each measures what one performance target is stated in (named in its
+// comment) and reports time, allocations and custom metrics; they check
+// every answer but never assert on time or memory.
 //
 // Run them properly with, for example:
 //
@@ -39,9 +39,9 @@ import (
 	"time"
 )
 
-// pipelinedCalls is how many tools/call one op of the pipelined benchmarks
+// benchPipelinedCalls is how many tools/call one op of the pipelined benchmarks
 // sends before reading any reply.
-const pipelinedCalls = 1000
+const benchPipelinedCalls = 1000
 
 // benchMaxPayload is the MAX_PAYLOAD_SIZE and MAX_RESULT_BYTES of the
 // benchmarks that move whole multi-megabyte states: the 5 MB state's
@@ -57,8 +57,8 @@ const (
 	benchScopePath = `users.byId`
 )
 
-// stateBenchSizes are the sizes of the end-to-end state benchmarks.
-var stateBenchSizes = []struct {
+// benchStateSizes are the sizes of the end-to-end state benchmarks.
+var benchStateSizes = []struct {
 	name  string
 	bytes int
 }{
@@ -80,7 +80,7 @@ type benchClient struct {
 	nextID int64
 }
 
-func newBenchClient(tb testing.TB, stdin io.Writer, stdout io.Reader) *benchClient {
+func benchNewClient(tb testing.TB, stdin io.Writer, stdout io.Reader) *benchClient {
 	return &benchClient{tb: tb, w: stdin, r: bufio.NewReaderSize(stdout, 1<<20), nextID: 1 << 20}
 }
 
@@ -96,38 +96,38 @@ func (c *benchClient) readLine() []byte {
 		case err == nil:
 			return c.line[:len(c.line)-1]
 		case !errors.Is(err, bufio.ErrBufferFull):
-			c.tb.Fatalf("reading the server's stdout: %v (after %q)", err, clipBytes(c.line))
+			c.tb.Fatalf("reading the server's stdout: %v (after %q)", err, benchClip(c.line))
 		}
 	}
 }
 
-// replyPrefix is how every reply line to a request with an integer id starts
+// benchReplyPrefix is how every reply line to a request with an integer id starts
 // (encodeReply writes the envelope by hand, in this order).
-func replyPrefix(dst []byte, id int64) []byte {
+func benchReplyPrefix(dst []byte, id int64) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = strconv.AppendInt(dst, id, 10)
 	return append(dst, ',')
 }
 
-// notificationPrefix starts every notification line (json.Marshal of a map
+// benchNotificationPrefix starts every notification line (json.Marshal of a map
 // sorts its keys).
-var notificationPrefix = []byte(`{"jsonrpc":"2.0","method":`)
+var benchNotificationPrefix = []byte(`{"jsonrpc":"2.0","method":`)
 
-// okToolSuffix ends the reply line of a successful tool call.
-var okToolSuffix = []byte(`,"isError":false}}`)
+// benchOKToolSuffix ends the reply line of a successful tool call.
+var benchOKToolSuffix = []byte(`,"isError":false}}`)
 
 // reply reads lines until the reply to id, skipping notifications.
 func (c *benchClient) reply(id int64) []byte {
 	c.tb.Helper()
 	var prefix [64]byte
-	want := replyPrefix(prefix[:0], id)
+	want := benchReplyPrefix(prefix[:0], id)
 	for {
 		line := c.readLine()
 		if bytes.HasPrefix(line, want) {
 			return line
 		}
-		if !bytes.HasPrefix(line, notificationPrefix) {
-			c.tb.Fatalf("waiting for the reply to %d, got %q", id, clipBytes(line))
+		if !bytes.HasPrefix(line, benchNotificationPrefix) {
+			c.tb.Fatalf("waiting for the reply to %d, got %q", id, benchClip(line))
 		}
 	}
 }
@@ -144,14 +144,14 @@ func (c *benchClient) initialize() {
 	c.tb.Helper()
 	c.send([]byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n"))
 	if line := c.reply(0); !bytes.Contains(line, []byte(`"protocolVersion":"2025-11-25"`)) {
-		c.tb.Fatalf("initialize: %q", clipBytes(line))
+		c.tb.Fatalf("initialize: %q", benchClip(line))
 	}
 	c.send([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"))
 }
 
-// appendToolCall appends a tools/call request line; args is a JSON object
+// benchAppendToolCall appends a tools/call request line; args is a JSON object
 // or empty.
-func appendToolCall(dst []byte, id int64, name, args string) []byte {
+func benchAppendToolCall(dst []byte, id int64, name, args string) []byte {
 	dst = append(dst, `{"jsonrpc":"2.0","id":`...)
 	dst = strconv.AppendInt(dst, id, 10)
 	dst = append(dst, `,"method":"tools/call","params":{"name":`...)
@@ -168,11 +168,11 @@ func appendToolCall(dst []byte, id int64, name, args string) []byte {
 func (c *benchClient) tool(name, args string) []byte {
 	c.tb.Helper()
 	c.nextID++
-	c.req = appendToolCall(c.req[:0], c.nextID, name, args)
+	c.req = benchAppendToolCall(c.req[:0], c.nextID, name, args)
 	c.send(c.req)
 	line := c.reply(c.nextID)
-	if !bytes.HasSuffix(line, okToolSuffix) {
-		c.tb.Fatalf("%s %s failed: %q", name, args, clipBytes(line))
+	if !bytes.HasSuffix(line, benchOKToolSuffix) {
+		c.tb.Fatalf("%s %s failed: %q", name, args, benchClip(line))
 	}
 	return line
 }
@@ -186,7 +186,7 @@ func (c *benchClient) structured(line []byte) json.RawMessage {
 		} `json:"result"`
 	}
 	if err := json.Unmarshal(line, &reply); err != nil || reply.Result.StructuredContent == nil {
-		c.tb.Fatalf("malformed tool reply (%v): %q", err, clipBytes(line))
+		c.tb.Fatalf("malformed tool reply (%v): %q", err, benchClip(line))
 	}
 	return reply.Result.StructuredContent
 }
@@ -228,7 +228,7 @@ func (c *benchClient) pipeline(lines []byte, ids []int64) {
 	idStart := len(`{"jsonrpc":"2.0","id":`)
 	for len(pending) > 0 {
 		line := c.readLine()
-		if bytes.HasPrefix(line, notificationPrefix) {
+		if bytes.HasPrefix(line, benchNotificationPrefix) {
 			continue
 		}
 		end := bytes.IndexByte(line[min(idStart, len(line)):], ',')
@@ -237,9 +237,9 @@ func (c *benchClient) pipeline(lines []byte, ids []int64) {
 		if end >= 0 && bytes.HasPrefix(line, []byte(`{"jsonrpc":"2.0","id":`)) {
 			id, err = strconv.ParseInt(string(line[idStart:idStart+end]), 10, 64)
 		}
-		if end < 0 || err != nil || !pending[id] || !bytes.HasSuffix(line, okToolSuffix) {
-			<-written
-			c.tb.Fatalf("unexpected reply while %d are pending: %q", len(pending), clipBytes(line))
+		if end < 0 || err != nil || !pending[id] || !bytes.HasSuffix(line, benchOKToolSuffix) {
+			// The writer ends when the cleanup closes the server's stdin.
+			c.tb.Fatalf("unexpected reply while %d are pending: %q", len(pending), benchClip(line))
 		}
 		delete(pending, id)
 	}
@@ -248,7 +248,7 @@ func (c *benchClient) pipeline(lines []byte, ids []int64) {
 	}
 }
 
-func clipBytes(b []byte) string {
+func benchClip(b []byte) string {
 	if len(b) > 600 {
 		return string(b[:600]) + fmt.Sprintf("… (%d bytes)", len(b))
 	}
@@ -270,9 +270,9 @@ func benchConfig(tb testing.TB) config {
 	return cfg
 }
 
-// startBenchServer runs serve(cfg) with pipes until the benchmark ends and
+// benchStartServer runs serve(cfg) with pipes until the benchmark ends and
 // returns an initialized client.
-func startBenchServer(tb testing.TB, cfg config) *benchClient {
+func benchStartServer(tb testing.TB, cfg config) *benchClient {
 	tb.Helper()
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
@@ -303,15 +303,15 @@ func startBenchServer(tb testing.TB, cfg config) *benchClient {
 		cancel()
 		<-drained
 	})
-	c := newBenchClient(tb, inW, outR)
+	c := benchNewClient(tb, inW, outR)
 	c.initialize()
 	return c
 }
 
-// connectBenchApp connects a simulated app, whose Redux state is state when
+// benchConnectApp connects a simulated app, whose Redux state is state when
 // not nil, to the server behind c, and waits until the server reports it
 // connected. The app disconnects when the benchmark ends.
-func connectBenchApp(tb testing.TB, c *benchClient, state json.RawMessage) *demoApp {
+func benchConnectApp(tb testing.TB, c *benchClient, state json.RawMessage) *demoApp {
 	tb.Helper()
 	url := c.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	app := newDemoApp(demoOptions{Seed: 7})
@@ -334,10 +334,10 @@ func connectBenchApp(tb testing.TB, c *benchClient, state json.RawMessage) *demo
 // ---------------------------------------------------------------------------
 // The built binary.
 
-// buildBinary builds the program into a temporary directory that lives as
+// benchBuildBinary builds the program into a temporary directory that lives as
 // long as the benchmark; with b.Loop the benchmark function, and so the
 // build, runs once per -count.
-func buildBinary(b *testing.B) string {
+func benchBuildBinary(b *testing.B) string {
 	b.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -351,10 +351,10 @@ func buildBinary(b *testing.B) string {
 	return bin
 }
 
-// freePort returns a loopback TCP port that was free a moment ago. The
+// benchFreePort returns a loopback TCP port that was free a moment ago. The
 // binary retries a taken port and serves MCP meanwhile, so a lost race only
 // shows in debug_health_check.
-func freePort(tb testing.TB) string {
+func benchFreePort(tb testing.TB) string {
 	tb.Helper()
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -364,21 +364,21 @@ func freePort(tb testing.TB) string {
 	return strconv.Itoa(l.Addr().(*net.TCPAddr).Port)
 }
 
-// binaryEnv is the environment of the binary: ours without the server's
+// benchBinaryEnv is the environment of the binary: ours without the server's
 // settings, so that a developer's WS_PORT or MAX_RESULT_BYTES cannot change
 // what is measured; settings are passed as flags.
-func binaryEnv() []string {
+func benchBinaryEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if !isSettingEnv(name) {
+		if !benchIsSettingEnv(name) {
 			env = append(env, kv)
 		}
 	}
 	return env
 }
 
-func isSettingEnv(name string) bool {
+func benchIsSettingEnv(name string) bool {
 	for _, s := range settings {
 		if s.env == name {
 			return true
@@ -387,18 +387,18 @@ func isSettingEnv(name string) bool {
 	return false
 }
 
-// binaryProc is the binary running with pipes for stdin and stdout.
-type binaryProc struct {
+// benchBinaryProc is the binary running with pipes for stdin and stdout.
+type benchBinaryProc struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr *lockedBuffer
 	*benchClient
 }
 
-func startBinary(b *testing.B, bin string, args ...string) *binaryProc {
+func benchStartBinary(b *testing.B, bin string, args ...string) *benchBinaryProc {
 	b.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = binaryEnv()
+	cmd.Env = benchBinaryEnv()
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -407,18 +407,24 @@ func startBinary(b *testing.B, bin string, args ...string) *binaryProc {
 	if err != nil {
 		b.Fatal(err)
 	}
-	p := &binaryProc{cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}}
+	p := &benchBinaryProc{cmd: cmd, stdin: stdin, stderr: &lockedBuffer{}}
 	cmd.Stderr = p.stderr
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	p.benchClient = newBenchClient(b, stdin, stdout)
+	b.Cleanup(func() {
+		if p.cmd.ProcessState == nil { // not stopped: the benchmark failed
+			_ = p.cmd.Process.Kill()
+			_ = p.cmd.Wait()
+		}
+	})
+	p.benchClient = benchNewClient(b, stdin, stdout)
 	return p
 }
 
 // stop closes stdin and waits for the binary to exit, failing unless it
 // exits with status 0 within a deadline.
-func (p *binaryProc) stop() {
+func (p *benchBinaryProc) stop() {
 	p.tb.Helper()
 	p.stdin.Close()
 	exited := make(chan error, 1)
@@ -438,8 +444,8 @@ func (p *binaryProc) stop() {
 	}
 }
 
-// procStatusKB reads one "Vm…:  1234 kB" field of /proc/pid/status.
-func procStatusKB(tb testing.TB, pid int, field string) int64 {
+// benchProcStatusKB reads one "Vm…:  1234 kB" field of /proc/pid/status.
+func benchProcStatusKB(tb testing.TB, pid int, field string) int64 {
 	tb.Helper()
 	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
@@ -461,13 +467,13 @@ func procStatusKB(tb testing.TB, pid int, field string) int64 {
 // ---------------------------------------------------------------------------
 // MCP on stdio: pipelined calls and startup.
 
-// healthCheckBlock is n pipelined debug_health_check calls with ids 1..n.
-func healthCheckBlock(n int) ([]byte, []int64) {
+// benchHealthChecks is n pipelined debug_health_check calls with ids 1..n.
+func benchHealthChecks(n int) ([]byte, []int64) {
 	var lines []byte
 	ids := make([]int64, n)
 	for i := range n {
 		ids[i] = int64(i + 1)
-		lines = appendToolCall(lines, ids[i], "debug_health_check", "")
+		lines = benchAppendToolCall(lines, ids[i], "debug_health_check", "")
 	}
 	return lines, ids
 }
@@ -476,27 +482,27 @@ func healthCheckBlock(n int) ([]byte, []int64) {
 // written at once to a running, initialized server (serve, with pipes; no
 // app connected), until every reply has been read.
 func BenchmarkPipelinedHealthChecks(b *testing.B) {
-	c := startBenchServer(b, benchConfig(b))
-	lines, ids := healthCheckBlock(pipelinedCalls)
+	c := benchStartServer(b, benchConfig(b))
+	lines, ids := benchHealthChecks(benchPipelinedCalls)
 	b.ReportAllocs()
 	for b.Loop() {
 		c.pipeline(lines, ids)
 	}
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*pipelinedCalls), "ns/call")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*benchPipelinedCalls), "ns/call")
 }
 
 // BenchmarkBinaryPipelinedHealthChecks: one op is the built binary started
 // with stdin holding initialize and 1 000 debug_health_check calls, until it
 // has exited after answering them all. Target: median ≤ 15 ms.
 func BenchmarkBinaryPipelinedHealthChecks(b *testing.B) {
-	bin := buildBinary(b)
-	port := freePort(b)
-	calls, _ := healthCheckBlock(pipelinedCalls)
+	bin := benchBuildBinary(b)
+	port := benchFreePort(b)
+	calls, _ := benchHealthChecks(benchPipelinedCalls)
 	input := []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}` + "\n" +
 		`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
 	input = append(input, calls...)
 	var stdout, stderr bytes.Buffer
-	env := binaryEnv()
+	env := benchBinaryEnv()
 	for b.Loop() {
 		stdout.Reset()
 		stderr.Reset()
@@ -508,8 +514,8 @@ func BenchmarkBinaryPipelinedHealthChecks(b *testing.B) {
 		if err := cmd.Run(); err != nil {
 			b.Fatalf("binary: %v\n%s", err, stderr.Bytes())
 		}
-		if lines, ok := bytes.Count(stdout.Bytes(), []byte("\n")), bytes.Count(stdout.Bytes(), okToolSuffix); lines != pipelinedCalls+1 || ok != pipelinedCalls {
-			b.Fatalf("%d reply lines, %d successful calls; want %d and %d\n%s", lines, ok, pipelinedCalls+1, pipelinedCalls, clipBytes(stdout.Bytes()))
+		if lines, ok := bytes.Count(stdout.Bytes(), []byte("\n")), bytes.Count(stdout.Bytes(), benchOKToolSuffix); lines != benchPipelinedCalls+1 || ok != benchPipelinedCalls {
+			b.Fatalf("%d reply lines, %d successful calls; want %d and %d\n%s", lines, ok, benchPipelinedCalls+1, benchPipelinedCalls, benchClip(stdout.Bytes()))
 		}
 	}
 }
@@ -517,10 +523,10 @@ func BenchmarkBinaryPipelinedHealthChecks(b *testing.B) {
 // BenchmarkStartup: one op starts the built binary, writes initialize, reads
 // the reply, closes stdin and waits for the exit. Target: median ≤ 5 ms.
 func BenchmarkStartup(b *testing.B) {
-	bin := buildBinary(b)
-	port := freePort(b)
+	bin := benchBuildBinary(b)
+	port := benchFreePort(b)
 	for b.Loop() {
-		p := startBinary(b, bin, "-ws-port", port)
+		p := benchStartBinary(b, bin, "-ws-port", port)
 		p.initialize()
 		p.stop()
 	}
@@ -532,21 +538,21 @@ func BenchmarkStartup(b *testing.B) {
 // benchToolOnState measures one tool call per op against a server whose
 // connected app holds the generated state of each size.
 func benchToolOnState(b *testing.B, name string, args map[string]any) {
-	for _, size := range stateBenchSizes {
+	for _, size := range benchStateSizes {
 		b.Run(size.name, func(b *testing.B) {
 			state := benchStateOfSize(b, size.bytes).baseJSON
 			cfg := benchConfig(b)
 			cfg.MaxPayloadSize = benchMaxPayload
 			cfg.MaxResultBytes = benchMaxPayload
-			c := startBenchServer(b, cfg)
-			connectBenchApp(b, c, state)
+			c := benchStartServer(b, cfg)
+			benchConnectApp(b, c, state)
 			rawArgs, err := json.Marshal(args)
 			if err != nil {
 				b.Fatal(err)
 			}
 			line := c.tool(name, string(rawArgs)) // warm: buffers grown, answer checked
 			if !bytes.Contains(line, []byte(`"structuredContent":{`)) {
-				b.Fatalf("%s: %q", name, clipBytes(line))
+				b.Fatalf("%s: %q", name, benchClip(line))
 			}
 			runtime.GC()
 			b.SetBytes(int64(len(state)))
@@ -583,7 +589,7 @@ func BenchmarkSnapshotScope(b *testing.B) {
 // json.Unmarshal into any of the same state bytes. (BenchmarkUnmarshal
 // decodes with UseNumber through a json.Decoder, as diffs do.)
 func BenchmarkUnmarshalState(b *testing.B) {
-	for _, size := range stateBenchSizes {
+	for _, size := range benchStateSizes {
 		b.Run(size.name, func(b *testing.B) {
 			data := benchStateOfSize(b, size.bytes).baseJSON
 			b.SetBytes(int64(len(data)))
@@ -601,43 +607,43 @@ func BenchmarkUnmarshalState(b *testing.B) {
 // ---------------------------------------------------------------------------
 // Ingest.
 
-// heapSampler records, while it runs, the peak of the heap in use (as
+// benchHeapSampler records, while it runs, the peak of the heap in use (as
 // HeapInuse: live and not yet collected objects, and free slots in their
 // spans) and of the live heap as of the last collection.
-type heapSampler struct {
+type benchHeapSampler struct {
 	stop chan struct{}
 	done chan [2]uint64 // peak heap in use, peak live heap
 }
 
-var heapMetrics = []string{
+var benchHeapMetrics = []string{
 	"/memory/classes/heap/objects:bytes", // these two add up to HeapInuse
 	"/memory/classes/heap/unused:bytes",
 	"/gc/heap/live:bytes",
 }
 
-// readHeap returns HeapInuse and the live heap. metrics.Read does not stop
+// benchReadHeap returns HeapInuse and the live heap. metrics.Read does not stop
 // the world, unlike runtime.ReadMemStats.
-func readHeap(samples []metrics.Sample) (inuse, live uint64) {
+func benchReadHeap(samples []metrics.Sample) (inuse, live uint64) {
 	metrics.Read(samples)
 	return samples[0].Value.Uint64() + samples[1].Value.Uint64(), samples[2].Value.Uint64()
 }
 
-func newHeapSamples() []metrics.Sample {
-	samples := make([]metrics.Sample, len(heapMetrics))
-	for i, name := range heapMetrics {
+func benchHeapSamples() []metrics.Sample {
+	samples := make([]metrics.Sample, len(benchHeapMetrics))
+	for i, name := range benchHeapMetrics {
 		samples[i].Name = name
 	}
 	return samples
 }
 
-// sampleHeap samples every millisecond until stopped.
-func sampleHeap() *heapSampler {
-	h := &heapSampler{stop: make(chan struct{}), done: make(chan [2]uint64, 1)}
+// benchSampleHeap samples every millisecond until stopped.
+func benchSampleHeap() *benchHeapSampler {
+	h := &benchHeapSampler{stop: make(chan struct{}), done: make(chan [2]uint64, 1)}
 	go func() {
-		samples := newHeapSamples()
+		samples := benchHeapSamples()
 		var peak [2]uint64
 		sample := func() {
-			inuse, live := readHeap(samples)
+			inuse, live := benchReadHeap(samples)
 			peak = [2]uint64{max(peak[0], inuse), max(peak[1], live)}
 		}
 		sample()
@@ -658,13 +664,13 @@ func sampleHeap() *heapSampler {
 }
 
 // peaks stops the sampler and returns the peak heap in use and live heap.
-func (h *heapSampler) peaks() (inuse, live uint64) {
+func (h *benchHeapSampler) peaks() (inuse, live uint64) {
 	close(h.stop)
 	p := <-h.done
 	return p[0], p[1]
 }
 
-func cpuTime(tb testing.TB) time.Duration {
+func benchCPUTime(tb testing.TB) time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		tb.Fatal(err)
@@ -695,15 +701,15 @@ func cpuTime(tb testing.TB) time.Duration {
 // during the pushes; retained-KB, the live heap after a collection at the
 // end less that before the pushes.
 func BenchmarkIngest(b *testing.B) {
-	c := startBenchServer(b, benchConfig(b))
-	app := connectBenchApp(b, c, nil)
+	c := benchStartServer(b, benchConfig(b))
+	app := benchConnectApp(b, c, nil)
 	ctx := b.Context()
 
 	runtime.GC()
-	samples := newHeapSamples()
-	inuseBefore, liveBefore := readHeap(samples)
-	sampler := sampleHeap()
-	cpuBefore := cpuTime(b)
+	samples := benchHeapSamples()
+	inuseBefore, liveBefore := benchReadHeap(samples)
+	sampler := benchSampleHeap()
+	cpuBefore := benchCPUTime(b)
 	b.ReportAllocs()
 	b.ResetTimer()
 	start := time.Now()
@@ -715,7 +721,7 @@ func BenchmarkIngest(b *testing.B) {
 
 	elapsed := time.Since(start)
 	b.StopTimer()
-	cpu := cpuTime(b) - cpuBefore
+	cpu := benchCPUTime(b) - cpuBefore
 	peakInuse, peakLive := sampler.peaks()
 	var streams struct {
 		Streams []struct {
@@ -733,7 +739,7 @@ func BenchmarkIngest(b *testing.B) {
 		b.Fatalf("streams after the pushes: %s; want redux at seq %d", res, wantSeq)
 	}
 	runtime.GC()
-	_, liveAfter := readHeap(samples)
+	_, liveAfter := benchReadHeap(samples)
 
 	growth := func(peak, base uint64) float64 { return float64(max(peak, base)-base) / (1 << 20) }
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
@@ -746,9 +752,9 @@ func BenchmarkIngest(b *testing.B) {
 // ---------------------------------------------------------------------------
 // Resident memory of the binary.
 
-// mixedCalls is n cheap tool calls, all answered by the app, with ids from
+// benchMixedCalls is n cheap tool calls, all answered by the app, with ids from
 // first on: what an agent asks between reads of big states.
-func mixedCalls(first int64, n int) ([]byte, []int64) {
+func benchMixedCalls(first int64, n int) ([]byte, []int64) {
 	calls := []struct{ name, args string }{
 		{"debug_health_check", ""},
 		{"debug_list_streams", ""},
@@ -760,66 +766,98 @@ func mixedCalls(first int64, n int) ([]byte, []int64) {
 	for i := range n {
 		ids[i] = first + int64(i)
 		call := calls[i%len(calls)]
-		lines = appendToolCall(lines, ids[i], call.name, call.args)
+		lines = benchAppendToolCall(lines, ids[i], call.name, call.args)
 	}
 	return lines, ids
 }
 
+// benchResidentSizes are resident sizes of the binary in MB (2^20 bytes),
+// read from /proc/<pid>/status.
+type benchResidentSizes struct {
+	idle, serving, peak, rss1k, rss10k float64
+}
+
+func (s *benchResidentSizes) add(o benchResidentSizes) {
+	s.idle += o.idle
+	s.serving += o.serving
+	s.peak += o.peak
+	s.rss1k += o.rss1k
+	s.rss10k += o.rss10k
+}
+
+// benchResidentSession runs the built binary through the session
+// BenchmarkResidentMemory describes and returns its resident sizes.
+func benchResidentSession(b *testing.B, bin string, state json.RawMessage) benchResidentSizes {
+	var sizes benchResidentSizes
+	p := benchStartBinary(b, bin, "-ws-port", benchFreePort(b),
+		"-max-payload-size", strconv.Itoa(benchMaxPayload), "-max-result-bytes", strconv.Itoa(benchMaxPayload))
+	pid := p.cmd.Process.Pid
+	rss := func(field string) float64 { return float64(benchProcStatusKB(b, pid, field)) / 1024 }
+	p.initialize()
+	url := p.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	sizes.idle = rss("VmRSS")
+
+	app := newDemoApp(demoOptions{Seed: 7})
+	app.setReduxState(state)
+	ctx, cancel := context.WithCancel(context.Background())
+	appDone := make(chan error, 1)
+	go func() { appDone <- app.connect(ctx, url) }()
+	appStopped := false
+	stopApp := func() {
+		if !appStopped {
+			appStopped = true
+			cancel()
+			if err := <-appDone; err != nil {
+				b.Errorf("demo app: %v", err)
+			}
+		}
+	}
+	defer stopApp()
+	p.waitHealth(func(h healthOut) bool { return h.Connected })
+	for range 10 {
+		p.tool("debug_get_snapshot", `{"stream":"redux","scope":"`+benchScopePath+`"}`)
+	}
+	sizes.serving, sizes.peak = rss("VmRSS"), rss("VmHWM")
+
+	lines, ids := benchMixedCalls(1, 1000)
+	p.pipeline(lines, ids)
+	sizes.rss1k = rss("VmRSS")
+	lines, ids = benchMixedCalls(1001, 9000)
+	p.pipeline(lines, ids)
+	sizes.rss10k = rss("VmRSS")
+
+	stopApp() // first: the server closing the connection would be an error
+	p.stop()
+	return sizes
+}
+
 // BenchmarkResidentMemory: one op runs the built binary through a session
-// and reports its resident size (/proc/pid/status, in MB of 2^20 bytes) at
-// each stage: idle-MB after initialize; serving5MB-MB (VmRSS) and
-// peak5MB-MB (VmHWM) after ten debug_get_snapshot calls scoped to a 260 KB
-// subtree of a 5 MB Redux state; rss1k-MB and rss10k-MB after 1 000 and
-// 10 000 further pipelined cheap calls, and growth-MB between those two.
-// Run it with -benchtime=1x; ns/op is the whole session.
+// and reports its resident size at each stage: idle-MB (VmRSS) after
+// initialize; serving5MB-MB (VmRSS) and peak5MB-MB (VmHWM) after ten
+// debug_get_snapshot calls scoped to a 260 KB subtree of a 5 MB Redux
+// state, with MAX_PAYLOAD_SIZE and MAX_RESULT_BYTES at 16 MiB (a 5 MB state
+// does not fit the default 512 KiB); rss1k-MB and rss10k-MB after 1 000 and
+// 10 000 further pipelined cheap calls (health check, stream list,
+// navigation snapshot, navigation events), and growth-MB, the difference.
+// The simulated app runs in this process. Run it with -benchtime=1x; ns/op
+// is the whole session.
 func BenchmarkResidentMemory(b *testing.B) {
 	if _, err := os.Stat("/proc/self/status"); err != nil {
 		b.Skip("needs /proc/<pid>/status")
 	}
-	bin := buildBinary(b)
+	bin := benchBuildBinary(b)
 	state := benchStateOfSize(b, 5<<20).baseJSON
-	mb := func(kb int64) float64 { return float64(kb) / 1024 }
-	var idle, serving, peak, rss1k, rss10k float64
+	var sum benchResidentSizes
 	ops := 0
 	for b.Loop() {
-		p := startBinary(b, bin, "-ws-port", freePort(b),
-			"-max-payload-size", strconv.Itoa(benchMaxPayload), "-max-result-bytes", strconv.Itoa(benchMaxPayload))
-		pid := p.cmd.Process.Pid
-		p.initialize()
-		url := p.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
-		idle += mb(procStatusKB(b, pid, "VmRSS"))
-
-		app := newDemoApp(demoOptions{Seed: 7})
-		app.setReduxState(state)
-		ctx, cancel := context.WithCancel(context.Background())
-		appDone := make(chan error, 1)
-		go func() { appDone <- app.connect(ctx, url) }()
-		p.waitHealth(func(h healthOut) bool { return h.Connected })
-		for range 10 {
-			p.tool("debug_get_snapshot", `{"stream":"redux","scope":"`+benchScopePath+`"}`)
-		}
-		serving += mb(procStatusKB(b, pid, "VmRSS"))
-		peak += mb(procStatusKB(b, pid, "VmHWM"))
-
-		lines, ids := mixedCalls(1, 1000)
-		p.pipeline(lines, ids)
-		rss1k += mb(procStatusKB(b, pid, "VmRSS"))
-		lines, ids = mixedCalls(1001, 9000)
-		p.pipeline(lines, ids)
-		rss10k += mb(procStatusKB(b, pid, "VmRSS"))
-
-		cancel()
-		if err := <-appDone; err != nil {
-			b.Errorf("demo app: %v", err)
-		}
-		p.stop()
+		sum.add(benchResidentSession(b, bin, state))
 		ops++
 	}
 	n := float64(ops)
-	b.ReportMetric(idle/n, "idle-MB")
-	b.ReportMetric(serving/n, "serving5MB-MB")
-	b.ReportMetric(peak/n, "peak5MB-MB")
-	b.ReportMetric(rss1k/n, "rss1k-MB")
-	b.ReportMetric(rss10k/n, "rss10k-MB")
-	b.ReportMetric((rss10k-rss1k)/n, "growth-MB")
+	b.ReportMetric(sum.idle/n, "idle-MB")
+	b.ReportMetric(sum.serving/n, "serving5MB-MB")
+	b.ReportMetric(sum.peak/n, "peak5MB-MB")
+	b.ReportMetric(sum.rss1k/n, "rss1k-MB")
+	b.ReportMetric(sum.rss10k/n, "rss10k-MB")
+	b.ReportMetric((sum.rss10k-sum.rss1k)/n, "growth-MB")
 }

@@ -259,14 +259,26 @@ func (h *resourceHub) unsubscribe(uri string) {
 	delete(h.subs, uri)
 }
 
-// eventPushed marks the subscribed URIs that a pushed event of stream
-// may have changed.
+// eventPushed marks the subscribed URIs that a pushed event of stream may
+// have changed: the stream's own resources, and the session, whose stream
+// figures move with every event.
 func (h *resourceHub) eventPushed(stream string) {
+	h.markDirty(func(kind string) bool {
+		return kind == "debug://"+stream+"/state" || kind == uriSession || (stream == "mmkv" && kind == uriMMKVPrefix)
+	})
+}
+
+// sessionChanged marks the session resource after a connect, disconnect or
+// stream-list change.
+func (h *resourceHub) sessionChanged() {
+	h.markDirty(func(kind string) bool { return kind == uriSession })
+}
+
+func (h *resourceHub) markDirty(affected func(kind string) bool) {
 	h.mu.Lock()
 	marked := false
 	for uri, sub := range h.subs {
-		kind, _, _ := parseURI(uri)
-		if kind == "debug://"+stream+"/state" || (stream == "mmkv" && kind == uriMMKVPrefix) {
+		if kind, _, _ := parseURI(uri); affected(kind) {
 			sub.dirty, marked = true, true
 		}
 	}

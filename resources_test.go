@@ -90,10 +90,29 @@ func TestUpdatesAreThrottledAndCoalesced(t *testing.T) {
 		hub.eventPushed("navigation")
 		synctest.Wait()
 		got := sent.take()
-		want := []string{uriMMKVPrefix + "auth@" + got[0][len(uriMMKVPrefix+"auth@"):], uriMMKVPrefix + "default@" + got[0][len(uriMMKVPrefix+"auth@"):]}
+		at := got[0][strings.Index(got[0], "@"):]
+		want := []string{uriMMKVPrefix + "auth" + at, uriMMKVPrefix + "default" + at}
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("mmkv event (-want +got):\n%s", diff)
 		}
+
+		// The session moves with every event and with connection changes.
+		if err := hub.subscribe(uriSession); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(updateInterval)
+		hub.eventPushed("navigation")
+		synctest.Wait()
+		if got := sent.take(); len(got) != 1 || !strings.HasPrefix(got[0], uriSession+"@") {
+			t.Errorf("navigation event with the session subscribed: %v", got)
+		}
+		time.Sleep(updateInterval)
+		hub.sessionChanged()
+		synctest.Wait()
+		if got := sent.take(); len(got) != 1 || !strings.HasPrefix(got[0], uriSession+"@") {
+			t.Errorf("session change: %v", got)
+		}
+		hub.unsubscribe(uriSession)
 
 		// After unsubscribe, nothing more.
 		hub.unsubscribe(uriRedux)

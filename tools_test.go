@@ -490,3 +490,43 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 		t.Errorf("tool with the port taken: %s", res)
 	}
 }
+
+// TestToolListContract pins what every tool must declare, and the size of
+// the whole tools/list reply: every word of a description costs the agent.
+func TestToolListContract(t *testing.T) {
+	ts := newToolSet(testConfig(t), nil)
+	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
+	if len(reply) >= 8000 {
+		t.Errorf("tools/list reply is %d bytes, want under 8000", len(reply))
+	}
+	var list struct {
+		Tools []struct {
+			Name         string
+			Title        string
+			Description  string
+			InputSchema  map[string]any
+			OutputSchema map[string]any
+			Annotations  map[string]bool
+		}
+	}
+	if err := json.Unmarshal(ts.listJSON, &list); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range list.Tools {
+		names = append(names, tool.Name)
+		if tool.InputSchema["type"] != "object" || tool.InputSchema["additionalProperties"] != false {
+			t.Errorf("%s: inputSchema %v lacks type object or additionalProperties false", tool.Name, tool.InputSchema)
+		}
+		if tool.OutputSchema["type"] != "object" {
+			t.Errorf("%s: outputSchema %v is not an object schema", tool.Name, tool.OutputSchema)
+		}
+		if !tool.Annotations["readOnlyHint"] || tool.Title == "" || len(tool.Description) < 80 {
+			t.Errorf("%s: wants readOnlyHint, a title and a description an agent can act on", tool.Name)
+		}
+	}
+	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots"}
+	if diff := cmp.Diff(want, names); diff != "" {
+		t.Errorf("tool names (-want +got):\n%s", diff)
+	}
+}
