@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -1341,7 +1340,22 @@ func (c *adapterConn) handleHandshake(data []byte) {
 	close(c.handshaken)
 }
 
-var wireStreamName = regexp.MustCompile(`^[a-z][a-z0-9_.-]{0,63}$`)
+// wireStreamNamePattern is the rule for stream names (wire protocol §2),
+// checked by validStreamName without a regexp, which would cost start-up time.
+const wireStreamNamePattern = `^[a-z][a-z0-9_.-]{0,63}$`
+
+func validStreamName(name string) bool {
+	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		c := name[i]
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
+			return false
+		}
+	}
+	return true
+}
 
 // parseHandshake validates a handshake in the order of wire protocol §2 and
 // returns what it says about the adapter, or the first failure. An optional
@@ -1482,8 +1496,8 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			return fmt.Errorf("[%d].name: required", i)
 		}
 		var ok bool
-		if s.Name, ok = wireString(name); !ok || !wireStreamName.MatchString(s.Name) {
-			return fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamName, clipJSON(name))
+		if s.Name, ok = wireString(name); !ok || !validStreamName(s.Name) {
+			return fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamNamePattern, clipJSON(name))
 		}
 		if seen[s.Name] {
 			return fmt.Errorf("[%d].name: duplicate stream %q", i, s.Name)

@@ -206,8 +206,14 @@ type rpcConn struct {
 
 	mu       sync.Mutex
 	inFlight map[string]*call // by idKey
-	wg       sync.WaitGroup   // one per running goroutine
-	slots    chan struct{}    // maxInFlight tokens
+
+	// Requests run on workers started on demand, at most maxInFlight, that
+	// take tasks from work until serve closes it: a fresh goroutine per
+	// request would grow a new stack each time (17% of CPU under load).
+	// workers is touched only by the reading goroutine.
+	work    chan func()
+	workers int
+	wg      sync.WaitGroup // one per worker
 }
 
 // call is one request being handled on its own goroutine.
@@ -224,7 +230,7 @@ func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, adm
 		logger:   logger,
 		out:      &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
 		inFlight: make(map[string]*call),
-		slots:    make(chan struct{}, maxInFlight),
+		work:     make(chan func()),
 	}
 }
 
@@ -262,6 +268,7 @@ intake:
 		}
 		c.receive(ctx, item.data, item.more)
 	}
+	close(c.work) // no more tasks: idle workers return, busy ones finish first
 	c.wg.Wait()
 	if err := c.out.flush(); err != nil && readErr == nil {
 		readErr = fmt.Errorf("write stdout: %w", err)
@@ -359,7 +366,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte, more bool) {
 		return
 	}
 	if req.isNotification() {
-		c.spawn(ctx, nil, func(ctx context.Context) { c.handle(ctx, &req) })
+		c.spawn(ctx, nil, func(ctx context.Context) { _, _ = c.callHandler(ctx, &req) })
 		return
 	}
 	c.spawn(ctx, req.ID, func(ctx context.Context) {
@@ -392,7 +399,7 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 		case err != nil:
 			replies = append(replies, encodeReply(req.ID, nil, asRPCError(err)))
 		case req.isNotification():
-			c.handle(ctx, &req)
+			_, _ = c.callHandler(ctx, &req)
 		default:
 			elemCtx, cancel := context.WithCancel(ctx)
 			c.track(req.ID, cancel)
@@ -408,26 +415,41 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 	}
 }
 
-// spawn runs fn on a new goroutine once an in-flight slot is free. When id is
-// not nil the request is registered for cancellation first.
+// spawn runs fn on a worker: an idle one, else a new one while there are
+// fewer than maxInFlight, else the first to become free. When id is not nil
+// the request is registered for cancellation first. Only the reading
+// goroutine calls spawn.
 func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, fn func(context.Context)) {
-	select {
-	case c.slots <- struct{}{}:
-	default:
-		_ = c.out.flush() // replies held back must not wait for a free slot
-		c.slots <- struct{}{}
-	}
 	ctx, cancel := context.WithCancel(ctx)
 	if id != nil {
 		c.track(id, cancel)
 	}
-	c.wg.Add(1)
-	go func() {
-		defer func() { <-c.slots }()
-		defer c.wg.Done()
+	task := func() {
 		defer cancel()
 		fn(ctx)
-	}()
+	}
+	select {
+	case c.work <- task:
+		return
+	default:
+	}
+	if c.workers < maxInFlight {
+		c.workers++
+		c.wg.Add(1)
+		go c.worker(task)
+		return
+	}
+	_ = c.out.flush() // replies held back must not wait for a free worker
+	c.work <- task
+}
+
+// worker runs first, then tasks from work until it is closed.
+func (c *rpcConn) worker(first func()) {
+	defer c.wg.Done()
+	first()
+	for task := range c.work {
+		task()
+	}
 }
 
 func (c *rpcConn) track(id json.RawMessage, cancel context.CancelFunc) {

@@ -163,16 +163,9 @@ func (h *resourceHub) session() ([]byte, error) {
 		return nil, notConnectedError(st)
 	}
 	a := st.Adapter
-	since := a.ConnectedAt
-	if !a.StartedAt.IsZero() {
-		since = a.StartedAt
-	}
 	streams := make([]map[string]any, len(a.Streams))
 	for i, s := range a.Streams {
-		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "latestSeq": s.LatestSeq, "lastEventAt": nil}
-		if !s.LastEventAt.IsZero() {
-			m["lastEventAt"] = s.LastEventAt.UTC().Format(timeFormat)
-		}
+		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "latestSeq": s.LatestSeq, "lastEventAt": formatTime(s.LastEventAt)}
 		if s.Instances != nil {
 			m["instances"] = s.Instances
 		}
@@ -181,7 +174,7 @@ func (h *resourceHub) session() ([]byte, error) {
 	return json.Marshal(map[string]any{
 		"sessionId":      a.SessionID,
 		"adapterVersion": a.AdapterVersion,
-		"uptime":         max(0, int64(time.Since(since)/time.Second)),
+		"uptime":         uptime(a),
 		"deviceInfo":     map[string]json.RawMessage{"app": rawOrNull(a.App), "device": rawOrNull(a.Device)},
 		"connectedAt":    a.ConnectedAt.UTC().Format(timeFormat),
 		"streams":        streams,
