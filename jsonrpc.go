@@ -249,9 +249,20 @@ intake:
 	for {
 		var item inputLine
 		select {
-		case <-ctx.Done():
-			break intake
 		case item = <-input:
+		default:
+			// Nothing more to read right now: no reply may wait in the
+			// buffer while we do. Under pipelined input the next line is
+			// ready, so replies to a burst leave in few writes.
+			_ = c.out.flush()
+			select {
+			case <-ctx.Done():
+				break intake
+			case item = <-input:
+			}
+		}
+		if ctx.Err() != nil {
+			break intake
 		}
 		switch {
 		case errors.Is(item.err, errLineTooLong):
@@ -266,7 +277,7 @@ intake:
 			}
 			break intake
 		}
-		c.receive(ctx, item.data, item.more)
+		c.receive(ctx, item.data)
 	}
 	close(c.work) // no more tasks: idle workers return, busy ones finish first
 	c.wg.Wait()
@@ -279,7 +290,6 @@ intake:
 // inputLine is one line read from the client, or why reading stopped.
 type inputLine struct {
 	data    []byte // trimmed and non-empty; the receiver owns it
-	more    bool   // another whole line is already buffered
 	err     error  // errLineTooLong (then skipped is its length), io.EOF or a read error
 	skipped int64
 }
@@ -301,7 +311,7 @@ func readLines(in io.Reader, input chan<- inputLine, quit <-chan struct{}) {
 				continue
 			}
 			// The line reader reuses its buffer; decoded messages point into the line.
-			item.data, item.more = bytes.Clone(line), lines.hasLine()
+			item.data = bytes.Clone(line)
 		}
 		select {
 		case input <- item:
@@ -322,10 +332,9 @@ func interruptRead(in io.Reader) {
 	}
 }
 
-// receive handles one line. more says whether another whole line is already
-// buffered, in which case inline replies need not be flushed yet: reading it
-// cannot block.
-func (c *rpcConn) receive(ctx context.Context, line []byte, more bool) {
+// receive handles one line. Replies written on this goroutine are flushed
+// by serve once no further input is ready.
+func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	if nestingExceeds(line, maxNestingDepth) {
 		c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxNestingDepth},
 			"invalid request: nesting deeper than %d levels", maxNestingDepth))
@@ -361,7 +370,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte, more bool) {
 	}
 	if c.inline(req.Method) {
 		if reply := c.run(ctx, &req); reply != nil {
-			c.out.write(reply, !more)
+			c.out.write(reply, false)
 		}
 		return
 	}
@@ -522,8 +531,9 @@ func (c *rpcConn) rejectMessage(id json.RawMessage, err error) {
 	c.writeError(id, asRPCError(err))
 }
 
+// writeError answers on the reading goroutine; serve flushes when idle.
 func (c *rpcConn) writeError(id json.RawMessage, err *rpcError) {
-	c.out.write(encodeReply(id, nil, err), true)
+	c.out.write(encodeReply(id, nil, err), false)
 }
 
 // notify sends a notification to the client.
@@ -695,10 +705,4 @@ func (lr *lineReader) next() ([]byte, error) {
 			return nil, err
 		}
 	}
-}
-
-// hasLine reports whether a whole line is buffered, so that next will not block.
-func (lr *lineReader) hasLine() bool {
-	buffered, _ := lr.r.Peek(lr.r.Buffered())
-	return bytes.IndexByte(buffered, '\n') >= 0
 }

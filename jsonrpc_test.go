@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
@@ -611,4 +612,33 @@ func bracketDepth(data []byte) int {
 		}
 	}
 	return deepest
+}
+
+// TestInlineReplyIsNotHeldBack sends a cheap request together with a line
+// that writes nothing, keeps stdin open, and expects the reply: a reply may
+// never wait in the buffer for input that does not come.
+func TestInlineReplyIsNotHeldBack(t *testing.T) {
+	for name, next := range map[string]string{
+		"blank line":        "\n",
+		"notification":      `{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n",
+		"cancel":            `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":9}}` + "\n",
+		"client response":   `{"jsonrpc":"2.0","id":9,"result":{}}` + "\n",
+		"slow request":      `{"jsonrpc":"2.0","id":"slow","method":"block"}` + "\n",
+		"partial next line": `{"jsonrpc":"2.0","id":3,`,
+	} {
+		t.Run(name, func(t *testing.T) {
+			release := make(chan struct{})
+			defer close(release)
+			h := startRPC(t, echoHandler(nil, release))
+			h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}` + "\n" + next)
+			select {
+			case l := <-h.lines:
+				if replyID(t, l) != `"p"` {
+					t.Errorf("first reply %s, want the ping's", l)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the ping's reply was held back")
+			}
+		})
+	}
 }
