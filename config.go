@@ -50,7 +50,15 @@ var settings = []setting{
 		return err
 	}},
 	{"WS_HOST", "ws-host", "127.0.0.1", "WebSocket bind address; non-loopback without WS_TOKEN logs a warning", func(c *config, v string) error {
-		if net.ParseIP(strings.Trim(v, "[]")) == nil && !validHostName(v) {
+		// An IPv6 address may come bracketed, as in URLs; it is stored bare
+		// so that joining it with the port brackets it once.
+		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+			v = v[1 : len(v)-1]
+			if net.ParseIP(v) == nil {
+				return fmt.Errorf("%q is not an IP address", "["+v+"]")
+			}
+		}
+		if net.ParseIP(v) == nil && !validHostName(v) {
 			return fmt.Errorf("%q is not a host name or IP address (no scheme, no port)", v)
 		}
 		c.WSHost = v

@@ -558,3 +558,13 @@ func TestConfigTightenedValues(t *testing.T) {
 		t.Errorf("padded LOG_LEVEL/LOG_FORMAT: %v %q %v", cfg.LogLevel, cfg.LogFormat, err)
 	}
 }
+
+func TestConfigBracketedIPv6Host(t *testing.T) {
+	cfg, err := loadConfig([]string{"-ws-host", "[::1]"}, func(string) string { return "" })
+	if err != nil || cfg.WSHost != "::1" {
+		t.Errorf("-ws-host [::1]: WSHost = %q, %v; want ::1 stored bare", cfg.WSHost, err)
+	}
+	if _, err := loadConfig([]string{"-ws-host", "[not-an-ip]"}, func(string) string { return "" }); !errors.Is(err, errUsage) {
+		t.Errorf("-ws-host [not-an-ip]: %v, want errUsage", err)
+	}
+}

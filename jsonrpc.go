@@ -20,6 +20,7 @@ const (
 	maxLineBytes    = 16 << 20 // one JSON-RPC message on stdin
 	maxNestingDepth = 128      // arrays and objects inside one message
 	maxInFlight     = 256      // requests handled at once; reading waits beyond it
+	maxBatch        = 100      // elements of one JSON-RPC batch
 )
 
 // rpcError is a JSON-RPC error object. The sentinels below carry the codes;
@@ -350,6 +351,11 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 			c.writeError(nil, rpcErrorf(errInvalidRequest, nil, "invalid request: empty batch"))
 			return
 		}
+		if len(elems) > maxBatch {
+			c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxBatch},
+				"invalid request: batch of %d messages exceeds the limit of %d", len(elems), maxBatch))
+			return
+		}
 		c.spawn(ctx, nil, func(ctx context.Context) { c.serveBatch(ctx, elems) })
 		return
 	}
@@ -390,6 +396,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 // its requests, in order; a batch of notifications only gets no reply.
 func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 	var replies [][]byte
+	size := 0
 	for _, elem := range elems {
 		req, err := decodeMessage(elem)
 		switch {
@@ -414,6 +421,12 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 			c.track(req.ID, cancel)
 			reply := c.run(elemCtx, &req)
 			cancel()
+			if size += len(reply); size > maxLineBytes {
+				// The whole array is one line: keep it within what a client
+				// can be expected to read.
+				reply = encodeReply(req.ID, nil, rpcErrorf(errInternal, map[string]int{"limit": maxLineBytes},
+					"internal error: the batch's replies exceed %d bytes; send this request on its own", maxLineBytes))
+			}
 			if !c.finish(req.ID) {
 				replies = append(replies, reply)
 			}

@@ -642,3 +642,21 @@ func TestInlineReplyIsNotHeldBack(t *testing.T) {
 		})
 	}
 }
+
+func TestBatchIsBounded(t *testing.T) {
+	h := startRPC(t, echoHandler(nil, nil))
+	var batch strings.Builder
+	batch.WriteString("[")
+	for i := range maxBatch + 1 {
+		if i > 0 {
+			batch.WriteString(",")
+		}
+		fmt.Fprintf(&batch, `{"jsonrpc":"2.0","id":%d,"method":"a"}`, i)
+	}
+	batch.WriteString("]\n")
+	h.send(batch.String())
+	got := h.finish()
+	if len(got) != 1 || replyCode(t, got[0]) != -32600 || !strings.Contains(got[0], "exceeds the limit of 100") {
+		t.Errorf("batch of %d: %q, want one -32600 naming the limit", maxBatch+1, got)
+	}
+}

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 )
 
@@ -35,11 +34,11 @@ type mcpServer struct {
 	resources *resourceHub
 	rpc       *rpcConn
 
-	initialized atomic.Bool
+	initialized atomic.Bool  // initialize answered: other requests are admitted
+	clientReady atomic.Bool  // notifications/initialized received: notifications may go out
 	clientLevel atomic.Int32 // index into logLevels; -1 until logging/setLevel
 
-	closeOnce sync.Once
-	closed    atomic.Bool // set when serving ends: no more notifications
+	closed atomic.Bool // set when serving ends: no more notifications
 }
 
 // method describes one MCP request or notification the server understands.
@@ -52,7 +51,7 @@ type method struct {
 var methods = map[string]method{
 	"initialize":                {handle: (*mcpServer).initialize, beforeInit: true, inline: true},
 	"ping":                      {handle: (*mcpServer).ping, beforeInit: true, inline: true},
-	"notifications/initialized": {handle: (*mcpServer).ping, beforeInit: true, inline: true},
+	"notifications/initialized": {handle: (*mcpServer).clientInitialized, beforeInit: true, inline: true},
 	"logging/setLevel":          {handle: (*mcpServer).setLevel, inline: true},
 	"tools/list":                {handle: (*mcpServer).listTools, inline: true},
 	"tools/call":                {handle: (*mcpServer).callTool},
@@ -135,6 +134,16 @@ func (s *mcpServer) initialize(_ context.Context, params json.RawMessage) (any, 
 
 func (s *mcpServer) ping(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil }
 
+// clientInitialized opens the way for notifications. Waiting for it, rather
+// than sending once initialize is answered, also guarantees that no
+// notification can overtake the initialize reply on stdout.
+func (s *mcpServer) clientInitialized(context.Context, json.RawMessage) (any, error) {
+	if s.initialized.Load() {
+		s.clientReady.Store(true)
+	}
+	return nil, nil
+}
+
 func (s *mcpServer) setLevel(_ context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Level *string `json:"level"`
@@ -158,7 +167,7 @@ func (s *mcpServer) setLevel(_ context.Context, params json.RawMessage) (any, er
 // write shares the reply lock.
 func (s *mcpServer) logToClient(level string, data any) {
 	want := s.clientLevel.Load()
-	if want < 0 || s.closed.Load() || int32(slices.Index(logLevels, level)) < want {
+	if want < 0 || !s.clientReady.Load() || s.closed.Load() || int32(slices.Index(logLevels, level)) < want {
 		return
 	}
 	s.rpc.notify("notifications/message", map[string]any{"level": level, "logger": "devtools-mcp", "data": data})
@@ -166,7 +175,7 @@ func (s *mcpServer) logToClient(level string, data any) {
 
 // notifyClient sends a notification once the client has initialized.
 func (s *mcpServer) notifyClient(method string, params any) {
-	if !s.initialized.Load() || s.closed.Load() {
+	if !s.clientReady.Load() || s.closed.Load() {
 		return
 	}
 	s.rpc.notify(method, params)

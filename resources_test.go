@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -307,6 +309,31 @@ func TestNoLogMessagesBeforeSetLevel(t *testing.T) {
 		}
 		if msg["method"] == "notifications/resources/list_changed" {
 			return
+		}
+	}
+}
+
+// TestNoNotificationsBeforeInitialized connects an adapter after initialize
+// is answered but before notifications/initialized: list_changed must wait,
+// so that no notification can reach the client before it is ready.
+func TestNoNotificationsBeforeInitialized(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.call(0, "initialize", map[string]any{"protocolVersion": "2025-11-25", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "test", "version": "1"}})
+	// Every line read from here on must be a reply, never a notification.
+	health := func(id int) string {
+		ts.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"debug_health_check"}}`, id))
+		line := ts.next()
+		if !strings.Contains(line, fmt.Sprintf(`"id":%d,`, id)) {
+			t.Fatalf("notification before notifications/initialized: %s", line)
+		}
+		return line
+	}
+	url := regexp.MustCompile(`ws://127\.0\.0\.1:\d+/`).FindString(health(1))
+	scriptedAdapter(t, url, func(id, method string) []byte { return nil })
+	for id := 2; !strings.Contains(health(id), `\"connected\":true`); id++ {
+		if id > 2000 {
+			t.Fatal("the adapter never showed as connected")
 		}
 	}
 }

@@ -265,36 +265,49 @@ func argNames(specs []argSpec) string {
 }
 
 // parseInteger reads an integer argument. Integral values written as 5.0 or
-// 5e1 are accepted, as JSON Schema's "integer" does; fractions are refused.
+// 5e1 are accepted, as JSON Schema's "integer" accepts them; fractions are
+// refused. Values beyond int64 saturate: since_seq 1e30 means "after
+// everything", limit 1e30 is clamped to 200.
 func parseInteger(v []byte, s argSpec) (int64, error) {
 	if rawKind(v) != "number" {
 		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))
 	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil && !isRangeError(err) {
-		return 0, invalidParams(s.name, "must be an integer")
+	n, err := strconv.ParseInt(string(v), 10, 64) // exact, beyond 2^53 too
+	if err != nil {
+		f, ferr := strconv.ParseFloat(string(v), 64)
+		switch {
+		case ferr != nil && !isRangeError(ferr), f != math.Trunc(f), f == 0 && nonZeroMantissa(v):
+			return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
+		case f >= math.MaxInt64:
+			n = math.MaxInt64
+		case f <= math.MinInt64:
+			n = math.MinInt64
+		default:
+			n = int64(f)
+		}
 	}
-	if f != math.Trunc(f) {
-		return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
-	}
-	hi := float64(math.MaxInt64)
+	hi := int64(math.MaxInt64)
 	if s.max != 0 {
-		hi = float64(s.max)
+		hi = s.max
 	}
 	switch {
-	case f >= float64(s.min) && f <= hi:
-		if f >= 1<<63 {
-			return math.MaxInt64, nil
-		}
-		return int64(f), nil
-	case s.clamp && f < float64(s.min):
+	case n >= s.min && n <= hi:
+		return n, nil
+	case s.clamp && n < s.min:
 		return s.min, nil
 	case s.clamp:
-		return int64(hi), nil
-	case f < float64(s.min):
+		return hi, nil
+	case n < s.min:
 		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
 	}
-	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", s.max))
+	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", hi))
+}
+
+// nonZeroMantissa reports whether a number's digits before any exponent
+// are not all zero: 1e-400 parses as 0 but is no integer.
+func nonZeroMantissa(v []byte) bool {
+	mantissa, _, _ := strings.Cut(strings.ToLower(string(v)), "e")
+	return strings.ContainsAny(mantissa, "123456789")
 }
 
 func isRangeError(err error) bool {

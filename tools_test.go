@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -528,5 +529,38 @@ func TestToolListContract(t *testing.T) {
 	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseIntegerEdges(t *testing.T) {
+	since := argSpec{name: "since_seq", kind: argInteger, min: 0}
+	limit := argSpec{name: "limit", kind: argInteger, min: 1, max: 200, clamp: true}
+	for _, tc := range []struct {
+		spec    argSpec
+		in      string
+		want    int64
+		problem string
+	}{
+		{since, "9007199254740993", 9007199254740993, ""}, // beyond 2^53, exact
+		{since, "1e19", math.MaxInt64, ""},                // saturates: after everything
+		{since, "1e400", math.MaxInt64, ""},
+		{since, "5.0", 5, ""},
+		{since, "5e1", 50, ""},
+		{since, "1e-400", 0, "must be an integer, not 1e-400"},
+		{since, "2.5", 0, "must be an integer, not 2.5"},
+		{since, "-1", 0, "must be at least 0"},
+		{since, "-1e30", 0, "must be at least 0"},
+		{limit, "1e30", 200, ""},
+		{limit, "-1e30", 1, ""},
+		{limit, "0", 1, ""},
+	} {
+		got, err := parseInteger([]byte(tc.in), tc.spec)
+		problem := ""
+		if te := asToolError(err); te != nil {
+			problem = te.Details.(map[string]string)["problem"]
+		}
+		if got != tc.want || problem != tc.problem {
+			t.Errorf("%s %s: got %d, %q; want %d, %q", tc.spec.name, tc.in, got, problem, tc.want, tc.problem)
+		}
 	}
 }
