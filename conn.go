@@ -80,6 +80,8 @@ const (
 	// of being copied out of it; the connection then starts a new buffer.
 	// Smaller results are copied, which is cheaper than regrowing a buffer.
 	wireHandoffMin = 32 << 10
+	// maxQueuedLinkEvents bounds every event waiting for notify.
+	maxQueuedLinkEvents = 4096
 	// maxQueuedPushEvents bounds the linkEventPushed notifications waiting
 	// for notify; further ones are dropped (connection and stream-list
 	// events never are).
@@ -1712,11 +1714,18 @@ func (q *linkEventQueue) push(ev linkEvent) {
 	if q.closed {
 		return
 	}
-	if ev.Kind == linkEventPushed {
+	switch {
+	case ev.Kind == linkEventPushed:
 		if q.pushed >= maxQueuedPushEvents {
 			return
 		}
 		q.pushed++
+	case ev.Kind == linkStreamsChanged && len(q.items) > 0 && q.items[len(q.items)-1] == ev:
+		return // a repeated stream-list change says nothing new
+	case len(q.items) >= maxQueuedLinkEvents:
+		// Only a client that stopped reading stdout lets this many pile
+		// up; an adapter reconnecting in a loop must not grow memory.
+		return
 	}
 	q.items = append(q.items, ev)
 	select {

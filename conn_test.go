@@ -1608,3 +1608,19 @@ func BenchmarkParseResponse(b *testing.B) {
 		}
 	})
 }
+
+func TestLinkEventQueueBounds(t *testing.T) {
+	q := linkEventQueue{wake: make(chan struct{}, 1)}
+	streams := linkEvent{Kind: linkStreamsChanged, SessionID: "s"}
+	q.push(streams)
+	q.push(streams)
+	if len(q.items) != 1 {
+		t.Errorf("repeated stream-list changes queued %d times, want once", len(q.items))
+	}
+	for i := range 2 * maxQueuedLinkEvents {
+		q.push(linkEvent{Kind: linkConnected, SessionID: strconv.Itoa(i)})
+	}
+	if len(q.items) != maxQueuedLinkEvents {
+		t.Errorf("queue holds %d events, want the bound %d", len(q.items), maxQueuedLinkEvents)
+	}
+}

@@ -298,9 +298,8 @@ type inputLine struct {
 // readLines reads lines from in and hands them over until reading fails or
 // quit is closed. Reading has its own goroutine so that serve can stop
 // intake at once when its context ends: a read cannot be interrupted unless
-// in supports deadlines (os.Stdin on a pipe or terminal does, and
-// interruptRead uses that). Otherwise this goroutine ends at in's next data,
-// EOF or error; serve does not wait for it.
+// in supports deadlines (see interruptRead). Otherwise this goroutine ends
+// at in's next data, EOF or error; serve does not wait for it.
 func readLines(in io.Reader, input chan<- inputLine, quit <-chan struct{}) {
 	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
 	for {
@@ -325,8 +324,9 @@ func readLines(in io.Reader, input chan<- inputLine, quit <-chan struct{}) {
 	}
 }
 
-// interruptRead unblocks a pending read on stdin when it supports deadlines
-// (pipes and terminals do); otherwise the read ends at the next input or EOF.
+// interruptRead unblocks a pending read when in supports deadlines (a pipe
+// made with os.Pipe does; an inherited stdin usually does not). Otherwise
+// the reading goroutine ends at the next input or EOF; serve does not wait.
 func interruptRead(in io.Reader) {
 	if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
 		_ = d.SetReadDeadline(time.Now())

@@ -27,9 +27,25 @@ import (
 // version is the server's version, reported to MCP clients and adapters.
 const version = "0.1.0"
 
+// shutdownGrace is how long a signalled stop may take: a client that no
+// longer reads stdout can block the last writes, and the process must still
+// exit within a second (the lifecycle contract).
+const shutdownGrace = 900 * time.Millisecond
+
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }()
+	var err error
+	select {
+	case err = <-done:
+	case <-ctx.Done():
+		select {
+		case err = <-done:
+		case <-time.After(shutdownGrace):
+			fmt.Fprintln(os.Stderr, "devtools-mcp: stopped without flushing: stdout is not being read")
+		}
+	}
 	stop()
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "devtools-mcp:", err)

@@ -44,11 +44,14 @@ type resourceHub struct {
 	link   *adapterLink
 	notify func(method string, params any)
 
-	mu      sync.Mutex
-	subs    map[string]*subscription // by URI
-	wake    chan struct{}            // cap 1: something became dirty
-	nowFunc func() time.Time
+	mu   sync.Mutex
+	subs map[string]*subscription // by URI, at most maxSubscriptions
+	wake chan struct{}            // cap 1: something became dirty
 }
+
+// maxSubscriptions bounds the subscriptions one client may hold; each MMKV
+// instance name is a URI of its own.
+const maxSubscriptions = 256
 
 type subscription struct {
 	dirty    bool
@@ -57,7 +60,7 @@ type subscription struct {
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
 	return &resourceHub{cfg: cfg, link: link, notify: notify, subs: make(map[string]*subscription),
-		wake: make(chan struct{}, 1), nowFunc: time.Now}
+		wake: make(chan struct{}, 1)}
 }
 
 // list returns the static resources and one per advertised MMKV instance.
@@ -241,6 +244,10 @@ func (h *resourceHub) subscribe(uri string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.subs[uri] == nil {
+		if len(h.subs) >= maxSubscriptions {
+			return rpcErrorf(errInvalidParams, map[string]int{"limit": maxSubscriptions},
+				"invalid params: already %d subscriptions; unsubscribe from one first", maxSubscriptions)
+		}
 		h.subs[uri] = &subscription{}
 	}
 	return nil
@@ -261,10 +268,10 @@ func (h *resourceHub) eventPushed(stream string) {
 	})
 }
 
-// sessionChanged marks the session resource after a connect, disconnect or
-// stream-list change.
-func (h *resourceHub) sessionChanged() {
-	h.markDirty(func(kind string) bool { return kind == uriSession })
+// adapterChanged marks every subscribed resource after a connect,
+// disconnect or stream-list change: each may now read differently.
+func (h *resourceHub) adapterChanged() {
+	h.markDirty(func(string) bool { return true })
 }
 
 func (h *resourceHub) markDirty(affected func(kind string) bool) {
@@ -297,7 +304,7 @@ func (h *resourceHub) run(ctx context.Context) {
 		case <-h.wake:
 		case <-timer.C:
 		}
-		due, next := h.takeDue(h.nowFunc())
+		due, next := h.takeDue(time.Now())
 		for _, uri := range due {
 			h.notify("notifications/resources/updated", map[string]string{"uri": uri})
 		}

@@ -109,10 +109,13 @@ func TestUpdatesAreThrottledAndCoalesced(t *testing.T) {
 			t.Errorf("navigation event with the session subscribed: %v", got)
 		}
 		time.Sleep(updateInterval)
-		hub.sessionChanged()
+		hub.adapterChanged() // a connect or disconnect changes every resource
 		synctest.Wait()
-		if got := sent.take(); len(got) != 1 || !strings.HasPrefix(got[0], uriSession+"@") {
-			t.Errorf("session change: %v", got)
+		got = sent.take()
+		at = got[0][strings.Index(got[0], "@"):]
+		want = []string{uriMMKVPrefix + "auth" + at, uriMMKVPrefix + "default" + at, uriRedux + at, uriSession + at}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Errorf("adapter change (-want +got):\n%s", diff)
 		}
 		hub.unsubscribe(uriSession)
 
@@ -335,5 +338,24 @@ func TestNoNotificationsBeforeInitialized(t *testing.T) {
 		if id > 2000 {
 			t.Fatal("the adapter never showed as connected")
 		}
+	}
+}
+
+func TestSubscriptionsAreBounded(t *testing.T) {
+	hub := newResourceHub(config{}, nil, func(string, any) {})
+	for i := range maxSubscriptions {
+		if err := hub.subscribe(fmt.Sprintf("debug://mmkv/i%d", i)); err != nil {
+			t.Fatalf("subscription %d: %v", i, err)
+		}
+	}
+	if err := hub.subscribe(uriSession); err != nil {
+		if re := asRPCError(err); re.Code != -32602 || !strings.Contains(re.Message, "256") {
+			t.Errorf("over the bound: %v, want -32602 naming 256", err)
+		}
+	} else {
+		t.Error("subscription over the bound accepted")
+	}
+	if err := hub.subscribe("debug://mmkv/i0"); err != nil {
+		t.Errorf("subscribing again to a held URI: %v", err)
 	}
 }
