@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
@@ -173,7 +174,7 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 		}
 		source[s.env] = from
 		if err := s.parse(&c, value); err != nil {
-			return c, fmt.Errorf("%w: %s: %v", errUsage, cmpOr(from, s.env+" default"), err)
+			return c, fmt.Errorf("%w: %s: %v", errUsage, cmp.Or(from, s.env+" default"), err)
 		}
 	}
 	if c.MaxResultBytes > int(c.MaxPayloadSize) {

@@ -473,7 +473,24 @@ func linkNotConnectedError(reason, wsURL, listenErr string) *toolError {
 	default:
 		msg = "the app adapter disconnected"
 	}
-	return newToolError(codeNotConnected, details, "%s", msg)
+	e := newToolError(codeNotConnected, details, "%s", msg)
+	switch port := wsPort(wsURL); {
+	case reason == linkReasonNotListening:
+		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
+	case port != "" && port != "19850":
+		e.Suggestion = "Start the app's dev build with the debug adapter enabled and pointed at port " + port +
+			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
+	}
+	return e
+}
+
+// wsPort returns the port of a ws:// URL, or "".
+func wsPort(wsURL string) string {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return ""
+	}
+	return u.Port()
 }
 
 // linkTimeoutDetails are the details of a TIMEOUT error (spec §2).
@@ -1285,9 +1302,12 @@ func (c *adapterConn) handleOversized(prefix []byte, size int64) {
 		return
 	}
 	if p := c.takePending(ids); p != nil {
-		p.done <- adapterOutcome{err: newToolError(codePayloadTooLarge,
+		e := newToolError(codePayloadTooLarge,
 			linkPayloadDetails{Size: size, Limit: l.cfg.MaxPayloadSize},
-			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", p.method, size, l.cfg.MaxPayloadSize)}
+			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", p.method, size, l.cfg.MaxPayloadSize)
+		// A scope cannot help here: it is applied after the whole answer arrives.
+		e.Suggestion = "The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."
+		p.done <- adapterOutcome{err: e}
 	}
 }
 

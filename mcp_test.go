@@ -93,7 +93,10 @@ func normaliseLines(t *testing.T, lines []string) []string {
 	return out
 }
 
-var portInURL = regexp.MustCompile(`^ws://127\.0\.0\.1:\d+/$`)
+var (
+	portInURL      = regexp.MustCompile(`^ws://127\.0\.0\.1:\d+/$`)
+	portInSentence = regexp.MustCompile(`(port |tcp:|127\.0\.0\.1:)\d+`)
+)
 
 // normaliseJSON re-encodes one JSON text with sorted keys, replacing values
 // that differ from run to run (ports, clocks) and expanding tool results'
@@ -127,6 +130,11 @@ func normaliseValue(v any) any {
 			case "wsUrl":
 				if s, ok := child.(string); ok && portInURL.MatchString(s) {
 					x[k] = "ws://127.0.0.1:<port>/"
+					continue
+				}
+			case "suggestion", "message":
+				if str, ok := child.(string); ok {
+					x[k] = portInSentence.ReplaceAllString(str, "${1}<port>")
 					continue
 				}
 			case "text":

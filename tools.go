@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -179,19 +180,12 @@ func errorResult(err error) json.RawMessage {
 	if te.Details != nil {
 		body["details"] = te.Details
 	}
-	if s := cmpOr(te.Suggestion, suggestions[te.Code]); s != "" {
+	if s := cmp.Or(te.Suggestion, suggestions[te.Code]); s != "" {
 		body["suggestion"] = s
 	}
 	data, _ := json.Marshal(body)
 	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
 	return append(out, `}],"isError":true}`...)
-}
-
-func cmpOr(a, b string) string {
-	if a != "" {
-		return a
-	}
-	return b
 }
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
