@@ -239,7 +239,7 @@ func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, adm
 // request already read and writes every reply before returning. Requests'
 // contexts derive from ctx, so cancelling it also stops their work.
 func (c *rpcConn) serve(ctx context.Context, in io.Reader) error {
-	input := make(chan inputLine)
+	input := make(chan []inputLine)
 	quit := make(chan struct{})
 	defer close(quit)
 	go readLines(in, input, quit)
@@ -248,37 +248,39 @@ func (c *rpcConn) serve(ctx context.Context, in io.Reader) error {
 	var readErr error
 intake:
 	for {
-		var item inputLine
+		var items []inputLine
 		select {
-		case item = <-input:
+		case items = <-input:
 		default:
 			// Nothing more to read right now: no reply may wait in the
-			// buffer while we do. Under pipelined input the next line is
+			// buffer while we do. Under pipelined input the next lines are
 			// ready, so replies to a burst leave in few writes.
 			_ = c.out.flush()
 			select {
 			case <-ctx.Done():
 				break intake
-			case item = <-input:
+			case items = <-input:
 			}
 		}
-		if ctx.Err() != nil {
-			break intake
-		}
-		switch {
-		case errors.Is(item.err, errLineTooLong):
-			c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int64{"limit": maxLineBytes},
-				"invalid request: line of %d bytes exceeds the %d-byte (16 MiB) limit; skipped", item.skipped, int64(maxLineBytes)))
-			continue
-		case item.err == io.EOF:
-			break intake
-		case item.err != nil:
-			if ctx.Err() == nil {
-				readErr = fmt.Errorf("read stdin: %w", item.err)
+		for _, item := range items {
+			if ctx.Err() != nil {
+				break intake
 			}
-			break intake
+			switch {
+			case errors.Is(item.err, errLineTooLong):
+				c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int64{"limit": maxLineBytes},
+					"invalid request: line of %d bytes exceeds the %d-byte (16 MiB) limit; skipped", item.skipped, int64(maxLineBytes)))
+				continue
+			case item.err == io.EOF:
+				break intake
+			case item.err != nil:
+				if ctx.Err() == nil {
+					readErr = fmt.Errorf("read stdin: %w", item.err)
+				}
+				break intake
+			}
+			c.receive(ctx, item.data)
 		}
-		c.receive(ctx, item.data)
 	}
 	close(c.work) // no more tasks: idle workers return, busy ones finish first
 	c.wg.Wait()
@@ -300,29 +302,45 @@ type inputLine struct {
 // intake at once when its context ends: a read cannot be interrupted unless
 // in supports deadlines (see interruptRead). Otherwise this goroutine ends
 // at in's next data, EOF or error; serve does not wait for it.
-func readLines(in io.Reader, input chan<- inputLine, quit <-chan struct{}) {
+func readLines(in io.Reader, input chan<- []inputLine, quit <-chan struct{}) {
 	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
+	var batch []inputLine
+	size := 0
 	for {
 		line, err := lines.next()
 		item := inputLine{err: err, skipped: lines.skipped}
 		if err == nil {
 			line = bytes.TrimSpace(line)
-			if len(line) == 0 {
-				continue
+			if len(line) > 0 {
+				// The line reader reuses its buffer; decoded messages point into the line.
+				item.data = bytes.Clone(line)
+				batch, size = append(batch, item), size+len(line)
 			}
-			// The line reader reuses its buffer; decoded messages point into the line.
-			item.data = bytes.Clone(line)
+		} else {
+			batch = append(batch, item)
 		}
-		select {
-		case input <- item:
-		case <-quit:
-			return
+		// Hand over what is ready before a read that may block, and in
+		// batches of at most readBatchBytes: one handoff per line would cost
+		// a goroutine switch per message.
+		if err == nil && size < readBatchBytes && lines.hasLine() {
+			continue
+		}
+		if len(batch) > 0 {
+			select {
+			case input <- batch:
+			case <-quit:
+				return
+			}
+			batch, size = nil, 0
 		}
 		if err != nil && !errors.Is(err, errLineTooLong) {
 			return
 		}
 	}
 }
+
+// readBatchBytes bounds the lines read ahead of the one being handled.
+const readBatchBytes = 256 << 10
 
 // interruptRead unblocks a pending read when in supports deadlines (a pipe
 // made with os.Pipe does; an inherited stdin usually does not). Otherwise
@@ -677,6 +695,12 @@ type lineReader struct {
 
 // next returns the next line without its newline. The slice is valid until
 // the next call.
+// hasLine reports whether a whole line is buffered, so that next will not block.
+func (lr *lineReader) hasLine() bool {
+	buffered, _ := lr.r.Peek(lr.r.Buffered())
+	return bytes.IndexByte(buffered, '\n') >= 0
+}
+
 func (lr *lineReader) next() ([]byte, error) {
 	if cap(lr.buf) > 1<<20 {
 		lr.buf = nil // do not keep a huge line's buffer around
