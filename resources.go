@@ -210,7 +210,8 @@ func (h *resourceHub) mmkv(ctx context.Context, instance string) ([]byte, error)
 		if st := h.link.status(); !st.Connected {
 			return nil, notConnectedError(st)
 		}
-		return nil, newToolError(codeScopeNotFound, map[string]any{"instance": instance, "available": h.mmkvInstances()},
+		return nil, newToolError(codeScopeNotFound, map[string]any{"path": formatPath([]pathSegment{{Key: instance}}),
+			"resolvedPrefix": "", "available": h.mmkvInstances()},
 			"the adapter advertises no MMKV instance %q", instance)
 	}
 	state, err := h.streamState(ctx, "mmkv")
@@ -222,7 +223,8 @@ func (h *resourceHub) mmkv(ctx context.Context, instance string) ([]byte, error)
 		return nil, malformedAnswer("snapshot.get", "mmkv state is not valid JSON")
 	}
 	if !found {
-		return nil, newToolError(codeScopeNotFound, map[string]any{"instance": instance},
+		return nil, newToolError(codeScopeNotFound, map[string]any{"path": formatPath([]pathSegment{{Key: instance}}),
+			"resolvedPrefix": "", "available": []string{}},
 			"the MMKV snapshot has no instance %q", instance)
 	}
 	keys, _, err1 := member(value, "keys")
