@@ -693,14 +693,14 @@ type lineReader struct {
 	skipped int64
 }
 
-// next returns the next line without its newline. The slice is valid until
-// the next call.
 // hasLine reports whether a whole line is buffered, so that next will not block.
 func (lr *lineReader) hasLine() bool {
 	buffered, _ := lr.r.Peek(lr.r.Buffered())
 	return bytes.IndexByte(buffered, '\n') >= 0
 }
 
+// next returns the next line without its newline. The slice is valid until
+// the next call.
 func (lr *lineReader) next() ([]byte, error) {
 	if cap(lr.buf) > 1<<20 {
 		lr.buf = nil // do not keep a huge line's buffer around
