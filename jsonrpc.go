@@ -134,22 +134,18 @@ func canonicalID(id json.RawMessage) json.RawMessage {
 	return out
 }
 
-func jsonKind(v json.RawMessage) string {
-	switch {
-	case len(v) == 0:
-		return "nothing"
-	case v[0] == '{':
-		return "an object"
-	case v[0] == '[':
-		return "an array"
-	case v[0] == '"':
-		return "a string"
-	case v[0] == 't' || v[0] == 'f':
-		return "a boolean"
-	case v[0] == 'n':
-		return "null"
+// jsonKind names the JSON type of v with its article, for error messages.
+func jsonKind(v []byte) string { return article(rawKind(v)) }
+
+// article puts "a" or "an" before a JSON type name.
+func article(jsonType string) string {
+	switch jsonType {
+	case "object", "array":
+		return "an " + jsonType
+	case "nothing", "null":
+		return jsonType
 	}
-	return "a number"
+	return "a " + jsonType
 }
 
 // splitObject splits one valid JSON object into its members, keeping each

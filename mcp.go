@@ -306,16 +306,13 @@ func decodeParams(params json.RawMessage, dst any) error {
 func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
-		return "\"" + te.Field + "\" must be " + jsonTypeName(te.Type.Kind().String()) + ", not " + article(te.Value)
+		value := te.Value
+		if value == "bool" {
+			value = "boolean"
+		}
+		return "\"" + te.Field + "\" must be " + jsonTypeName(te.Type.Kind().String()) + ", not " + article(value)
 	}
 	return err.Error()
-}
-
-func article(jsonType string) string {
-	if jsonType == "object" || jsonType == "array" {
-		return "an " + jsonType
-	}
-	return "a " + jsonType
 }
 
 func jsonTypeName(kind string) string {

@@ -40,8 +40,7 @@ var resourceTemplates = []map[string]string{
 // coalesced per URI by the goroutine in run: a burst of pushed events yields
 // one notification at once and one trailing notification per interval.
 type resourceHub struct {
-	cfg    config
-	link   *adapterLink
+	adapterQueries
 	notify func(method string, params any)
 
 	mu   sync.Mutex
@@ -59,7 +58,7 @@ type subscription struct {
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	return &resourceHub{cfg: cfg, link: link, notify: notify, subs: make(map[string]*subscription),
+	return &resourceHub{adapterQueries: adapterQueries{cfg: cfg, link: link}, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
 }
 
@@ -139,9 +138,9 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	case uriSession:
 		body, err = h.session()
 	case uriRedux:
-		body, err = h.streamState(ctx, "redux")
+		body, err = h.currentState(ctx, "redux")
 	case uriNavigation:
-		body, err = h.streamState(ctx, "navigation")
+		body, err = h.currentState(ctx, "navigation")
 	default:
 		body, err = h.mmkv(ctx, instance)
 	}
@@ -191,14 +190,13 @@ func rawOrNull(v json.RawMessage) json.RawMessage {
 	return v
 }
 
-// streamState reads the current state of one stream through the tools'
-// adapter calls, so the checks and errors are the same.
-func (h *resourceHub) streamState(ctx context.Context, stream string) ([]byte, error) {
-	ts := &toolSet{cfg: h.cfg, link: h.link}
-	if err := ts.checkStream(stream); err != nil {
+// currentState reads the current state of one stream with the same checks
+// and errors as the tools.
+func (h *resourceHub) currentState(ctx context.Context, stream string) ([]byte, error) {
+	if err := h.checkStream(stream); err != nil {
 		return nil, err
 	}
-	snap, err := ts.fetchSnapshot(ctx, stream, 0)
+	snap, err := h.fetchSnapshot(ctx, stream, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +212,7 @@ func (h *resourceHub) mmkv(ctx context.Context, instance string) ([]byte, error)
 			"resolvedPrefix": "", "available": h.mmkvInstances()},
 			"the adapter advertises no MMKV instance %q", instance)
 	}
-	state, err := h.streamState(ctx, "mmkv")
+	state, err := h.currentState(ctx, "mmkv")
 	if err != nil {
 		return nil, err
 	}

@@ -62,17 +62,23 @@ type toolResult struct {
 	narrow    string // the suggestion when the body is over budget
 }
 
+// adapterQueries are the adapter calls that tools and resources share:
+// stream checks, snapshots, stream lists.
+type adapterQueries struct {
+	cfg  config
+	link *adapterLink
+}
+
 // toolSet is the registry of tools, with their tools/list reply encoded once.
 type toolSet struct {
-	cfg      config
-	link     *adapterLink
+	adapterQueries
 	byName   map[string]*tool
 	names    []string
 	listJSON json.RawMessage
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
-	ts := &toolSet{cfg: cfg, link: link, byName: make(map[string]*tool)}
+	ts := &toolSet{adapterQueries: adapterQueries{cfg: cfg, link: link}, byName: make(map[string]*tool)}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -494,8 +500,8 @@ type liveStream struct {
 	Instances   *[]string `json:"instances,omitempty"`
 }
 
-func (ts *toolSet) fetchStreams(ctx context.Context) ([]liveStream, error) {
-	raw, err := ts.link.request(ctx, "streams.list", struct{}{})
+func (q *adapterQueries) fetchStreams(ctx context.Context) ([]liveStream, error) {
+	raw, err := q.link.request(ctx, "streams.list", struct{}{})
 	if err != nil {
 		return nil, err
 	}
@@ -530,8 +536,8 @@ func listStreams(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, err
 }
 
 // checkStream makes sure the adapter advertises stream as active.
-func (ts *toolSet) checkStream(stream string) error {
-	st := ts.link.status()
+func (q *adapterQueries) checkStream(stream string) error {
+	st := q.link.status()
 	if !st.Connected || st.Adapter == nil {
 		return notConnectedError(st)
 	}
@@ -562,12 +568,12 @@ type snapshot struct {
 	state     []byte
 }
 
-func (ts *toolSet) fetchSnapshot(ctx context.Context, stream string, seq int64) (snapshot, error) {
+func (q *adapterQueries) fetchSnapshot(ctx context.Context, stream string, seq int64) (snapshot, error) {
 	params := map[string]any{"stream": stream}
 	if seq > 0 {
 		params["seq"] = seq
 	}
-	raw, err := ts.link.request(ctx, "snapshot.get", params)
+	raw, err := q.link.request(ctx, "snapshot.get", params)
 	if err != nil {
 		return snapshot{}, err
 	}
@@ -615,11 +621,11 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 
 // stateAt fetches the current snapshot of stream and slices out the value at
 // path without decoding the state; a miss is reported with missCode.
-func (ts *toolSet) stateAt(ctx context.Context, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
-	if err := ts.checkStream(stream); err != nil {
+func (q *adapterQueries) stateAt(ctx context.Context, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
+	if err := q.checkStream(stream); err != nil {
 		return snapshot{}, nil, err
 	}
-	snap, err := ts.fetchSnapshot(ctx, stream, 0)
+	snap, err := q.fetchSnapshot(ctx, stream, 0)
 	if err != nil {
 		return snapshot{}, nil, err
 	}
