@@ -6,9 +6,10 @@
 //
 // Data flows from the agent through jsonrpc.go (framing, JSON-RPC) and
 // mcp.go (lifecycle, dispatch) to tools.go and resources.go, which ask the
-// adapter through conn.go and shape answers with jsonpath.go and diff.go.
-// config.go holds the settings and demo.go a simulated app for -demo and
-// the tests.
+// adapter through conn.go (handshake.go vets new connections) and shape
+// answers with jsonpath.go, diff.go and rawjson.go (JSON read without
+// decoding it). errors.go holds the tool error codes, config.go the
+// settings, and demo.go a simulated app for -demo and the tests.
 package main
 
 import (
