@@ -19,7 +19,9 @@ import (
 const (
 	maxLineBytes    = 16 << 20 // one JSON-RPC message on stdin
 	maxNestingDepth = 128      // arrays and objects inside one message
-	maxInFlight     = 256      // requests handled at once; reading waits beyond it
+	maxInFlight     = 256      // requests handled at once; more wait in a queue
+	maxQueued       = 4096     // requests waiting for a worker; reading waits beyond it
+	maxQueuedBytes  = 64 << 20 // bytes of the lines of the queued requests
 	maxBatch        = 100      // elements of one JSON-RPC batch
 )
 
@@ -205,12 +207,26 @@ type rpcConn struct {
 	inFlight map[string]*call // by idKey
 
 	// Requests run on workers started on demand, at most maxInFlight, that
-	// take tasks from work until serve closes it: a fresh goroutine per
+	// take tasks from a queue until serve closes it: a fresh goroutine per
 	// request would grow a new stack each time (17% of CPU under load).
-	// workers is touched only by the reading goroutine.
-	work    chan func()
-	workers int
-	wg      sync.WaitGroup // one per worker
+	// The queue lets reading go on while every worker is busy, so that
+	// ping and cancellations are still answered; it is bounded, and reading
+	// waits only when it is full.
+	qmu         sync.Mutex
+	queue       []task
+	queuedBytes int
+	idle        int            // workers waiting for a task
+	workers     int            // workers started
+	closing     bool           // serve has stopped intake
+	taskReady   *sync.Cond     // on qmu: the queue gained a task, or closing
+	queueRoom   *sync.Cond     // on qmu: the queue lost a task
+	wg          sync.WaitGroup // one per worker
+}
+
+// task is a request waiting for a worker, with the size of its line.
+type task struct {
+	run  func()
+	size int
 }
 
 // call is one request being handled on its own goroutine.
@@ -220,15 +236,17 @@ type call struct {
 }
 
 func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, admit func(*request) error, logger *slog.Logger) *rpcConn {
-	return &rpcConn{
+	c := &rpcConn{
 		handle:   handle,
 		inline:   inline,
 		admit:    admit,
 		logger:   logger,
 		out:      &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
 		inFlight: make(map[string]*call),
-		work:     make(chan func()),
 	}
+	c.taskReady = sync.NewCond(&c.qmu)
+	c.queueRoom = sync.NewCond(&c.qmu)
+	return c
 }
 
 // serve reads messages from in until EOF or ctx is done, then waits for every
@@ -278,7 +296,10 @@ intake:
 			c.receive(ctx, item.data)
 		}
 	}
-	close(c.work) // no more tasks: idle workers return, busy ones finish first
+	c.qmu.Lock()
+	c.closing = true // workers drain the queue, then return
+	c.taskReady.Broadcast()
+	c.qmu.Unlock()
 	c.wg.Wait()
 	if err := c.out.flush(); err != nil && readErr == nil {
 		readErr = fmt.Errorf("write stdout: %w", err)
@@ -370,7 +391,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 				"invalid request: batch of %d messages exceeds the limit of %d", len(elems), maxBatch))
 			return
 		}
-		c.spawn(ctx, nil, func(ctx context.Context) { c.serveBatch(ctx, elems) })
+		c.spawn(ctx, nil, len(line), func(ctx context.Context) { c.serveBatch(ctx, elems) })
 		return
 	}
 	req, err := decodeMessage(line)
@@ -395,10 +416,10 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 		return
 	}
 	if req.isNotification() {
-		c.spawn(ctx, nil, func(ctx context.Context) { _, _ = c.callHandler(ctx, &req) })
+		c.spawn(ctx, nil, len(line), func(ctx context.Context) { _, _ = c.callHandler(ctx, &req) })
 		return
 	}
-	c.spawn(ctx, req.ID, func(ctx context.Context) {
+	c.spawn(ctx, req.ID, len(line), func(ctx context.Context) {
 		reply := c.run(ctx, &req)
 		if !c.finish(req.ID) {
 			c.out.write(reply, true)
@@ -451,40 +472,65 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 	}
 }
 
-// spawn runs fn on a worker: an idle one, else a new one while there are
-// fewer than maxInFlight, else the first to become free. When id is not nil
-// the request is registered for cancellation first. Only the reading
-// goroutine calls spawn.
-func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, fn func(context.Context)) {
+// spawn queues fn for a worker, starting one when no idle worker is left
+// for it and fewer than maxInFlight run. When id is not nil the request is
+// registered for cancellation first. size is the request line's length.
+// Only the reading goroutine calls spawn; it waits only while the queue is
+// full.
+func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, size int, fn func(context.Context)) {
 	ctx, cancel := context.WithCancel(ctx)
 	if id != nil {
 		c.track(id, cancel)
 	}
-	task := func() {
-		defer cancel()
-		fn(ctx)
+	t := task{run: func() { defer cancel(); fn(ctx) }, size: size}
+	c.qmu.Lock()
+	defer c.qmu.Unlock()
+	if c.queueFull(size) {
+		c.qmu.Unlock()
+		_ = c.out.flush() // replies held back must not wait for room
+		c.qmu.Lock()
+		for c.queueFull(size) {
+			c.queueRoom.Wait()
+		}
 	}
-	select {
-	case c.work <- task:
-		return
-	default:
-	}
-	if c.workers < maxInFlight {
+	c.queue = append(c.queue, t)
+	c.queuedBytes += size
+	if len(c.queue) > c.idle && c.workers < maxInFlight {
 		c.workers++
 		c.wg.Add(1)
-		go c.worker(task)
-		return
+		go c.worker()
 	}
-	_ = c.out.flush() // replies held back must not wait for a free worker
-	c.work <- task
+	c.taskReady.Signal()
 }
 
-// worker runs first, then tasks from work until it is closed.
-func (c *rpcConn) worker(first func()) {
+// queueFull reports whether a task of size bytes must wait for room. A
+// lone task always fits, however large its line.
+func (c *rpcConn) queueFull(size int) bool {
+	return len(c.queue) >= maxQueued || (len(c.queue) > 0 && c.queuedBytes+size > maxQueuedBytes)
+}
+
+// worker runs queued tasks until serve stops intake and the queue is empty.
+func (c *rpcConn) worker() {
 	defer c.wg.Done()
-	first()
-	for task := range c.work {
-		task()
+	c.qmu.Lock()
+	for {
+		for len(c.queue) == 0 && !c.closing {
+			c.idle++
+			c.taskReady.Wait()
+			c.idle--
+		}
+		if len(c.queue) == 0 {
+			c.qmu.Unlock()
+			return
+		}
+		t := c.queue[0]
+		c.queue[0] = task{}
+		c.queue = c.queue[1:]
+		c.queuedBytes -= t.size
+		c.queueRoom.Signal()
+		c.qmu.Unlock()
+		t.run()
+		c.qmu.Lock()
 	}
 }
 

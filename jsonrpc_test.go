@@ -660,3 +660,38 @@ func TestBatchIsBounded(t *testing.T) {
 		t.Errorf("batch of %d: %q, want one -32600 naming the limit", maxBatch+1, got)
 	}
 }
+
+// TestPingAnsweredWithEveryWorkerBusy fills every worker with a request
+// that blocks, queues more, and still expects ping and cancellation to work.
+func TestPingAnsweredWithEveryWorkerBusy(t *testing.T) {
+	started := make(chan string, maxInFlight+10)
+	release := make(chan struct{})
+	h := startRPC(t, echoHandler(started, release))
+	var burst strings.Builder
+	for i := range maxInFlight + 10 {
+		fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"block"}`+"\n", i)
+	}
+	h.send(burst.String())
+	for range maxInFlight {
+		<-started // every worker is busy; 10 requests wait in the queue
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":3}}` + "\n")
+	h.send(`{"jsonrpc":"2.0","id":"p","method":"ping"}` + "\n")
+	select {
+	case l := <-h.lines:
+		if replyID(t, l) != `"p"` {
+			t.Fatalf("first reply %s, want the ping's", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ping not answered while every worker was busy")
+	}
+	close(release)
+	got := h.finish()
+	seen := map[string]bool{}
+	for _, l := range got {
+		seen[replyID(t, l)] = true
+	}
+	if len(got) != maxInFlight+10-1 || seen["3"] {
+		t.Errorf("got %d replies (cancelled id 3 answered: %v), want %d", len(got), seen["3"], maxInFlight+10-1)
+	}
+}
