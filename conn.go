@@ -22,7 +22,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/coder/websocket"
 )
@@ -1491,23 +1490,6 @@ func (e *wireDuplicateError) Error() string { return fmt.Sprintf("duplicate memb
 // wireAbsent reports whether an optional member is missing or null.
 func wireAbsent(raw []byte) bool {
 	return raw == nil || string(raw) == "null"
-}
-
-// wireString decodes raw when it is a JSON string. Invalid UTF-8 becomes
-// U+FFFD, as with encoding/json.
-func wireString(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' {
-		return "", false
-	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return string(inner), true
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
 }
 
 // wireInt decodes raw when it is a JSON number with an integer value that

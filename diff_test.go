@@ -413,11 +413,11 @@ func FuzzDiff(f *testing.F) {
 	small := mustMarshalState(largeReduxState(4<<10, 1))
 	f.Add(small, mustMarshalState(mutateLeaves(largeReduxState(4<<10, 1), 0.1, 1)))
 	f.Fuzz(func(t *testing.T, baseJSON, targetJSON []byte) {
-		base, err := decodeUseNumber(baseJSON)
+		base, err := decodeState(baseJSON)
 		if err != nil {
 			return
 		}
-		target, err := decodeUseNumber(targetJSON)
+		target, err := decodeState(targetJSON)
 		if err != nil {
 			return
 		}

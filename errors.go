@@ -45,12 +45,6 @@ type toolError struct {
 
 func (e *toolError) Error() string { return e.Code + ": " + e.Message }
 
-// Is makes errors.Is(err, &toolError{Code: c}) match any toolError with code c.
-func (e *toolError) Is(target error) bool {
-	t, ok := target.(*toolError)
-	return ok && t.Code == e.Code
-}
-
 // newToolError builds a toolError with a formatted message.
 func newToolError(code string, details any, format string, args ...any) *toolError {
 	return &toolError{Code: code, Message: fmt.Sprintf(format, args...), Details: details}

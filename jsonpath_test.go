@@ -412,7 +412,7 @@ func FuzzResolve(f *testing.F) {
 	f.Add("0.a", []byte(`[{"a":1}]`))
 	f.Add("", []byte(`null`))
 	f.Fuzz(func(t *testing.T, path string, data []byte) {
-		root, err := decodeUseNumber(data)
+		root, err := decodeState(data)
 		if err != nil {
 			return
 		}

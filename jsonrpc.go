@@ -66,11 +66,8 @@ func (r *request) isNotification() bool { return r.ID == nil }
 // idKey identifies a request id for cancellation: "s:" plus the decoded
 // string, or "n:" plus the number's text.
 func idKey(id json.RawMessage) string {
-	if len(id) > 0 && id[0] == '"' {
-		var s string
-		if json.Unmarshal(id, &s) == nil {
-			return "s:" + s
-		}
+	if s, ok := wireString(id); ok {
+		return "s:" + s
 	}
 	return "n:" + string(id)
 }
@@ -631,34 +628,32 @@ func asRPCError(err error) *rpcError {
 // encodeReply builds a response line. The id is written as received; it is
 // omitted when unknown, as the MCP schema allows for errors.
 func encodeReply(id json.RawMessage, result any, rerr *rpcError) []byte {
-	buf := make([]byte, 0, 128)
+	member, data, err := "result", []byte("{}"), error(nil)
+	switch r := result.(type) {
+	case nil:
+	case json.RawMessage:
+		data = r
+	default:
+		if data, err = json.Marshal(result); err != nil {
+			rerr = rpcErrorf(errInternal, nil, "internal error: encode result: %v", err)
+		}
+	}
+	if rerr != nil {
+		member = "error"
+		if data, err = json.Marshal(rerr); err != nil {
+			data = []byte(`{"code":-32603,"message":"internal error: unencodable error"}`)
+		}
+	}
+	// Sized once: a result can be megabytes, and regrowing copies it again.
+	buf := make([]byte, 0, len(`{"jsonrpc":"2.0","id":,"result":}`)+len(id)+len(data))
 	buf = append(buf, `{"jsonrpc":"2.0"`...)
 	if id != nil {
 		buf = append(buf, `,"id":`...)
 		buf = append(buf, id...)
 	}
-	if rerr != nil {
-		data, err := json.Marshal(rerr)
-		if err != nil {
-			data = []byte(`{"code":-32603,"message":"internal error: unencodable error"}`)
-		}
-		buf = append(buf, `,"error":`...)
-		buf = append(buf, data...)
-		return append(buf, '}')
-	}
-	var data []byte
-	switch r := result.(type) {
-	case json.RawMessage:
-		data = r
-	case nil:
-		data = []byte("{}")
-	default:
-		var err error
-		if data, err = json.Marshal(result); err != nil {
-			return encodeReply(id, nil, rpcErrorf(errInternal, nil, "internal error: encode result: %v", err))
-		}
-	}
-	buf = append(buf, `,"result":`...)
+	buf = append(buf, `,"`...)
+	buf = append(buf, member...)
+	buf = append(buf, `":`...)
 	buf = append(buf, data...)
 	return append(buf, '}')
 }

@@ -105,7 +105,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		wg.Go(func() { runDemo(ctx, srv.link, cfg, logger) })
 	}
 	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
-		"tools", len(srv.tools.byName), "resources", len(srv.resources.list())+len(resourceTemplates))
+		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
 	err := srv.serve(ctx, stdin)
 	cancel()

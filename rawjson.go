@@ -112,7 +112,7 @@ func nestingExceeds(data []byte, limit int) bool {
 func eachMember(data []byte, fn func(name string, value []byte) bool) error {
 	var bad bool
 	err := eachMemberRaw(data, func(quoted, value []byte) bool {
-		name, ok := decodeName(quoted)
+		name, ok := wireString(quoted)
 		if !ok {
 			bad = true
 			return false
@@ -203,14 +203,21 @@ func eachElement(data []byte, fn func(index int, value []byte) bool) error {
 	}
 }
 
-// decodeName decodes a quoted JSON string, cheaply when it has no escapes.
-// Invalid UTF-8 becomes U+FFFD, as encoding/json decodes it.
-func decodeName(quoted []byte) (string, bool) {
-	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
-		return string(quoted[1 : len(quoted)-1]), true
+// wireString decodes raw when it is a JSON string. Invalid UTF-8 becomes
+// U+FFFD, as with encoding/json.
+func wireString(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return string(inner), true
 	}
 	var s string
-	return s, json.Unmarshal(quoted, &s) == nil
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // rawKind names the JSON type of the raw value.
@@ -245,7 +252,7 @@ func member(object []byte, name string) (value []byte, found bool, err error) {
 			}
 			return true
 		}
-		if decoded, ok := decodeName(quoted); ok && decoded == name {
+		if decoded, ok := wireString(quoted); ok && decoded == name {
 			value, found = v, true
 		}
 		return true

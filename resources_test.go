@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -349,7 +350,7 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 		}
 	}
 	if err := hub.subscribe(uriSession); err != nil {
-		if re := asRPCError(err); re.Code != -32602 || !strings.Contains(re.Message, "256") {
+		if !errors.Is(err, errInvalidParams) || !strings.Contains(err.Error(), "256") {
 			t.Errorf("over the bound: %v, want -32602 naming 256", err)
 		}
 	} else {
@@ -357,5 +358,39 @@ func TestSubscriptionsAreBounded(t *testing.T) {
 	}
 	if err := hub.subscribe("debug://mmkv/i0"); err != nil {
 		t.Errorf("subscribing again to a held URI: %v", err)
+	}
+}
+
+// TestLogLevelFilters sets the client level to warning: the info message of
+// a connect must not be sent, the warning of the disconnect must.
+func TestLogLevelFilters(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.initialize()
+	ts.call(1, "logging/setLevel", map[string]any{"level": "warning"})
+	e := &e2e{testServer: ts}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	app := newDemoApp(demoOptions{Seed: 5})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- app.connect(ctx, url) }()
+	ts.waitNotification("notifications/resources/list_changed", nil) // the connect happened
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	params := ts.waitNotification("notifications/message", nil)
+	if data, _ := params["data"].(map[string]any); params["level"] != "warning" || data["event"] != "adapter disconnected" {
+		t.Errorf("first log message %v, want the disconnect's warning (the connect's info is below the level)", params)
+	}
+}
+
+func TestResourceOverPayloadLimit(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxPayloadSize, cfg.MaxResultBytes = 1024, 1024 // the demo's Redux state is larger
+	e := startE2E(t, cfg, 12)
+	_, errObj := readResource(t, e, uriRedux)
+	data, _ := errObj["data"].(map[string]any)
+	if errObj["code"] != float64(-32603) || data["code"] != codePayloadTooLarge || data["uri"] != uriRedux {
+		t.Errorf("redux state over MAX_PAYLOAD_SIZE: %v, want -32603 with data.code PAYLOAD_TOO_LARGE", errObj)
 	}
 }

@@ -4,7 +4,6 @@ package main
 // benchmarks of every file that walks decoded snapshots.
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -272,24 +271,11 @@ func mutateLeaves(v any, fraction float64, seed int64) any {
 // UseNumber.
 func decodeStateJSON(tb testing.TB, s string) any {
 	tb.Helper()
-	v, err := decodeUseNumber([]byte(s))
+	v, err := decodeState([]byte(s))
 	if err != nil {
 		tb.Fatalf("decode %q: %v", s, err)
 	}
 	return v
-}
-
-func decodeUseNumber(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("trailing data after the JSON value")
-	}
-	return v, nil
 }
 
 // cloneDecoded deep-copies a decoded JSON value.
@@ -342,10 +328,10 @@ func benchStateOfSize(b *testing.B, size int) *benchState {
 		targetJSON: mustMarshalState(mutateLeaves(generated, 0.01, 2)),
 	}
 	var err error
-	if s.base, err = decodeUseNumber(s.baseJSON); err != nil {
+	if s.base, err = decodeState(s.baseJSON); err != nil {
 		b.Fatal(err)
 	}
-	if s.target, err = decodeUseNumber(s.targetJSON); err != nil {
+	if s.target, err = decodeState(s.targetJSON); err != nil {
 		b.Fatal(err)
 	}
 	_, s.leafChanges = diffValues(s.base, s.target, 0)
@@ -376,7 +362,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 			b.SetBytes(int64(len(data)))
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := decodeUseNumber(data); err != nil {
+				if _, err := decodeState(data); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -399,7 +385,7 @@ func TestLargeReduxState(t *testing.T) {
 				t.Errorf("same seed gave a different state (-first +second):\n%s", diff)
 			}
 			// Only decoded types: a JSON round trip changes nothing.
-			decoded, err := decodeUseNumber(data)
+			decoded, err := decodeState(data)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -780,6 +781,9 @@ func decodeState(data []byte) (any, error) {
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON value")
 	}
 	return v, nil
 }
