@@ -24,6 +24,8 @@ func wantDefaults() config {
 		MaxResultBytes: 100000,
 		LogLevel:       slog.LevelInfo,
 		LogFormat:      "text",
+		ReactotronPort: 9090,
+		EventBuffer:    1000,
 	}
 }
 
