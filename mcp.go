@@ -381,5 +381,9 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		s.resources.adapterChanged()
 	case linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
+	case linkSessionExpired:
+		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
+		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.adapterChanged()
 	}
 }
