@@ -70,9 +70,9 @@ type toolResult struct {
 type toolSet struct {
 	adapterQueries
 	reactotronStatus func() *healthListener // nil: no bridge
-	byName   map[string]*tool
-	names    []string
-	listJSON json.RawMessage
+	byName           map[string]*tool
+	names            []string
+	listJSON         json.RawMessage
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
