@@ -302,36 +302,16 @@ func (l *adapterLink) run(ctx context.Context) error {
 			return context.WithValue(ctx, rawConnKey{}, c)
 		},
 	}
-	serveDone := make(chan error, 1)
-	serving := false
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
-	for ctx.Err() == nil {
-		if !serving {
-			ln, err := net.Listen("tcp", hostPort)
-			if err != nil {
-				l.setListenError(hostPort, err)
-				l.markBindTried()
-				select {
-				case <-ctx.Done():
-				case <-time.After(l.bindRetry):
-				}
-				continue
-			}
-			l.setListening(ln.Addr().String())
-			l.markBindTried()
-			serving = true
-			go func() { serveDone <- srv.Serve(ln) }()
-		}
-		select {
-		case <-ctx.Done():
-		case err := <-serveDone:
-			// The listener broke (it does not on its own in practice).
-			// Existing connections carry on; bind again.
-			serving = false
+	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
+		if err != nil {
 			l.setListenError(hostPort, err)
+		} else {
+			l.setListening(addr)
 		}
-	}
+		l.markBindTried()
+	})
 
 	// Stop intake, detach the live adapters, then close every connection.
 	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
@@ -351,10 +331,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 		}
 		c.closeWith(websocket.StatusGoingAway, "server shutting down")
 	}
-	srv.Close() // the listener and any connection not yet upgraded
-	if serving {
-		<-serveDone
-	}
+	stopServing() // the listener and any connection not yet upgraded
 	l.wg.Wait()
 	l.mu.Lock()
 	l.listening = false
@@ -363,6 +340,46 @@ func (l *adapterLink) run(ctx context.Context) error {
 	l.events.close()
 	<-dispatched
 	return nil
+}
+
+// bindAndServe binds hostPort and serves srv on it until ctx ends, binding
+// again every retry while the bind fails (another process may hold the
+// port) or the listener breaks. onBind hears of every attempt: the bound
+// address, or why it failed. The returned stop closes srv (its listener and
+// every connection it has not handed over) and waits until it has stopped.
+func bindAndServe(ctx context.Context, hostPort string, retry time.Duration, srv *http.Server, onBind func(addr string, err error)) (stop func()) {
+	serveDone := make(chan error, 1)
+	serving := false
+	for ctx.Err() == nil {
+		if !serving {
+			ln, err := net.Listen("tcp", hostPort)
+			if err != nil {
+				onBind("", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(retry):
+				}
+				continue
+			}
+			onBind(ln.Addr().String(), nil)
+			serving = true
+			go func() { serveDone <- srv.Serve(ln) }()
+		}
+		select {
+		case <-ctx.Done():
+		case err := <-serveDone:
+			// The listener broke (it does not on its own in practice).
+			// Existing connections carry on; bind again.
+			serving = false
+			onBind("", err)
+		}
+	}
+	return func() {
+		srv.Close()
+		if serving {
+			<-serveDone
+		}
+	}
 }
 
 func (l *adapterLink) setListening(addr string) {

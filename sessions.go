@@ -417,6 +417,10 @@ func (s *session) record(from sessionFeed, stream string, seq int64, typ string,
 	if s.feed != from {
 		return // a replaced connection
 	}
+	s.recordLocked(stream, seq, typ, at, event)
+}
+
+func (s *session) recordLocked(stream string, seq int64, typ string, at time.Time, event []byte) {
 	if i, ok := s.streamIndex[stream]; ok {
 		st := &s.info.Streams[i]
 		st.EventCount++
@@ -753,4 +757,34 @@ func (s *session) setCommands(commands []json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.commands = commands
+}
+
+// appendEvent records an event that the server itself numbers (the
+// Reactotron bridge: Reactotron messages carry no seq): the next seq of the
+// stream, which is advertised if it was not yet. payload must be JSON. It
+// returns the event as recorded, or nil when from is no longer s's feed.
+func (s *session) appendEvent(from sessionFeed, stream, typ string, at time.Time, payload []byte) []byte {
+	s.mu.Lock()
+	if s.feed != from {
+		s.mu.Unlock()
+		return nil
+	}
+	i, ok := s.streamIndex[stream]
+	if !ok {
+		s.info.Streams = append(s.info.Streams, streamState{Name: stream, Active: true})
+		i = len(s.info.Streams) - 1
+		s.streamIndex[stream] = i
+		s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
+	}
+	seq := s.info.Streams[i].LatestSeq + 1
+	var o jsonObject
+	o.value("stream", stream)
+	o.value("seq", seq)
+	o.value("type", typ)
+	o.value("timestamp", at.UTC().Format(timeFormat))
+	o.raw("payload", payload)
+	event := o.close()
+	s.recordLocked(stream, seq, typ, at, event)
+	s.mu.Unlock()
+	return event
 }

@@ -355,7 +355,7 @@ func isRangeError(err error) bool {
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
 // sessionArg is the optional `session` argument every tool takes.
 var sessionArg = argSpec{name: "session", kind: argString,
-	description: "Which app, when several are connected: a session id or app name from debug_health_check. Default: the app connected last."}
+	description: "Session id or app name from debug_health_check; default: the app connected last."}
 
 // withSession appends sessionArg to a tool's own arguments.
 func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
