@@ -93,6 +93,7 @@ const (
 	linkStreamsChanged                          // the live adapter pushed a new stream list
 	linkEventPushed                             // the live adapter pushed an event
 	linkSessionExpired                          // a disconnected session was forgotten
+	linkNotice                                  // something an agent should hear of: Level, Notice, Detail
 )
 
 func (k linkEventKind) String() string {
@@ -107,6 +108,8 @@ func (k linkEventKind) String() string {
 		return "event_pushed"
 	case linkSessionExpired:
 		return "session_expired"
+	case linkNotice:
+		return "notice"
 	}
 	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -121,6 +124,9 @@ type linkEvent struct {
 	Replaced  string // linkConnected: session id of the adapter it replaced, if any
 	Reason    string // linkDisconnected: "disconnected", "replaced", "shutdown", "ping timeout"
 	Stream    string // linkEventPushed
+	Level     string // linkNotice: an MCP log level
+	Notice    string // linkNotice: what happened, e.g. "request timed out"
+	Detail    string // linkNotice: the particulars
 }
 
 // linkStatus is a snapshot of the link, returned by adapterLink.status.
@@ -639,6 +645,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 		}
 		c.sendCancel(id)
 		l.logger.Debug("adapter request timed out", "method", method, "id", id)
+		c.notice("warning", "request timed out", fmt.Sprintf("%s got no answer within %d ms", method, l.cfg.RequestTimeout.Milliseconds()))
 		return nil, l.timeoutError(method)
 	case <-ctx.Done():
 		if c.takePending(id) == nil {
@@ -732,6 +739,12 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 	for _, old := range displaced {
 		old.replaced()
 	}
+}
+
+// notice tells the MCP clients (at the level they asked for) about something
+// that went wrong with c's app.
+func (c *adapterConn) notice(level, what, detail string) {
+	c.link.events.push(linkEvent{Kind: linkNotice, SessionID: c.sessionID, Level: level, Notice: what, Detail: detail})
 }
 
 // replaced ends c because a newer connection took its session or device.
@@ -1186,7 +1199,11 @@ func (c *adapterConn) handleOversized(prefix []byte, size int64) {
 	ids, idOK := wireString(id)
 	l.logger.Warn("discarded an app adapter message over MAX_PAYLOAD_SIZE",
 		"remote", c.remote, "size", size, "limit", l.cfg.MaxPayloadSize, "type", t, "id", ids)
-	if t != "response" || !idOK || c.currentPhase() != phaseAccepted {
+	if c.currentPhase() != phaseAccepted {
+		return
+	}
+	c.notice("warning", "oversized message dropped", fmt.Sprintf("a %q message of %d bytes, over MAX_PAYLOAD_SIZE (%d)", t, size, l.cfg.MaxPayloadSize))
+	if t != "response" || !idOK {
 		return
 	}
 	if p := c.takePending(ids); p != nil {
@@ -1254,12 +1271,17 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		return
 	}
 	if !wireAbsent(m.Error) {
-		p.done <- adapterOutcome{err: adapterAnswerError(p.method, m.Error)}
+		te := adapterAnswerError(p.method, m.Error)
+		if strings.Contains(te.Message, "is malformed") {
+			c.notice("warning", "malformed answer dropped", te.Message)
+		}
+		p.done <- adapterOutcome{err: te}
 		return
 	}
 	if m.Result == nil {
-		p.done <- adapterOutcome{err: newToolError(codeAdapterError, nil,
-			"the app adapter's answer to %s is malformed: it has neither result nor error", p.method)}
+		te := newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: it has neither result nor error", p.method)
+		c.notice("warning", "malformed answer dropped", te.Message)
+		p.done <- adapterOutcome{err: te}
 		return
 	}
 	result := m.Result
