@@ -117,7 +117,7 @@ func parseReactotronFrame(data []byte) (reactotronFrame, error) {
 	}
 	seen := map[string]bool{}
 	var hasType bool
-	err = eachDecodedMember(decoded, func(name string, value json.RawMessage) error {
+	err = reactotronEachMember(decoded, func(name string, value json.RawMessage) error {
 		switch name {
 		case "type", "payload", "important", "date", "deltaTime":
 		default:
@@ -129,7 +129,7 @@ func parseReactotronFrame(data []byte) (reactotronFrame, error) {
 		seen[name] = true
 		switch name {
 		case "type":
-			s, err := wantString(name, value, false)
+			s, err := reactotronWantString(name, value, false)
 			if err != nil {
 				return err
 			}
@@ -148,7 +148,7 @@ func parseReactotronFrame(data []byte) (reactotronFrame, error) {
 				return fmt.Errorf("%w: important: want a boolean, got %s", errReactotronMessage, k)
 			}
 		case "date":
-			s, err := wantString(name, value, true)
+			s, err := reactotronWantString(name, value, true)
 			if err != nil {
 				return err
 			}
@@ -176,8 +176,8 @@ func parseReactotronFrame(data []byte) (reactotronFrame, error) {
 	return f, nil
 }
 
-// wantString reads a JSON string; null gives "" when nullable.
-func wantString(name string, value json.RawMessage, nullable bool) (string, error) {
+// reactotronWantString reads a JSON string; null gives "" when nullable.
+func reactotronWantString(name string, value json.RawMessage, nullable bool) (string, error) {
 	switch k := rawKind(value); {
 	case k == "string":
 		var s string
@@ -192,26 +192,20 @@ func wantString(name string, value json.RawMessage, nullable bool) (string, erro
 	}
 }
 
-// eachDecodedMember calls fn with each member of a JSON object that
-// decodeReactotronValue produced (so it is valid), in order.
-func eachDecodedMember(object json.RawMessage, fn func(name string, value json.RawMessage) error) error {
-	dec := json.NewDecoder(bytes.NewReader(object))
-	if _, err := dec.Token(); err != nil { // '{'
-		return fmt.Errorf("%w: %v", errReactotronMessage, err)
+// reactotronEachMember calls fn with each member of a JSON object that
+// decodeReactotronValue produced (so it is valid and compact), in order,
+// until fn fails.
+func reactotronEachMember(object json.RawMessage, fn func(name string, value json.RawMessage) error) error {
+	var fnErr error
+	err := eachMember(object, func(name string, value []byte) bool {
+		fnErr = fn(name, value)
+		return fnErr == nil
+	})
+	if fnErr != nil {
+		return fnErr
 	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return fmt.Errorf("%w: %v", errReactotronMessage, err)
-		}
-		name, _ := tok.(string)
-		var value json.RawMessage
-		if err := dec.Decode(&value); err != nil {
-			return fmt.Errorf("%w: %s: %v", errReactotronMessage, name, err)
-		}
-		if err := fn(name, value); err != nil {
-			return err
-		}
+	if err != nil {
+		return fmt.Errorf("%w: %v", errReactotronMessage, err)
 	}
 	return nil
 }

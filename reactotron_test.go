@@ -431,10 +431,10 @@ func TestReactotronServerFrames(t *testing.T) {
 		err  error
 		want string
 	}{
-		{"dispatch of an array", second(reactotronDispatch(json.RawMessage(`[]`))), "action: want a JSON object, got array"},
-		{"dispatch of bad JSON", second(reactotronDispatch(json.RawMessage(`{"a":}`))), "action: want a JSON object"},
-		{"command without a name", second(reactotronRunCommand("", nil)), "command: empty"},
-		{"args not an object", second(reactotronRunCommand("c", json.RawMessage(`"x"`))), "args: want a JSON object, got string"},
+		{"dispatch of an array", reactotronErrOf(reactotronDispatch(json.RawMessage(`[]`))), "action: want a JSON object, got array"},
+		{"dispatch of bad JSON", reactotronErrOf(reactotronDispatch(json.RawMessage(`{"a":}`))), "action: want a JSON object"},
+		{"command without a name", reactotronErrOf(reactotronRunCommand("", nil)), "command: empty"},
+		{"args not an object", reactotronErrOf(reactotronRunCommand("c", json.RawMessage(`"x"`))), "args: want a JSON object, got string"},
 	} {
 		if tt.err == nil || !strings.Contains(tt.err.Error(), tt.want) {
 			t.Errorf("%s: error = %v, want one saying %q", tt.name, tt.err, tt.want)
@@ -442,7 +442,7 @@ func TestReactotronServerFrames(t *testing.T) {
 	}
 }
 
-func second[T any](_ T, err error) error { return err }
+func reactotronErrOf[T any](_ T, err error) error { return err }
 
 func TestReactotronPath(t *testing.T) {
 	for _, tt := range []struct{ in, want, err string }{
@@ -469,26 +469,26 @@ func TestReactotronPath(t *testing.T) {
 	}
 }
 
-// capturedFrame is one line of testdata/reactotron/*.jsonl: a frame a real
+// reactotronCaptured is one line of testdata/reactotron/*.jsonl: a frame a real
 // Reactotron client ("app") or the stand-in for reactotron-core-server
 // ("server") sent.
-type capturedFrame struct {
+type reactotronCaptured struct {
 	Dir   string          `json:"dir"`
 	Frame json.RawMessage `json:"frame"`
 }
 
-func readCaptured(t *testing.T, file string) []capturedFrame {
+func readReactotronCaptured(t *testing.T, file string) []reactotronCaptured {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var frames []capturedFrame
+	var frames []reactotronCaptured
 	sc := bufio.NewScanner(f)
 	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
-		var c capturedFrame
+		var c reactotronCaptured
 		if err := json.Unmarshal(sc.Bytes(), &c); err != nil {
 			t.Fatalf("%s: %v", file, err)
 		}
@@ -501,7 +501,7 @@ func readCaptured(t *testing.T, file string) []capturedFrame {
 }
 
 // replayReactotron is what the bridge makes of each app frame of a capture.
-func replayReactotron(t *testing.T, frames []capturedFrame) []any {
+func replayReactotron(t *testing.T, frames []reactotronCaptured) []any {
 	t.Helper()
 	var out []any
 	for _, c := range frames {
@@ -554,7 +554,7 @@ func TestReactotronReplay(t *testing.T) {
 	for _, file := range files {
 		name := strings.TrimSuffix(filepath.Base(file), ".jsonl")
 		t.Run(name, func(t *testing.T) {
-			got, err := json.Marshal(replayReactotron(t, readCaptured(t, file)))
+			got, err := json.Marshal(replayReactotron(t, readReactotronCaptured(t, file)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -587,7 +587,7 @@ func TestReactotronServerFramesMatchCapture(t *testing.T) {
 	files, _ := filepath.Glob("testdata/reactotron/*.jsonl")
 	seen := map[string]bool{}
 	for _, file := range files {
-		for _, c := range readCaptured(t, file) {
+		for _, c := range readReactotronCaptured(t, file) {
 			if c.Dir != "server" {
 				continue
 			}
@@ -652,8 +652,8 @@ func TestReactotronServerFramesMatchCapture(t *testing.T) {
 	}
 }
 
-// checkNoEncoding fails if a decoded value still holds a "~~~ x ~~~" string.
-func checkNoEncoding(t *testing.T, v any) {
+// checkNoReactotronEncoding fails if a decoded value still holds a "~~~ x ~~~" string.
+func checkNoReactotronEncoding(t *testing.T, v any) {
 	t.Helper()
 	switch v := v.(type) {
 	case string:
@@ -662,11 +662,11 @@ func checkNoEncoding(t *testing.T, v any) {
 		}
 	case []any:
 		for _, e := range v {
-			checkNoEncoding(t, e)
+			checkNoReactotronEncoding(t, e)
 		}
 	case map[string]any:
 		for _, e := range v {
-			checkNoEncoding(t, e)
+			checkNoReactotronEncoding(t, e)
 		}
 	}
 }
@@ -679,7 +679,7 @@ func reactotronSeeds(f *testing.F) {
 			f.Fatal(err)
 		}
 		for line := range bytes.SplitSeq(bytes.TrimSpace(data), []byte("\n")) {
-			var c capturedFrame
+			var c reactotronCaptured
 			if json.Unmarshal(line, &c) == nil {
 				f.Add([]byte(c.Frame))
 			}
@@ -715,7 +715,7 @@ func FuzzReactotronDecodeValue(f *testing.F) {
 		if err := json.Unmarshal(out, &v); err != nil {
 			t.Fatal(err)
 		}
-		checkNoEncoding(t, v)
+		checkNoReactotronEncoding(t, v)
 		again, err := decodeReactotronValue(out)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("decoding twice: %q then %q (%v)", out, again, err)
@@ -741,7 +741,7 @@ func FuzzReactotronFrame(f *testing.F) {
 		}
 		var v any
 		_ = json.Unmarshal(fr.Payload, &v)
-		checkNoEncoding(t, v)
+		checkNoReactotronEncoding(t, v)
 		ev, ok, err := translateReactotron(fr)
 		switch {
 		case err != nil:
@@ -754,4 +754,34 @@ func FuzzReactotronFrame(f *testing.F) {
 			}
 		}
 	})
+}
+
+// BenchmarkReactotronFrame measures parsing and translating every app frame
+// of the recorded session.
+func BenchmarkReactotronFrame(b *testing.B) {
+	data, err := os.ReadFile("testdata/reactotron/session.jsonl")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var frames [][]byte
+	size := 0
+	for line := range bytes.SplitSeq(bytes.TrimSpace(data), []byte("\n")) {
+		var c reactotronCaptured
+		if json.Unmarshal(line, &c) == nil && c.Dir == "app" {
+			frames = append(frames, c.Frame)
+			size += len(c.Frame)
+		}
+	}
+	b.SetBytes(int64(size))
+	for b.Loop() {
+		for _, fr := range frames {
+			f, err := parseReactotronFrame(fr)
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, _, err := translateReactotron(f); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 }

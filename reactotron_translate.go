@@ -78,23 +78,23 @@ func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error
 // reactotronMembers collects the members of a decoded payload object.
 func reactotronMembers(what string, payload json.RawMessage) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
-	err := eachPayloadMember(what, payload, func(name string, value json.RawMessage) error {
+	err := reactotronEachPayloadMember(what, payload, func(name string, value json.RawMessage) error {
 		m[name] = value
 		return nil
 	})
 	return m, err
 }
 
-// orNull gives JSON null for a member that is absent.
-func orNull(v json.RawMessage) json.RawMessage {
+// reactotronOrNull gives JSON null for a member that is absent.
+func reactotronOrNull(v json.RawMessage) json.RawMessage {
 	if v == nil {
 		return json.RawMessage("null")
 	}
 	return v
 }
 
-// marshalEvent encodes an event payload, leaving HTML characters as they are.
-func marshalEvent(v any) (json.RawMessage, error) {
+// reactotronMarshal encodes an event payload, leaving HTML characters as they are.
+func reactotronMarshal(v any) (json.RawMessage, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -126,7 +126,7 @@ func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
 			return nil, err
 		}
 	}
-	return marshalEvent(ev)
+	return reactotronMarshal(ev)
 }
 
 // reactotronDiff converts microdiff's [{type, path, value?, oldValue?}],
@@ -160,7 +160,7 @@ func reactotronDiff(d json.RawMessage) ([]change, error) {
 				return nil, fmt.Errorf("%w: state.action.complete diff[%d].path[%d]: want a string or number, got %s", errReactotronMessage, i, j, rawKind(p))
 			}
 		}
-		c := change{Path: formatPath(segs), OldValue: orNull(e.OldValue), NewValue: orNull(e.Value)}
+		c := change{Path: formatPath(segs), OldValue: reactotronOrNull(e.OldValue), NewValue: reactotronOrNull(e.Value)}
 		switch e.Type {
 		case "CREATE":
 			c.Type = changeAdded
@@ -183,7 +183,7 @@ func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessag
 	}
 	level := "debug"
 	if v, ok := m["level"]; ok {
-		if level, err = wantString("log level", v, true); err != nil {
+		if level, err = reactotronWantString("log level", v, true); err != nil {
 			return nil, err
 		}
 		if level == "" {
@@ -197,7 +197,7 @@ func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessag
 		Important bool   `json:"important,omitempty"`
 	}{Level: level, Message: reactotronText(m["message"]), Important: important}
 	ev.Stack = reactotronStack(m["stack"])
-	return marshalEvent(ev)
+	return reactotronMarshal(ev)
 }
 
 // reactotronText gives a string value itself and any other value its JSON
@@ -267,11 +267,11 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, err := wantString("api.response request.method", orNull(req["method"]), true)
+	method, err := reactotronWantString("api.response request.method", reactotronOrNull(req["method"]), true)
 	if err != nil {
 		return nil, err
 	}
-	url, err := wantString("api.response request.url", orNull(req["url"]), true)
+	url, err := reactotronWantString("api.response request.url", reactotronOrNull(req["url"]), true)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +302,7 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 		Headers json.RawMessage `json:"headers"`
 		Body    json.RawMessage `json:"body"`
 	}
-	return marshalEvent(struct {
+	return reactotronMarshal(struct {
 		Method     string          `json:"method"`
 		URL        string          `json:"url"`
 		Status     json.RawMessage `json:"status"`
@@ -311,8 +311,8 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 		Response   response        `json:"response"`
 	}{
 		Method: method, URL: url, Status: status, DurationMs: duration,
-		Request:  request{Headers: orNull(req["headers"]), Params: orNull(req["params"]), Body: orNull(req["data"])},
-		Response: response{Headers: orNull(resp["headers"]), Body: orNull(resp["body"])},
+		Request:  request{Headers: reactotronOrNull(req["headers"]), Params: reactotronOrNull(req["params"]), Body: reactotronOrNull(req["data"])},
+		Response: response{Headers: reactotronOrNull(resp["headers"]), Body: reactotronOrNull(resp["body"])},
 	})
 }
 
@@ -333,7 +333,7 @@ func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	action, err := wantString("asyncStorage.mutation action", orNull(m["action"]), true)
+	action, err := reactotronWantString("asyncStorage.mutation action", reactotronOrNull(m["action"]), true)
 	if err != nil {
 		return nil, err
 	}
@@ -344,7 +344,7 @@ func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, erro
 	switch data := m["data"]; rawKind(data) {
 	case "nothing", "null":
 	case "object":
-		err = eachDecodedMember(data, func(name string, value json.RawMessage) error {
+		err = reactotronEachMember(data, func(name string, value json.RawMessage) error {
 			if name != "action" {
 				out = append(appendJSONString(append(out, ','), name, false), ':')
 				out = append(out, value...)
@@ -383,7 +383,7 @@ func reactotronMMKVEvent(payload json.RawMessage) (json.RawMessage, bool) {
 	if kv.Value == nil || string(kv.Value) == `"undefined"` {
 		ev.Op, ev.Value = "delete", nil
 	}
-	p, err := marshalEvent(ev)
+	p, err := reactotronMarshal(ev)
 	return p, err == nil
 }
 
@@ -426,7 +426,7 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 		"reactotronLibraryVersion":    &in.LibraryVersion,
 		"reactotronCoreClientVersion": &in.CoreClientVersion,
 	}
-	err := eachDecodedMember(payload, func(name string, value json.RawMessage) error {
+	err := reactotronEachMember(payload, func(name string, value json.RawMessage) error {
 		dst, ok := fields[name]
 		if !ok {
 			return nil
@@ -435,7 +435,7 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 			*dst = string(value)
 			return nil
 		}
-		s, err := wantString("client.intro "+name, value, true)
+		s, err := reactotronWantString("client.intro "+name, value, true)
 		*dst = s
 		return err
 	})
@@ -456,14 +456,14 @@ type reactotronValuesResponse struct {
 // payload. valid defaults to true, as the client's stateValuesResponse does.
 func parseReactotronValuesResponse(payload json.RawMessage) (reactotronValuesResponse, error) {
 	r := reactotronValuesResponse{Valid: true}
-	err := eachPayloadMember("state.values.response", payload, func(name string, value json.RawMessage) (err error) {
+	err := reactotronEachPayloadMember("state.values.response", payload, func(name string, value json.RawMessage) (err error) {
 		switch name {
 		case "path":
-			r.Path, err = wantString("state.values.response path", value, true)
+			r.Path, err = reactotronWantString("state.values.response path", value, true)
 		case "value":
 			r.Value = value
 		case "valid":
-			r.Valid, err = wantBool("state.values.response valid", value)
+			r.Valid, err = reactotronWantBool("state.values.response valid", value)
 		}
 		return err
 	})
@@ -483,10 +483,10 @@ type reactotronKeysResponse struct {
 // parseReactotronKeysResponse reads a decoded state.keys.response payload.
 func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysResponse, error) {
 	r := reactotronKeysResponse{Valid: true}
-	err := eachPayloadMember("state.keys.response", payload, func(name string, value json.RawMessage) (err error) {
+	err := reactotronEachPayloadMember("state.keys.response", payload, func(name string, value json.RawMessage) (err error) {
 		switch name {
 		case "path":
-			r.Path, err = wantString("state.keys.response path", value, true)
+			r.Path, err = reactotronWantString("state.keys.response path", value, true)
 		case "keys":
 			switch k := rawKind(value); k {
 			case "object":
@@ -501,7 +501,7 @@ func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysRespons
 				return fmt.Errorf("%w: state.keys.response keys: want an array or object, got %s", errReactotronMessage, k)
 			}
 		case "valid":
-			r.Valid, err = wantBool("state.keys.response valid", value)
+			r.Valid, err = reactotronWantBool("state.keys.response valid", value)
 		}
 		return err
 	})
@@ -512,7 +512,7 @@ func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysRespons
 // payload.
 func parseReactotronBackup(payload json.RawMessage) (json.RawMessage, error) {
 	var state json.RawMessage
-	err := eachPayloadMember("state.backup.response", payload, func(name string, value json.RawMessage) error {
+	err := reactotronEachPayloadMember("state.backup.response", payload, func(name string, value json.RawMessage) error {
 		if name == "state" {
 			state = value
 		}
@@ -545,7 +545,7 @@ type reactotronCommandArg struct {
 func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) {
 	var c reactotronCommand
 	const what = "customCommand"
-	err := eachPayloadMember(what, payload, func(name string, value json.RawMessage) (err error) {
+	err := reactotronEachPayloadMember(what, payload, func(name string, value json.RawMessage) (err error) {
 		switch name {
 		case "id":
 			if k := rawKind(value); k == "null" {
@@ -557,11 +557,11 @@ func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) 
 				return fmt.Errorf("%w: %s id: want an integer, got %s", errReactotronMessage, what, value)
 			}
 		case "command":
-			c.Command, err = wantString(what+" command", value, false)
+			c.Command, err = reactotronWantString(what+" command", value, false)
 		case "title":
-			c.Title, err = wantString(what+" title", value, true)
+			c.Title, err = reactotronWantString(what+" title", value, true)
 		case "description":
-			c.Description, err = wantString(what+" description", value, true)
+			c.Description, err = reactotronWantString(what+" description", value, true)
 		case "args":
 			if rawKind(value) == "null" {
 				return nil
@@ -586,16 +586,16 @@ func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) 
 	return c, nil
 }
 
-// eachPayloadMember checks that payload is an object and calls fn with each
+// reactotronEachPayloadMember checks that payload is an object and calls fn with each
 // member.
-func eachPayloadMember(what string, payload json.RawMessage, fn func(name string, value json.RawMessage) error) error {
+func reactotronEachPayloadMember(what string, payload json.RawMessage, fn func(name string, value json.RawMessage) error) error {
 	if k := rawKind(payload); k != "object" {
 		return fmt.Errorf("%w: %s payload: want an object, got %s", errReactotronMessage, what, k)
 	}
-	return eachDecodedMember(payload, fn)
+	return reactotronEachMember(payload, fn)
 }
 
-func wantBool(name string, value json.RawMessage) (bool, error) {
+func reactotronWantBool(name string, value json.RawMessage) (bool, error) {
 	switch k := rawKind(value); k {
 	case "boolean":
 		return string(value) == "true", nil
