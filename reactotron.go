@@ -1,0 +1,479 @@
+package main
+
+// The Reactotron bridge's protocol knowledge: how a Reactotron client's
+// frames are read and decoded, and the frames a server sends back. Pure
+// functions only; the listener and the sessions it feeds live elsewhere, and
+// reactotron_translate.go turns client messages into stream events.
+//
+// What the server side must do, from the sources of reactotron-core-server
+// 3.2.1, reactotron-core-client 2.10.0, reactotron-redux 3.2.1,
+// reactotron-react-native-mmkv 0.2.9 and reactotron-react-native's plugins
+// (recorded sessions in testdata/reactotron/*.jsonl):
+//
+//   - Transport: one WebSocket on port 9090, path "/", no subprotocol, no
+//     token. Every frame in either direction is a text frame holding one
+//     JSON object.
+//   - Client → server envelope: {type, payload, important, date, deltaTime}.
+//     The whole envelope goes through the client's serialiser (below), so
+//     even important:false arrives as "~~~ false ~~~" and deltaTime 0 as
+//     "~~~ zero ~~~". date is the send time (toISOString, UTC, milliseconds).
+//   - Server → client envelope: exactly JSON.stringify({type, payload}),
+//     nothing else.
+//   - Connection flow: the client opens the socket and sends client.intro
+//     first (anything sent before is queued behind it). Payload: environment,
+//     the options' client block spread in (reactotron-react-native adds
+//     reactotronLibraryName/Version, platform, platformVersion — a number on
+//     Android —, osRelease, model, serverHost, forceTouch, interfaceIdiom,
+//     systemName, uiMode, serial, androidId, reactNativeVersion, screen and
+//     window sizes), name, clientId, reactotronCoreClientVersion and, when
+//     configured, mcpRedaction. clientId is what getClientId resolved:
+//     "~~~ null ~~~" (React Native with nothing stored), "~~~ empty string
+//     ~~~" (the core client's default) or an id. Without one the server
+//     generates a GUID and sends {"type":"setClientId","payload":"<id>"};
+//     the client stores it and presents it on its next connection. A known
+//     clientId replaces the earlier connection with that id (the server
+//     closes the old socket). The server then sends
+//     {"type":"state.values.subscribe","payload":{"paths":[...]}} to every
+//     new connection; with no paths the client answers nothing.
+//   - Requests the server may send, and what answers them (reactotron-redux):
+//     state.values.request {path} → state.values.response {path, value,
+//     valid:true}; value is "~~~ undefined ~~~" when the path is missing.
+//     A missing or empty path is answered by state.keys.response with path
+//     null and the whole state as "keys". state.keys.request {path} →
+//     state.keys.response {path, keys, valid:true}: Object.keys of the
+//     value, undefined when it is not an object; path null and the top-level
+//     keys when the path is empty. Paths are split on "." only, array
+//     indexes included ("cart.items.0"); a path through null throws inside
+//     the app and no answer comes. state.backup.request {} →
+//     state.backup.response {state}. state.action.dispatch {action} → the
+//     app dispatches it and reports state.action.complete like any action.
+//     state.restore.request {state} replaces the store (not used here).
+//     custom {command, args?} (or the bare command name as payload) runs
+//     every handler registered under that name; it is not answered.
+//   - customCommand.register {id, command, title, description, args:
+//     [{name, type:"string"}]} announces a command; registering a name
+//     again (Fast Refresh does) first sends customCommand.unregister {id,
+//     command} for the old id, then register with a new id.
+//   - Client serialiser encodings, value by value (keys are never encoded):
+//     undefined "~~~ undefined ~~~", null "~~~ null ~~~", false "~~~ false
+//     ~~~", 0 and -0 "~~~ zero ~~~", "" "~~~ empty string ~~~", Infinity
+//     "~~~ Infinity ~~~", -Infinity "~~~ -Infinity ~~~", a named function
+//     "~~~ name() ~~~", an anonymous one "~~~ anonymous function ~~~", a
+//     reference to an ancestor "~~~ Circular Reference ~~~". NaN is not
+//     encoded: JSON.stringify writes it as a bare null, so a bare null can
+//     only be NaN (or a symbol in an array). BigInts arrive as decimal
+//     strings, Sets and Maps as arrays, Dates as ISO strings. The
+//     networking plugin writes a skipped body as "~~~ skipped ~~~".
+//     reactotron-core-server's repair also knows "~~~ NaN ~~~" and matches
+//     case-insensitively.
+//
+// decodeReactotronValue undoes the encodings: undefined drops an object
+// member, becomes null in an array and at the top; null, false, 0 and ""
+// become themselves; ±Infinity and NaN become the strings "Infinity",
+// "-Infinity" and "NaN"; a function becomes "[function name]" or
+// "[function]"; a circular reference "[circular]"; any other "~~~ x ~~~"
+// becomes "[x]", so no encoding survives and decoding twice changes nothing.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Bounds on one client frame. The listener's frame limit is usually lower;
+// these hold for any caller.
+const (
+	reactotronMaxFrameBytes = 64 << 20
+	reactotronMaxDepth      = 1000
+)
+
+// errReactotronMessage marks a client frame or payload the bridge cannot
+// read; the wrapped text names the field.
+var errReactotronMessage = errors.New("bad Reactotron message")
+
+// reactotronFrame is one client message with its encodings decoded.
+type reactotronFrame struct {
+	Type      string
+	Payload   json.RawMessage // decoded; "null" when absent or undefined
+	Important bool
+	Date      time.Time // the client's send time; zero when absent or unreadable
+}
+
+// parseReactotronFrame reads one client frame. Unknown members are ignored,
+// a known member of the wrong type or given twice is an error naming it.
+func parseReactotronFrame(data []byte) (reactotronFrame, error) {
+	var f reactotronFrame
+	decoded, err := decodeReactotronValue(data)
+	if err != nil {
+		return f, err
+	}
+	if k := rawKind(decoded); k != "object" {
+		return f, fmt.Errorf("%w: want a JSON object, got %s", errReactotronMessage, k)
+	}
+	seen := map[string]bool{}
+	var hasType bool
+	err = reactotronEachMember(decoded, func(name string, value json.RawMessage) error {
+		switch name {
+		case "type", "payload", "important", "date", "deltaTime":
+		default:
+			return nil
+		}
+		if seen[name] {
+			return fmt.Errorf("%w: %s: given twice", errReactotronMessage, name)
+		}
+		seen[name] = true
+		switch name {
+		case "type":
+			s, err := reactotronWantString(name, value, false)
+			if err != nil {
+				return err
+			}
+			if s == "" {
+				return fmt.Errorf("%w: type: empty", errReactotronMessage)
+			}
+			f.Type, hasType = s, true
+		case "payload":
+			f.Payload = value
+		case "important":
+			switch k := rawKind(value); k {
+			case "boolean":
+				f.Important = string(value) == "true"
+			case "null":
+			default:
+				return fmt.Errorf("%w: important: want a boolean, got %s", errReactotronMessage, k)
+			}
+		case "date":
+			s, err := reactotronWantString(name, value, true)
+			if err != nil {
+				return err
+			}
+			// A date the client could not have written is no reason to lose
+			// the message: the caller stamps it with the receipt time.
+			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+				f.Date = t
+			}
+		case "deltaTime":
+			if k := rawKind(value); k != "number" && k != "null" {
+				return fmt.Errorf("%w: deltaTime: want a number, got %s", errReactotronMessage, k)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return reactotronFrame{}, err
+	}
+	if !hasType {
+		return reactotronFrame{}, fmt.Errorf("%w: type: missing", errReactotronMessage)
+	}
+	if f.Payload == nil {
+		f.Payload = json.RawMessage("null")
+	}
+	return f, nil
+}
+
+// reactotronWantString reads a JSON string; null gives "" when nullable.
+func reactotronWantString(name string, value json.RawMessage, nullable bool) (string, error) {
+	switch k := rawKind(value); {
+	case k == "string":
+		var s string
+		if err := json.Unmarshal(value, &s); err != nil {
+			return "", fmt.Errorf("%w: %s: %v", errReactotronMessage, name, err)
+		}
+		return s, nil
+	case k == "null" && nullable:
+		return "", nil
+	default:
+		return "", fmt.Errorf("%w: %s: want a string, got %s", errReactotronMessage, name, k)
+	}
+}
+
+// reactotronEachMember calls fn with each member of a JSON object that
+// decodeReactotronValue produced (so it is valid and compact), in order,
+// until fn fails.
+func reactotronEachMember(object json.RawMessage, fn func(name string, value json.RawMessage) error) error {
+	var fnErr error
+	err := eachMember(object, func(name string, value []byte) bool {
+		fnErr = fn(name, value)
+		return fnErr == nil
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	if err != nil {
+		return fmt.Errorf("%w: %v", errReactotronMessage, err)
+	}
+	return nil
+}
+
+// decodeReactotronValue returns data, one JSON value as a Reactotron client
+// serialises it, with every "~~~ … ~~~" encoding decoded (see the top of
+// this file) and insignificant space removed. Malformed JSON, trailing data,
+// nesting deeper than reactotronMaxDepth and input over
+// reactotronMaxFrameBytes are errors.
+func decodeReactotronValue(data []byte) (json.RawMessage, error) {
+	if len(data) > reactotronMaxFrameBytes {
+		return nil, fmt.Errorf("%w: %d bytes is over the limit of %d", errReactotronMessage, len(data), reactotronMaxFrameBytes)
+	}
+	d := reactotronDecoder{dec: json.NewDecoder(bytes.NewReader(data)), out: make([]byte, 0, len(data))}
+	d.dec.UseNumber()
+	undefined, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if undefined {
+		d.out = append(d.out, "null"...)
+	}
+	if _, err := d.dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the JSON value", errReactotronMessage)
+	}
+	return d.out, nil
+}
+
+type reactotronDecoder struct {
+	dec *json.Decoder
+	out []byte
+}
+
+// value copies one value to d.out, decoded. It writes nothing and reports
+// undefined for "~~~ undefined ~~~", whose meaning depends on the position.
+func (d *reactotronDecoder) value(depth int) (undefined bool, err error) {
+	tok, err := d.dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return false, fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t != '{' && t != '[' {
+			return false, fmt.Errorf("%w: malformed JSON: unexpected %q", errReactotronMessage, rune(t))
+		}
+		if depth >= reactotronMaxDepth {
+			return false, fmt.Errorf("%w: nested deeper than %d levels", errReactotronMessage, reactotronMaxDepth)
+		}
+		if t == '{' {
+			return false, d.object(depth)
+		}
+		return false, d.array(depth)
+	case string:
+		lit, str, undef := decodeReactotronString(t)
+		switch {
+		case undef:
+			return true, nil
+		case lit != "":
+			d.out = append(d.out, lit...)
+		default:
+			d.out = appendJSONString(d.out, str, false)
+		}
+	case json.Number:
+		d.out = append(d.out, t...)
+	case bool:
+		d.out = strconv.AppendBool(d.out, t)
+	case nil:
+		d.out = append(d.out, "null"...)
+	}
+	return false, nil
+}
+
+func (d *reactotronDecoder) object(depth int) error {
+	d.out = append(d.out, '{')
+	first := true
+	for d.dec.More() {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("%w: malformed JSON: object key is not a string", errReactotronMessage)
+		}
+		mark := len(d.out)
+		if !first {
+			d.out = append(d.out, ',')
+		}
+		d.out = appendJSONString(d.out, key, false)
+		d.out = append(d.out, ':')
+		undefined, err := d.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if undefined {
+			d.out = d.out[:mark] // JSON.stringify would have left the member out
+			continue
+		}
+		first = false
+	}
+	if _, err := d.dec.Token(); err != nil { // '}'
+		return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	}
+	d.out = append(d.out, '}')
+	return nil
+}
+
+func (d *reactotronDecoder) array(depth int) error {
+	d.out = append(d.out, '[')
+	for i := 0; d.dec.More(); i++ {
+		if i > 0 {
+			d.out = append(d.out, ',')
+		}
+		undefined, err := d.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if undefined {
+			d.out = append(d.out, "null"...) // as JSON.stringify writes undefined in an array
+		}
+	}
+	if _, err := d.dec.Token(); err != nil { // ']'
+		return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	}
+	d.out = append(d.out, ']')
+	return nil
+}
+
+// decodeReactotronString decodes one string value: undefined, or a JSON
+// literal to write (lit), or a string to write (str).
+func decodeReactotronString(s string) (lit, str string, undefined bool) {
+	inner, ok := reactotronEncoding(s)
+	if !ok {
+		return "", s, false
+	}
+	switch strings.ToLower(inner) {
+	case "undefined":
+		return "", "", true
+	case "null":
+		return "null", "", false
+	case "false":
+		return "false", "", false
+	case "true":
+		return "true", "", false
+	case "zero":
+		return "0", "", false
+	case "empty string":
+		return "", "", false
+	case "infinity":
+		return "", "Infinity", false
+	case "-infinity":
+		return "", "-Infinity", false
+	case "nan":
+		return "", "NaN", false
+	case "circular reference":
+		return "", "[circular]", false
+	case "anonymous function":
+		return "", "[function]", false
+	}
+	if name, ok := strings.CutSuffix(inner, "()"); ok && name != "" {
+		return "", "[function " + name + "]", false
+	}
+	return "", "[" + inner + "]", false
+}
+
+// reactotronEncoding reports whether s has the form "~~~ x ~~~", and x.
+func reactotronEncoding(s string) (inner string, ok bool) {
+	if len(s) < 8 || !strings.HasPrefix(s, "~~~ ") || !strings.HasSuffix(s, " ~~~") {
+		return "", false
+	}
+	return s[4 : len(s)-4], true
+}
+
+// Frames the server sends, byte for byte as reactotron-core-server writes
+// them: JSON.stringify({type, payload}).
+
+// reactotronSetClientID gives a client without a clientId its id.
+func reactotronSetClientID(id string) []byte {
+	return reactotronServerFrame("setClientId", appendJSONString(nil, id, false))
+}
+
+// reactotronValuesRequest asks for the value at a Reactotron path (keys
+// joined by "."; see reactotronPath). An empty path is answered with a
+// state.keys.response holding the whole state.
+func reactotronValuesRequest(path string) []byte {
+	return reactotronServerFrame("state.values.request", reactotronPathPayload(path))
+}
+
+// reactotronKeysRequest asks for the keys of the object at a Reactotron path.
+func reactotronKeysRequest(path string) []byte {
+	return reactotronServerFrame("state.keys.request", reactotronPathPayload(path))
+}
+
+// reactotronBackupRequest asks for the whole state.
+func reactotronBackupRequest() []byte {
+	return reactotronServerFrame("state.backup.request", []byte("{}"))
+}
+
+// reactotronSubscribe sets the paths whose changes the client reports; the
+// server sends it to every new connection.
+func reactotronSubscribe(paths []string) []byte {
+	payload := []byte(`{"paths":[`)
+	for i, p := range paths {
+		if i > 0 {
+			payload = append(payload, ',')
+		}
+		payload = appendJSONString(payload, p, false)
+	}
+	return reactotronServerFrame("state.values.subscribe", append(payload, "]}"...))
+}
+
+// reactotronDispatch asks the app to dispatch action, a JSON object.
+func reactotronDispatch(action json.RawMessage) ([]byte, error) {
+	if k := rawKind(action); k != "object" || !json.Valid(action) {
+		return nil, fmt.Errorf("action: want a JSON object, got %s", k)
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, action); err != nil {
+		return nil, fmt.Errorf("action: %w", err)
+	}
+	return reactotronServerFrame("state.action.dispatch", append(append([]byte(`{"action":`), buf.Bytes()...), '}')), nil
+}
+
+// reactotronRunCommand runs a custom command the app registered. args, when
+// not nil, is a JSON object of argument values (strings, for Reactotron's
+// one argument type).
+func reactotronRunCommand(command string, args json.RawMessage) ([]byte, error) {
+	if command == "" {
+		return nil, errors.New("command: empty")
+	}
+	payload := appendJSONString([]byte(`{"command":`), command, false)
+	if args != nil {
+		if k := rawKind(args); k != "object" || !json.Valid(args) {
+			return nil, fmt.Errorf("args: want a JSON object, got %s", k)
+		}
+		var buf bytes.Buffer
+		if err := json.Compact(&buf, args); err != nil {
+			return nil, fmt.Errorf("args: %w", err)
+		}
+		payload = append(append(payload, `,"args":`...), buf.Bytes()...)
+	}
+	return reactotronServerFrame("custom", append(payload, '}')), nil
+}
+
+// reactotronPath writes a parsed path the way reactotron-redux reads one:
+// keys and indexes joined by ".". A key that is empty or holds a "." cannot
+// be written so.
+func reactotronPath(segs []pathSegment) (string, error) {
+	keys := make([]string, len(segs))
+	for i, seg := range segs {
+		if seg.Key == "" || strings.Contains(seg.Key, ".") {
+			return "", fmt.Errorf("key %q cannot be asked of a Reactotron app: its paths split at every \".\"", seg.Key)
+		}
+		keys[i] = seg.Key
+	}
+	return strings.Join(keys, "."), nil
+}
+
+func reactotronPathPayload(path string) []byte {
+	return append(appendJSONString([]byte(`{"path":`), path, false), '}')
+}
+
+func reactotronServerFrame(typ string, payload []byte) []byte {
+	frame := appendJSONString([]byte(`{"type":`), typ, false)
+	frame = append(frame, `,"payload":`...)
+	frame = append(frame, payload...)
+	return append(frame, '}')
+}

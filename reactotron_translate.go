@@ -1,0 +1,605 @@
+package main
+
+// What a Reactotron client's messages mean: the stream event each one
+// becomes (see reactotron.go for the protocol), and the payloads that answer
+// the server's requests or describe the app, which are not events.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// bridgedEvent is the stream event one Reactotron message becomes. The
+// bridge numbers and buffers it; Time is the client's send time, zero when
+// the message carried none (stamp it on receipt then).
+type bridgedEvent struct {
+	Stream, Type string
+	Payload      json.RawMessage
+	Time         time.Time
+}
+
+// reactotronMMKVInstance names the instance of every MMKV mutation: the
+// plugin does not say which storage changed.
+const reactotronMMKVInstance = "default"
+
+// translateReactotron maps one client message to at most one stream event;
+// ok is false for the messages that are not events (client.intro, the
+// answers to state requests, custom command announcements), which have
+// their own parse functions below. The mapping:
+//
+//	state.action.complete  redux action_dispatched {action, durationMs?, diff?}
+//	log                    console log {level, message, stack?, important?}
+//	api.response           network http_request {method, url, status, durationMs,
+//	                       request: {headers, params, body}, response: {headers, body}}
+//	display named "MMKV"   mmkv mmkv_mutation {instance, key, op, value?}
+//	asyncStorage.mutation  async_storage async_storage_mutation {action, …data}
+//	anything else          timeline <message type>, the payload as sent
+//
+// diff is reactotron-redux's microdiff in debug_diff_snapshots' shape
+// [{path, type, oldValue?, newValue?}]. level is Reactotron's: debug (log,
+// logImportant and debug), warn or error; important is there when the app
+// marked the message so. A message that is not a string becomes its JSON
+// text; an error's stack of frames becomes lines "at fn (file:line:col)".
+// The MMKV plugin reports a deleted key, and a key holding no string, as
+// the string "undefined": both become op "delete".
+func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error) {
+	ev = bridgedEvent{Stream: "timeline", Type: f.Type, Payload: f.Payload, Time: f.Date}
+	switch f.Type {
+	case "client.intro", "state.values.response", "state.keys.response", "state.backup.response",
+		"customCommand.register", "customCommand.unregister":
+		return bridgedEvent{}, false, nil
+	case "state.action.complete":
+		ev.Stream, ev.Type = "redux", "action_dispatched"
+		ev.Payload, err = reactotronActionEvent(f.Payload)
+	case "log":
+		ev.Stream, ev.Type = "console", "log"
+		ev.Payload, err = reactotronLogEvent(f.Payload, f.Important)
+	case "api.response":
+		ev.Stream, ev.Type = "network", "http_request"
+		ev.Payload, err = reactotronHTTPEvent(f.Payload)
+	case "asyncStorage.mutation":
+		ev.Stream, ev.Type = "async_storage", "async_storage_mutation"
+		ev.Payload, err = reactotronAsyncStorageEvent(f.Payload)
+	case "display":
+		if p, isMMKV := reactotronMMKVEvent(f.Payload); isMMKV {
+			ev.Stream, ev.Type, ev.Payload = "mmkv", "mmkv_mutation", p
+		}
+	}
+	if err != nil {
+		return bridgedEvent{}, false, err
+	}
+	return ev, true, nil
+}
+
+// reactotronMembers collects the members of a decoded payload object.
+func reactotronMembers(what string, payload json.RawMessage) (map[string]json.RawMessage, error) {
+	m := map[string]json.RawMessage{}
+	err := reactotronEachPayloadMember(what, payload, func(name string, value json.RawMessage) error {
+		m[name] = value
+		return nil
+	})
+	return m, err
+}
+
+// reactotronOrNull gives JSON null for a member that is absent.
+func reactotronOrNull(v json.RawMessage) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return v
+}
+
+// reactotronMarshal encodes an event payload, leaving HTML characters as they are.
+func reactotronMarshal(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
+	m, err := reactotronMembers("state.action.complete", payload)
+	if err != nil {
+		return nil, err
+	}
+	action, ok := m["action"]
+	if !ok {
+		return nil, fmt.Errorf("%w: state.action.complete action: missing", errReactotronMessage)
+	}
+	ev := struct {
+		Action     json.RawMessage `json:"action"`
+		DurationMs json.RawMessage `json:"durationMs,omitempty"`
+		Diff       []change        `json:"diff,omitempty"`
+	}{Action: action}
+	if ms := m["ms"]; rawKind(ms) == "number" {
+		ev.DurationMs = ms
+	}
+	if d := m["diff"]; d != nil && rawKind(d) != "null" {
+		if ev.Diff, err = reactotronDiff(d); err != nil {
+			return nil, err
+		}
+	}
+	return reactotronMarshal(ev)
+}
+
+// reactotronDiff converts microdiff's [{type, path, value?, oldValue?}],
+// whose paths list keys as strings and array indexes as numbers.
+func reactotronDiff(d json.RawMessage) ([]change, error) {
+	var entries []struct {
+		Type     string            `json:"type"`
+		Path     []json.RawMessage `json:"path"`
+		Value    json.RawMessage   `json:"value"`
+		OldValue json.RawMessage   `json:"oldValue"`
+	}
+	if err := json.Unmarshal(d, &entries); err != nil {
+		return nil, fmt.Errorf("%w: state.action.complete diff: want an array of {type, path, value?, oldValue?}", errReactotronMessage)
+	}
+	changes := make([]change, 0, len(entries))
+	for i, e := range entries {
+		segs := make([]pathSegment, len(e.Path))
+		for j, p := range e.Path {
+			switch rawKind(p) {
+			case "number":
+				n, err := strconv.ParseUint(string(p), 10, 31)
+				if err != nil {
+					return nil, fmt.Errorf("%w: state.action.complete diff[%d].path[%d]: %s is not an array index", errReactotronMessage, i, j, p)
+				}
+				segs[j] = pathSegment{Key: strconv.FormatUint(n, 10)}
+			case "string":
+				var key string
+				_ = json.Unmarshal(p, &key) // valid: decodeReactotronValue wrote it
+				segs[j] = pathSegment{Key: key, Quoted: isCanonicalDecimal(key)}
+			default:
+				return nil, fmt.Errorf("%w: state.action.complete diff[%d].path[%d]: want a string or number, got %s", errReactotronMessage, i, j, rawKind(p))
+			}
+		}
+		c := change{Path: formatPath(segs), OldValue: reactotronOrNull(e.OldValue), NewValue: reactotronOrNull(e.Value)}
+		switch e.Type {
+		case "CREATE":
+			c.Type = changeAdded
+		case "REMOVE":
+			c.Type = changeRemoved
+		case "CHANGE":
+			c.Type = changeChanged
+		default:
+			return nil, fmt.Errorf("%w: state.action.complete diff[%d].type: want CREATE, REMOVE or CHANGE, got %q", errReactotronMessage, i, e.Type)
+		}
+		changes = append(changes, c)
+	}
+	return changes, nil
+}
+
+func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessage, error) {
+	m, err := reactotronMembers("log", payload)
+	if err != nil {
+		return nil, err
+	}
+	level := "debug"
+	if v, ok := m["level"]; ok {
+		if level, err = reactotronWantString("log level", v, true); err != nil {
+			return nil, err
+		}
+		if level == "" {
+			level = "debug"
+		}
+	}
+	ev := struct {
+		Level     string `json:"level"`
+		Message   string `json:"message"`
+		Stack     string `json:"stack,omitempty"`
+		Important bool   `json:"important,omitempty"`
+	}{Level: level, Message: reactotronText(m["message"]), Important: important}
+	ev.Stack = reactotronStack(m["stack"])
+	return reactotronMarshal(ev)
+}
+
+// reactotronText gives a string value itself and any other value its JSON
+// text; nothing gives "".
+func reactotronText(v json.RawMessage) string {
+	switch rawKind(v) {
+	case "nothing":
+		return ""
+	case "string":
+		var s string
+		_ = json.Unmarshal(v, &s)
+		return s
+	}
+	return string(v)
+}
+
+// reactotronStack writes an error's stack as text: Error.stack is already
+// text; trackGlobalErrors sends frames {fileName, functionName, lineNumber,
+// columnNumber?}, written one a line "at fn (file:line:col)".
+func reactotronStack(v json.RawMessage) string {
+	if rawKind(v) != "array" {
+		if rawKind(v) == "null" {
+			return ""
+		}
+		return reactotronText(v)
+	}
+	var items []json.RawMessage
+	_ = json.Unmarshal(v, &items)
+	lines := make([]string, 0, len(items))
+	for _, item := range items {
+		var frame struct {
+			FileName     string          `json:"fileName"`
+			FunctionName string          `json:"functionName"`
+			LineNumber   json.RawMessage `json:"lineNumber"`
+			ColumnNumber json.RawMessage `json:"columnNumber"`
+		}
+		if rawKind(item) != "object" || json.Unmarshal(item, &frame) != nil {
+			lines = append(lines, reactotronText(item))
+			continue
+		}
+		fn := frame.FunctionName
+		if fn == "" {
+			fn = "<anonymous>"
+		}
+		loc := frame.FileName
+		if rawKind(frame.LineNumber) == "number" {
+			loc += ":" + string(frame.LineNumber)
+			if rawKind(frame.ColumnNumber) == "number" {
+				loc += ":" + string(frame.ColumnNumber)
+			}
+		}
+		lines = append(lines, "at "+fn+" ("+loc+")")
+	}
+	return strings.Join(lines, "\n")
+}
+
+func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
+	m, err := reactotronMembers("api.response", payload)
+	if err != nil {
+		return nil, err
+	}
+	req, err := reactotronOptionalObject("api.response request", m["request"])
+	if err != nil {
+		return nil, err
+	}
+	resp, err := reactotronOptionalObject("api.response response", m["response"])
+	if err != nil {
+		return nil, err
+	}
+	method, err := reactotronWantString("api.response request.method", reactotronOrNull(req["method"]), true)
+	if err != nil {
+		return nil, err
+	}
+	url, err := reactotronWantString("api.response request.url", reactotronOrNull(req["url"]), true)
+	if err != nil {
+		return nil, err
+	}
+	number := func(name string, v json.RawMessage) (json.RawMessage, error) {
+		switch k := rawKind(v); k {
+		case "number":
+			return v, nil
+		case "nothing", "null":
+			return json.RawMessage("null"), nil
+		default:
+			return nil, fmt.Errorf("%w: api.response %s: want a number, got %s", errReactotronMessage, name, k)
+		}
+	}
+	status, err := number("response.status", resp["status"])
+	if err != nil {
+		return nil, err
+	}
+	duration, err := number("duration", m["duration"])
+	if err != nil {
+		return nil, err
+	}
+	type request struct {
+		Headers json.RawMessage `json:"headers"`
+		Params  json.RawMessage `json:"params"`
+		Body    json.RawMessage `json:"body"`
+	}
+	type response struct {
+		Headers json.RawMessage `json:"headers"`
+		Body    json.RawMessage `json:"body"`
+	}
+	return reactotronMarshal(struct {
+		Method     string          `json:"method"`
+		URL        string          `json:"url"`
+		Status     json.RawMessage `json:"status"`
+		DurationMs json.RawMessage `json:"durationMs"`
+		Request    request         `json:"request"`
+		Response   response        `json:"response"`
+	}{
+		Method: method, URL: url, Status: status, DurationMs: duration,
+		Request:  request{Headers: reactotronOrNull(req["headers"]), Params: reactotronOrNull(req["params"]), Body: reactotronOrNull(req["data"])},
+		Response: response{Headers: reactotronOrNull(resp["headers"]), Body: reactotronOrNull(resp["body"])},
+	})
+}
+
+// reactotronOptionalObject reads the members of an object that may be
+// absent or null.
+func reactotronOptionalObject(what string, v json.RawMessage) (map[string]json.RawMessage, error) {
+	if k := rawKind(v); k == "nothing" || k == "null" {
+		return map[string]json.RawMessage{}, nil
+	}
+	return reactotronMembers(what, v)
+}
+
+// reactotronAsyncStorageEvent flattens {action, data}: the members of data
+// (key, value, keys, pairs) follow action; data that is not an object stays
+// under "data".
+func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, error) {
+	m, err := reactotronMembers("asyncStorage.mutation", payload)
+	if err != nil {
+		return nil, err
+	}
+	action, err := reactotronWantString("asyncStorage.mutation action", reactotronOrNull(m["action"]), true)
+	if err != nil {
+		return nil, err
+	}
+	if action == "" {
+		return nil, fmt.Errorf("%w: asyncStorage.mutation action: missing", errReactotronMessage)
+	}
+	out := appendJSONString([]byte(`{"action":`), action, false)
+	switch data := m["data"]; rawKind(data) {
+	case "nothing", "null":
+	case "object":
+		err = reactotronEachMember(data, func(name string, value json.RawMessage) error {
+			if name != "action" {
+				out = append(appendJSONString(append(out, ','), name, false), ':')
+				out = append(out, value...)
+			}
+			return nil
+		})
+	default:
+		out = append(append(out, `,"data":`...), data...)
+	}
+	return append(out, '}'), err
+}
+
+// reactotronMMKVEvent recognises the MMKV plugin's display message
+// {name: "MMKV", value: {key, value}}.
+func reactotronMMKVEvent(payload json.RawMessage) (json.RawMessage, bool) {
+	var d struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if rawKind(payload) != "object" || json.Unmarshal(payload, &d) != nil || d.Name != "MMKV" || rawKind(d.Value) != "object" {
+		return nil, false
+	}
+	var kv struct {
+		Key   *string         `json:"key"`
+		Value json.RawMessage `json:"value"`
+	}
+	if json.Unmarshal(d.Value, &kv) != nil || kv.Key == nil {
+		return nil, false
+	}
+	ev := struct {
+		Instance string          `json:"instance"`
+		Key      string          `json:"key"`
+		Op       string          `json:"op"`
+		Value    json.RawMessage `json:"value,omitempty"`
+	}{Instance: reactotronMMKVInstance, Key: *kv.Key, Op: "set", Value: kv.Value}
+	if kv.Value == nil || string(kv.Value) == `"undefined"` {
+		ev.Op, ev.Value = "delete", nil
+	}
+	p, err := reactotronMarshal(ev)
+	return p, err == nil
+}
+
+// reactotronIntro is what a client.intro says about the app. Fields the
+// client left out or sent as null are empty; a number where a string is
+// expected (Android's platformVersion) is written in decimal.
+type reactotronIntro struct {
+	Name               string
+	ClientID           string // "" when the client has none yet: send setClientId
+	Environment        string
+	Platform           string // "ios", "android", …
+	PlatformVersion    string
+	OSRelease          string
+	Model              string
+	SystemName         string
+	ReactNativeVersion string
+	LibraryName        string // reactotronLibraryName, e.g. reactotron-react-native
+	LibraryVersion     string
+	CoreClientVersion  string          // reactotronCoreClientVersion
+	Fields             json.RawMessage // the whole decoded payload, for display
+}
+
+// parseReactotronIntro reads a decoded client.intro payload.
+func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
+	in := reactotronIntro{Fields: payload}
+	if k := rawKind(payload); k != "object" {
+		return reactotronIntro{}, fmt.Errorf("%w: client.intro payload: want an object, got %s", errReactotronMessage, k)
+	}
+	fields := map[string]*string{
+		"name":                        &in.Name,
+		"clientId":                    &in.ClientID,
+		"environment":                 &in.Environment,
+		"platform":                    &in.Platform,
+		"platformVersion":             &in.PlatformVersion,
+		"osRelease":                   &in.OSRelease,
+		"model":                       &in.Model,
+		"systemName":                  &in.SystemName,
+		"reactNativeVersion":          &in.ReactNativeVersion,
+		"reactotronLibraryName":       &in.LibraryName,
+		"reactotronLibraryVersion":    &in.LibraryVersion,
+		"reactotronCoreClientVersion": &in.CoreClientVersion,
+	}
+	err := reactotronEachMember(payload, func(name string, value json.RawMessage) error {
+		dst, ok := fields[name]
+		if !ok {
+			return nil
+		}
+		if rawKind(value) == "number" {
+			*dst = string(value)
+			return nil
+		}
+		s, err := reactotronWantString("client.intro "+name, value, true)
+		*dst = s
+		return err
+	})
+	if err != nil {
+		return reactotronIntro{}, err
+	}
+	return in, nil
+}
+
+// reactotronValuesResponse is a state.values.response.
+type reactotronValuesResponse struct {
+	Path  string
+	Value json.RawMessage // nil when the app had nothing at Path (undefined)
+	Valid bool
+}
+
+// parseReactotronValuesResponse reads a decoded state.values.response
+// payload. valid defaults to true, as the client's stateValuesResponse does.
+func parseReactotronValuesResponse(payload json.RawMessage) (reactotronValuesResponse, error) {
+	r := reactotronValuesResponse{Valid: true}
+	err := reactotronEachPayloadMember("state.values.response", payload, func(name string, value json.RawMessage) (err error) {
+		switch name {
+		case "path":
+			r.Path, err = reactotronWantString("state.values.response path", value, true)
+		case "value":
+			r.Value = value
+		case "valid":
+			r.Valid, err = reactotronWantBool("state.values.response valid", value)
+		}
+		return err
+	})
+	return r, err
+}
+
+// reactotronKeysResponse is a state.keys.response. reactotron-redux also
+// answers a state.values.request without a path with one, carrying the
+// whole state in "keys": then State is set and Keys is nil.
+type reactotronKeysResponse struct {
+	Path  string   // "" for the top level (the client sends null)
+	Keys  []string // nil when the value at Path is not an object
+	State json.RawMessage
+	Valid bool
+}
+
+// parseReactotronKeysResponse reads a decoded state.keys.response payload.
+func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysResponse, error) {
+	r := reactotronKeysResponse{Valid: true}
+	err := reactotronEachPayloadMember("state.keys.response", payload, func(name string, value json.RawMessage) (err error) {
+		switch name {
+		case "path":
+			r.Path, err = reactotronWantString("state.keys.response path", value, true)
+		case "keys":
+			switch k := rawKind(value); k {
+			case "object":
+				r.State = value
+			case "array":
+				r.Keys = []string{}
+				if err := json.Unmarshal(value, &r.Keys); err != nil {
+					return fmt.Errorf("%w: state.keys.response keys: want an array of strings", errReactotronMessage)
+				}
+			case "null":
+			default:
+				return fmt.Errorf("%w: state.keys.response keys: want an array or object, got %s", errReactotronMessage, k)
+			}
+		case "valid":
+			r.Valid, err = reactotronWantBool("state.keys.response valid", value)
+		}
+		return err
+	})
+	return r, err
+}
+
+// parseReactotronBackup returns the state of a decoded state.backup.response
+// payload.
+func parseReactotronBackup(payload json.RawMessage) (json.RawMessage, error) {
+	var state json.RawMessage
+	err := reactotronEachPayloadMember("state.backup.response", payload, func(name string, value json.RawMessage) error {
+		if name == "state" {
+			state = value
+		}
+		return nil
+	})
+	if err == nil && state == nil {
+		err = fmt.Errorf("%w: state.backup.response state: missing", errReactotronMessage)
+	}
+	return state, err
+}
+
+// reactotronCommand is a custom command an app announced.
+type reactotronCommand struct {
+	ID          int64 // the client's id for this registration; 0 when not given
+	Command     string
+	Title       string
+	Description string
+	Args        []reactotronCommandArg
+}
+
+// reactotronCommandArg is one argument of a custom command. Reactotron
+// knows one type, "string".
+type reactotronCommandArg struct {
+	Name string `json:"name"`
+	Type string `json:"type"`
+}
+
+// parseReactotronCommand reads a decoded customCommand.register payload, or
+// the {id, command} of a customCommand.unregister.
+func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) {
+	var c reactotronCommand
+	const what = "customCommand"
+	err := reactotronEachPayloadMember(what, payload, func(name string, value json.RawMessage) (err error) {
+		switch name {
+		case "id":
+			if k := rawKind(value); k == "null" {
+				return nil
+			} else if k != "number" {
+				return fmt.Errorf("%w: %s id: want a number, got %s", errReactotronMessage, what, k)
+			}
+			if c.ID, err = strconv.ParseInt(string(value), 10, 64); err != nil {
+				return fmt.Errorf("%w: %s id: want an integer, got %s", errReactotronMessage, what, value)
+			}
+		case "command":
+			c.Command, err = reactotronWantString(what+" command", value, false)
+		case "title":
+			c.Title, err = reactotronWantString(what+" title", value, true)
+		case "description":
+			c.Description, err = reactotronWantString(what+" description", value, true)
+		case "args":
+			if rawKind(value) == "null" {
+				return nil
+			}
+			if err := json.Unmarshal(value, &c.Args); err != nil {
+				return fmt.Errorf("%w: %s args: want an array of {name, type} with string members", errReactotronMessage, what)
+			}
+			for i, a := range c.Args {
+				if a.Name == "" {
+					return fmt.Errorf("%w: %s args[%d].name: empty", errReactotronMessage, what, i)
+				}
+			}
+		}
+		return err
+	})
+	if err == nil && c.Command == "" {
+		err = fmt.Errorf("%w: %s command: missing", errReactotronMessage, what)
+	}
+	if err != nil {
+		return reactotronCommand{}, err
+	}
+	return c, nil
+}
+
+// reactotronEachPayloadMember checks that payload is an object and calls fn with each
+// member.
+func reactotronEachPayloadMember(what string, payload json.RawMessage, fn func(name string, value json.RawMessage) error) error {
+	if k := rawKind(payload); k != "object" {
+		return fmt.Errorf("%w: %s payload: want an object, got %s", errReactotronMessage, what, k)
+	}
+	return reactotronEachMember(payload, fn)
+}
+
+func reactotronWantBool(name string, value json.RawMessage) (bool, error) {
+	switch k := rawKind(value); k {
+	case "boolean":
+		return string(value) == "true", nil
+	default:
+		return false, fmt.Errorf("%w: %s: want a boolean, got %s", errReactotronMessage, name, k)
+	}
+}
