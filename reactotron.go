@@ -12,7 +12,10 @@ package main
 //
 //   - Transport: one WebSocket on port 9090, path "/", no subprotocol, no
 //     token. Every frame in either direction is a text frame holding one
-//     JSON object.
+//     JSON object (reactotron-core-server would parse a binary one too).
+//     The server pings every 30 s; clients answer at the WebSocket level.
+//     The core client never reconnects by itself: after the server goes
+//     away, an app comes back only when it reloads.
 //   - Client → server envelope: {type, payload, important, date, deltaTime}.
 //     The whole envelope goes through the client's serialiser (below), so
 //     even important:false arrives as "~~~ false ~~~" and deltaTime 0 as
@@ -25,8 +28,9 @@ package main
 //     reactotronLibraryName/Version, platform, platformVersion — a number on
 //     Android —, osRelease, model, serverHost, forceTouch, interfaceIdiom,
 //     systemName, uiMode, serial, androidId, reactNativeVersion, screen and
-//     window sizes), name, clientId, reactotronCoreClientVersion and, when
-//     configured, mcpRedaction. clientId is what getClientId resolved:
+//     window sizes), name, clientId, reactotronCoreClientVersion (the
+//     published 2.10.0 sends the unreplaced placeholder
+//     "REACTOTRON_CORE_CLIENT_VERSION") and, when configured, mcpRedaction. clientId is what getClientId resolved:
 //     "~~~ null ~~~" (React Native with nothing stored), "~~~ empty string
 //     ~~~" (the core client's default) or an id. Without one the server
 //     generates a GUID and sends {"type":"setClientId","payload":"<id>"};

@@ -297,6 +297,17 @@ func TestParseReactotronIntro(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parseReactotronIntro (-want +got):\n%s", diff)
 	}
+	// The core client's default getClientId resolves to "", React Native's
+	// to null when nothing is stored: both mean "send setClientId".
+	for _, in := range []string{`{"clientId":"~~~ empty string ~~~"}`, `{"clientId":"~~~ null ~~~"}`, `{"clientId":"~~~ undefined ~~~"}`, `{}`} {
+		payload, err := decodeReactotronValue([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := parseReactotronIntro(payload); err != nil || got.ClientID != "" {
+			t.Errorf("parseReactotronIntro(%s) ClientID = %q, %v; want \"\"", in, got.ClientID, err)
+		}
+	}
 	for _, tt := range []struct{ in, want string }{
 		{`[]`, "client.intro payload: want an object, got array"},
 		{`{"name":{}}`, "client.intro name: want a string, got object"},
