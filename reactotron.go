@@ -13,7 +13,10 @@ package main
 //   - Transport: one WebSocket on port 9090, path "/", no subprotocol, no
 //     token. Every frame in either direction is a text frame holding one
 //     JSON object (reactotron-core-server would parse a binary one too).
-//     The server pings every 30 s; clients answer at the WebSocket level.
+//     React Native's WebSocket on Android sends an Origin header of its own,
+//     "http://host:port" of the URL it dialled, so an Origin check must let
+//     the server's own address through. The server pings every 30 s;
+//     clients answer at the WebSocket level.
 //     The core client never reconnects by itself: after the server goes
 //     away, an app comes back only when it reloads.
 //   - Client → server envelope: {type, payload, important, date, deltaTime}.
