@@ -572,6 +572,11 @@ func TestReactotronReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var all any
+			if err := json.Unmarshal(got, &all); err != nil {
+				t.Fatal(err)
+			}
+			checkNoReactotronEncoding(t, all)
 			var pretty bytes.Buffer
 			if err := json.Indent(&pretty, got, "", "  "); err != nil {
 				t.Fatal(err)
