@@ -12,7 +12,13 @@ package main
 //
 //   - Transport: one WebSocket on port 9090, path "/", no subprotocol, no
 //     token. Every frame in either direction is a text frame holding one
-//     JSON object.
+//     JSON object (reactotron-core-server would parse a binary one too).
+//     React Native's WebSocket on Android sends an Origin header of its own,
+//     "http://host:port" of the URL it dialled, so an Origin check must let
+//     the server's own address through. The server pings every 30 s;
+//     clients answer at the WebSocket level.
+//     The core client never reconnects by itself: after the server goes
+//     away, an app comes back only when it reloads.
 //   - Client → server envelope: {type, payload, important, date, deltaTime}.
 //     The whole envelope goes through the client's serialiser (below), so
 //     even important:false arrives as "~~~ false ~~~" and deltaTime 0 as
@@ -25,8 +31,9 @@ package main
 //     reactotronLibraryName/Version, platform, platformVersion — a number on
 //     Android —, osRelease, model, serverHost, forceTouch, interfaceIdiom,
 //     systemName, uiMode, serial, androidId, reactNativeVersion, screen and
-//     window sizes), name, clientId, reactotronCoreClientVersion and, when
-//     configured, mcpRedaction. clientId is what getClientId resolved:
+//     window sizes), name, clientId, reactotronCoreClientVersion (the
+//     published 2.10.0 sends the unreplaced placeholder
+//     "REACTOTRON_CORE_CLIENT_VERSION") and, when configured, mcpRedaction. clientId is what getClientId resolved:
 //     "~~~ null ~~~" (React Native with nothing stored), "~~~ empty string
 //     ~~~" (the core client's default) or an id. Without one the server
 //     generates a GUID and sends {"type":"setClientId","payload":"<id>"};
@@ -79,10 +86,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Bounds on one client frame. The listener's frame limit is usually lower;
@@ -212,15 +218,16 @@ func reactotronEachMember(object json.RawMessage, fn func(name string, value jso
 
 // decodeReactotronValue returns data, one JSON value as a Reactotron client
 // serialises it, with every "~~~ … ~~~" encoding decoded (see the top of
-// this file) and insignificant space removed. Malformed JSON, trailing data,
+// this file) and insignificant space removed. Strings keep their bytes
+// unless they hold escapes or invalid UTF-8, which are rewritten (invalid
+// UTF-8 as U+FFFD), as encoding/json would. Malformed JSON, trailing data,
 // nesting deeper than reactotronMaxDepth and input over
 // reactotronMaxFrameBytes are errors.
 func decodeReactotronValue(data []byte) (json.RawMessage, error) {
 	if len(data) > reactotronMaxFrameBytes {
 		return nil, fmt.Errorf("%w: %d bytes is over the limit of %d", errReactotronMessage, len(data), reactotronMaxFrameBytes)
 	}
-	d := reactotronDecoder{dec: json.NewDecoder(bytes.NewReader(data)), out: make([]byte, 0, len(data))}
-	d.dec.UseNumber()
+	d := reactotronDecoder{data: data, out: make([]byte, 0, len(data))}
 	undefined, err := d.value(0)
 	if err != nil {
 		return nil, err
@@ -228,76 +235,225 @@ func decodeReactotronValue(data []byte) (json.RawMessage, error) {
 	if undefined {
 		d.out = append(d.out, "null"...)
 	}
-	if _, err := d.dec.Token(); err != io.EOF {
-		return nil, fmt.Errorf("%w: data after the JSON value", errReactotronMessage)
+	if d.skipSpace(); d.pos < len(d.data) {
+		return nil, fmt.Errorf("%w: data after the JSON value at offset %d", errReactotronMessage, d.pos)
 	}
 	return d.out, nil
 }
 
+// reactotronDecoder validates and decodes in one pass over the bytes: a
+// backup of a large store arrives as one frame, and token-by-token decoding
+// with encoding/json costs several times more.
 type reactotronDecoder struct {
-	dec *json.Decoder
-	out []byte
+	data []byte
+	pos  int
+	out  []byte
+}
+
+func (d *reactotronDecoder) skipSpace() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *reactotronDecoder) syntaxError(what string) error {
+	if d.pos >= len(d.data) {
+		return fmt.Errorf("%w: malformed JSON: unexpected end in %s", errReactotronMessage, what)
+	}
+	return fmt.Errorf("%w: malformed JSON: unexpected %q at offset %d in %s", errReactotronMessage, d.data[d.pos], d.pos, what)
 }
 
 // value copies one value to d.out, decoded. It writes nothing and reports
 // undefined for "~~~ undefined ~~~", whose meaning depends on the position.
 func (d *reactotronDecoder) value(depth int) (undefined bool, err error) {
-	tok, err := d.dec.Token()
-	if err != nil {
-		if err == io.EOF {
-			err = io.ErrUnexpectedEOF
-		}
-		return false, fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	d.skipSpace()
+	if d.pos >= len(d.data) {
+		return false, d.syntaxError("a value")
 	}
-	switch t := tok.(type) {
-	case json.Delim:
-		if t != '{' && t != '[' {
-			return false, fmt.Errorf("%w: malformed JSON: unexpected %q", errReactotronMessage, rune(t))
-		}
+	switch c := d.data[d.pos]; {
+	case c == '{' || c == '[':
 		if depth >= reactotronMaxDepth {
 			return false, fmt.Errorf("%w: nested deeper than %d levels", errReactotronMessage, reactotronMaxDepth)
 		}
-		if t == '{' {
+		if c == '{' {
 			return false, d.object(depth)
 		}
 		return false, d.array(depth)
-	case string:
-		lit, str, undef := decodeReactotronString(t)
-		switch {
-		case undef:
-			return true, nil
-		case lit != "":
-			d.out = append(d.out, lit...)
-		default:
-			d.out = appendJSONString(d.out, str, false)
+	case c == '"':
+		return d.str()
+	case c == 't':
+		return false, d.literal("true")
+	case c == 'f':
+		return false, d.literal("false")
+	case c == 'n':
+		return false, d.literal("null")
+	case c == '-' || c >= '0' && c <= '9':
+		return false, d.number()
+	}
+	return false, d.syntaxError("a value")
+}
+
+func (d *reactotronDecoder) literal(lit string) error {
+	if !bytes.HasPrefix(d.data[d.pos:], []byte(lit)) {
+		return d.syntaxError("a literal")
+	}
+	d.out = append(d.out, lit...)
+	d.pos += len(lit)
+	return nil
+}
+
+// number copies a number as written, after checking its grammar.
+func (d *reactotronDecoder) number() error {
+	start := d.pos
+	digits := func() bool {
+		n := d.pos
+		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
+			d.pos++
 		}
-	case json.Number:
-		d.out = append(d.out, t...)
-	case bool:
-		d.out = strconv.AppendBool(d.out, t)
-	case nil:
-		d.out = append(d.out, "null"...)
+		return d.pos > n
+	}
+	if d.data[d.pos] == '-' {
+		d.pos++
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '0' {
+		d.pos++
+	} else if !digits() {
+		return d.syntaxError("a number")
+	}
+	if d.pos < len(d.data) && d.data[d.pos] == '.' {
+		d.pos++
+		if !digits() {
+			return d.syntaxError("a number")
+		}
+	}
+	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
+		d.pos++
+		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
+			d.pos++
+		}
+		if !digits() {
+			return d.syntaxError("a number")
+		}
+	}
+	d.out = append(d.out, d.data[start:d.pos]...)
+	return nil
+}
+
+// scanString checks the string at d.pos and moves past it. raw is the
+// string with its quotes; plain reports that it holds no escape and only
+// valid UTF-8, so that raw is already how it is written out.
+func (d *reactotronDecoder) scanString() (raw []byte, plain bool, err error) {
+	start := d.pos
+	d.pos++
+	plain = true
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch {
+		case c == '"':
+			d.pos++
+			raw = d.data[start:d.pos]
+			if plain && !utf8.Valid(raw) {
+				plain = false
+			}
+			return raw, plain, nil
+		case c < 0x20:
+			return nil, false, d.syntaxError("a string")
+		case c == '\\':
+			plain = false
+			d.pos++
+			if d.pos >= len(d.data) {
+				return nil, false, d.syntaxError("a string")
+			}
+			switch d.data[d.pos] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				d.pos++
+			case 'u':
+				for range 4 {
+					d.pos++
+					if d.pos >= len(d.data) || !isHexDigit(d.data[d.pos]) {
+						return nil, false, d.syntaxError("a \\u escape")
+					}
+				}
+				d.pos++
+			default:
+				return nil, false, d.syntaxError("a string escape")
+			}
+		default:
+			d.pos++
+		}
+	}
+	return nil, false, d.syntaxError("a string")
+}
+
+// reactotronUnquote decodes a checked string.
+func reactotronUnquote(raw []byte, plain bool) string {
+	if plain {
+		return string(raw[1 : len(raw)-1])
+	}
+	var s string
+	_ = json.Unmarshal(raw, &s) // checked by scanString; invalid UTF-8 becomes U+FFFD
+	return s
+}
+
+// str copies a string value, decoding it if it is an encoding.
+func (d *reactotronDecoder) str() (undefined bool, err error) {
+	raw, plain, err := d.scanString()
+	if err != nil {
+		return false, err
+	}
+	// Only a string that starts "~~~ can be an encoding: skip the rest
+	// without allocating.
+	if plain && !bytes.HasPrefix(raw, []byte(`"~~~ `)) {
+		d.out = append(d.out, raw...)
+		return false, nil
+	}
+	lit, s, undefined := decodeReactotronString(reactotronUnquote(raw, plain))
+	switch {
+	case undefined:
+		return true, nil
+	case lit != "":
+		d.out = append(d.out, lit...)
+	default:
+		d.out = appendJSONString(d.out, s, false)
 	}
 	return false, nil
 }
 
 func (d *reactotronDecoder) object(depth int) error {
+	d.pos++ // '{'
 	d.out = append(d.out, '{')
+	if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == '}' {
+		d.pos++
+		d.out = append(d.out, '}')
+		return nil
+	}
 	first := true
-	for d.dec.More() {
-		tok, err := d.dec.Token()
-		if err != nil {
-			return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	for {
+		if d.skipSpace(); d.pos >= len(d.data) || d.data[d.pos] != '"' {
+			return d.syntaxError("an object key")
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return fmt.Errorf("%w: malformed JSON: object key is not a string", errReactotronMessage)
+		raw, plain, err := d.scanString()
+		if err != nil {
+			return err
 		}
 		mark := len(d.out)
 		if !first {
 			d.out = append(d.out, ',')
 		}
-		d.out = appendJSONString(d.out, key, false)
+		if plain {
+			d.out = append(d.out, raw...)
+		} else {
+			d.out = appendJSONString(d.out, reactotronUnquote(raw, false), false)
+		}
+		if d.skipSpace(); d.pos >= len(d.data) || d.data[d.pos] != ':' {
+			return d.syntaxError("an object")
+		}
+		d.pos++
 		d.out = append(d.out, ':')
 		undefined, err := d.value(depth + 1)
 		if err != nil {
@@ -305,20 +461,32 @@ func (d *reactotronDecoder) object(depth int) error {
 		}
 		if undefined {
 			d.out = d.out[:mark] // JSON.stringify would have left the member out
+		} else {
+			first = false
+		}
+		d.skipSpace()
+		if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			d.pos++
 			continue
 		}
-		first = false
+		if d.pos < len(d.data) && d.data[d.pos] == '}' {
+			d.pos++
+			d.out = append(d.out, '}')
+			return nil
+		}
+		return d.syntaxError("an object")
 	}
-	if _, err := d.dec.Token(); err != nil { // '}'
-		return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
-	}
-	d.out = append(d.out, '}')
-	return nil
 }
 
 func (d *reactotronDecoder) array(depth int) error {
+	d.pos++ // '['
 	d.out = append(d.out, '[')
-	for i := 0; d.dec.More(); i++ {
+	if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == ']' {
+		d.pos++
+		d.out = append(d.out, ']')
+		return nil
+	}
+	for i := 0; ; i++ {
 		if i > 0 {
 			d.out = append(d.out, ',')
 		}
@@ -329,12 +497,18 @@ func (d *reactotronDecoder) array(depth int) error {
 		if undefined {
 			d.out = append(d.out, "null"...) // as JSON.stringify writes undefined in an array
 		}
+		d.skipSpace()
+		if d.pos < len(d.data) && d.data[d.pos] == ',' {
+			d.pos++
+			continue
+		}
+		if d.pos < len(d.data) && d.data[d.pos] == ']' {
+			d.pos++
+			d.out = append(d.out, ']')
+			return nil
+		}
+		return d.syntaxError("an array")
 	}
-	if _, err := d.dec.Token(); err != nil { // ']'
-		return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
-	}
-	d.out = append(d.out, ']')
-	return nil
 }
 
 // decodeReactotronString decodes one string value: undefined, or a JSON

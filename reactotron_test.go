@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -294,6 +297,17 @@ func TestParseReactotronIntro(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("parseReactotronIntro (-want +got):\n%s", diff)
 	}
+	// The core client's default getClientId resolves to "", React Native's
+	// to null when nothing is stored: both mean "send setClientId".
+	for _, in := range []string{`{"clientId":"~~~ empty string ~~~"}`, `{"clientId":"~~~ null ~~~"}`, `{"clientId":"~~~ undefined ~~~"}`, `{}`} {
+		payload, err := decodeReactotronValue([]byte(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, err := parseReactotronIntro(payload); err != nil || got.ClientID != "" {
+			t.Errorf("parseReactotronIntro(%s) ClientID = %q, %v; want \"\"", in, got.ClientID, err)
+		}
+	}
 	for _, tt := range []struct{ in, want string }{
 		{`[]`, "client.intro payload: want an object, got array"},
 		{`{"name":{}}`, "client.intro name: want a string, got object"},
@@ -558,6 +572,11 @@ func TestReactotronReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
+			var all any
+			if err := json.Unmarshal(got, &all); err != nil {
+				t.Fatal(err)
+			}
+			checkNoReactotronEncoding(t, all)
 			var pretty bytes.Buffer
 			if err := json.Indent(&pretty, got, "", "  "); err != nil {
 				t.Fatal(err)
@@ -703,6 +722,9 @@ func FuzzReactotronDecodeValue(f *testing.F) {
 			if json.Valid(data) && !strings.Contains(err.Error(), "nested deeper") {
 				t.Fatalf("valid JSON %q refused: %v", data, err)
 			}
+			if oracle, oerr := decodeReactotronValueOracle(data); oerr == nil {
+				t.Fatalf("decodeReactotronValue(%q) failed (%v), but the token decoder gives %q", data, err, oracle)
+			}
 			return
 		}
 		if !json.Valid(out) {
@@ -719,6 +741,10 @@ func FuzzReactotronDecodeValue(f *testing.F) {
 		again, err := decodeReactotronValue(out)
 		if err != nil || !bytes.Equal(again, out) {
 			t.Fatalf("decoding twice: %q then %q (%v)", out, again, err)
+		}
+		oracle, err := decodeReactotronValueOracle(data)
+		if err != nil || !bytes.Equal(oracle, out) {
+			t.Fatalf("decodeReactotronValue(%q) = %q, but the token decoder gives %q (%v)", data, out, oracle, err)
 		}
 	})
 }
@@ -784,4 +810,129 @@ func BenchmarkReactotronFrame(b *testing.B) {
 			}
 		}
 	}
+}
+
+// decodeReactotronValueOracle is an independent decoder for the fuzz
+// target: the same rules written over encoding/json's tokens, so its
+// validation is encoding/json's own.
+func decodeReactotronValueOracle(data []byte) (json.RawMessage, error) {
+	if len(data) > reactotronMaxFrameBytes {
+		return nil, fmt.Errorf("%w: %d bytes is over the limit of %d", errReactotronMessage, len(data), reactotronMaxFrameBytes)
+	}
+	d := reactotronTokenDecoder{dec: json.NewDecoder(bytes.NewReader(data)), out: make([]byte, 0, len(data))}
+	d.dec.UseNumber()
+	undefined, err := d.value(0)
+	if err != nil {
+		return nil, err
+	}
+	if undefined {
+		d.out = append(d.out, "null"...)
+	}
+	if _, err := d.dec.Token(); err != io.EOF {
+		return nil, fmt.Errorf("%w: data after the JSON value", errReactotronMessage)
+	}
+	return d.out, nil
+}
+
+type reactotronTokenDecoder struct {
+	dec *json.Decoder
+	out []byte
+}
+
+// value copies one value to d.out, decoded. It writes nothing and reports
+// undefined for "~~~ undefined ~~~", whose meaning depends on the position.
+func (d *reactotronTokenDecoder) value(depth int) (undefined bool, err error) {
+	tok, err := d.dec.Token()
+	if err != nil {
+		if err == io.EOF {
+			err = io.ErrUnexpectedEOF
+		}
+		return false, fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	}
+	switch t := tok.(type) {
+	case json.Delim:
+		if t != '{' && t != '[' {
+			return false, fmt.Errorf("%w: malformed JSON: unexpected %q", errReactotronMessage, rune(t))
+		}
+		if depth >= reactotronMaxDepth {
+			return false, fmt.Errorf("%w: nested deeper than %d levels", errReactotronMessage, reactotronMaxDepth)
+		}
+		if t == '{' {
+			return false, d.object(depth)
+		}
+		return false, d.array(depth)
+	case string:
+		lit, str, undef := decodeReactotronString(t)
+		switch {
+		case undef:
+			return true, nil
+		case lit != "":
+			d.out = append(d.out, lit...)
+		default:
+			d.out = appendJSONString(d.out, str, false)
+		}
+	case json.Number:
+		d.out = append(d.out, t...)
+	case bool:
+		d.out = strconv.AppendBool(d.out, t)
+	case nil:
+		d.out = append(d.out, "null"...)
+	}
+	return false, nil
+}
+
+func (d *reactotronTokenDecoder) object(depth int) error {
+	d.out = append(d.out, '{')
+	first := true
+	for d.dec.More() {
+		tok, err := d.dec.Token()
+		if err != nil {
+			return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+		}
+		key, ok := tok.(string)
+		if !ok {
+			return fmt.Errorf("%w: malformed JSON: object key is not a string", errReactotronMessage)
+		}
+		mark := len(d.out)
+		if !first {
+			d.out = append(d.out, ',')
+		}
+		d.out = appendJSONString(d.out, key, false)
+		d.out = append(d.out, ':')
+		undefined, err := d.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if undefined {
+			d.out = d.out[:mark] // JSON.stringify would have left the member out
+			continue
+		}
+		first = false
+	}
+	if _, err := d.dec.Token(); err != nil { // '}'
+		return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	}
+	d.out = append(d.out, '}')
+	return nil
+}
+
+func (d *reactotronTokenDecoder) array(depth int) error {
+	d.out = append(d.out, '[')
+	for i := 0; d.dec.More(); i++ {
+		if i > 0 {
+			d.out = append(d.out, ',')
+		}
+		undefined, err := d.value(depth + 1)
+		if err != nil {
+			return err
+		}
+		if undefined {
+			d.out = append(d.out, "null"...) // as JSON.stringify writes undefined in an array
+		}
+	}
+	if _, err := d.dec.Token(); err != nil { // ']'
+		return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
+	}
+	d.out = append(d.out, ']')
+	return nil
 }
