@@ -28,7 +28,7 @@ type config struct {
 	WSToken          string
 	WSAllowedHosts   []string // lower-case host names, no port
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
-	ReactotronPort   int      // 0: the Reactotron bridge is off
+	ReactotronPort   int      // 0: the Reactotron bridge is off; -1 (tests only): any free port
 	EventBuffer      int      // events kept per session and stream
 
 	Demo    bool

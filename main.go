@@ -95,6 +95,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	if cfg.ReactotronPort != 0 {
+		bridge := newReactotronBridge(cfg, logger, srv.link)
+		srv.tools.reactotronStatus = bridge.status
+		wg.Go(func() { bridge.run(ctx) })
+	} else {
+		srv.tools.reactotronStatus = func() *healthListener {
+			return &healthListener{ListenError: "the Reactotron bridge is off (REACTOTRON_PORT=0)"}
+		}
+	}
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
 	select {

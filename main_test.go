@@ -61,6 +61,7 @@ func testConfig(t *testing.T) config {
 		t.Fatal(err)
 	}
 	cfg.WSPort = 0
+	cfg.ReactotronPort = 0 // off; bridge tests set -1, any free port
 	cfg.LogLevel = slog.LevelDebug
 	return cfg
 }

@@ -104,6 +104,9 @@ type session struct {
 	rings          map[string]*eventRing
 	bytes          int64 // held by rings and snapshots
 	commands       []json.RawMessage
+	// mmkvObserved is what the Reactotron bridge saw of MMKV: instance →
+	// key → value, the only MMKV state a Reactotron app tells.
+	mmkvObserved map[string]map[string]json.RawMessage
 }
 
 // sessionView is a copy of what a session says about itself.
@@ -787,4 +790,14 @@ func (s *session) appendEvent(from sessionFeed, stream, typ string, at time.Time
 	s.recordLocked(stream, seq, typ, at, event)
 	s.mu.Unlock()
 	return event
+}
+
+// latestSeq is the newest seq of stream, 0 when it has none.
+func (s *session) latestSeq(stream string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i, ok := s.streamIndex[stream]; ok {
+		return s.info.Streams[i].LatestSeq
+	}
+	return 0
 }

@@ -1,0 +1,734 @@
+package main
+
+// bridge.go is the Reactotron bridge's listener and connections: apps built
+// with Reactotron's client (reactotron-react-native, reactotron-redux, …)
+// dial it unchanged, and each becomes a session. reactotron.go knows the
+// messages; this file moves them, and answers for the session: events from
+// the server's buffers, state through Reactotron's own requests.
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"cmp"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// reactotronStreams are advertised for every Reactotron session from the
+// start; others (mmkv, async_storage, …) appear with their first message.
+var reactotronStreams = []string{"redux", "console", "network", "timeline"}
+
+// reactotronBridge listens on REACTOTRON_PORT (same host, upgrade checks and
+// frame limit as the adapter listener) and attaches each Reactotron client
+// to a session of the registry, one per clientId.
+//
+// run must be called once; status may be called at any time.
+type reactotronBridge struct {
+	cfg       config
+	logger    *slog.Logger
+	link      *adapterLink // upgrade checks, and the registry
+	bindRetry time.Duration
+
+	mu        sync.Mutex
+	listening bool
+	boundAddr string
+	listenErr string
+	stopping  bool
+	conns     map[*reactotronConn]struct{}
+	bindTried chan struct{}
+	wg        sync.WaitGroup // connection goroutines
+}
+
+func newReactotronBridge(cfg config, logger *slog.Logger, link *adapterLink) *reactotronBridge {
+	return &reactotronBridge{cfg: cfg, logger: logger.With("component", "reactotron"), link: link,
+		bindRetry: linkBindRetry, conns: make(map[*reactotronConn]struct{}), bindTried: make(chan struct{})}
+}
+
+// run serves Reactotron clients until ctx ends, then closes them with 1001
+// and returns once every goroutine it started has stopped.
+func (b *reactotronBridge) run(ctx context.Context) {
+	if !isLoopbackHost(b.cfg.WSHost) {
+		b.logger.Warn("the Reactotron bridge listens beyond loopback and Reactotron clients cannot send a token: "+
+			"any device that can reach the port can send data as an app", "host", b.cfg.WSHost, "port", b.cfg.ReactotronPort)
+	}
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(b.serveUpgrade),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(b.logger.Handler(), slog.LevelDebug),
+	}
+	// A port of -1 (tests only; no setting allows it) binds any free port.
+	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(max(b.cfg.ReactotronPort, 0)))
+	tried := sync.OnceFunc(func() { close(b.bindTried) })
+	defer tried()
+	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
+		b.mu.Lock()
+		repeated := err != nil && b.listenErr == err.Error()
+		if err != nil {
+			b.listening, b.listenErr = false, err.Error()
+		} else {
+			b.listening, b.boundAddr, b.listenErr = true, addr, ""
+		}
+		b.mu.Unlock()
+		tried()
+		switch {
+		case err == nil:
+			b.logger.Info("listening for Reactotron apps", "url", b.status().URL)
+		case !repeated:
+			b.logger.Warn("cannot listen for Reactotron apps (is the Reactotron desktop app running?); retrying",
+				"addr", hostPort, "err", err, "every", b.bindRetry)
+		}
+	})
+	b.mu.Lock()
+	b.stopping = true
+	conns := make([]*reactotronConn, 0, len(b.conns))
+	for c := range b.conns {
+		conns = append(conns, c)
+	}
+	b.mu.Unlock()
+	for _, c := range conns {
+		c.end("shutdown", websocket.StatusGoingAway, "server shutting down")
+	}
+	stop()
+	b.wg.Wait()
+	b.mu.Lock()
+	b.listening, b.listenErr = false, ""
+	b.mu.Unlock()
+}
+
+// status is the listener's state for debug_health_check.
+func (b *reactotronBridge) status() *healthListener {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	port := strconv.Itoa(b.cfg.ReactotronPort)
+	if b.boundAddr != "" {
+		if _, p, err := net.SplitHostPort(b.boundAddr); err == nil {
+			port = p
+		}
+	}
+	return &healthListener{Listening: b.listening, ListenError: b.listenErr,
+		URL: "ws://" + net.JoinHostPort(b.cfg.WSHost, port) + "/"}
+}
+
+// addr waits until the bridge is listening, or ctx ends.
+func (b *reactotronBridge) addr(ctx context.Context) (string, error) {
+	for {
+		b.mu.Lock()
+		addr, listening := b.boundAddr, b.listening
+		b.mu.Unlock()
+		if listening {
+			return addr, nil
+		}
+		select {
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) {
+	if reason := b.link.checkUpgrade(r); reason != "" {
+		b.logger.Warn("refused Reactotron upgrade", "remote", r.RemoteAddr, "host", r.Host,
+			"origin", r.Header.Get("Origin"), "reason", reason)
+		http.Error(w, "devtools-mcp: "+reason, http.StatusForbidden)
+		return
+	}
+	b.mu.Lock()
+	if b.stopping {
+		b.mu.Unlock()
+		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	b.wg.Add(1)
+	b.mu.Unlock()
+	defer b.wg.Done()
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		return
+	}
+	ws.SetReadLimit(-1) // oversized messages are discarded by readBounded
+	c := &reactotronConn{bridge: b, ws: ws, remote: r.RemoteAddr, waiters: make(map[string][]chan reactotronAnswer),
+		done: make(chan struct{})}
+	b.mu.Lock()
+	b.conns[c] = struct{}{}
+	b.mu.Unlock()
+	c.serve()
+	b.mu.Lock()
+	delete(b.conns, c)
+	b.mu.Unlock()
+}
+
+// reactotronConn is one Reactotron client connection. It is its session's
+// feed once the client has introduced itself.
+type reactotronConn struct {
+	bridge *reactotronBridge
+	ws     *websocket.Conn
+	remote string
+
+	writeMu sync.Mutex
+	endOnce sync.Once
+	done    chan struct{} // closed when the connection ends
+
+	mu      sync.Mutex
+	session *session
+	reason  string                            // why the connection ended, once it has
+	waiters map[string][]chan reactotronAnswer // by answer key, oldest first
+}
+
+// serve reads messages until the connection ends.
+func (c *reactotronConn) serve() {
+	b := c.bridge
+	pinged := make(chan struct{})
+	go func() {
+		defer close(pinged)
+		c.keepalive()
+	}()
+	var err error
+	for {
+		var data []byte
+		var size int64
+		data, size, err = readBounded(c.ws, b.cfg.MaxPayloadSize)
+		if err != nil {
+			break
+		}
+		if data == nil {
+			b.logger.Warn("dropped an oversized Reactotron message", "remote", c.remote, "size", size, "limit", b.cfg.MaxPayloadSize)
+			continue
+		}
+		c.handle(data)
+	}
+	c.end("disconnected", websocket.StatusNormalClosure, "")
+	<-pinged
+	b.logger.Debug("Reactotron connection ended", "remote", c.remote, "err", err)
+}
+
+// end detaches the session and closes the connection; only the first call
+// has an effect.
+func (c *reactotronConn) end(reason string, code websocket.StatusCode, text string) {
+	c.endOnce.Do(func() {
+		c.mu.Lock()
+		c.reason = reason
+		s := c.session
+		waiters := c.waiters
+		c.waiters = map[string][]chan reactotronAnswer{}
+		c.mu.Unlock()
+		close(c.done)
+		for _, list := range waiters {
+			for _, w := range list {
+				close(w)
+			}
+		}
+		if s != nil && c.bridge.link.sessions.detach(s, c, reason) {
+			c.bridge.logger.Info("Reactotron app disconnected", "session", s.id, "reason", reason)
+		}
+		// The close handshake gets linkCloseTimeout; then the socket is
+		// dropped, so shutdown stays within its second.
+		c.bridge.wg.Add(1) // serveUpgrade's count is held until serve returns, which is after this
+		go func() {
+			defer c.bridge.wg.Done()
+			closed := make(chan struct{})
+			go func() {
+				defer close(closed)
+				c.ws.Close(code, text)
+			}()
+			select {
+			case <-closed:
+			case <-time.After(linkCloseTimeout):
+				c.ws.CloseNow()
+				<-closed
+			}
+		}()
+	})
+}
+
+// keepalive pings the client and ends the connection when a pong is late.
+func (c *reactotronConn) keepalive() {
+	ticker := time.NewTicker(linkPingInterval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-ticker.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), linkPongTimeout)
+		err := c.ws.Ping(ctx)
+		cancel()
+		if err != nil {
+			c.end("ping timeout", websocket.StatusPolicyViolation, "ping timeout")
+			return
+		}
+	}
+}
+
+// send writes one server frame.
+func (c *reactotronConn) send(ctx context.Context, frame []byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, linkWriteTimeout)
+	defer cancel()
+	return c.ws.Write(ctx, websocket.MessageText, frame)
+}
+
+// readBounded reads one text message of at most limit bytes. A larger one
+// is read through and thrown away without being held: data is nil and size
+// says how large it was. Binary messages are skipped.
+func readBounded(ws *websocket.Conn, limit int64) (data []byte, size int64, err error) {
+	for {
+		typ, r, err := ws.Reader(context.Background())
+		if err != nil {
+			return nil, 0, err
+		}
+		if typ != websocket.MessageText {
+			if _, err := io.Copy(io.Discard, r); err != nil {
+				return nil, 0, err
+			}
+			continue
+		}
+		var buf bytes.Buffer
+		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+		if err != nil {
+			return nil, 0, err
+		}
+		if n <= limit {
+			return buf.Bytes(), n, nil
+		}
+		rest, err := io.Copy(io.Discard, r)
+		return nil, n + rest, err
+	}
+}
+
+// reactotronAnswer is what the client sent back for a request: the value,
+// or missing when the app had nothing at the path.
+type reactotronAnswer struct {
+	value   json.RawMessage
+	missing bool
+}
+
+// Keys under which answers are matched to the requests waiting for them.
+func valuesKey(path string) string { return "values:" + path }
+func keysKey(path string) string   { return "keys:" + path }
+
+const backupKey = "backup"
+
+// handle handles one message from the client: its introduction, answers to
+// the server's requests, command announcements, and events.
+func (c *reactotronConn) handle(data []byte) {
+	b := c.bridge
+	f, err := parseReactotronFrame(data)
+	if err != nil {
+		b.logger.Warn("ignoring malformed Reactotron message", "remote", c.remote, "err", err)
+		return
+	}
+	if f.Type == "client.intro" {
+		c.introduce(f)
+		return
+	}
+	c.mu.Lock()
+	s := c.session
+	c.mu.Unlock()
+	if s == nil {
+		b.logger.Debug("ignoring Reactotron message before client.intro", "remote", c.remote, "type", f.Type)
+		return
+	}
+	switch f.Type {
+	case "state.values.response":
+		r, err := parseReactotronValuesResponse(f.Payload)
+		if err == nil {
+			c.deliver(valuesKey(r.Path), reactotronAnswer{value: r.Value, missing: r.Value == nil})
+		}
+	case "state.keys.response":
+		r, err := parseReactotronKeysResponse(f.Payload)
+		switch {
+		case err != nil:
+		case r.State != nil:
+			// reactotron-redux answers a values request without a path
+			// with the whole state as "keys".
+			c.deliver(valuesKey(""), reactotronAnswer{value: r.State})
+		default:
+			keys, _ := json.Marshal(r.Keys)
+			c.deliver(keysKey(r.Path), reactotronAnswer{value: keys, missing: r.Keys == nil})
+		}
+	case "state.backup.response":
+		state, err := parseReactotronBackup(f.Payload)
+		if err == nil {
+			c.deliver(backupKey, reactotronAnswer{value: state})
+		}
+	case "customCommand.register", "customCommand.unregister":
+		cmd, err := parseReactotronCommand(f.Payload)
+		if err == nil {
+			s.registerCommand(cmd, f.Type == "customCommand.register")
+		}
+	default:
+		ev, ok, err := translateReactotron(f)
+		if err != nil || !ok {
+			if err != nil {
+				b.logger.Warn("ignoring unreadable Reactotron message", "session", s.id, "type", f.Type, "err", err)
+			}
+			return
+		}
+		at := ev.Time
+		if at.IsZero() {
+			at = time.Now()
+		}
+		if ev.Stream == "mmkv" {
+			s.observeMMKV(ev.Payload)
+		}
+		s.appendEvent(c, ev.Stream, ev.Type, at, ev.Payload)
+		return
+	}
+	if err != nil {
+		b.logger.Warn("ignoring unreadable Reactotron message", "session", s.id, "type", f.Type, "err", err)
+	}
+}
+
+// introduce attaches the connection to the session of the client's
+// clientId, assigning one to a client that has none.
+func (c *reactotronConn) introduce(f reactotronFrame) {
+	b := c.bridge
+	c.mu.Lock()
+	introduced := c.session != nil
+	c.mu.Unlock()
+	if introduced {
+		b.logger.Debug("ignoring a second client.intro", "remote", c.remote)
+		return
+	}
+	intro, err := parseReactotronIntro(f.Payload)
+	if err != nil {
+		b.logger.Warn("ignoring invalid client.intro", "remote", c.remote, "err", err)
+		return
+	}
+	if n := len([]rune(intro.ClientID)); n > 128 || strings.IndexFunc(intro.ClientID, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+		b.logger.Warn("ignoring client.intro with an unusable clientId", "remote", c.remote, "length", n)
+		return
+	}
+	if intro.ClientID == "" {
+		intro.ClientID = newClientID()
+		if err := c.send(context.Background(), reactotronSetClientID(intro.ClientID)); err != nil {
+			b.logger.Debug("could not send setClientId", "remote", c.remote, "err", err)
+			return
+		}
+	}
+	s, displaced := b.link.sessions.attach(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
+	c.mu.Lock()
+	c.session = s
+	c.mu.Unlock()
+	b.logger.Info("Reactotron app connected", "session", s.id, "app", intro.Name, "remote", c.remote)
+	for _, old := range displaced {
+		old.replaced()
+	}
+}
+
+// reactotronInfo describes a Reactotron client as a session describes an app.
+func reactotronInfo(intro reactotronIntro, now time.Time) *adapterInfo {
+	app, _ := json.Marshal(map[string]any{"name": intro.Name, "environment": nullable(intro.Environment),
+		"library": nullable(strings.TrimSpace(intro.LibraryName + " " + intro.LibraryVersion))})
+	device, _ := json.Marshal(map[string]any{"platform": nullable(intro.Platform), "osVersion": nullable(cmp.Or(intro.PlatformVersion, intro.OSRelease)),
+		"model": nullable(intro.Model), "systemName": nullable(intro.SystemName)})
+	info := &adapterInfo{SessionID: intro.ClientID, AdapterVersion: cmp.Or(intro.CoreClientVersion, "reactotron"),
+		ConnectedAt: now, App: app, Device: device, Capabilities: []string{capSnapshotPath, capStateDispatch, capCommands}}
+	for _, name := range reactotronStreams {
+		info.Streams = append(info.Streams, streamState{Name: name, Active: true})
+	}
+	return info
+}
+
+// newClientID is a random id for a client that introduced itself without one.
+func newClientID() string {
+	var b [16]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// replaced ends c because the same client connected again.
+func (c *reactotronConn) replaced() {
+	c.end("replaced", wireCloseReplaced, "replaced")
+}
+
+// deliver hands an answer to the oldest request waiting for it.
+func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
+	c.mu.Lock()
+	list := c.waiters[key]
+	var w chan reactotronAnswer
+	if len(list) > 0 {
+		w = list[0]
+		c.waiters[key] = list[1:]
+		if len(list) == 1 {
+			delete(c.waiters, key)
+		}
+	}
+	c.mu.Unlock()
+	if w == nil {
+		c.bridge.logger.Debug("dropping an unrequested Reactotron answer", "remote", c.remote, "key", key)
+		return
+	}
+	w <- a
+}
+
+// maxReactotronWaiters bounds the requests waiting on one connection.
+const maxReactotronWaiters = 256
+
+// ask sends frame and waits for the answer the client sends back under key.
+// Reactotron answers carry no id: answers under the same key are matched to
+// requests oldest first.
+func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, key string) (reactotronAnswer, error) {
+	w := make(chan reactotronAnswer, 1)
+	c.mu.Lock()
+	if c.reason != "" {
+		c.mu.Unlock()
+		return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+	if len(c.waiters[key]) >= maxReactotronWaiters {
+		c.mu.Unlock()
+		return reactotronAnswer{}, newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", maxReactotronWaiters)
+	}
+	c.waiters[key] = append(c.waiters[key], w)
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		list := c.waiters[key]
+		for i, x := range list {
+			if x == w {
+				c.waiters[key] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+	}
+	if err := c.send(ctx, frame); err != nil {
+		forget()
+		return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+	timeout := c.bridge.cfg.RequestTimeout
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case a, ok := <-w:
+		if !ok {
+			return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+		}
+		return a, nil
+	case <-timer.C:
+		forget()
+		return reactotronAnswer{}, newToolError(codeTimeout, linkTimeoutDetails{Method: method, TimeoutMs: timeout.Milliseconds()},
+			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", method, timeout.Milliseconds())
+	case <-ctx.Done():
+		forget()
+		return reactotronAnswer{}, ctx.Err()
+	}
+}
+
+// request answers what the session asks in Reactotron's terms: the Redux
+// state through state.backup.request (recorded as a state_snapshot event,
+// so that snapshots can be diffed), the value at a path through
+// state.values.request, the MMKV keys observed so far; everything else from
+// the session's buffers.
+func (c *reactotronConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, ok := params.(snapshotParams)
+	if method != "snapshot.get" || !ok || p.Seq != 0 {
+		return nil, errAnswerLocally
+	}
+	s := c.attached()
+	switch {
+	case s == nil:
+		return nil, errAnswerLocally
+	case p.Stream == "mmkv":
+		return s.observedMMKV(), nil
+	case p.Stream != "redux":
+		return nil, errAnswerLocally
+	}
+	if p.Path != nil {
+		if answer, err := c.valueAt(ctx, s, p.Path); answer != nil || err != nil {
+			return answer, err
+		}
+	}
+	a, err := c.ask(ctx, "state.backup.request", reactotronBackupRequest(), backupKey)
+	if err != nil {
+		return nil, err
+	}
+	var payload jsonObject
+	payload.raw("state", a.value)
+	event := s.appendEvent(c, "redux", "state_snapshot", time.Now(), payload.close())
+	if event == nil {
+		return nil, linkNotConnectedError(linkReasonReplaced, "", "")
+	}
+	answer := snapshotAnswer(event)
+	if p.Path == nil {
+		return answer, nil
+	}
+	// The path holds a key Reactotron cannot name, or the app had nothing
+	// there: slice the whole state, which also tells what does exist.
+	segs := pathSegments(p.Path)
+	value, miss, err := resolveRaw(a.value, segs)
+	if err != nil {
+		return nil, malformedAnswer("state.backup.request", "state is not valid JSON")
+	}
+	if miss != nil {
+		return nil, notFound(codePathNotFound, formatPath(segs), miss)
+	}
+	var o jsonObject
+	o.raw("seq", rawMember(event, "seq"))
+	o.raw("timestamp", rawMember(event, "timestamp"))
+	o.raw("state", value)
+	return o.close(), nil
+}
+
+// valueAt asks for the value at path with state.values.request, so only
+// that value crosses the network. It answers nil, nil when the caller
+// should fall back to the whole state: Reactotron cannot name the path, or
+// the app had nothing there.
+func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (json.RawMessage, error) {
+	dotted, err := reactotronPath(pathSegments(path))
+	if err != nil || dotted == "" {
+		return nil, nil
+	}
+	a, err := c.ask(ctx, "state.values.request", reactotronValuesRequest(dotted), valuesKey(dotted))
+	if err != nil || a.missing {
+		return nil, err
+	}
+	var o jsonObject
+	o.value("seq", s.latestSeq("redux"))
+	o.value("timestamp", time.Now().UTC().Format(timeFormat))
+	o.raw("state", a.value)
+	return o.close(), nil
+}
+
+// pathSegments turns snapshotParams' path back into segments.
+func pathSegments(path []any) []pathSegment {
+	segs := make([]pathSegment, len(path))
+	for i, p := range path {
+		switch v := p.(type) {
+		case string:
+			segs[i] = pathSegment{Key: v, Quoted: isCanonicalIndex(v)}
+		default:
+			segs[i] = pathSegment{Key: fmt.Sprint(v)}
+		}
+	}
+	return segs
+}
+
+// isCanonicalIndex reports whether s is written like an array index.
+func isCanonicalIndex(s string) bool {
+	if s == "" || len(s) > 1 && s[0] == '0' {
+		return false
+	}
+	for _, r := range s {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// attached is the session c was attached to, or nil before client.intro.
+func (c *reactotronConn) attached() *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
+}
+
+// maxObservedMMKVKeys bounds the MMKV keys a session remembers per instance.
+const maxObservedMMKVKeys = 4096
+
+// observeMMKV remembers a mutation's effect on the MMKV keys seen so far.
+func (s *session) observeMMKV(payload json.RawMessage) {
+	var m struct {
+		Instance, Key, Op string
+		Value             json.RawMessage
+	}
+	if json.Unmarshal(payload, &m) != nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mmkvObserved == nil {
+		s.mmkvObserved = map[string]map[string]json.RawMessage{}
+	}
+	keys := s.mmkvObserved[m.Instance]
+	if keys == nil {
+		if len(s.mmkvObserved) >= maxWireInstances {
+			return
+		}
+		keys = map[string]json.RawMessage{}
+		s.mmkvObserved[m.Instance] = keys
+	}
+	switch m.Op {
+	case "set":
+		if _, ok := keys[m.Key]; ok || len(keys) < maxObservedMMKVKeys {
+			keys[m.Key] = bytes.Clone(m.Value)
+		}
+	case "delete":
+		delete(keys, m.Key)
+	case "clear":
+		clear(keys)
+	}
+	if i, ok := s.streamIndex["mmkv"]; ok && !slices.Contains(s.info.Streams[i].Instances, m.Instance) {
+		s.info.Streams[i].Instances = append(s.info.Streams[i].Instances, m.Instance)
+	}
+}
+
+// observedMMKV is the MMKV snapshot of a Reactotron session: the keys
+// observed since the session began, in the wire protocol's mmkv_snapshot
+// shape, each instance marked observedOnly.
+func (s *session) observedMMKV() json.RawMessage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	state := map[string]any{}
+	for name, keys := range s.mmkvObserved {
+		size := 0
+		for k, v := range keys {
+			size += len(k) + len(v)
+		}
+		state[name] = map[string]any{"keys": keys, "totalSize": size, "observedOnly": true}
+	}
+	var seq int64
+	if i, ok := s.streamIndex["mmkv"]; ok {
+		seq = s.info.Streams[i].LatestSeq
+	}
+	body, _ := json.Marshal(map[string]any{"seq": seq, "timestamp": time.Now().UTC().Format(timeFormat), "state": state})
+	return body
+}
+
+// registerCommand records a custom command the app announced, or forgets
+// one it withdrew. Fast Refresh announces every command again: a command is
+// kept once, by name.
+func (s *session) registerCommand(cmd reactotronCommand, register bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commands = slices.DeleteFunc(s.commands, func(raw json.RawMessage) bool {
+		var c struct{ Command string }
+		return json.Unmarshal(raw, &c) == nil && c.Command == cmd.Command
+	})
+	if !register || len(s.commands) >= maxReactotronCommands {
+		return
+	}
+	entry := map[string]any{"command": cmd.Command}
+	if cmd.Title != "" {
+		entry["title"] = cmd.Title
+	}
+	if cmd.Description != "" {
+		entry["description"] = cmd.Description
+	}
+	if len(cmd.Args) > 0 {
+		entry["args"] = cmd.Args
+	}
+	raw, _ := json.Marshal(entry)
+	s.commands = append(s.commands, raw)
+}
+
+// maxReactotronCommands bounds the commands recorded per session.
+const maxReactotronCommands = 256

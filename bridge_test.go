@@ -1,0 +1,360 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
+)
+
+// fakeReactotronApp plays a recorded Reactotron client against the bridge:
+// it sends the app's frames of a recording and answers the server's
+// requests with the answers recorded for them.
+type fakeReactotronApp struct {
+	t        *testing.T
+	ws       *websocket.Conn
+	answers  map[string][]json.RawMessage // request type + path → recorded answers
+	mu       sync.Mutex
+	got      []json.RawMessage // frames from the server
+	clientID string
+	closeErr error // why reading ended
+	done     chan struct{}
+}
+
+// requestKey names a server request for matching it with its recorded answer.
+func requestKey(frame []byte) string {
+	var f struct {
+		Type    string          `json:"type"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	json.Unmarshal(frame, &f)
+	var p struct {
+		Path *string `json:"path"`
+	}
+	json.Unmarshal(f.Payload, &p)
+	if p.Path != nil {
+		return f.Type + " " + *p.Path
+	}
+	return f.Type
+}
+
+// recordedAnswers maps each server request of a recording to the app
+// frame that answered it (the next state.* response after it).
+func recordedAnswers(t *testing.T, frames []reactotronCaptured) map[string][]json.RawMessage {
+	answers := map[string][]json.RawMessage{}
+	for i, f := range frames {
+		if f.Dir != "server" || !strings.HasPrefix(requestKey(f.Frame), "state.") || strings.HasPrefix(requestKey(f.Frame), "state.action") {
+			continue
+		}
+		for _, next := range frames[i+1:] {
+			if next.Dir == "app" && strings.Contains(string(next.Frame), `.response"`) {
+				answers[requestKey(f.Frame)] = append(answers[requestKey(f.Frame)], next.Frame)
+				break
+			}
+		}
+	}
+	return answers
+}
+
+func dialReactotron(t *testing.T, url string, answers map[string][]json.RawMessage) *fakeReactotronApp {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatalf("dial %s: %v", url, err)
+	}
+	ws.SetReadLimit(-1)
+	a := &fakeReactotronApp{t: t, ws: ws, answers: answers, done: make(chan struct{})}
+	go a.readLoop()
+	t.Cleanup(func() { a.close() })
+	return a
+}
+
+func (a *fakeReactotronApp) readLoop() {
+	defer close(a.done)
+	for {
+		_, data, err := a.ws.Read(context.Background())
+		if err != nil {
+			a.mu.Lock()
+			a.closeErr = err
+			a.mu.Unlock()
+			return
+		}
+		a.mu.Lock()
+		a.got = append(a.got, data)
+		var f struct {
+			Type    string `json:"type"`
+			Payload string `json:"payload"`
+		}
+		if json.Unmarshal(data, &f) == nil && f.Type == "setClientId" {
+			a.clientID = f.Payload
+		}
+		list := a.answers[requestKey(data)]
+		var answer json.RawMessage
+		if len(list) > 0 {
+			answer = list[0]
+			if len(list) > 1 {
+				a.answers[requestKey(data)] = list[1:]
+			}
+		}
+		a.mu.Unlock()
+		if answer != nil {
+			a.ws.Write(context.Background(), websocket.MessageText, answer)
+		}
+	}
+}
+
+func (a *fakeReactotronApp) send(frame []byte) {
+	a.t.Helper()
+	if err := a.ws.Write(a.t.Context(), websocket.MessageText, frame); err != nil {
+		a.t.Fatalf("send: %v", err)
+	}
+}
+
+func (a *fakeReactotronApp) close() {
+	a.ws.Close(websocket.StatusNormalClosure, "")
+	<-a.done
+}
+
+func (a *fakeReactotronApp) serverFrames() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, f := range a.got {
+		out = append(out, string(f))
+	}
+	return out
+}
+
+// startBridgeE2E runs the server with the Reactotron bridge on a free port
+// and returns the bridge's URL.
+func startBridgeE2E(t *testing.T) (*e2e, string) {
+	t.Helper()
+	cfg := testConfig(t)
+	cfg.ReactotronPort = -1
+	cfg.RequestTimeout = 2 * time.Second
+	ts := startServer(t, cfg)
+	ts.initialize()
+	e := &e2e{testServer: ts, nextID: 100}
+	var url string
+	e.waitHealthRaw(func(h map[string]any) bool {
+		rt, _ := h["server"].(map[string]any)["reactotron"].(map[string]any)
+		url, _ = rt["url"].(string)
+		return rt["listening"] == true
+	})
+	return e, url
+}
+
+// waitHealthRaw polls debug_health_check until ok holds, with a deadline.
+func (e *e2e) waitHealthRaw(ok func(map[string]any) bool) map[string]any {
+	e.t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		res, isError := e.callTool("debug_health_check", nil)
+		if isError {
+			e.t.Fatalf("health check failed: %s", res)
+		}
+		var h map[string]any
+		if err := json.Unmarshal([]byte(res), &h); err != nil {
+			e.t.Fatal(err)
+		}
+		if ok(h) {
+			return h
+		}
+		if time.Now().After(deadline) {
+			e.t.Fatalf("health check never as wanted; last: %s", res)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// toolJSON calls a tool that must succeed and decodes its result.
+func (e *e2e) toolJSON(name string, args map[string]any) map[string]any {
+	e.t.Helper()
+	res, isError := e.callTool(name, args)
+	if isError {
+		e.t.Fatalf("%s(%v) failed: %s", name, args, res)
+	}
+	var m map[string]any
+	if err := json.Unmarshal([]byte(res), &m); err != nil {
+		e.t.Fatal(err)
+	}
+	return m
+}
+
+func TestReactotronBridgeSession(t *testing.T) {
+	e, url := startBridgeE2E(t)
+	frames := readReactotronCaptured(t, "testdata/reactotron/session.jsonl")
+	app := dialReactotron(t, url, recordedAnswers(t, frames))
+	// Everything the app sent before the server's first state request.
+	sent := 0
+	for _, f := range frames {
+		if f.Dir == "server" && strings.HasPrefix(requestKey(f.Frame), "state.values.request") {
+			break
+		}
+		if f.Dir == "app" {
+			app.send(f.Frame)
+			sent++
+		}
+	}
+
+	// The client had no clientId: it gets one, and its session carries it.
+	h := e.waitHealthRaw(func(h map[string]any) bool {
+		sessions, _ := h["sessions"].([]any)
+		if len(sessions) != 1 {
+			return false
+		}
+		streams, _ := e.toolJSON("debug_list_streams", nil)["streams"].([]any)
+		var total float64
+		for _, s := range streams {
+			total += s.(map[string]any)["eventCount"].(float64)
+		}
+		return total >= float64(sent-13) // the intro and command announcements are no events
+	})
+	session := h["sessions"].([]any)[0].(map[string]any)
+	if session["via"] != "reactotron" || session["app"] != "ShopApp" || session["connected"] != true {
+		t.Errorf("session = %v, want a connected reactotron session of ShopApp", session)
+	}
+	app.mu.Lock()
+	clientID := app.clientID
+	app.mu.Unlock()
+	if clientID == "" || session["id"] != clientID {
+		t.Errorf("session id %v, setClientId %q: want the id the server assigned", session["id"], clientID)
+	}
+
+	// Each stream holds the translated events.
+	for _, c := range []struct {
+		stream, eventType string
+		count             int
+	}{
+		{"redux", "action_dispatched", 3},
+		{"console", "log", 11},
+		{"network", "http_request", 3},
+		{"mmkv", "mmkv_mutation", 4},
+		{"async_storage", "async_storage_mutation", 7},
+	} {
+		got := e.toolJSON("debug_query_events", map[string]any{"stream": c.stream, "event_type": c.eventType, "limit": 200})
+		if n := len(got["events"].([]any)); n != c.count {
+			t.Errorf("%s %s events = %d, want %d", c.stream, c.eventType, n, c.count)
+		}
+	}
+	timeline := e.toolJSON("debug_query_events", map[string]any{"stream": "timeline", "limit": 200})["events"].([]any)
+	types := map[string]bool{}
+	for _, ev := range timeline {
+		types[ev.(map[string]any)["type"].(string)] = true
+	}
+	for _, want := range []string{"display", "benchmark.report", "image"} {
+		if !types[want] {
+			t.Errorf("timeline lacks %s events: %v", want, types)
+		}
+	}
+
+	// A path read asks for just that value.
+	got := e.toolJSON("debug_get_state_path", map[string]any{"path": "cart.total"})
+	if got["value"] != 15.5 {
+		t.Errorf("cart.total = %v, want 15.5", got["value"])
+	}
+	// The whole state comes from a backup, recorded as a snapshot event.
+	snap := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "redux"})
+	state := snap["state"].(map[string]any)
+	if _, ok := state["cart"]; !ok {
+		t.Errorf("snapshot state = %v, want the store", state)
+	}
+	if n := len(e.toolJSON("debug_query_events", map[string]any{"stream": "redux", "event_type": "state_snapshot"})["events"].([]any)); n != 1 {
+		t.Errorf("state_snapshot events = %d, want 1", n)
+	}
+	// The MMKV snapshot is what was observed, and says so.
+	mmkv := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "mmkv"})["state"].(map[string]any)
+	def, _ := mmkv["default"].(map[string]any)
+	if def["observedOnly"] != true || !cmp.Equal(def["keys"], map[string]any{"empty": ""}) {
+		t.Errorf("mmkv snapshot = %v, want default {keys: {empty: \"\"}, observedOnly}", mmkv)
+	}
+	for _, f := range app.serverFrames() {
+		if strings.Contains(f, "state.values.request") && !strings.Contains(f, `"path":"cart.total"`) {
+			t.Errorf("the server asked for more than the path: %s", f)
+		}
+	}
+
+	// After the app closes, its session stays, answering from the buffers.
+	app.close()
+	e.waitHealthRaw(func(h map[string]any) bool {
+		s := h["sessions"].([]any)[0].(map[string]any)
+		return s["connected"] == false && s["disconnectedAt"] != nil
+	})
+	after := e.toolJSON("debug_query_events", map[string]any{"stream": "console", "limit": 200})
+	if after["live"] != false || len(after["events"].([]any)) != 11 {
+		t.Errorf("post-mortem console events: live=%v, %d events; want live false and 11", after["live"], len(after["events"].([]any)))
+	}
+	if v := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "redux", "scope": "cart.total"})["state"]; v != 15.5 {
+		t.Errorf("post-mortem cart.total = %v, want 15.5 from the kept snapshot", v)
+	}
+}
+
+func TestReactotronReconnectKeepsSession(t *testing.T) {
+	e, url := startBridgeE2E(t)
+	intro := []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"fixed-id"},"important":false}`)
+	log := []byte(`{"type":"log","payload":{"level":"warn","message":"before reload"},"important":false}`)
+	first := dialReactotron(t, url, nil)
+	first.send(intro)
+	first.send(log)
+	e.waitHealthRaw(func(h map[string]any) bool {
+		s, _ := h["sessions"].([]any)
+		return len(s) == 1 && len(e.toolJSON("debug_query_events", map[string]any{"stream": "console"})["events"].([]any)) == 1
+	})
+	// The reloaded app dials again with its clientId: same session, the
+	// old connection is closed as replaced, the events stay.
+	second := dialReactotron(t, url, nil)
+	second.send(intro)
+	<-first.done
+	if code := websocket.CloseStatus(first.closeErr); code != wireCloseReplaced {
+		t.Errorf("first connection closed with %d, want %d", code, wireCloseReplaced)
+	}
+	second.send([]byte(`{"type":"log","payload":{"level":"error","message":"after reload"},"important":true}`))
+	h := e.waitHealthRaw(func(h map[string]any) bool {
+		return len(e.toolJSON("debug_query_events", map[string]any{"stream": "console"})["events"].([]any)) == 2
+	})
+	sessions := h["sessions"].([]any)
+	if len(sessions) != 1 || sessions[0].(map[string]any)["id"] != "fixed-id" || sessions[0].(map[string]any)["connected"] != true {
+		t.Errorf("sessions = %v, want one live session fixed-id", sessions)
+	}
+}
+
+func TestReactotronPortHeld(t *testing.T) {
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	cfg := testConfig(t)
+	_, port, _ := net.SplitHostPort(held.Addr().String())
+	cfg.ReactotronPort = atoi(t, port)
+	ts := startServer(t, cfg)
+	ts.initialize()
+	e := &e2e{testServer: ts, nextID: 100}
+	h := e.waitHealthRaw(func(h map[string]any) bool {
+		rt, _ := h["server"].(map[string]any)["reactotron"].(map[string]any)
+		return rt["listenError"] != nil
+	})
+	rt := h["server"].(map[string]any)["reactotron"].(map[string]any)
+	if rt["listening"] != false || !strings.Contains(rt["listenError"].(string), "address already in use") {
+		t.Errorf("reactotron = %v, want not listening, saying the address is in use", rt)
+	}
+	if h["server"].(map[string]any)["listening"] != true {
+		t.Error("the adapter listener should still be listening")
+	}
+}
+
+func atoi(t *testing.T, s string) int {
+	t.Helper()
+	var n int
+	for _, r := range s {
+		n = n*10 + int(r-'0')
+	}
+	return n
+}
