@@ -30,6 +30,7 @@ type config struct {
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
 	ReactotronPort   int      // 0: the Reactotron bridge is off
 	EventBuffer      int      // events kept per session and stream
+	ReadOnly         bool     // tools that change the app are withheld
 
 	Demo    bool
 	Version bool
@@ -144,6 +145,39 @@ var settings = []setting{
 		c.EventBuffer = int(n)
 		return err
 	}},
+	{"READ_ONLY", "read-only", "false", "true: offer no tool that changes the app (dispatch, commands); the flag alone means true", func(c *config, v string) error {
+		b, err := parseSwitch(v)
+		c.ReadOnly = b
+		return err
+	}},
+}
+
+// switches are the settings whose flag may stand alone: -read-only is
+// -read-only=true.
+var switches = map[string]bool{"read-only": true}
+
+// switchValue is a switch's flag: a string flag that flag.FlagSet lets stand
+// alone, recording "true" then.
+type switchValue struct{ value *string }
+
+func (v switchValue) String() string {
+	if v.value == nil {
+		return ""
+	}
+	return *v.value
+}
+func (v switchValue) Set(s string) error { *v.value = s; return nil }
+func (v switchValue) IsBoolFlag() bool   { return true }
+
+// parseSwitch reads a boolean setting.
+func parseSwitch(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not one of true, false", v)
 }
 
 // loadConfig reads the environment through getenv, then the flags in args,
@@ -156,7 +190,13 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	fs.SetOutput(io.Discard) // run prints errors and usage itself
 	values := make(map[string]*string, len(settings))
 	for _, s := range settings {
-		values[s.flag] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def))
+		usage := fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def)
+		if switches[s.flag] {
+			values[s.flag] = new(string)
+			fs.Var(switchValue{values[s.flag]}, s.flag, usage)
+			continue
+		}
+		values[s.flag] = fs.String(s.flag, "", usage)
 	}
 	fs.BoolVar(&c.Demo, "demo", false, "also start the built-in simulated app, connected over loopback")
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")

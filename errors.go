@@ -17,6 +17,7 @@ const (
 	codeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
 	codeInvalidParams     = "INVALID_PARAMS"
 	codeAdapterError      = "ADAPTER_ERROR"
+	codeNotSupported      = "NOT_SUPPORTED" // the app does not offer it, or READ_ONLY withholds it
 )
 
 // suggestions holds the one sentence an agent can act on for each code.
@@ -30,6 +31,7 @@ var suggestions = map[string]string{
 	codeSnapshotNotFound:  "Call debug_query_events with event_type set to the stream's snapshot type to find seqs that exist.",
 	codeInvalidParams:     "Fix the named argument to match the tool's inputSchema and call again.",
 	codeAdapterError:      "The app's debug adapter misbehaved; check the app's logs, update the adapter, or retry.",
+	codeNotSupported:      "Use the read-only tools instead, or give the app (or the server) what the message says is missing.",
 }
 
 // toolError is a tool failure. conn.go returns it for adapter conditions,

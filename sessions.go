@@ -451,6 +451,7 @@ func (s *session) request(ctx context.Context, method string, params any) (json.
 		if !errors.Is(err, errAnswerLocally) {
 			if err == nil {
 				s.keepSnapshot(method, params, raw)
+				s.keepCommands(method, raw)
 			}
 			return raw, err
 		}
@@ -511,6 +512,16 @@ type (
 		Seq    int64  `json:"seq,omitempty"`
 		Path   []any  `json:"path,omitempty"`
 	}
+	// The optional requests that act on the app (capabilities
+	// state.dispatch and commands).
+	dispatchParams struct {
+		Action json.RawMessage `json:"action"`
+	}
+	listCommandsParams struct{}
+	runCommandParams   struct {
+		Command string          `json:"command"`
+		Args    json.RawMessage `json:"args"`
+	}
 )
 
 // answerLocally answers from the server's buffers.
@@ -523,6 +534,10 @@ func (s *session) answerLocally(method string, params any) (json.RawMessage, err
 	case snapshotParams:
 		if p.Path == nil {
 			return s.snapshotLocked(p)
+		}
+	case listCommandsParams:
+		if s.commands != nil || s.via == sessionViaReactotron {
+			return s.commandsLocked(), nil
 		}
 	default:
 		if method == "streams.list" {
@@ -750,6 +765,33 @@ func (s *session) evictLocked() {
 		}
 		return
 	}
+}
+
+// commandsLocked answers commands.list from the commands recorded.
+func (s *session) commandsLocked() json.RawMessage {
+	buf := append([]byte(nil), `{"commands":[`...)
+	for i, c := range s.commands {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, c...)
+	}
+	return append(buf, "]}"...)
+}
+
+// keepCommands records a live app's commands.list answer, for answers
+// after the app has gone.
+func (s *session) keepCommands(method string, raw json.RawMessage) {
+	if method != "commands.list" {
+		return
+	}
+	var res struct {
+		Commands []json.RawMessage `json:"commands"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
+		return
+	}
+	s.setCommands(res.Commands)
 }
 
 // setCommands records the commands the app registered.

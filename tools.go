@@ -21,6 +21,7 @@ type argKind int
 const (
 	argString argKind = iota
 	argInteger
+	argObject // a JSON object, kept as JSON
 )
 
 // argSpec describes one tool argument. The input schema is generated from
@@ -42,7 +43,33 @@ type tool struct {
 	args                     []argSpec
 	outputSchema             string
 	run                      func(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error)
+	hints                    *toolHints // nil: reads only (readOnlyHints)
 }
+
+// toolHints are a tool's MCP annotations.
+type toolHints struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// readOnlyHints are the annotations of a tool that only reads.
+var readOnlyHints = toolHints{ReadOnly: true, Idempotent: true}
+
+// MarshalJSON leaves out what MCP ignores for a read-only tool (whether it
+// destroys or repeats), saving bytes of every tools/list.
+func (h toolHints) MarshalJSON() ([]byte, error) {
+	if h.ReadOnly {
+		return fmt.Appendf(nil, `{"readOnlyHint":true,"openWorldHint":%t}`, h.OpenWorld), nil
+	}
+	return fmt.Appendf(nil, `{"readOnlyHint":false,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}`,
+		h.Destructive, h.Idempotent, h.OpenWorld), nil
+}
+
+// changesApp reports whether the tool acts on the app rather than reading
+// it; READ_ONLY withholds such tools.
+func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 
 // toolArgs holds validated arguments: strings and integers by name, and
 // the session the `session` argument named (nil for the health check when
@@ -50,11 +77,16 @@ type tool struct {
 type toolArgs struct {
 	strings map[string]string
 	ints    map[string]int64
+	objects map[string]json.RawMessage
 	session *session
 }
 
 func (a toolArgs) str(name string) (string, bool) { s, ok := a.strings[name]; return s, ok }
 func (a toolArgs) int(name string) (int64, bool)  { n, ok := a.ints[name]; return n, ok }
+func (a toolArgs) object(name string) (json.RawMessage, bool) {
+	o, ok := a.objects[name]
+	return o, ok
+}
 
 // toolResult is a successful answer: body is the result object as JSON. When
 // the body exceeds the result budget, the failure's outline lists the
@@ -73,6 +105,10 @@ type toolSet struct {
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
+
+	// commandSettle waits for what follows a command no one answers; nil
+	// waits commandSettle (tools_app.go). Tests replace it.
+	commandSettle func(ctx context.Context) error
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
@@ -84,14 +120,21 @@ func newToolSet(cfg config, link *adapterLink) *toolSet {
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
+		if cfg.ReadOnly && t.changesApp() {
+			continue // listed nowhere; a call is refused (toolSet.call)
+		}
 		ts.names = append(ts.names, t.name)
+		hints := readOnlyHints
+		if t.hints != nil {
+			hints = *t.hints
+		}
 		list = append(list, map[string]any{
 			"name":         t.name,
 			"title":        t.title,
 			"description":  t.description,
 			"inputSchema":  inputSchema(t.args),
 			"outputSchema": json.RawMessage(t.outputSchema),
-			"annotations":  map[string]bool{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+			"annotations":  hints,
 		})
 	}
 	data, err := json.Marshal(map[string]any{"tools": list})
@@ -118,6 +161,8 @@ func inputSchema(args []argSpec) map[string]any {
 			if a.def != 0 {
 				p["default"] = a.def
 			}
+		case argObject:
+			p["type"] = "object"
 		}
 		props[a.name] = p
 		if a.required {
@@ -134,6 +179,9 @@ func inputSchema(args []argSpec) map[string]any {
 // call runs a tool and returns its CallToolResult, encoded. Failures are
 // results with isError set, never JSON-RPC errors.
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
+	if ts.cfg.ReadOnly && t.changesApp() {
+		return errorResult(readOnlyError(t.name))
+	}
 	args, err := parseArgs(t.args, rawArgs)
 	if err != nil {
 		return errorResult(err)
@@ -235,7 +283,7 @@ func errorResult(err error) json.RawMessage {
 // (encoding/json would take "Stream" for "stream") and a repeated name is
 // refused rather than silently merged.
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
-	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}}
+	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}, objects: map[string]json.RawMessage{}}
 	members := map[string][]byte{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if rawKind(raw) != "object" {
@@ -285,6 +333,11 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 				return args, err
 			}
 			args.ints[s.name] = n
+		case argObject:
+			if rawKind(v) != "object" {
+				return args, invalidParams(s.name, "must be an object, not "+jsonKind(v))
+			}
+			args.objects[s.name] = compactJSON(v)
 		}
 	}
 	return args, nil
@@ -355,7 +408,7 @@ func isRangeError(err error) bool {
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
 // sessionArg is the optional `session` argument every tool takes.
 var sessionArg = argSpec{name: "session", kind: argString,
-	description: "Session id or app name from debug_health_check; default: the app connected last."}
+	description: "Session id or app name."}
 
 // withSession appends sessionArg to a tool's own arguments.
 func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
@@ -369,7 +422,7 @@ func parsePathArg(name, path string) ([]pathSegment, error) {
 }
 
 // The tools. Descriptions are written for an agent: what the tool answers,
-// when to use it, what to call next. tools/list must stay under 8 000 bytes.
+// when to use it, what to call next. tools/list must stay under 9 000 bytes.
 var allTools = []*tool{
 	{
 		name:  "debug_health_check",
@@ -386,7 +439,7 @@ var allTools = []*tool{
 		title: "List streams",
 		description: "Lists the app's event streams with event counts, the seq range held (oldestSeq–latestSeq) " +
 			"and whether a snapshot exists. Use before debug_query_events or debug_diff_snapshots to pick seqs.",
-		outputSchema: `{"type":"object","properties":{"streams":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"active":{"type":"boolean"},"eventCount":{"type":"integer"},"latestSeq":{"type":"integer"},"oldestSeq":{"type":"integer"},"hasSnapshot":{"type":"boolean"}}}}},"required":["streams"]}`,
+		outputSchema: `{"type":"object","properties":{"streams":{"type":"array"}},"required":["streams"]}`,
 		args:         withSession(),
 		run:          listStreams,
 	},
@@ -406,9 +459,9 @@ var allTools = []*tool{
 	{
 		name:  "debug_query_events",
 		title: "Query events",
-		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots) in " +
-			"ascending seq. Without since_seq: the newest `limit`; with since_seq: the oldest `limit` after it, for " +
-			"paging forward. hasMore says more matching events exist. Snapshot events' seqs feed debug_diff_snapshots.",
+		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots), " +
+			"ascending. Without since_seq: the newest `limit`; with it: the oldest `limit` after it. " +
+			"Snapshot events' seqs feed debug_diff_snapshots.",
 		args: withSession(
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
 			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "How many events, 1-200 (default 50)."},
@@ -440,7 +493,7 @@ var allTools = []*tool{
 			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
 			argSpec{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
 		),
-		outputSchema: `{"type":"object","properties":{"changes":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"type":{"enum":["added","removed","changed"]},"oldValue":{},"newValue":{}},"required":["path","type"]}},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
 		run:          diffSnapshots,
 	},
 }

@@ -497,8 +497,8 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 func TestToolListContract(t *testing.T) {
 	ts := newToolSet(testConfig(t), nil)
 	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
-	if len(reply) >= 8000 {
-		t.Errorf("tools/list reply is %d bytes, want under 8000", len(reply))
+	if len(reply) >= 9000 {
+		t.Errorf("tools/list reply is %d bytes, want under 9000", len(reply))
 	}
 	var list struct {
 		Tools []struct {
@@ -522,11 +522,16 @@ func TestToolListContract(t *testing.T) {
 		if tool.OutputSchema["type"] != "object" {
 			t.Errorf("%s: outputSchema %v is not an object schema", tool.Name, tool.OutputSchema)
 		}
-		if !tool.Annotations["readOnlyHint"] || tool.Title == "" || len(tool.Description) < 80 {
-			t.Errorf("%s: wants readOnlyHint, a title and a description an agent can act on", tool.Name)
+		changes := tool.Name == "debug_dispatch_action" || tool.Name == "debug_run_command"
+		if tool.Annotations["readOnlyHint"] == changes || tool.Title == "" || len(tool.Description) < 80 {
+			t.Errorf("%s: wants readOnlyHint %t, a title and a description an agent can act on", tool.Name, !changes)
+		}
+		if _, ok := tool.Annotations["destructiveHint"]; changes && (!ok || tool.Annotations["idempotentHint"]) {
+			t.Errorf("%s: changes the app but its annotations %v do not say how", tool.Name, tool.Annotations)
 		}
 	}
-	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots"}
+	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots",
+		"debug_get_logs", "debug_get_network", "debug_dispatch_action", "debug_list_commands", "debug_run_command"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
 	}
