@@ -122,6 +122,7 @@ type demoApp struct {
 	override json.RawMessage // setReduxState's state; freezes the reported Redux state
 	nav      demoNavState    // the root stack
 	mmkv     map[string]map[string]any
+	traffic  demoTraffic // console and network (demo_streams.go)
 }
 
 // newDemoApp returns an app that has recorded its start: an initial snapshot
@@ -154,6 +155,7 @@ func newDemoApp(opts demoOptions) *demoApp {
 		a.snapshotLocked(a.navStream)
 		a.snapshotLocked(a.mmkvStream)
 	})
+	a.startTraffic()
 	return a
 }
 
@@ -202,7 +204,9 @@ func (a *demoApp) takeOutboxLocked() ([]*demoEvent, *demoLink) {
 func (a *demoApp) step() {
 	a.mutate(func() {
 		a.steps++
+		n := len(a.outbox)
 		a.userActionLocked()
+		a.trafficLocked(a.outbox[n:])
 		if a.steps%demoSnapshotEvery == 0 {
 			for _, s := range a.streams {
 				if s.encode != nil {
@@ -455,6 +459,9 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 			return nil, werr
 		}
 		return res, nil
+	}
+	if res, werr, ok := a.handleAction(method, params); ok {
+		return res, werr
 	}
 	return nil, &wireError{
 		Code:    demoCodeUnknownMethod,
@@ -881,6 +888,7 @@ func (a *demoApp) handshakeMessage() []byte {
 		App             map[string]string `json:"app"`
 		Device          map[string]any    `json:"device"`
 		Streams         []stream          `json:"streams"`
+		Capabilities    []string          `json:"capabilities"`
 		Token           string            `json:"token,omitempty"`
 	}{
 		Type:            "handshake",
@@ -890,6 +898,7 @@ func (a *demoApp) handshakeMessage() []byte {
 		StartedAt:       a.startedAt,
 		App:             map[string]string{"name": "ShopApp", "version": "2.4.0", "bundleId": "com.example.shop"},
 		Device:          map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
+		Capabilities:    demoCapabilities,
 		Token:           a.opts.Token,
 	}
 	a.mu.Lock()
@@ -1627,6 +1636,10 @@ func (a *demoApp) checkoutLocked() {
 	})
 	total := a.redux.Cart.Total
 	a.dispatchLocked("cart/checkoutStarted", map[string]float64{"total": total}, nil)
+	if a.checkoutFailsLocked() {
+		a.dispatchLocked("cart/checkoutFailed", map[string]string{"error": "Request failed with status code 500"}, nil)
+		return
+	}
 	orderID := fmt.Sprintf("o_%06d", a.rng.IntN(1_000_000))
 	a.dispatchLocked("cart/checkoutSucceeded", map[string]any{"orderId": orderID, "total": total}, func(s *demoReduxState) {
 		s.Cart.Items = []demoCartItem{}

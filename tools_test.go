@@ -207,7 +207,7 @@ func TestToolsGolden(t *testing.T) {
 		{"events_redux_last5", "debug_query_events", map[string]any{"stream": "redux", "limit": 5}, false},
 		{"events_nav_since", "debug_query_events", map[string]any{"stream": "navigation", "since_seq": 2, "limit": 3}, false},
 		{"diff_redux", "debug_diff_snapshots", map[string]any{"stream": "redux", "base_seq": base, "target_seq": target}, false},
-		{"error_stream_unavailable", "debug_query_events", map[string]any{"stream": "console"}, true},
+		{"error_stream_unavailable", "debug_query_events", map[string]any{"stream": "sensors"}, true},
 		{"error_scope_not_found", "debug_get_snapshot", map[string]any{"stream": "redux", "scope": "auth.nope"}, true},
 		{"error_path_not_found", "debug_get_state_path", map[string]any{"path": "cart.items.99.name"}, true},
 		{"error_snapshot_not_found", "debug_diff_snapshots", map[string]any{"stream": "redux", "base_seq": 999998, "target_seq": 999999}, true},
