@@ -131,7 +131,7 @@ func (a *demoApp) requestLocked(method, path string, params map[string]string, b
 	}
 	ex := demoExchange{Method: method, URL: u, DurationMs: float64(40+t.rng.IntN(260)) + float64(t.rng.IntN(10))/10,
 		Request: demoHTTPRequest{Headers: headers, Params: params, Body: body}}
-	if t.offline && failure == "" {
+	if t.offline {
 		failure = "Network request failed: the Internet connection appears to be offline"
 	}
 	if failure != "" {
