@@ -180,7 +180,11 @@ func storageAuditText(args map[string]string, tools toolCatalog) string {
 	} else {
 		t.next(`debug_get_snapshot(stream="mmkv") — every instance with its keys, values and totalSize in bytes. If the answer is too large, its outline lists the instances; read them one by one with debug_get_snapshot(stream="mmkv", scope="<instance>").`)
 	}
-	t.next(`Recent writes: debug_query_events(stream="mmkv", event_type="mmkv_mutation", limit=100) — each with instance, key, op (set, delete, clear) and timestamp. For each key note when it was last written; keys never written in this history are candidates for stale data (the history is bounded, so say "not written recently", not "never").`)
+	only := ""
+	if one {
+		only = " Keep those of instance " + jsonQuote(instance) + "."
+	}
+	t.next(`Recent writes: debug_query_events(stream="mmkv", event_type="mmkv_mutation", limit=100) — each with instance, key, op (set, delete, clear) and timestamp.%s For each key note when it was last written; keys never written in this history are candidates for stale data (the history is bounded, so say "not written recently", not "never").`, only)
 	t.next(`Cross-check with Redux: for keys that mirror Redux state (same or similar names: theme, token, user or userId, cart, settings, onboarding flags), read the Redux side with debug_get_state_path(path="<path>") and compare the values.`)
 	t.next(`If an "async_storage" stream is offered, debug_query_events(stream="async_storage", limit=100) and audit its keys the same way.`)
 	t.next("Report a table per instance (key | size in bytes of its JSON value | last written | remark), the largest keys first; then the findings: values that disagree with Redux (both values), keys that look stale or orphaned, unusually large values, and secrets stored in plain text (name the key, never repeat the secret).")
