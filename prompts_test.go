@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -734,7 +735,7 @@ func FuzzCompleteStatePath(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, path string) {
 		segs, err := parsePath(path)
-		if err != nil || len(segs) == 0 {
+		if err != nil || len(segs) == 0 || !utf8.ValidString(path) { // JSON text cannot hold invalid UTF-8 keys
 			return
 		}
 		canonical := formatPath(segs)
