@@ -249,7 +249,7 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 		v, ok := args[a.name]
 		if !ok {
 			if a.required {
-				return nil, bad(a.name, "required: "+a.description)
+				return nil, bad(a.name, "required ("+a.description+")")
 			}
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -570,7 +571,7 @@ func TestPromptArgs(t *testing.T) {
 		{"investigate-error", `{"symptom":"a","symptom":"b"}`, nil, `argument "symptom": given twice`},
 		{"investigate-error", `{"symptom":"a\u0000b"}`, nil, `argument "symptom": contains a control character at byte 1`},
 		{"investigate-error", `{"symptom":"` + strings.Repeat("x", maxPromptArgBytes+1) + `"}`, nil, `longer than 2000 bytes`},
-		{"why-did-this-change", `{}`, nil, `argument "path": required: A Redux state path`},
+		{"why-did-this-change", `{}`, nil, `argument "path": required (A Redux state path`},
 		{"why-did-this-change", `{"path":""}`, nil, `argument "path": required`},
 		{"why-did-this-change", `{"path":"a..b"}`, nil, `argument "path": not a state path: at byte 2`},
 		{"why-did-this-change", `{"path":"a\nb"}`, nil, `contains a control character at byte 1`},
@@ -813,4 +814,118 @@ func FuzzPromptArgs(f *testing.F) {
 			t.Fatalf("%s: arguments changed on a round trip (-first +second):\n%s", raw, diff)
 		}
 	})
+}
+
+// TestWhyDidThisChangeOnDemo follows the why-did-this-change prompt call
+// by call, as an agent would, against the simulated app: each call is taken
+// from the prompt's own text with its placeholders filled in from earlier
+// answers. The prompt must lead to the two snapshots between which the path
+// changed and to the action that changed it.
+func TestWhyDidThisChangeOnDemo(t *testing.T) {
+	const path = "cart.total"
+	e := startE2E(t, testConfig(t), 40)
+	text := promptByName("why-did-this-change").text(map[string]string{"path": path}, catalogOf(newToolSet(testConfig(t), nil)))
+	_, calls, err := promptMentions(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fill := map[string]int64{}
+	run := func(c promptCall) json.RawMessage {
+		t.Helper()
+		args := map[string]any{}
+		for name, value := range c.args {
+			var v any
+			if placeholder.MatchString(value) {
+				n, ok := fill[value]
+				if !ok {
+					t.Fatalf("%s(%s=%s): nothing known yet to fill in", c.tool, name, value)
+				}
+				v = n
+			} else if err := json.Unmarshal([]byte(value), &v); err != nil {
+				t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
+			}
+			args[name] = v
+		}
+		res, isError := e.callTool(c.tool, args)
+		if isError {
+			t.Fatalf("%s%v: %s", c.tool, args, res)
+		}
+		return res
+	}
+	type event struct {
+		Seq     int64           `json:"seq"`
+		Payload json.RawMessage `json:"payload"`
+	}
+	type events struct {
+		Events []event `json:"events"`
+	}
+	changesPath := func(diff json.RawMessage) bool {
+		var d struct {
+			Changes []struct {
+				Path string `json:"path"`
+			} `json:"changes"`
+		}
+		if err := json.Unmarshal(diff, &d); err != nil {
+			t.Fatal(err)
+		}
+		return slices.ContainsFunc(d.Changes, func(c struct {
+			Path string `json:"path"`
+		}) bool {
+			return c.Path == path || strings.HasPrefix(c.Path, path+".") || strings.HasPrefix(path, c.Path+".")
+		})
+	}
+	tools := make([]string, len(calls))
+	for i, c := range calls {
+		tools[i] = c.tool
+	}
+	want := []string{"debug_get_state_path", "debug_query_events", "debug_diff_snapshots", "debug_diff_snapshots", "debug_query_events"}
+	if diff := cmp.Diff(want, tools); diff != "" {
+		t.Fatalf("the prompt's calls changed; update this test (-want +got):\n%s", diff)
+	}
+
+	run(calls[0]) // the current value
+	var snaps events
+	if err := json.Unmarshal(run(calls[1]), &snaps); err != nil || len(snaps.Events) < 2 {
+		t.Fatalf("want two snapshots or more: %v %v", err, snaps)
+	}
+	seqs := make([]int64, len(snaps.Events))
+	for i, ev := range snaps.Events {
+		seqs[i] = ev.Seq
+	}
+	fill["<oldest snapshot seq>"], fill["<newest snapshot seq>"] = seqs[0], seqs[len(seqs)-1]
+	if !changesPath(run(calls[2])) {
+		t.Fatalf("%s did not change across snapshots %v; pick a path that does", path, seqs)
+	}
+	// Halve the range, keeping the latest change, as the prompt says.
+	lo, hi := 0, len(seqs)-1
+	for hi-lo > 1 {
+		mid := (lo + hi) / 2
+		c := calls[3] // both its placeholders read <seq>, so they are filled here by name
+		c.args = map[string]string{"stream": c.args["stream"], "base_seq": strconv.FormatInt(seqs[mid], 10), "target_seq": strconv.FormatInt(seqs[hi], 10)}
+		if changesPath(run(c)) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	fill["<base seq>"] = seqs[lo]
+	var actions events
+	if err := json.Unmarshal(run(calls[4]), &actions); err != nil {
+		t.Fatal(err)
+	}
+	var types []string
+	for _, ev := range actions.Events {
+		if ev.Seq < seqs[hi] {
+			var p struct {
+				Action struct {
+					Type string `json:"type"`
+				} `json:"action"`
+			}
+			_ = json.Unmarshal(ev.Payload, &p)
+			types = append(types, p.Action.Type)
+		}
+	}
+	if !slices.ContainsFunc(types, func(typ string) bool { return strings.HasPrefix(typ, "cart/") }) {
+		t.Errorf("between snapshots %d and %d, where %s changed, the actions %q hold no cart action", seqs[lo], seqs[hi], path, types)
+	}
 }
