@@ -371,14 +371,14 @@ func completeStatePath(ctx context.Context, data promptLookups, typed string) []
 		return []string{}
 	}
 	keys := make([]string, len(children))
-	byKey := make(map[string]string, len(children))
+	byKey := make(map[string]pathSegment, len(children))
 	for i, c := range children {
 		keys[i] = c.Key
-		byKey[c.Key] = formatPath(append(slices.Clip(parent), c))
+		byKey[c.Key] = c
 	}
 	matched := matchPrefix(keys, partial)
-	for i, k := range matched {
-		matched[i] = byKey[k]
+	for i, k := range matched { // format only what is offered
+		matched[i] = formatPath(append(slices.Clip(parent), byKey[k]))
 	}
 	return matched
 }

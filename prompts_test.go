@@ -418,3 +418,19 @@ func FuzzPromptArgs(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkCompleteStatePath measures completing a path typed into a
+// collection of a 512 KB state (about 5 000 keys), once the state is at
+// hand: what each keystroke costs beyond fetching the state.
+func BenchmarkCompleteStatePath(b *testing.B) {
+	data := fakeLookups{demoBigState(512 << 10)}
+	for _, typed := range []string{"catalog.byId.P-1", "catalog.byId.p-42"} {
+		b.Run(typed, func(b *testing.B) {
+			for b.Loop() {
+				if len(completeStatePath(b.Context(), data, typed)) == 0 {
+					b.Fatal("no completions")
+				}
+			}
+		})
+	}
+}
