@@ -521,3 +521,95 @@ func TestWhyDidThisChangeOnDemo(t *testing.T) {
 		t.Errorf("between snapshots %d and %d, where %s changed, the actions %q hold no cart action", seqs[lo], seqs[hi], path, types)
 	}
 }
+
+// TestExplainCurrentScreenOnDemo follows explain-current-screen against the
+// simulated app after different histories: walking routes[index] through
+// nested navigators, as the text says, must find the screen that the last
+// route change went to and that the app's own UI state names.
+func TestExplainCurrentScreenOnDemo(t *testing.T) {
+	text := promptByName("explain-current-screen").text(nil, catalogOf(newToolSet(testConfig(t), nil)))
+	_, calls, err := promptMentions(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools := make([]string, len(calls))
+	for i, c := range calls {
+		tools[i] = c.tool
+	}
+	want := []string{"debug_get_snapshot", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_get_state_path"}
+	if diff := cmp.Diff(want, tools); diff != "" {
+		t.Fatalf("the prompt's calls changed; update this test (-want +got):\n%s", diff)
+	}
+	for _, steps := range []int{0, 7, 23, 41} {
+		t.Run(fmt.Sprint(steps), func(t *testing.T) {
+			e := startE2E(t, testConfig(t), steps)
+			call := func(c promptCall, fill map[string]string) json.RawMessage {
+				t.Helper()
+				args := map[string]any{}
+				for name, value := range c.args {
+					if v, ok := fill[value]; ok {
+						value = v
+					}
+					var v any
+					if err := json.Unmarshal([]byte(value), &v); err != nil {
+						t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
+					}
+					args[name] = v
+				}
+				res, isError := e.callTool(c.tool, args)
+				if isError {
+					t.Fatalf("%s%v: %s", c.tool, args, res)
+				}
+				return res
+			}
+			type navigator struct {
+				Index  int `json:"index"`
+				Routes []struct {
+					Name  string          `json:"name"`
+					State json.RawMessage `json:"state"`
+				} `json:"routes"`
+			}
+			var snap struct {
+				State json.RawMessage `json:"state"`
+			}
+			if err := json.Unmarshal(call(calls[0], nil), &snap); err != nil {
+				t.Fatal(err)
+			}
+			var chain []string
+			for raw := snap.State; raw != nil; {
+				var n navigator
+				if err := json.Unmarshal(raw, &n); err != nil || n.Index >= len(n.Routes) {
+					t.Fatalf("navigator %s: %v", raw, err)
+				}
+				chain = append(chain, n.Routes[n.Index].Name)
+				raw = n.Routes[n.Index].State
+			}
+			screen := chain[len(chain)-1]
+
+			var changes struct {
+				Events []struct {
+					Payload struct {
+						To struct {
+							Name string `json:"name"`
+						} `json:"to"`
+					} `json:"payload"`
+				} `json:"events"`
+			}
+			if err := json.Unmarshal(call(calls[2], nil), &changes); err != nil || len(changes.Events) == 0 {
+				t.Fatalf("route changes: %v %v", err, changes)
+			}
+			if last := changes.Events[len(changes.Events)-1].Payload.To.Name; last != screen {
+				t.Errorf("walking %v finds %s, but the last route change went to %s", chain, screen, last)
+			}
+			var ui struct {
+				Value string `json:"value"`
+			}
+			if err := json.Unmarshal(call(calls[4], map[string]string{`"<slice or entry>"`: `"ui.currentScreen"`}), &ui); err != nil {
+				t.Fatal(err)
+			}
+			if ui.Value != screen {
+				t.Errorf("walking %v finds %s, but ui.currentScreen is %s", chain, screen, ui.Value)
+			}
+		})
+	}
+}
