@@ -309,6 +309,10 @@ func completePrompt(ctx context.Context, data promptLookups, promptName, argName
 		return nil, rpcErrorf(errInvalidParams, map[string]any{"prompt": promptName, "argument": argName},
 			"invalid params: prompt %s has no argument %q; it takes %s", promptName, argName, promptArgNames(p))
 	}
+	if len(typed) > maxPromptArgBytes {
+		return nil, rpcErrorf(errInvalidParams, map[string]any{"prompt": promptName, "argument": argName},
+			"invalid params: the value of %q is longer than %d bytes", argName, maxPromptArgBytes)
+	}
 	var candidates []string
 	switch p.args[i].kind {
 	case argPath:
@@ -361,9 +365,9 @@ func matchPrefix(candidates []string, typed string) []string {
 // is matched against the keys (or indexes) found there. Typing cart.it
 // offers cart.items.
 func completeStatePath(ctx context.Context, data promptLookups, typed string) []string {
-	parentText, partial := splitPartialPath(typed)
+	parentText, partial, ok := splitPartialPath(typed)
 	parent, err := parsePath(parentText)
-	if err != nil {
+	if err != nil || !ok {
 		return []string{}
 	}
 	children, err := data.stateChildren(ctx, parent)
@@ -386,8 +390,9 @@ func completeStatePath(ctx context.Context, data promptLookups, typed string) []
 // splitPartialPath splits a path being typed into the part before its last
 // segment and what has been typed of that segment, unquoted: cart.it gives
 // cart and it; settings["theme.d gives settings and theme.d. A quoted
-// segment may be cut anywhere, even inside an escape.
-func splitPartialPath(typed string) (parent, partial string) {
+// segment may be cut anywhere, even inside an escape; ok is false when it
+// cannot be read.
+func splitPartialPath(typed string) (parent, partial string, ok bool) {
 	start, inQuote := 0, false
 	for i := 0; i < len(typed); i++ {
 		switch c := typed[i]; {
@@ -406,17 +411,19 @@ func splitPartialPath(typed string) (parent, partial string) {
 	parent = strings.TrimSuffix(typed[:start], ".")
 	tail := typed[start:]
 	if !strings.HasPrefix(tail, "[") {
-		return parent, tail
+		return parent, tail, true
 	}
 	tail = strings.TrimPrefix(tail[1:], `"`)
 	tail = strings.TrimSuffix(strings.TrimSuffix(tail, "]"), `"`)
+	// Drop a cut-off escape: at most the 6 bytes of \uXXXX. A key with a bad
+	// escape elsewhere matches nothing.
 	var unquoted string
-	for end := len(tail); end >= 0; end-- { // drop a cut-off escape
+	for end := len(tail); end >= max(0, len(tail)-6); end-- {
 		if json.Unmarshal([]byte(`"`+tail[:end]+`"`), &unquoted) == nil {
-			return parent, unquoted
+			return parent, unquoted, true
 		}
 	}
-	return parent, ""
+	return parent, "", false
 }
 
 // childrenAt lists the children of a JSON value: the keys of an object (a

@@ -89,6 +89,7 @@ func TestPromptsOverMCP(t *testing.T) {
 		{"prompts/list", map[string]any{"cursor": "bogus!"}, `cursor "bogus!" was not issued by prompts/list`},
 		{"completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "nope"}, "argument": map[string]any{"name": "a", "value": ""}}, `unknown prompt "nope"`},
 		{"completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "storage-audit"}, "argument": map[string]any{"name": "path", "value": ""}}, `prompt storage-audit has no argument "path"; it takes instance`},
+		{"completion/complete", map[string]any{"ref": map[string]any{"type": "ref/prompt", "name": "why-did-this-change"}, "argument": map[string]any{"name": "path", "value": `a["` + strings.Repeat(`\q`, 100_000)}}, `the value of "path" is longer than 2000 bytes`},
 	} {
 		reply := ts.call(10+i, tc.method, tc.params)
 		e, _ := reply["error"].(map[string]any)
@@ -198,24 +199,28 @@ func TestPromptArgs(t *testing.T) {
 }
 
 func TestSplitPartialPath(t *testing.T) {
-	for _, tc := range []struct{ typed, parent, partial string }{
-		{"", "", ""},
-		{"ca", "", "ca"},
-		{"cart.", "cart", ""},
-		{"cart.it", "cart", "it"},
-		{"cart.items.0.s", "cart.items.0", "s"},
-		{`settings[`, "settings", ""},
-		{`settings["`, "settings", ""},
-		{`settings["theme.d`, "settings", "theme.d"},
-		{`settings["theme.dark"]`, "settings", "theme.dark"},
-		{`settings["a\"b`, "settings", `a"b`},
-		{`settings["a\`, "settings", "a"},
-		{`settings["a\u00`, "settings", "a"},
-		{`a["b.c"].d`, `a["b.c"]`, "d"},
+	for _, tc := range []struct {
+		typed, parent, partial string
+		bad                    bool
+	}{
+		{"", "", "", false},
+		{"ca", "", "ca", false},
+		{"cart.", "cart", "", false},
+		{"cart.it", "cart", "it", false},
+		{"cart.items.0.s", "cart.items.0", "s", false},
+		{`settings[`, "settings", "", false},
+		{`settings["`, "settings", "", false},
+		{`settings["theme.d`, "settings", "theme.d", false},
+		{`settings["theme.dark"]`, "settings", "theme.dark", false},
+		{`settings["a\"b`, "settings", `a"b`, false},
+		{`settings["a\`, "settings", "a", false},
+		{`settings["a\u00`, "settings", "a", false},
+		{`a["b.c"].d`, `a["b.c"]`, "d", false},
+		{`a["\qxxxxxxxxxxxxx`, "a", "", true},
 	} {
-		parent, partial := splitPartialPath(tc.typed)
-		if parent != tc.parent || partial != tc.partial {
-			t.Errorf("splitPartialPath(%q) = %q, %q; want %q, %q", tc.typed, parent, partial, tc.parent, tc.partial)
+		parent, partial, ok := splitPartialPath(tc.typed)
+		if parent != tc.parent || partial != tc.partial || ok != !tc.bad {
+			t.Errorf("splitPartialPath(%q) = %q, %q, %v; want %q, %q, %v", tc.typed, parent, partial, ok, tc.parent, tc.partial, !tc.bad)
 		}
 	}
 }
