@@ -147,19 +147,18 @@ func explainCurrentScreenText(_ map[string]string, tools toolCatalog) string {
 }
 
 func compareSessionsText(args map[string]string, tools toolCatalog) string {
-	a, b := args["a"], args["b"]
 	var t promptText
-	t.line("Compare two apps connected to devtools-mcp side by side: a = %s and b = %s.", jsonQuote(a), jsonQuote(b))
+	t.line("Compare two apps connected to devtools-mcp side by side: a = %s and b = %s.", jsonQuote(args["a"]), jsonQuote(args["b"]))
 	if !tools.takes("debug_get_state_path", "session") {
 		t.line("This version of devtools-mcp serves only one connected app at a time: an app that connects replaces the one before, so two apps cannot be compared side by side yet.")
 		t.next("debug_health_check() — which app is connected now (adapter.sessionId).")
 		t.next("Tell the user plainly that comparing two connected apps is not supported by this server version, and which of a and b (if either) is the one connected. Do not compare anything else in its place.")
 		return t.String()
 	}
-	t.next("debug_health_check() — the sessions. Find a and b among them by id or app name; if either is missing or matches several, stop and show the user the sessions listed. Note whether each is still connected.")
-	t.next(`The top level of each state: debug_get_state_path(path="", session=%s) and debug_get_state_path(path="", session=%s) (if an answer is too large, its outline lists the top-level keys). List keys present in only one of them.`, jsonQuote(a), jsonQuote(b))
-	t.next(`For each top-level key both have, read it in both, debug_get_state_path(path="<key>", session=%s) and debug_get_state_path(path="<key>", session=%s), and where the values differ go one level deeper until you reach the differing leaves. Skip values that differ by nature (timestamps, generated ids, tokens) but say that you did.`, jsonQuote(a), jsonQuote(b))
-	t.next(`The screen each shows: debug_get_snapshot(stream="navigation", session=%s) and debug_get_snapshot(stream="navigation", session=%s); the focused route is routes[index], followed into nested "state".`, jsonQuote(a), jsonQuote(b))
+	t.next("debug_health_check() — the sessions. Find a and b among them by id or app name and note their session ids; if either is missing, or a name matches several sessions (two devices running the same app), stop and show the user the sessions listed. Note whether each is still connected.")
+	t.next(`The top level of each state: debug_get_state_path(path="", session="<id of a>") and debug_get_state_path(path="", session="<id of b>") (if an answer is too large, its outline lists the top-level keys). List keys present in only one of them.`)
+	t.next(`For each top-level key both have, read it in both, debug_get_state_path(path="<key>", session="<id of a>") and debug_get_state_path(path="<key>", session="<id of b>"), and where the values differ go one level deeper until you reach the differing leaves. Skip values that differ by nature (timestamps, generated ids, tokens) but say that you did.`)
+	t.next(`The screen each shows: debug_get_snapshot(stream="navigation", session="<id of a>") and debug_get_snapshot(stream="navigation", session="<id of b>"); the focused route is routes[index], followed into nested "state".`)
 	t.next("Report a side-by-side table (path | a | b) of every difference found, the focused screen of each, and which differences most likely explain different behaviour of the two apps.")
 	return t.String()
 }

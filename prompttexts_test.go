@@ -337,7 +337,7 @@ func TestPromptTextsAdaptToTools(t *testing.T) {
 		{"investigate-error", todayTools, []string{`debug_query_events(stream="console"`, `debug_query_events(stream="network"`}, []string{"debug_get_logs", "debug_get_network", "session"}},
 		{"investigate-error", future, []string{`debug_get_logs(level="error"`, `debug_get_network(status="5xx"`, `session="<id>"`}, []string{`stream="console"`}},
 		{"compare-sessions", todayTools, []string{"only one connected app at a time"}, []string{"session="}},
-		{"compare-sessions", future, []string{`debug_get_state_path(path="", session="ShopApp")`}, []string{"only one connected app"}},
+		{"compare-sessions", future, []string{`a = "ShopApp"`, `debug_get_state_path(path="", session="<id of a>")`}, []string{"only one connected app"}},
 	} {
 		text := promptByName(tc.prompt).text(map[string]string{"a": "ShopApp", "b": "Other"}, tc.catalog)
 		for _, w := range tc.want {
