@@ -613,3 +613,53 @@ func TestExplainCurrentScreenOnDemo(t *testing.T) {
 		})
 	}
 }
+
+// TestPromptCallsRunOnDemo runs every call of every prompt text against
+// the simulated app, integer placeholders filled with a real snapshot seq:
+// none may be refused as INVALID_PARAMS. Other errors (a stream the demo
+// lacks, a placeholder path that does not exist) are the app's answer, not
+// a fault of the text.
+func TestPromptCallsRunOnDemo(t *testing.T) {
+	e := startE2E(t, testConfig(t), 12)
+	res, _ := e.callTool("debug_query_events", map[string]any{"stream": "redux", "event_type": "state_snapshot", "limit": 1})
+	var snaps struct {
+		Events []struct {
+			Seq int64 `json:"seq"`
+		} `json:"events"`
+	}
+	if err := json.Unmarshal(res, &snaps); err != nil || len(snaps.Events) == 0 {
+		t.Fatalf("no snapshot: %s", res)
+	}
+	catalog := catalogOf(newToolSet(testConfig(t), nil))
+	ran := 0
+	for _, p := range allPrompts {
+		for _, set := range promptArgSets(p) {
+			_, calls, err := promptMentions(p.text(set, catalog))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range calls {
+				args := map[string]any{}
+				for name, value := range c.args {
+					if placeholder.MatchString(value) {
+						args[name] = snaps.Events[0].Seq
+						continue
+					}
+					var v any
+					if err := json.Unmarshal([]byte(value), &v); err != nil {
+						t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
+					}
+					args[name] = v
+				}
+				res, isError := e.callTool(c.tool, args)
+				ran++
+				if isError {
+					if code, details, _ := decodeToolError(t, res); code == codeInvalidParams {
+						t.Errorf("prompt %s %v: %s%v refused: %v", p.name, set, c.tool, args, details)
+					}
+				}
+			}
+		}
+	}
+	t.Logf("%d calls ran", ran)
+}
