@@ -28,6 +28,8 @@ type config struct {
 	WSToken          string
 	WSAllowedHosts   []string // lower-case host names, no port
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
+	ReactotronPort   int      // 0: the Reactotron bridge is off
+	EventBuffer      int      // events kept per session and stream
 
 	Demo    bool
 	Version bool
@@ -130,6 +132,16 @@ var settings = []setting{
 			origins[i] = strings.TrimSuffix(o, "/")
 		}
 		c.WSAllowedOrigins = origins
+		return err
+	}},
+	{"REACTOTRON_PORT", "reactotron-port", "9090", "port for apps using Reactotron's client, on WS_HOST (0 turns the bridge off; 0-65535)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 0, 65535)
+		c.ReactotronPort = int(n)
+		return err
+	}},
+	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 1, 100000)
+		c.EventBuffer = int(n)
 		return err
 	}},
 }

@@ -24,6 +24,8 @@ func wantDefaults() config {
 		MaxResultBytes: 100000,
 		LogLevel:       slog.LevelInfo,
 		LogFormat:      "text",
+		ReactotronPort: 9090,
+		EventBuffer:    1000,
 	}
 }
 
@@ -136,14 +138,14 @@ func TestConfigFromEnv(t *testing.T) {
 				"WS_PORT": "9000", "WS_HOST": "192.168.1.5", "REQUEST_TIMEOUT_MS": "1500",
 				"MAX_PAYLOAD_SIZE": "2048", "MAX_RESULT_BYTES": "1500", "LOG_LEVEL": "error",
 				"LOG_FORMAT": "json", "WS_TOKEN": "tok", "WS_ALLOWED_HOSTS": "a.test",
-				"WS_ALLOWED_ORIGINS": "https://b.test",
+				"WS_ALLOWED_ORIGINS": "https://b.test", "REACTOTRON_PORT": "0", "EVENT_BUFFER": "50",
 			},
 			func(c *config) {
 				*c = config{
 					WSPort: 9000, WSHost: "192.168.1.5", RequestTimeout: 1500 * time.Millisecond,
 					MaxPayloadSize: 2048, MaxResultBytes: 1500, LogLevel: slog.LevelError,
 					LogFormat: "json", WSToken: "tok", WSAllowedHosts: []string{"a.test"},
-					WSAllowedOrigins: []string{"https://b.test"},
+					WSAllowedOrigins: []string{"https://b.test"}, ReactotronPort: 0, EventBuffer: 50,
 				}
 			},
 		},

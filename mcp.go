@@ -393,5 +393,11 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		s.resources.adapterChanged()
 	case linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
+	case linkNotice:
+		s.logToClient(ev.Level, map[string]string{"event": ev.Notice, "sessionId": ev.SessionID, "detail": ev.Detail})
+	case linkSessionExpired:
+		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
+		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.adapterChanged()
 	}
 }

@@ -447,13 +447,19 @@ func childrenAt(value []byte) ([]pathSegment, error) {
 	return out, err
 }
 
-// serverLookups answers promptLookups from the one connected adapter.
+// serverLookups answers promptLookups from the session registry: states and
+// MMKV instances of the default session, names of every session.
 type serverLookups struct{ s *mcpServer }
 
 func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) ([]pathSegment, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(l.s.cfg.RequestTimeout, healthStreamsTimeout))
 	defer cancel()
-	_, value, err := l.s.tools.stateAt(ctx, "redux", formatPath(parent), parent, codePathNotFound)
+	q := &l.s.tools.adapterQueries
+	sess, err := q.session("")
+	if err != nil {
+		return nil, err
+	}
+	_, value, err := q.stateAt(ctx, sess, "redux", formatPath(parent), parent, codePathNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -462,17 +468,19 @@ func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) 
 
 func (l serverLookups) mmkvInstanceNames() []string { return l.s.resources.mmkvInstances() }
 
+// sessionNames lists every session the registry holds, live or
+// post-mortem, by id and by app name: both are accepted as `session`.
 func (l serverLookups) sessionNames() []string {
-	st := l.s.link.status()
-	if !st.Connected || st.Adapter == nil {
+	if l.s.tools.sessions == nil {
 		return nil
 	}
-	names := []string{st.Adapter.SessionID}
-	var app struct {
-		Name string `json:"name"`
-	}
-	if json.Unmarshal(st.Adapter.App, &app) == nil && app.Name != "" && utf8.ValidString(app.Name) {
-		names = append(names, app.Name)
+	var names []string
+	for _, sess := range l.s.tools.sessions.list() {
+		v := sess.view()
+		names = append(names, v.ID)
+		if app := v.AppName(); app != "" && utf8.ValidString(app) {
+			names = append(names, app)
+		}
 	}
 	return names
 }

@@ -408,6 +408,12 @@ func TestPromptsGolden(t *testing.T) {
 	}
 }
 
+// stepCalls drops the example call of the note on sessions, which names no
+// step of the investigation.
+func stepCalls(calls []promptCall) []promptCall {
+	return slices.DeleteFunc(calls, func(c promptCall) bool { return c.args["session"] == `"<id>"` })
+}
+
 // TestWhyDidThisChangeOnDemo follows the why-did-this-change prompt call
 // by call, as an agent would, against the simulated app: each call is taken
 // from the prompt's own text with its placeholders filled in from earlier
@@ -421,6 +427,7 @@ func TestWhyDidThisChangeOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	calls = stepCalls(calls)
 	fill := map[string]int64{}
 	run := func(c promptCall) json.RawMessage {
 		t.Helper()
@@ -532,6 +539,7 @@ func TestExplainCurrentScreenOnDemo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	calls = stepCalls(calls)
 	tools := make([]string, len(calls))
 	for i, c := range calls {
 		tools[i] = c.tool
@@ -630,6 +638,15 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 	if err := json.Unmarshal(res, &snaps); err != nil || len(snaps.Events) == 0 {
 		t.Fatalf("no snapshot: %s", res)
 	}
+	health, _ := e.callTool("debug_health_check", nil)
+	var h struct {
+		Adapter struct {
+			SessionID string `json:"sessionId"`
+		} `json:"adapter"`
+	}
+	if err := json.Unmarshal(health, &h); err != nil || h.Adapter.SessionID == "" {
+		t.Fatalf("health: %s", health)
+	}
 	catalog := catalogOf(newToolSet(testConfig(t), nil))
 	ran := 0
 	for _, p := range allPrompts {
@@ -643,6 +660,10 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 				for name, value := range c.args {
 					if placeholder.MatchString(value) {
 						args[name] = snaps.Events[0].Seq
+						continue
+					}
+					if name == "session" && placeholder.MatchString(strings.Trim(value, `"`)) {
+						args[name] = h.Adapter.SessionID // the session an agent finds with debug_health_check
 						continue
 					}
 					var v any
