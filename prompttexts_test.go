@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,7 +10,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -683,4 +686,156 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 		}
 	}
 	t.Logf("%d calls ran", ran)
+}
+
+// phoneAdapter connects a second app next to the demo: a minimal adapter
+// with its own deviceId, so that both sessions are live at once. It answers
+// snapshot.get from fixed states and streams.list with its two streams.
+func phoneAdapter(t *testing.T, wsURL string, states map[string]string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	c, _, err := websocket.Dial(ctx, wsURL, nil)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"phone-session","adapterVersion":"0.0.1","deviceId":"phone-1",` +
+		`"app":{"name":"PhoneApp"},"streams":[{"name":"redux","active":true},{"name":"navigation","active":true}]}`
+	if err := c.Write(ctx, websocket.MessageText, []byte(hs)); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			_, data, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var msg struct {
+				Type, ID, Method string
+				Params           struct{ Stream string }
+			}
+			if json.Unmarshal(data, &msg) != nil || msg.Type != "request" {
+				continue
+			}
+			result := `{"streams":[{"name":"redux","active":true,"eventCount":1,"latestSeq":1,"oldestSeq":1,"hasSnapshot":true,"lastEventAt":null},` +
+				`{"name":"navigation","active":true,"eventCount":1,"latestSeq":1,"oldestSeq":1,"hasSnapshot":true,"lastEventAt":null}]}`
+			if msg.Method == "snapshot.get" {
+				result = `{"seq":1,"timestamp":"2026-11-21T10:00:00.000Z","state":` + states[msg.Params.Stream] + `}`
+			}
+			reply := fmt.Sprintf(`{"type":"response","id":%q,"result":%s}`, msg.ID, result)
+			_ = c.Write(ctx, websocket.MessageText, []byte(reply))
+		}
+	}()
+	t.Cleanup(func() {
+		c.Close(websocket.StatusNormalClosure, "")
+		cancel()
+		<-done
+	})
+}
+
+// TestCompareSessionsOnDemo follows compare-sessions with two apps live at
+// once, the demo and a second adapter: every call of the text must answer,
+// and the slices the apps hold differently must show as different.
+func TestCompareSessionsOnDemo(t *testing.T) {
+	e := startE2E(t, testConfig(t), 10)
+	health, _ := e.callTool("debug_health_check", nil)
+	var h struct {
+		Adapter struct {
+			SessionID string `json:"sessionId"`
+		} `json:"adapter"`
+		Server struct {
+			WSURL string `json:"wsUrl"`
+		} `json:"server"`
+	}
+	if err := json.Unmarshal(health, &h); err != nil {
+		t.Fatal(err)
+	}
+	phoneAdapter(t, h.Server.WSURL, map[string]string{
+		"redux":      `{"auth":{"user":null,"token":null,"status":"anonymous"},"ui":{"theme":"dark"}}`,
+		"navigation": `{"index":0,"routes":[{"key":"h","name":"Home"}]}`,
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polling with a deadline
+		res, _ := e.callTool("debug_health_check", nil)
+		if strings.Contains(string(res), "phone-session") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the second app never connected: %s", res)
+		}
+	}
+	if got := e.complete("compare-sessions", "b", "P", map[string]string{"a": "ShopApp"}); !slices.Contains(got, "PhoneApp") {
+		t.Errorf("b completes to %q, want PhoneApp among them", got)
+	}
+
+	text := promptByName("compare-sessions").text(map[string]string{"a": "ShopApp", "b": "PhoneApp"}, catalogOf(newToolSet(testConfig(t), nil)))
+	_, calls, err := promptMentions(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 7 {
+		t.Fatalf("compare-sessions makes %d calls, want 7 once tools take a session:\n%s", len(calls), text)
+	}
+	ids := map[string]string{`"<id of a>"`: jsonQuote(h.Adapter.SessionID), `"<id of b>"`: `"phone-session"`}
+	run := func(c promptCall, fill map[string]string) json.RawMessage {
+		t.Helper()
+		args := map[string]any{}
+		for name, value := range c.args {
+			if v, ok := fill[value]; ok {
+				value = v
+			}
+			var v any
+			if err := json.Unmarshal([]byte(value), &v); err != nil {
+				t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
+			}
+			args[name] = v
+		}
+		res, isError := e.callTool(c.tool, args)
+		if isError {
+			t.Fatalf("%s%v: %s", c.tool, args, res)
+		}
+		return res
+	}
+	top := func(c promptCall) map[string]json.RawMessage {
+		var v struct {
+			Value map[string]json.RawMessage `json:"value"`
+		}
+		if err := json.Unmarshal(run(c, ids), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v.Value
+	}
+	run(calls[0], nil)
+	stateA, stateB := top(calls[1]), top(calls[2])
+	var onlyA, differ []string
+	for key := range stateA {
+		if _, ok := stateB[key]; !ok {
+			onlyA = append(onlyA, key)
+			continue
+		}
+		fill := map[string]string{`"<key>"`: jsonQuote(key)}
+		for k, v := range ids {
+			fill[k] = v
+		}
+		var a, b struct {
+			Value json.RawMessage `json:"value"`
+		}
+		_ = json.Unmarshal(run(calls[3], fill), &a)
+		_ = json.Unmarshal(run(calls[4], fill), &b)
+		if normaliseJSON(t, string(a.Value)) != normaliseJSON(t, string(b.Value)) {
+			differ = append(differ, key)
+		}
+	}
+	slices.Sort(onlyA)
+	slices.Sort(differ)
+	if diff := cmp.Diff([]string{"cart", "catalog"}, onlyA); diff != "" {
+		t.Errorf("slices only a holds (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{"auth", "ui"}, differ); diff != "" {
+		t.Errorf("slices that differ (-want +got):\n%s", diff)
+	}
+	run(calls[5], ids)
+	run(calls[6], ids)
 }
