@@ -637,6 +637,10 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 			}
 		}
 	}
+	if p.Seq == 0 && s.feed == nil {
+		// The current state needs the app: there is no seq to look for.
+		return nil, s.goneErrorLocked(fmt.Sprintf("the current state of stream %q", p.Stream))
+	}
 	what := "no snapshot"
 	if p.Seq != 0 {
 		what = fmt.Sprintf("no snapshot event with seq %d", p.Seq)

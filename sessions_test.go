@@ -490,6 +490,7 @@ func TestAnswersThatNeedTheApp(t *testing.T) {
 		params any
 	}{
 		{"snapshot.get", snapshotParams{Stream: "redux", Path: []any{"cart"}}},
+		{"snapshot.get", snapshotParams{Stream: "navigation"}},
 		{"commands.list", struct{}{}},
 	} {
 		_, err := s.request(t.Context(), tc.method, tc.params)
@@ -1132,10 +1133,15 @@ func TestPostMortemSession(t *testing.T) {
 		wantResult(t, fmt.Sprintf("%s %v", tc.tool, tc.args), e.mustCall(tc.tool, tc.args), tc.want)
 	}
 
-	// A seq the server never held.
+	// A seq the server never held, and a stream it never fetched.
 	res, isError := e.callTool("debug_diff_snapshots", map[string]any{"stream": "redux", "base_seq": 2, "target_seq": 3})
 	if code, details, _ := decodeToolError(t, res); !isError || code != codeSnapshotNotFound || fmt.Sprint(details["missing"]) != "[target_seq]" {
 		t.Errorf("diff with an action's seq: %s, want SNAPSHOT_NOT_FOUND missing target_seq", res)
+	}
+	res, isError = e.callTool("debug_get_snapshot", map[string]any{"stream": "navigation"})
+	code, details, _ := decodeToolError(t, res)
+	if !isError || code != codeNotConnected || details["reason"] != linkReasonDisconnected || !strings.Contains(string(res), "crash-1 disconnected at") {
+		t.Errorf("snapshot never fetched: %s, want NOT_CONNECTED disconnected naming the session", res)
 	}
 
 	// Resources answer from the same buffers.
@@ -1146,6 +1152,10 @@ func TestPostMortemSession(t *testing.T) {
 	var current map[string]any
 	if err := json.Unmarshal([]byte(text), &current); err != nil || current["connected"] != false || current["sessionId"] != "crash-1" || current["disconnectedAt"] == nil {
 		t.Errorf("read %s = %s", uriSession, text)
+	}
+	_, errObj := readResource(t, e, uriNavigation)
+	if data, _ := errObj["data"].(map[string]any); errObj["code"] != float64(-32603) || data["code"] != codeNotConnected {
+		t.Errorf("read %s: %v, want -32603 NOT_CONNECTED", uriNavigation, errObj)
 	}
 
 	// The same device coming back with a new session ends the post-mortem.
