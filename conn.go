@@ -36,6 +36,8 @@ const (
 	linkPingInterval     = 15 * time.Second
 	linkPongTimeout      = 10 * time.Second
 	linkBindRetry        = 2 * time.Second
+	// Disconnected sessions expire unasked: the link looks this often.
+	linkPruneInterval = time.Minute
 	// A close handshake gets this long before the socket is dropped, so
 	// shutdown stays well inside the one second spec §6 allows even when an
 	// adapter never answers the close frame.
@@ -187,6 +189,7 @@ type adapterLink struct {
 	pingInterval     time.Duration // between WebSocket pings of a live adapter
 	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
 	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
+	pruneInterval    time.Duration // between looks for expired sessions
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
@@ -240,6 +243,7 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		pingInterval:     linkPingInterval,
 		pongTimeout:      linkPongTimeout,
 		bindRetry:        linkBindRetry,
+		pruneInterval:    linkPruneInterval,
 		closeTimeout:     linkCloseTimeout,
 		writeTimeout:     linkWriteTimeout,
 		maxPending:       linkMaxPending,
@@ -306,6 +310,8 @@ func (l *adapterLink) run(ctx context.Context) error {
 	serving := false
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
+	pruneTick := time.NewTicker(l.pruneInterval)
+	defer pruneTick.Stop()
 	for ctx.Err() == nil {
 		if !serving {
 			ln, err := net.Listen("tcp", hostPort)
@@ -325,6 +331,8 @@ func (l *adapterLink) run(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
+		case <-pruneTick.C:
+			l.sessions.prune()
 		case err := <-serveDone:
 			// The listener broke (it does not on its own in practice).
 			// Existing connections carry on; bind again.

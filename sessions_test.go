@@ -1169,3 +1169,24 @@ func TestPostMortemSession(t *testing.T) {
 		t.Errorf("the forgotten session answered: %s", res)
 	}
 }
+
+// TestLinkExpiresSessionsUnasked: the link looks for expired sessions by
+// itself, so that clients hear of an expiry without calling anything.
+func TestLinkExpiresSessionsUnasked(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, nil, func(l *adapterLink) {
+		l.pruneInterval = time.Millisecond
+		l.sessions.ttl = 0 // expired as soon as it leaves
+	})
+	a := connectWith(t, h, "s")
+	if err := a.ws.Close(websocket.StatusNormalClosure, "bye"); err != nil {
+		t.Fatal(err)
+	}
+	// Nothing here lists the sessions: only the link's own pruning can
+	// report the expiry.
+	h.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "s"},
+		{Kind: linkDisconnected, SessionID: "s", Reason: "disconnected"},
+		{Kind: linkSessionExpired, SessionID: "s"},
+	})
+}
