@@ -419,6 +419,9 @@ func (s *session) record(from sessionFeed, stream string, seq int64, typ string,
 	}
 	if i, ok := s.streamIndex[stream]; ok {
 		st := &s.info.Streams[i]
+		if seq <= st.LatestSeq {
+			return // seqs only increase: a replayed or stale event changes nothing
+		}
 		st.EventCount++
 		st.LatestSeq = max(st.LatestSeq, seq)
 		st.LastEventAt = at

@@ -1190,3 +1190,35 @@ func TestLinkExpiresSessionsUnasked(t *testing.T) {
 		{Kind: linkSessionExpired, SessionID: "s"},
 	})
 }
+
+// TestStaleSeqsNotBuffered: seqs increase strictly within a stream (wire
+// protocol §3). An event at or below the stream's latest seq, such as one
+// replayed after a reconnect, is neither kept nor counted, so answers
+// from the buffer stay ascending and describe it truly.
+func TestStaleSeqsNotBuffered(t *testing.T) {
+	t.Parallel()
+	reg, _ := newTestRegistry(10)
+	feed := &testFeed{}
+	s, _ := reg.attach(sessionViaWire, "s", "", testInfo("s", "", "ShopApp", "redux"), feed)
+	for _, seq := range []int64{1, 2, 3} {
+		recordTestEvent(s, feed, "redux", seq, "action_dispatched", `{}`)
+	}
+	reg.detach(s, feed, "disconnected")
+	again := &testFeed{}
+	reg.attach(sessionViaWire, "s", "", testInfo("s", "", "ShopApp", "redux"), again)
+	for _, seq := range []int64{1, 2, 3, 4, 2} { // a replay, a new event, a step back
+		recordTestEvent(s, again, "redux", seq, "action_dispatched", `{}`)
+	}
+	want := eventsAnswer{[]int64{1, 2, 3, 4}, false, 1, 4}
+	if diff := cmp.Diff(queryBuffer(t, s, eventsParams{Stream: "redux", Limit: 50}), want); diff != "" {
+		t.Errorf("buffer after a replay (-got +want):\n%s", diff)
+	}
+	want = eventsAnswer{[]int64{3, 4}, false, 1, 4}
+	if diff := cmp.Diff(queryBuffer(t, s, eventsParams{Stream: "redux", Limit: 50, SinceSeq: since(2)}), want); diff != "" {
+		t.Errorf("since 2 after a replay (-got +want):\n%s", diff)
+	}
+	if st := s.view().Info.Streams[0]; st.EventCount != 4 || st.LatestSeq != 4 {
+		t.Errorf("redux figures %+v, want 4 events up to seq 4", st)
+	}
+	checkSessionBytes(t, s)
+}
