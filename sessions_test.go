@@ -904,7 +904,7 @@ func (e *e2e) sessionsHealth() sessionsHealthOut {
 // results say which session answered only when there is more than one.
 func TestSeveralWireSessions(t *testing.T) {
 	e, url := startSessionsE2E(t)
-	dialSessionApp(t, url, appHandshake("shop-1", "phone", "ShopApp"), appAnswers(`{"who":"shop"}`))
+	shopApp := dialSessionApp(t, url, appHandshake("shop-1", "phone", "ShopApp"), appAnswers(`{"who":"shop"}`))
 	wantResult(t, "the only session's answer", e.mustCall("debug_get_state_path", map[string]any{"path": "who"}),
 		`{"path":"who","value":"shop"}`)
 
@@ -989,6 +989,17 @@ func TestSeveralWireSessions(t *testing.T) {
 	if diff := cmp.Diff(list.Sessions, wantSessions, ignoreConnectedAt); diff != "" {
 		t.Errorf("debug://sessions (-got +want):\n%s", diff)
 	}
+
+	// One app gone: both sessions still exist, so answers still say which
+	// answered; the gone one's answers are marked live: false.
+	shopApp.leave()
+	linkWaitFor(t, "shop-1 to be disconnected", func() bool {
+		h := e.sessionsHealth()
+		return len(h.Sessions) == 2 && !h.Sessions[1].Connected
+	})
+	wantResult(t, "the live session's answer", e.mustCall("debug_get_state_path", map[string]any{"path": "who"}), admin)
+	wantResult(t, "the gone session's answer", e.mustCall("debug_query_events", map[string]any{"stream": "redux", "session": "ShopApp"}),
+		`{"session":{"id":"shop-1","app":"ShopApp"},"live":false,"events":[],"hasMore":false,"oldestSeq":0,"latestSeq":0}`)
 }
 
 // TestSessionArgumentErrors: a session argument naming no session, or an
