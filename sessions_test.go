@@ -1233,3 +1233,48 @@ func TestStaleSeqsNotBuffered(t *testing.T) {
 	}
 	checkSessionBytes(t, s)
 }
+
+// TestDefaultSession: without a session argument, the most recently
+// connected live session answers, else the most recently disconnected one.
+func TestDefaultSession(t *testing.T) {
+	t.Parallel()
+	reg, _ := newTestRegistry(10)
+	if s, err := reg.find(""); s != nil || err != nil {
+		t.Fatalf("default of an empty registry = %v, %v; want none", s, err)
+	}
+	feedA, feedB := &testFeed{}, &testFeed{}
+	a, _ := reg.attach(sessionViaWire, "a", "phone", testInfo("a", "phone", "A"), feedA)
+	b, _ := reg.attach(sessionViaWire, "b", "tablet", testInfo("b", "tablet", "B"), feedB)
+	check := func(what string, want *session) {
+		t.Helper()
+		if got, err := reg.find(""); got != want || err != nil {
+			t.Errorf("%s: default = %+v, %v; want session %s", what, got, err, want.id)
+		}
+	}
+	check("both live", b)
+	reg.detach(b, feedB, "disconnected")
+	check("the newest left", a)
+	reg.detach(a, feedA, "disconnected")
+	check("both left, a last", a)
+	if reg.currentLive("") != nil {
+		t.Error("currentLive found a session with none live")
+	}
+	feedB2 := &testFeed{}
+	reg.attach(sessionViaWire, "b", "tablet", testInfo("b", "tablet", "B"), feedB2)
+	check("b back", b)
+}
+
+// TestEventBufferSetting: EVENT_BUFFER bounds what a wire session keeps.
+func TestEventBufferSetting(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, func(c *config) { c.EventBuffer = 3 }, nil)
+	a := connectWith(t, h, "s")
+	for seq := 1; seq <= 5; seq++ {
+		a.sendText(fmt.Sprintf(`{"type":"event","event":{"stream":"navigation","seq":%d,"type":"route_change","payload":{}}}`, seq))
+	}
+	a.sync()
+	want := eventsAnswer{[]int64{3, 4, 5}, false, 3, 5}
+	if diff := cmp.Diff(queryBuffer(t, sessionByID(t, h.link.sessions, "s"), eventsParams{Stream: "navigation", Limit: 200}), want); diff != "" {
+		t.Errorf("navigation buffer (-got +want):\n%s", diff)
+	}
+}
