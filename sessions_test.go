@@ -1278,3 +1278,28 @@ func TestEventBufferSetting(t *testing.T) {
 		t.Errorf("navigation buffer (-got +want):\n%s", diff)
 	}
 }
+
+// TestDescribeSession: a session's health entry names at most
+// maxHealthStreams streams, and says how many there are beyond; a gone
+// session says when it left.
+func TestDescribeSession(t *testing.T) {
+	t.Parallel()
+	names := make([]string, maxWireStreams)
+	for i := range names {
+		names[i] = fmt.Sprintf("s%d", i)
+	}
+	info := testInfo("s", "phone", "", names...)
+	info.ConnectedAt = time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
+	left := time.Date(2026, 11, 21, 11, 0, 0, 0, time.UTC)
+	got := describeSession(sessionView{ID: "s", Via: sessionViaWire, DeviceID: "phone", DisconnectedAt: left, Info: info})
+	at := "2026-11-21T11:00:00.000Z"
+	want := healthSession{ID: "s", App: nil, Via: "wire", Connected: false, ConnectedAt: "2026-11-21T10:00:00.000Z",
+		Device: json.RawMessage("null"), DisconnectedAt: &at, Streams: names[:maxHealthStreams], StreamsTotal: maxWireStreams}
+	if diff := cmp.Diff(got, want); diff != "" {
+		t.Errorf("describeSession (-got +want):\n%s", diff)
+	}
+	b, _ := json.Marshal(got)
+	if !strings.Contains(string(b), `"app":null`) || !strings.Contains(string(b), `"device":null`) {
+		t.Errorf("entry %s, want app and device null when the app gave none", b)
+	}
+}
