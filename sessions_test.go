@@ -1303,3 +1303,56 @@ func TestDescribeSession(t *testing.T) {
 		t.Errorf("entry %s, want app and device null when the app gave none", b)
 	}
 }
+
+// TestRegistryConcurrentUse runs every registry and session operation at
+// once, for the race detector and to catch lock-order deadlocks.
+func TestRegistryConcurrentUse(t *testing.T) {
+	t.Parallel()
+	reg, _ := newTestRegistry(20)
+	reg.bufferBytes = 4000
+	const rounds = 300
+	var wg sync.WaitGroup
+	for d := range 3 {
+		device := fmt.Sprintf("device-%d", d)
+		wg.Go(func() {
+			for i := range rounds {
+				feed := &testFeed{answer: func(method string, params any) (json.RawMessage, error) {
+					if method == "snapshot.get" {
+						return json.RawMessage(`{"seq":1,"timestamp":"t","state":{}}`), nil
+					}
+					return nil, errAnswerLocally
+				}}
+				id := fmt.Sprintf("%s-%d", device, i%4)
+				s, _ := reg.attach(sessionViaWire, id, device, testInfo(id, device, "App", "redux", "navigation"), feed)
+				for seq := range int64(5) {
+					recordTestEvent(s, feed, "redux", int64(i)*5+seq+1, "action_dispatched", `{}`)
+				}
+				s.setStreams(feed, []streamState{{Name: "redux", Active: true}, {Name: "mmkv", Active: i%2 == 0}})
+				if _, err := s.request(context.Background(), "snapshot.get", snapshotParams{Stream: "redux"}); err != nil {
+					t.Errorf("snapshot.get: %v", err)
+					return
+				}
+				reg.detach(s, feed, "disconnected")
+			}
+		})
+	}
+	wg.Go(func() {
+		for range rounds {
+			for _, s := range reg.list() {
+				_, _ = s.request(context.Background(), "events.query", eventsParams{Stream: "redux", Limit: 5})
+				_, _ = s.request(context.Background(), "streams.list", struct{}{})
+				s.streamActive("redux")
+				mmkvInstancesOf(s)
+				describeSession(s.view())
+			}
+			_, _ = reg.find("App")
+			_, _ = reg.find("device-1-2")
+			reg.current()
+			reg.prune()
+		}
+	})
+	wg.Wait()
+	for _, s := range reg.list() {
+		checkSessionBytes(t, s)
+	}
+}
