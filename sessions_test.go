@@ -1356,3 +1356,26 @@ func TestRegistryConcurrentUse(t *testing.T) {
 		checkSessionBytes(t, s)
 	}
 }
+
+// TestSessionEventsReachTheClient: with several apps, the client hears of
+// each session coming and going, by session id.
+func TestSessionEventsReachTheClient(t *testing.T) {
+	e, url := startSessionsE2E(t)
+	e.call(1, "logging/setLevel", map[string]any{"level": "info"})
+	message := func(level, event, sessionID string) {
+		t.Helper()
+		e.waitNotification("notifications/message", func(p map[string]any) bool {
+			data, _ := p["data"].(map[string]any)
+			return p["level"] == level && data["event"] == event && data["sessionId"] == sessionID
+		})
+		e.waitNotification("notifications/resources/list_changed", nil)
+	}
+	a := dialSessionApp(t, url, appHandshake("a-1", "phone", "ShopApp"), appAnswers(`{}`))
+	message("info", "adapter connected", "a-1")
+	dialSessionApp(t, url, appHandshake("b-1", "tablet", "ShopApp"), appAnswers(`{}`))
+	message("info", "adapter connected", "b-1")
+	a.leave()
+	message("warning", "adapter disconnected", "a-1")
+	dialSessionApp(t, url, appHandshake("a-2", "phone", "ShopApp"), appAnswers(`{}`))
+	message("info", "adapter connected", "a-2")
+}
