@@ -18,6 +18,7 @@ const (
 	codeInvalidParams     = "INVALID_PARAMS"
 	codeAdapterError      = "ADAPTER_ERROR"
 	codeNotSupported      = "NOT_SUPPORTED" // the app does not offer it, or READ_ONLY withholds it
+	codeEventNotFound     = "EVENT_NOT_FOUND"
 )
 
 // suggestions holds the one sentence an agent can act on for each code.
@@ -32,6 +33,7 @@ var suggestions = map[string]string{
 	codeInvalidParams:     "Fix the named argument to match the tool's inputSchema and call again.",
 	codeAdapterError:      "The app's debug adapter misbehaved; check the app's logs, update the adapter, or retry.",
 	codeNotSupported:      "Use the read-only tools instead, or give the app (or the server) what the message says is missing.",
+	codeEventNotFound:     "List the events held first (debug_get_network without `seq`, or debug_query_events) and pass one of their seqs.",
 }
 
 // toolError is a tool failure. conn.go returns it for adapter conditions,

@@ -605,9 +605,8 @@ func (ts *toolSet) requestDetail(ctx context.Context, s *session, seq int64) (*t
 		return nil, err
 	}
 	if len(page.events) == 0 || page.seqs[0] != seq {
-		e := invalidParams("seq", fmt.Sprintf("no %s event with seq %d in the network stream (it holds %d-%d)", requestEvent, seq, page.oldestSeq, page.latestSeq))
-		e.Suggestion = "Call debug_get_network without `seq` to list the requests held, then pass one of their seqs."
-		return nil, e
+		return nil, newToolError(codeEventNotFound, map[string]any{"stream": networkStream, "seq": seq, "oldestSeq": page.oldestSeq, "latestSeq": page.latestSeq},
+			"no %s event with seq %d in the network stream (it holds %d-%d)", requestEvent, seq, page.oldestSeq, page.latestSeq)
 	}
 	event := page.events[0]
 	payload := rawMember(event, "payload")

@@ -277,6 +277,10 @@ func TestAppToolFilters(t *testing.T) {
 			t.Errorf("network %v: hasMore %t, want %t; seqs (-want +got):\n%s", tc.args, got.HasMore, wantMore, diff)
 		}
 	}
+	res, isError := e.callTool("debug_get_network", map[string]any{"seq": allNet.LatestSeq + 5})
+	if code, details, _ := decodeToolError(t, res); !isError || code != codeEventNotFound || details["latestSeq"] != float64(allNet.LatestSeq) {
+		t.Errorf("a seq past the end: %s", res)
+	}
 	var failed networkOut
 	e.mustTool("debug_get_network", map[string]any{"status": "failed"}, &failed)
 	if len(failed.Requests) == 0 || failed.Requests[0].Error == "" {
@@ -291,7 +295,6 @@ func TestAppToolFilters(t *testing.T) {
 		{"debug_get_logs", map[string]any{"level": "loud"}, "level"},
 		{"debug_get_network", map[string]any{"status": "6xx"}, "status"},
 		{"debug_get_network", map[string]any{"status": "ok"}, "status"},
-		{"debug_get_network", map[string]any{"seq": allNet.LatestSeq + 5}, "seq"},
 		{"debug_dispatch_action", map[string]any{"action": map[string]any{"payload": 1}}, "action"},
 		{"debug_dispatch_action", map[string]any{"action": "cart/clear"}, "action"},
 		{"debug_run_command", map[string]any{"command": "clearCart", "args": []any{}}, "args"},
@@ -406,21 +409,6 @@ func scriptedApp(t *testing.T, a *wireTestAdapter, answer func(method string, pa
 			}
 		}
 	})
-}
-
-// connectWith is linkHarness.connect with a handshake changed by mods.
-func connectWith(t *testing.T, h *linkHarness, sessionID string, mods ...func(map[string]any)) *wireTestAdapter {
-	t.Helper()
-	a := h.dial(t, nil)
-	a.send(testHandshake(sessionID, mods...))
-	if got := a.recv(); got["type"] != "handshake_ack" {
-		t.Fatalf("handshake answer = %v, want a handshake_ack", got)
-	}
-	linkWaitFor(t, "adapter "+sessionID+" to be live", func() bool {
-		s := h.link.status()
-		return s.Connected && s.Adapter.SessionID == sessionID
-	})
-	return a
 }
 
 // callToolDirect calls a tool of ts and returns its result object (or the
