@@ -472,6 +472,7 @@ func TestRunHelp(t *testing.T) {
 		"WS_TOKEN", "-ws-token",
 		"WS_ALLOWED_HOSTS", "-ws-allowed-hosts",
 		"WS_ALLOWED_ORIGINS", "-ws-allowed-origins",
+		"READ_ONLY", "-read-only",
 		"-demo", "-version", "-help",
 		"19850", "127.0.0.1", "5000", "524288", "100000",
 	}
@@ -568,5 +569,53 @@ func TestConfigBracketedIPv6Host(t *testing.T) {
 	}
 	if _, err := loadConfig([]string{"-ws-host", "[not-an-ip]"}, func(string) string { return "" }); !errors.Is(err, errUsage) {
 		t.Errorf("-ws-host [not-an-ip]: %v, want errUsage", err)
+	}
+}
+
+// TestConfigReadOnly: READ_ONLY is a switch; its flag may stand alone, and
+// an explicit flag value beats the environment either way.
+func TestConfigReadOnly(t *testing.T) {
+	t.Parallel()
+	type env = map[string]string
+	for _, tc := range []struct {
+		args []string
+		env  env
+		want bool
+	}{
+		{nil, nil, false},
+		{nil, env{"READ_ONLY": "true"}, true},
+		{nil, env{"READ_ONLY": "1"}, true},
+		{nil, env{"READ_ONLY": "ON"}, true},
+		{nil, env{"READ_ONLY": "false"}, false},
+		{nil, env{"READ_ONLY": "no"}, false},
+		{[]string{"-read-only"}, nil, true},
+		{[]string{"-read-only", "-demo"}, nil, true},
+		{[]string{"-read-only=false"}, env{"READ_ONLY": "true"}, false},
+		{[]string{"--read-only=true"}, env{"READ_ONLY": "false"}, true},
+	} {
+		got := mustLoadConfig(t, tc.args, tc.env)
+		if got.ReadOnly != tc.want {
+			t.Errorf("loadConfig(%q, %v).ReadOnly = %t, want %t", tc.args, tc.env, got.ReadOnly, tc.want)
+		}
+		if tc.want {
+			continue
+		}
+		want := wantDefaults()
+		if diff := diffConfig(want, got); diff != "" && len(tc.args) == 0 {
+			t.Errorf("loadConfig(%q, %v) (-want +got):\n%s", tc.args, tc.env, diff)
+		}
+	}
+	for _, tc := range []struct {
+		args     []string
+		env      env
+		wantName string
+	}{
+		{nil, env{"READ_ONLY": "maybe"}, "READ_ONLY"},
+		{[]string{"-read-only=sometimes"}, nil, "-read-only"},
+	} {
+		_, err := loadConfig(tc.args, envFrom(tc.env))
+		if !errors.Is(err, errUsage) || !strings.Contains(err.Error(), tc.wantName) {
+			t.Errorf("loadConfig(%q, %v) error = %v, want a usage error naming %s", tc.args, tc.env, err, tc.wantName)
+		}
 	}
 }
