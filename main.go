@@ -5,11 +5,13 @@
 // changed them — as MCP tools and resources on stdin/stdout.
 //
 // Data flows from the agent through jsonrpc.go (framing, JSON-RPC) and
-// mcp.go (lifecycle, dispatch) to tools.go and resources.go, which ask the
+// mcp.go (lifecycle, dispatch) to tools.go (tools_app.go: logs, network
+// requests and acting on the app) and resources.go, which ask the
 // adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
 // decoding it). errors.go holds the tool error codes, config.go the
-// settings, and demo.go a simulated app for -demo and the tests.
+// settings, and demo.go (with demo_streams.go and demo_actions.go) a
+// simulated app for -demo and the tests.
 package main
 
 import (

@@ -305,7 +305,7 @@ func (q *adapterQueries) scanEvents(ctx context.Context, s *session, sc eventSca
 	unscanned := cursor > newest.oldestSeq-1
 	var older [][]byte
 scan:
-	for cursor < stop-1 {
+	for pages := 0; cursor < stop-1 && pages < maxScanEvents/scanPage; pages++ {
 		page, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType})
 		if err != nil {
 			return scanResult{}, err
@@ -689,11 +689,27 @@ func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, 
 	if err != nil {
 		return nil, err
 	}
+	// An app that does not answer (Reactotron) records the action a moment
+	// later: only events after this one can be it.
+	fireAndForget := s.view().Via == sessionViaReactotron
+	var after int64
+	if fireAndForget {
+		page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: "redux", Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		after = page.latestSeq
+	}
 	raw, err := s.request(ctx, "state.dispatch", dispatchParams{Action: action})
 	if err != nil {
 		return nil, err
 	}
-	event, err := ts.dispatchedEvent(ctx, s, raw, action)
+	if _, ok := wireInt(rawMember(raw, "seq")); !ok && fireAndForget {
+		if err := ts.settle(ctx); err != nil {
+			return nil, err
+		}
+	}
+	event, err := ts.dispatchedEvent(ctx, s, raw, action, after)
 	if err != nil {
 		return nil, err
 	}
@@ -771,8 +787,9 @@ func readChanges(diff []byte) []change {
 }
 
 // dispatchedEvent finds the action_dispatched event of a dispatch: the one
-// with the seq the app answered, else the newest of the action's type.
-func (ts *toolSet) dispatchedEvent(ctx context.Context, s *session, answer json.RawMessage, action []byte) ([]byte, error) {
+// with the seq the app answered, else the newest of the action's type
+// after seq after.
+func (ts *toolSet) dispatchedEvent(ctx context.Context, s *session, answer json.RawMessage, action []byte, after int64) ([]byte, error) {
 	if seq, ok := wireInt(rawMember(answer, "seq")); ok && seq >= 1 {
 		since := seq - 1
 		page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: "redux", Limit: 1, SinceSeq: &since})
@@ -788,7 +805,7 @@ func (ts *toolSet) dispatchedEvent(ctx context.Context, s *session, answer json.
 	if err != nil {
 		return nil, err
 	}
-	for i := len(page.events) - 1; i >= 0; i-- {
+	for i := len(page.events) - 1; i >= 0 && page.seqs[i] > after; i-- {
 		got, _ := wireString(rawMember(rawMember(rawMember(page.events[i], "payload"), "action"), "type"))
 		if got == typ {
 			return page.events[i], nil

@@ -641,16 +641,35 @@ func TestAppToolsCapabilities(t *testing.T) {
 }
 
 // fireAndForgetFeed is a Reactotron-like feed: it answers nothing itself,
-// and a command's effects arrive as events afterwards.
+// and a command's effects arrive as events afterwards. It answers
+// snapshot.get from state, as the bridge asks the app for its state.
 type fireAndForgetFeed struct {
-	s   *session
-	ran chan runCommandParams
+	s     *session
+	ran   chan runCommandParams
+	mu    sync.Mutex
+	state string
+	wg    sync.WaitGroup
 }
 
 func (f *fireAndForgetFeed) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	if p, ok := params.(runCommandParams); ok {
+	switch p := params.(type) {
+	case runCommandParams:
 		f.s.appendEvent(f, "redux", "action_dispatched", time.Now(), []byte(`{"action":{"type":"cart/clear"}}`))
 		f.ran <- p
+		return json.RawMessage(`{}`), nil
+	case snapshotParams:
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return json.RawMessage(`{"seq":1,"timestamp":"2026-11-21T10:00:00.000Z","state":` + f.state + `}`), nil
+	case dispatchParams:
+		// The app dispatches a moment later and reports the action.
+		f.wg.Go(func() {
+			time.Sleep(200 * time.Millisecond)
+			f.mu.Lock()
+			f.state = `{"cart":{"items":[]}}`
+			f.mu.Unlock()
+			f.s.appendEvent(f, "redux", "action_dispatched", time.Now(), []byte(`{"action":`+string(p.Action)+`}`))
+		})
 		return json.RawMessage(`{}`), nil
 	}
 	return nil, errAnswerLocally
@@ -715,6 +734,29 @@ func TestRunCommandFireAndForget(t *testing.T) {
 		}
 		if diff := cmp.Diff([]string{"redux 1", "console 2"}, summary); diff != "" || got.Command != "clearCart" || got.Result != nil {
 			t.Errorf("run on a fire-and-forget app: %s\n(-want +got):\n%s", res, diff)
+		}
+	})
+}
+
+// TestDispatchFireAndForget: on an app that does not answer a dispatch, the
+// tool waits for the action to be reported and diffs the state around it.
+func TestDispatchFireAndForget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := linkTestConfig()
+		link := newAdapterLink(cfg, nil, func(linkEvent) {})
+		feed := &fireAndForgetFeed{state: `{"cart":{"items":[1]}}`}
+		info := &adapterInfo{SessionID: "rt", AdapterVersion: "reactotron", ConnectedAt: time.Now(),
+			Streams: []streamState{{Name: "redux", Active: true}}}
+		s, _ := link.sessions.attach(sessionViaReactotron, "rt", "", info, feed)
+		feed.s = s
+		s.appendEvent(feed, "redux", "action_dispatched", time.Now(), []byte(`{"action":{"type":"cart/clear"}}`))
+		ts := newToolSet(cfg, link)
+		res, isError := callToolDirect(t, ts, "debug_dispatch_action", map[string]any{"action": map[string]any{"type": "cart/clear"}})
+		feed.wg.Wait()
+		want := `{"changes":[{"path":"cart.items.0","type":"removed","oldValue":1}],"changesFrom":"snapshots","totalChanges":1,"truncated":false,
+			"event":{"stream":"redux","seq":2,"type":"action_dispatched","timestamp":"2000-01-01T00:00:00.200Z","payload":{"action":{"type":"cart/clear"}}}}`
+		if isError || normaliseJSON(t, string(res)) != normaliseJSON(t, want) {
+			t.Errorf("dispatch on a fire-and-forget app:\n got %s\nwant %s", res, want)
 		}
 	})
 }
