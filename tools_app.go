@@ -75,7 +75,7 @@ var appTools = []*tool{
 		name:  "debug_get_logs",
 		title: "Get console logs",
 		description: "The app's console logs, oldest first, stacks cut short. Start here when something failed " +
-			"(level error); poll with since_seq = latestSeq.",
+			"(level error), then debug_get_network. Poll with since_seq = latestSeq.",
 		args: withSession(
 			argSpec{name: "level", kind: argString, description: "Minimum: debug, info, warn, error."},
 			argSpec{name: "contains", kind: argString, description: "Text to find, any case."},
