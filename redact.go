@@ -1,0 +1,965 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// This file hides secrets in everything the server sends to a client. An
+// app's state holds tokens and passwords, and an agent's transcript is
+// stored and shared far more widely than the app's memory, so redaction is
+// on unless REDACT=off.
+//
+// Two kinds of rule apply. Values under a sensitive key name (password,
+// token, cookie, … matched within any key, ignoring case and the separators
+// - _ . and space) are hidden whole. Strings that look like secrets — JWTs,
+// Bearer and Basic credentials, sk-, gh?_, xox?- and AKIA keys, PEM private
+// keys, sensitive URL query or form parameters, "Authorization: …" header
+// lines and "password": … inside embedded JSON — have the secret part
+// replaced wherever they appear, so a URL or a log line stays readable.
+//
+// JSON is redacted while it is copied, with the walking helpers of
+// rawjson.go: nothing is decoded but the few strings that hold escapes, and
+// text without a secret is returned as it came, without a copy.
+
+// redactedMarker replaces every hidden value.
+const redactedMarker = "[REDACTED]"
+
+// sensitiveKeyWords are matched within key names after lower-casing them and
+// dropping separators: "X-Api-Key", "api_key" and "apiKey" all hold
+// "apikey", "Set-Cookie" holds "cookie", "clientSecret" holds "secret".
+var sensitiveKeyWords = []string{
+	"password", "passwd", "passphrase", "secret", "token", "authorization", "cookie",
+	"apikey", "credential", "privatekey",
+}
+
+// sensitiveParamWords are the further names hidden as URL query or form
+// parameters (?key=…, &sig=…), where short names are conventional; as JSON
+// keys they would hide too much ("key" names every route of a navigation
+// state, "session" the adapter's session id).
+var (
+	sensitiveParamWords = []string{"signature", "session"}
+	sensitiveParamNames = []string{"key", "sig", "sid", "auth"}
+)
+
+// defaultKeys and defaultParams are the matchers without REDACT_KEYS:
+// immutable tables, built once, as jsonStringStop is.
+var (
+	defaultKeys   = newKeyMatcher(sensitiveKeyWords)
+	defaultParams = newKeyMatcher(append(slices.Clone(sensitiveKeyWords), sensitiveParamWords...))
+)
+
+// redactor hides secrets in JSON and text. A nil *redactor, as newRedactor
+// returns for REDACT=off, passes everything through unchanged. It is never
+// changed after newRedactor and is safe for concurrent use.
+type redactor struct {
+	keys   *keyMatcher // sensitive key names
+	params *keyMatcher // sensitive parameter names, in text
+}
+
+// newRedactor returns the redactor cfg asks for, or nil when redaction is
+// off. REDACT_KEYS is validated by loadConfig, so every extra key is a word.
+func newRedactor(cfg config) *redactor {
+	if !cfg.Redact {
+		return nil
+	}
+	r := &redactor{keys: defaultKeys, params: defaultParams}
+	if len(cfg.RedactKeys) > 0 {
+		r.keys = newKeyMatcher(append(slices.Clone(sensitiveKeyWords), cfg.RedactKeys...))
+		words := append(slices.Clone(sensitiveKeyWords), sensitiveParamWords...)
+		r.params = newKeyMatcher(append(words, cfg.RedactKeys...))
+	}
+	return r
+}
+
+// Mode is "on" or "off", as debug_health_check reports it.
+func (r *redactor) Mode() string {
+	if r == nil {
+		return "off"
+	}
+	return "on"
+}
+
+// JSON returns the JSON text data with its secrets hidden: values under
+// sensitive keys and secret-looking strings. Keys, their order and the
+// nesting stay as they are. A value under a sensitive key becomes the
+// string "[REDACTED]", except null, true, false and "", which hold no
+// secret and tell whether one is set; an object or array under a sensitive
+// key keeps its keys and length, with every value inside hidden the same
+// way. In an object with a "key" or "name" member naming a sensitive key
+// ({"name": "Authorization", "value": "…"}), the "value" member is hidden.
+//
+// data is returned itself when nothing is hidden. Text that is not valid
+// JSON gets the text rules over the whole of it (Text), so nothing passes
+// unredacted.
+func (r *redactor) JSON(data []byte) []byte {
+	if r == nil {
+		return data
+	}
+	out, err := r.redactJSON(data)
+	if err != nil {
+		redacted, _ := r.appendText(nil, data)
+		if redacted == nil {
+			return data
+		}
+		return redacted
+	}
+	return out
+}
+
+// Text returns free text — a log message, a URL, a header value — with the
+// secret-looking parts replaced by "[REDACTED]".
+func (r *redactor) Text(s string) string {
+	if r == nil {
+		return s
+	}
+	out, changed := r.appendText(nil, []byte(s))
+	if !changed {
+		return s
+	}
+	return string(out)
+}
+
+// Value returns v, encoded as JSON, redacted, for a payload built from Go
+// values (a notification's data). A value that cannot be encoded becomes a
+// string saying so.
+func (r *redactor) Value(v any) any {
+	if r == nil {
+		return v
+	}
+	data, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprintf("unencodable value: %v", err)
+	}
+	return json.RawMessage(r.JSON(data))
+}
+
+// Err returns err with its message and details redacted: a *toolError stays
+// a *toolError, anything else becomes a plain error with the redacted text.
+func (r *redactor) Err(err error) error {
+	if r == nil || err == nil {
+		return err
+	}
+	te := asToolError(err)
+	if te == nil {
+		return errors.New(r.Text(err.Error()))
+	}
+	out := &toolError{Code: te.Code, Message: r.Text(te.Message), Suggestion: r.Text(te.Suggestion)}
+	if te.Details != nil {
+		out.Details = r.Value(te.Details)
+	}
+	return out
+}
+
+// Changes hides the values of diff changes whose path passes through a
+// sensitive key. It must run on the diff of the unredacted states: two
+// different tokens both redact to "[REDACTED]", and a diff of redacted
+// states would not see that the token changed. Values elsewhere are left to
+// JSON, which the encoded result goes through like any other.
+func (r *redactor) Changes(changes []change) {
+	if r == nil {
+		return
+	}
+	for i := range changes {
+		if !r.sensitivePath(changes[i].Path) {
+			continue
+		}
+		changes[i].OldValue = redactDecoded(changes[i].OldValue)
+		changes[i].NewValue = redactDecoded(changes[i].NewValue)
+	}
+}
+
+// sensitivePath reports whether a canonical path has a sensitive key in it.
+func (r *redactor) sensitivePath(path string) bool {
+	segs, err := parsePath(path)
+	if err != nil {
+		return r.keys.match([]byte(path)) // not one of ours: judge the text
+	}
+	for _, seg := range segs {
+		if r.keys.match([]byte(seg.Key)) {
+			return true
+		}
+	}
+	return false
+}
+
+// redactDecoded is the decoded-value counterpart of a value under a
+// sensitive key in JSON: a copy with every string and number hidden.
+func redactDecoded(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(v))
+		for k, e := range v {
+			out[k] = redactDecoded(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(v))
+		for i, e := range v {
+			out[i] = redactDecoded(e)
+		}
+		return out
+	case nil, bool:
+		return v
+	case string:
+		if v == "" {
+			return v
+		}
+	}
+	return redactedMarker
+}
+
+// keyMatcher finds any of a set of words within a key name, ignoring case
+// and the separators - _ . and space: an Aho-Corasick automaton compiled to
+// a table, so a key costs one lookup per byte however many words there are.
+type keyMatcher struct {
+	next   []uint16 // next[state*keyClasses+class]
+	accept []bool
+}
+
+// keyClasses counts the byte classes: separators (skipped), 26 letters, 10
+// digits and everything else.
+const keyClasses = 38
+
+var keyClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= 'a' && c <= 'z':
+			t[c] = uint8(1 + c - 'a')
+		case c >= 'A' && c <= 'Z':
+			t[c] = uint8(1 + c - 'A')
+		case c >= '0' && c <= '9':
+			t[c] = uint8(27 + c - '0')
+		case c == '-' || c == '_' || c == '.' || c == ' ':
+			t[c] = 0
+		default:
+			t[c] = keyClasses - 1
+		}
+	}
+	return t
+}()
+
+func newKeyMatcher(words []string) *keyMatcher {
+	// The trie: goto[state][class], -1 where there is no edge.
+	var trie [][keyClasses]int
+	var accept []bool
+	newState := func() int {
+		var row [keyClasses]int
+		for i := range row {
+			row[i] = -1
+		}
+		trie = append(trie, row)
+		accept = append(accept, false)
+		return len(trie) - 1
+	}
+	newState()
+	for _, w := range words {
+		s := 0
+		for i := 0; i < len(w); i++ {
+			cl := keyClass[w[i]]
+			if cl == 0 {
+				continue
+			}
+			if trie[s][cl] < 0 {
+				n := newState()
+				trie[s][cl] = n
+			}
+			s = trie[s][cl]
+		}
+		if s != 0 {
+			accept[s] = true
+		}
+	}
+	// Breadth first, fill in the missing edges from the failure links.
+	m := &keyMatcher{next: make([]uint16, len(trie)*keyClasses), accept: accept}
+	fail := make([]int, len(trie))
+	queue := []int{}
+	for cl := 1; cl < keyClasses; cl++ {
+		if t := trie[0][cl]; t >= 0 {
+			m.next[cl] = uint16(t)
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		accept[s] = accept[s] || accept[fail[s]]
+		for cl := 1; cl < keyClasses; cl++ {
+			if t := trie[s][cl]; t >= 0 {
+				fail[t] = int(m.next[fail[s]*keyClasses+cl])
+				m.next[s*keyClasses+cl] = uint16(t)
+				queue = append(queue, t)
+			} else {
+				m.next[s*keyClasses+cl] = m.next[fail[s]*keyClasses+cl]
+			}
+		}
+	}
+	return m
+}
+
+// match reports whether name holds one of the words.
+func (m *keyMatcher) match(name []byte) bool {
+	s := 0
+	for _, c := range name {
+		cl := keyClass[c]
+		if cl == 0 {
+			continue
+		}
+		s = int(m.next[s*keyClasses+int(cl)])
+		if m.accept[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// validRedactKey checks one REDACT_KEYS item: a word of letters and digits,
+// possibly with separators, as key names are matched.
+func validRedactKey(k string) error {
+	letters := 0
+	for i := 0; i < len(k); i++ {
+		switch cl := keyClass[k[i]]; {
+		case cl == keyClasses-1:
+			return fmt.Errorf("%q is not a key name: use letters and digits, with - _ . or space between", k)
+		case cl >= 1 && cl <= 26:
+			letters++
+		}
+	}
+	if letters == 0 {
+		return fmt.Errorf("%q is not a key name: it needs a letter", k)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// JSON.
+
+// jsonRedaction is one pass of JSON over data. Output is built lazily: out
+// stays nil until the first replacement, and data[last:] is what has not
+// been copied to it yet, so an output offset is known for every input
+// offset at or after last.
+type jsonRedaction struct {
+	r       *redactor
+	data    []byte
+	out     []byte
+	last    int
+	frames  []redactFrame
+	scratch []byte
+}
+
+// redactFrame is an object or array being walked.
+type redactFrame struct {
+	object    bool
+	sensitive bool // under a sensitive key: every value inside is hidden
+	// pairSensitive: a "key" or "name" member named a sensitive key, so
+	// "value" members are hidden; pending holds the output ranges of
+	// "value" members walked before that was known.
+	pairSensitive bool
+	pending       [][2]int
+	// valueStart is the output offset of this container when it is a
+	// "value" member of its parent that may still need hiding, else -1.
+	valueStart int
+}
+
+// memberCtx says how to treat the value about to be walked.
+type memberCtx struct {
+	sensitive bool // hide it
+	pairValue bool // a "value" member whose sibling name is not known yet
+	pairName  bool // a "key" or "name" member: its string may name a sensitive key
+}
+
+var errRedactTooDeep = fmt.Errorf("JSON nested deeper than %d levels", scanMaxDepth)
+
+func (r *redactor) redactJSON(data []byte) ([]byte, error) {
+	w := jsonRedaction{r: r, data: data}
+	if err := w.run(); err != nil {
+		return nil, err
+	}
+	if w.out == nil {
+		return data, nil
+	}
+	return append(w.out, data[w.last:]...), nil
+}
+
+// outPos is the output offset that data[p] will have, for p ≥ w.last.
+func (w *jsonRedaction) outPos(p int) int { return len(w.out) + p - w.last }
+
+// flush copies the input up to p to the output.
+func (w *jsonRedaction) flush(p int) {
+	if w.out == nil {
+		w.out = make([]byte, 0, len(w.data)+len(w.data)/32+64)
+	}
+	w.out = append(w.out, w.data[w.last:p]...)
+	w.last = p
+}
+
+// replace puts parts in place of data[start:end].
+func (w *jsonRedaction) replace(start, end int, parts ...[]byte) {
+	w.flush(start)
+	for _, p := range parts {
+		w.out = append(w.out, p...)
+	}
+	w.last = end
+}
+
+var (
+	quotedMarker = []byte(`"` + redactedMarker + `"`)
+	quoteBytes   = []byte(`"`)
+)
+
+func (w *jsonRedaction) top() *redactFrame { return &w.frames[len(w.frames)-1] }
+
+func (w *jsonRedaction) run() error {
+	d := w.data
+	i := skipSpace(d, 0)
+	var ctx memberCtx
+	for {
+		if i >= len(d) {
+			return errMalformedJSON
+		}
+		start := w.outPos(i)
+		switch c := d[i]; c {
+		case '{', '[':
+			if len(w.frames) >= scanMaxDepth {
+				return errRedactTooDeep
+			}
+			f := redactFrame{object: c == '{', sensitive: ctx.sensitive, valueStart: -1}
+			if ctx.pairValue {
+				f.valueStart = start
+			}
+			w.frames = append(w.frames, f)
+			i = skipSpace(d, i+1)
+			closer := byte(']')
+			if f.object {
+				closer = '}'
+			}
+			if i < len(d) && d[i] != closer {
+				var err error
+				if i, ctx, err = w.member(i); err != nil {
+					return err
+				}
+				continue
+			}
+		case '"':
+			end := skipString(d, i)
+			if end < 0 {
+				return errMalformedJSON
+			}
+			if err := w.stringValue(i, end, ctx); err != nil {
+				return err
+			}
+			i = end
+			if ctx.pairValue {
+				top := w.top()
+				top.pending = append(top.pending, [2]int{start, w.outPos(i)})
+			}
+		default:
+			end := skipValue(d, i)
+			if end <= i {
+				return errMalformedJSON
+			}
+			if ctx.sensitive && c != 't' && c != 'f' && c != 'n' {
+				w.replace(i, end, quotedMarker)
+			}
+			i = end
+			if ctx.pairValue {
+				top := w.top()
+				top.pending = append(top.pending, [2]int{start, w.outPos(i)})
+			}
+		}
+		// The value is complete: leave finished containers, or go on to the
+		// next element or member.
+		for {
+			i = skipSpace(d, i)
+			if len(w.frames) == 0 {
+				if i != len(d) {
+					return errMalformedJSON
+				}
+				return nil
+			}
+			if i >= len(d) {
+				return errMalformedJSON
+			}
+			top := w.top()
+			c := d[i]
+			if c == ',' {
+				var err error
+				if i, ctx, err = w.member(skipSpace(d, i+1)); err != nil {
+					return err
+				}
+				break
+			}
+			if c == '}' && top.object || c == ']' && !top.object {
+				i++
+				done := w.frames[len(w.frames)-1]
+				w.frames = w.frames[:len(w.frames)-1]
+				if done.valueStart >= 0 && len(w.frames) > 0 {
+					parent := w.top()
+					parent.pending = append(parent.pending, [2]int{done.valueStart, w.outPos(i)})
+				}
+				continue
+			}
+			return errMalformedJSON
+		}
+	}
+}
+
+// member reads what comes before the next value of the innermost container:
+// for an object, its key and colon.
+func (w *jsonRedaction) member(i int) (int, memberCtx, error) {
+	top := w.top()
+	if !top.object {
+		return i, memberCtx{sensitive: top.sensitive}, nil
+	}
+	d := w.data
+	if i >= len(d) || d[i] != '"' {
+		return 0, memberCtx{}, errMalformedJSON
+	}
+	end := skipString(d, i)
+	if end < 0 {
+		return 0, memberCtx{}, errMalformedJSON
+	}
+	name := d[i+1 : end-1]
+	if bytes.IndexByte(name, '\\') >= 0 {
+		s, ok := wireString(d[i:end])
+		if !ok {
+			return 0, memberCtx{}, errMalformedJSON
+		}
+		name = []byte(s)
+	}
+	ctx := memberCtx{sensitive: top.sensitive || w.r.keys.match(name)}
+	switch {
+	case ctx.sensitive:
+	case bytes.EqualFold(name, []byte("value")):
+		ctx.sensitive = top.pairSensitive
+		ctx.pairValue = !top.pairSensitive
+	case bytes.EqualFold(name, []byte("key")) || bytes.EqualFold(name, []byte("name")):
+		ctx.pairName = !top.pairSensitive
+	}
+	if err := w.text(i, end); err != nil {
+		return 0, memberCtx{}, err
+	}
+	i = skipSpace(d, end)
+	if i >= len(d) || d[i] != ':' {
+		return 0, memberCtx{}, errMalformedJSON
+	}
+	return skipSpace(d, i+1), ctx, nil
+}
+
+// stringValue handles the string value data[i:end].
+func (w *jsonRedaction) stringValue(i, end int, ctx memberCtx) error {
+	d := w.data
+	content := d[i+1 : end-1]
+	if ctx.sensitive {
+		if len(content) > 0 && string(content) != redactedMarker {
+			w.replace(i, end, quotedMarker)
+		}
+		return nil
+	}
+	if err := w.text(i, end); err != nil {
+		return err
+	}
+	if ctx.pairName {
+		name := content
+		if bytes.IndexByte(name, '\\') >= 0 {
+			if s, ok := wireString(d[i:end]); ok {
+				name = []byte(s)
+			}
+		}
+		if w.r.keys.match(name) {
+			w.hidePending(end)
+		}
+	}
+	return nil
+}
+
+// hidePending marks the innermost object as naming a sensitive key and
+// hides the "value" members already copied.
+func (w *jsonRedaction) hidePending(cur int) {
+	top := w.top()
+	top.pairSensitive = true
+	if len(top.pending) == 0 {
+		return
+	}
+	w.flush(cur)
+	for k := len(top.pending) - 1; k >= 0; k-- {
+		r := top.pending[k]
+		w.out = slices.Replace(w.out, r[0], r[1], quotedMarker...)
+	}
+	top.pending = nil
+}
+
+// text applies the text rules to the string data[i:end], key or value.
+func (w *jsonRedaction) text(i, end int) error {
+	d := w.data
+	content := d[i+1 : end-1]
+	if bytes.IndexByte(content, '\\') < 0 {
+		out, changed := w.r.appendText(w.scratch[:0], content)
+		w.scratch = out[:0]
+		if changed {
+			w.replace(i, end, quoteBytes, out, quoteBytes)
+		}
+		return nil
+	}
+	// Escapes could hide a secret's characters, and embedded JSON's quotes
+	// are escaped: judge the decoded text.
+	s, ok := wireString(d[i:end])
+	if !ok {
+		return errMalformedJSON
+	}
+	out, changed := w.r.appendText(nil, []byte(s))
+	if changed {
+		w.replace(i, end, appendJSONString(w.scratch[:0], out, false))
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Text.
+
+// textTrigger marks the bytes at which a text rule may match: each rule is
+// checked only where its rarest fixed character is.
+var textTrigger = func() (t [256]bool) {
+	for _, c := range []byte("JBb-_A=:") {
+		t[c] = true
+	}
+	return t
+}()
+
+// appendText appends s to dst with every secret found replaced, and reports
+// whether any was; when none was, dst is returned as it came.
+func (r *redactor) appendText(dst, s []byte) ([]byte, bool) {
+	last, changed := 0, false
+	for i := 0; i < len(s); i++ {
+		if !textTrigger[s[i]] {
+			continue
+		}
+		start, end, marker, ok := r.secretAt(s, i)
+		if !ok {
+			continue
+		}
+		start = max(start, last)
+		if string(s[start:end]) == marker {
+			i = end - 1
+			continue
+		}
+		changed = true
+		dst = append(dst, s[last:start]...)
+		dst = append(dst, marker...)
+		last = end
+		i = end - 1
+	}
+	if !changed {
+		return dst, false
+	}
+	return append(dst, s[last:]...), true
+}
+
+// secretAt checks the rules whose trigger is s[i] and returns the part to
+// replace, s[start:end], and what to replace it with.
+func (r *redactor) secretAt(s []byte, i int) (start, end int, marker string, ok bool) {
+	switch s[i] {
+	case 'J':
+		return jwtAt(s, i)
+	case 'B', 'b':
+		return authSchemeAt(s, i)
+	case '-':
+		if start, end, ok := pemAt(s, i); ok {
+			return start, end, redactedMarker, true
+		}
+		if prefixedAt(s, i, "sk") {
+			return tokenAfter(s, i+1, 16)
+		}
+		if i >= 4 && prefixedAt(s, i-1, "xox") && isLetter(s[i-1]) {
+			return tokenAfter(s, i+1, 10)
+		}
+	case '_':
+		if i >= 3 && prefixedAt(s, i-1, "gh") && strings.IndexByte("pousr", s[i-1]) >= 0 {
+			return tokenAfter(s, i+1, 20)
+		}
+		if prefixedAt(s, i, "github") && bytes.HasPrefix(s[i:], []byte("_pat_")) {
+			return tokenAfter(s, i+5, 20)
+		}
+		if prefixedAt(s, i, "sk") {
+			return tokenAfter(s, i+1, 16)
+		}
+	case 'A':
+		if (bytes.HasPrefix(s[i:], []byte("AKIA")) || bytes.HasPrefix(s[i:], []byte("ASIA"))) && boundaryAt(s, i) {
+			e := i + 4
+			for e < len(s) && (s[e] >= 'A' && s[e] <= 'Z' || s[e] >= '0' && s[e] <= '9') {
+				e++
+			}
+			if e-(i+4) >= 16 {
+				return i + 4, e, redactedMarker, true
+			}
+		}
+	case '=':
+		return r.paramAt(s, i)
+	case ':':
+		return r.colonAt(s, i)
+	}
+	return 0, 0, "", false
+}
+
+func isTokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// boundaryAt reports whether a token may start at s[p]: nothing of a token
+// precedes it ("task-…" holds no sk- key).
+func boundaryAt(s []byte, p int) bool { return p == 0 || !isTokenChar(s[p-1]) }
+
+// prefixedAt reports whether prefix ends just before s[i] and starts a token.
+func prefixedAt(s []byte, i int, prefix string) bool {
+	p := i - len(prefix)
+	return p >= 0 && string(s[p:i]) == prefix && boundaryAt(s, p)
+}
+
+func tokenRun(s []byte, j int) int {
+	for j < len(s) && isTokenChar(s[j]) {
+		j++
+	}
+	return j
+}
+
+// tokenAfter hides the token starting at s[j] when it has at least n
+// characters: the key prefix before it stays, to say what kind it was.
+func tokenAfter(s []byte, j, n int) (int, int, string, bool) {
+	e := tokenRun(s, j)
+	if e-j < n {
+		return 0, 0, "", false
+	}
+	return j, e, redactedMarker, true
+}
+
+// jwtAt finds a JWT whose "eyJ" ends at s[i]: base64url header, '.', a
+// payload and an optional signature. Two parts are enough: a token cut
+// after its payload still carries it.
+func jwtAt(s []byte, i int) (int, int, string, bool) {
+	p := i - 2
+	if p < 0 || s[p] != 'e' || s[p+1] != 'y' || !boundaryAt(s, p) {
+		return 0, 0, "", false
+	}
+	e1 := tokenRun(s, p)
+	if e1-p < 10 || e1 >= len(s) || s[e1] != '.' {
+		return 0, 0, "", false
+	}
+	e2 := tokenRun(s, e1+1)
+	if e2-(e1+1) < 4 {
+		return 0, 0, "", false
+	}
+	if e2 < len(s) && s[e2] == '.' {
+		e2 = tokenRun(s, e2+1)
+	}
+	return p, e2, redactedMarker, true
+}
+
+// authSchemeAt finds "Bearer <credentials>" or "Basic <credentials>" (the
+// scheme in any case) and hides the credentials. Short ones must look
+// random, so that "basic settings" stays prose.
+func authSchemeAt(s []byte, i int) (int, int, string, bool) {
+	if !boundaryAt(s, i) {
+		return 0, 0, "", false
+	}
+	j := -1
+	for _, scheme := range []string{"bearer", "basic"} {
+		if len(s)-i > len(scheme) && bytes.EqualFold(s[i:i+len(scheme)], []byte(scheme)) {
+			j = i + len(scheme)
+			break
+		}
+	}
+	if j < 0 || (s[j] != ' ' && s[j] != '\t') {
+		return 0, 0, "", false
+	}
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	e := j
+	for e < len(s) && (isTokenChar(s[e]) || strings.IndexByte(".~+/", s[e]) >= 0) {
+		e++
+	}
+	for e < len(s) && s[e] == '=' {
+		e++
+	}
+	if n := e - j; n < 8 || n < 20 && !looksRandom(s[j:e]) {
+		return 0, 0, "", false
+	}
+	return j, e, redactedMarker, true
+}
+
+// looksRandom reports whether a credential mixes at least two of lower
+// case, upper case, digits and symbols, as generated ones do.
+func looksRandom(t []byte) bool {
+	var lower, upper, digit, other int
+	for _, c := range t {
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = 1
+		case c >= 'A' && c <= 'Z':
+			upper = 1
+		case c >= '0' && c <= '9':
+			digit = 1
+		default:
+			other = 1
+		}
+	}
+	return lower+upper+digit+other >= 2
+}
+
+// pemAt finds a PEM private key block starting at s[i] and returns its body,
+// between the BEGIN and END lines; without an END line, everything after
+// BEGIN is the body.
+func pemAt(s []byte, i int) (int, int, bool) {
+	const begin = "-----BEGIN "
+	if !bytes.HasPrefix(s[i:], []byte(begin)) {
+		return 0, 0, false
+	}
+	rest := s[i+len(begin):]
+	j := bytes.Index(rest, []byte("-----"))
+	if j < 0 || !bytes.Contains(rest[:j], []byte("PRIVATE KEY")) {
+		return 0, 0, false
+	}
+	body := i + len(begin) + j + 5
+	end := bytes.Index(s[body:], []byte("-----END"))
+	if end < 0 {
+		return body, len(s), true
+	}
+	return body, body + end, true
+}
+
+// paramAt finds name=value at the '=' at s[i], the name starting the text
+// or following one of ? & # ; , or white space, as in URLs, form bodies and
+// cookies; a sensitive name's value is hidden up to the next delimiter.
+func (r *redactor) paramAt(s []byte, i int) (int, int, string, bool) {
+	p := i
+	for p > 0 && i-p < 64 && (isTokenChar(s[p-1]) || s[p-1] == '.' || s[p-1] == '[' || s[p-1] == ']') {
+		p--
+	}
+	if p == i || (p > 0 && strings.IndexByte("?&#;, \t\r\n", s[p-1]) < 0) {
+		return 0, 0, "", false
+	}
+	if name := s[p:i]; !r.params.match(name) && !exactParamName(name) {
+		return 0, 0, "", false
+	}
+	e := i + 1
+	for e < len(s) && strings.IndexByte("&#; \t\r\n,\"'<>", s[e]) < 0 {
+		e++
+	}
+	if e == i+1 {
+		return 0, 0, "", false
+	}
+	return i + 1, e, redactedMarker, true
+}
+
+func exactParamName(name []byte) bool {
+	for _, n := range sensitiveParamNames {
+		if bytes.EqualFold(name, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// colonAt handles a ':' at s[i]: a sensitive "name": value of JSON embedded
+// in text (also with its quotes escaped, as in JSON inside a JSON string),
+// or a header line "Authorization: …" at the start of a line.
+func (r *redactor) colonAt(s []byte, i int) (int, int, string, bool) {
+	j := i - 1
+	for j >= 0 && (s[j] == ' ' || s[j] == '\t') {
+		j--
+	}
+	if j >= 0 && s[j] == '"' {
+		return r.embeddedMemberAt(s, i, j)
+	}
+	if i+1 >= len(s) || (s[i+1] != ' ' && s[i+1] != '\t') || j != i-1 {
+		return 0, 0, "", false
+	}
+	p := i
+	for p > 0 && i-p < 64 && isTokenChar(s[p-1]) {
+		p--
+	}
+	if p == i || (p > 0 && s[p-1] != '\n') || !r.keys.match(s[p:i]) {
+		return 0, 0, "", false
+	}
+	v := i + 1
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	e := v
+	for e < len(s) && s[e] != '\n' && s[e] != '\r' {
+		e++
+	}
+	if e == v {
+		return 0, 0, "", false
+	}
+	return v, e, redactedMarker, true
+}
+
+// embeddedMemberAt handles "name": value in text, where s[q] is the quote
+// closing the name and s[i] the colon.
+func (r *redactor) embeddedMemberAt(s []byte, i, q int) (int, int, string, bool) {
+	quote := `"`
+	if q > 0 && s[q-1] == '\\' {
+		quote = `\"`
+	}
+	nameEnd := q + 1 - len(quote)
+	from := max(0, nameEnd-128)
+	open := bytes.LastIndex(s[from:nameEnd], []byte(quote))
+	if open < 0 || !r.keys.match(s[from+open+len(quote):nameEnd]) {
+		return 0, 0, "", false
+	}
+	v := i + 1
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t' || s[v] == '\n' || s[v] == '\r') {
+		v++
+	}
+	if v >= len(s) {
+		return 0, 0, "", false
+	}
+	marker := quote + redactedMarker + quote
+	switch c := s[v]; {
+	case c == 't' || c == 'f' || c == 'n':
+		return 0, 0, "", false
+	case quote == `"` && c == '"':
+		e := skipString(s, v)
+		if e < 0 {
+			e = len(s)
+		}
+		if e-v == 2 {
+			return 0, 0, "", false
+		}
+		return v, e, marker, true
+	case quote == `\"` && bytes.HasPrefix(s[v:], []byte(quote)):
+		k := bytes.Index(s[v+2:], []byte(quote))
+		if k == 0 {
+			return 0, 0, "", false
+		}
+		e := len(s)
+		if k > 0 {
+			e = v + 2 + k + 2
+		}
+		return v, e, marker, true
+	case c == '{' || c == '[':
+		e := -1
+		if quote == `"` {
+			e = skipValue(s, v)
+		}
+		if e < 0 {
+			e = len(s) // unsure where it ends: hide all of it
+		}
+		return v, e, marker, true
+	}
+	e := v
+	for e < len(s) && strings.IndexByte(",}] \t\r\n\\\"", s[e]) < 0 {
+		e++
+	}
+	if e == v {
+		return 0, 0, "", false
+	}
+	return v, e, marker, true
+}

@@ -1,0 +1,293 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// testRedactor is the redactor of the default configuration, with one extra
+// key as REDACT_KEYS would add it.
+func testRedactor(t testing.TB) *redactor {
+	t.Helper()
+	r := newRedactor(config{Redact: true, RedactKeys: []string{"ssn"}})
+	if r == nil {
+		t.Fatal("newRedactor returned nil with Redact set")
+	}
+	return r
+}
+
+// Secret-looking test values, built so that no scanner of the repository
+// mistakes this file for one holding real credentials.
+var (
+	testJWT    = "eyJhbGciOiJIUzI1NiJ9" + ".eyJzdWIiOiJhZGEifQ." + "c2lnbmF0dXJlLWJ5dGVz"
+	testSK     = "sk-" + "proj-Q7fT2mXk9LpZr4Wd8Ns1Vb"
+	testGHP    = "ghp" + "_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+	testXOX    = "xox" + "b-1234567890-abcdefghij"
+	testAKIA   = "AKIA" + "IOSFODNN7EXAMPLE"
+	testPEM    = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7x\n-----END RSA PRIVATE KEY-----"
+	testBearer = "Bearer " + "abc123DEF456ghi789JKL"
+)
+
+func TestRedactJSON(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"nothing to hide comes back as is", `{"a":1,"b":[true,null,"x"]}`, `{"a":1,"b":[true,null,"x"]}`},
+		{"white space is kept", "{ \"a\" : [ 1 , 2 ] }\n", "{ \"a\" : [ 1 , 2 ] }\n"},
+		{"password string", `{"password":"hunter2"}`, `{"password":"[REDACTED]"}`},
+		{"key matched within, any case", `{"userPassword":"x","PASSWD":"y","clientSecret":"z","accessToken":"t"}`,
+			`{"userPassword":"[REDACTED]","PASSWD":"[REDACTED]","clientSecret":"[REDACTED]","accessToken":"[REDACTED]"}`},
+		{"api key spellings", `{"apikey":"a","api_key":"b","api-key":"c","X-Api-Key":"d","apiKey":"e"}`,
+			`{"apikey":"[REDACTED]","api_key":"[REDACTED]","api-key":"[REDACTED]","X-Api-Key":"[REDACTED]","apiKey":"[REDACTED]"}`},
+		{"private key, cookie, authorization, credential", `{"private_key":"a","Set-Cookie":"b","Authorization":"c","credentials":"d"}`,
+			`{"private_key":"[REDACTED]","Set-Cookie":"[REDACTED]","Authorization":"[REDACTED]","credentials":"[REDACTED]"}`},
+		{"extra key from REDACT_KEYS", `{"SSN":"123-45-6789","user_ssn":42}`, `{"SSN":"[REDACTED]","user_ssn":"[REDACTED]"}`},
+		{"number under a sensitive key", `{"pinToken":1234}`, `{"pinToken":"[REDACTED]"}`},
+		{"null, booleans and empty strings stay", `{"token":null,"cookieConsent":true,"secret":false,"password":""}`,
+			`{"token":null,"cookieConsent":true,"secret":false,"password":""}`},
+		{"object under a sensitive key keeps its keys", `{"credentials":{"user":"ada","pin":7,"remember":true,"x":null}}`,
+			`{"credentials":{"user":"[REDACTED]","pin":"[REDACTED]","remember":true,"x":null}}`},
+		{"array under a sensitive key keeps its length", `{"tokens":["a",["b",3],{}]}`,
+			`{"tokens":["[REDACTED]",["[REDACTED]","[REDACTED]"],{}]}`},
+		{"keys that only look alike stay", `{"author":"ada","auth":{"user":"ada"},"key":"Home-x1","keyboard":"qwerty"}`,
+			`{"author":"ada","auth":{"user":"ada"},"key":"Home-x1","keyboard":"qwerty"}`},
+		{"escaped key name", `{"pass\u0077ord":"x"}`, `{"pass\u0077ord":"[REDACTED]"}`},
+		{"already redacted stays", `{"token":"[REDACTED]"}`, `{"token":"[REDACTED]"}`},
+		{"nested deep", `{"a":{"b":[{"c":{"secret":"s"}}]}}`, `{"a":{"b":[{"c":{"secret":"[REDACTED]"}}]}}`},
+		{"name/value pair, name first", `{"name":"Authorization","value":"opaque"}`, `{"name":"Authorization","value":"[REDACTED]"}`},
+		{"name/value pair, value first", `{"value":{"a":[1,2]},"op":"set","key":"token"}`, `{"value":"[REDACTED]","op":"set","key":"token"}`},
+		{"name/value pair, values before and after", `{"value":"a","x":{"value":"keep"},"key":"password","value":"b"}`,
+			`{"value":"[REDACTED]","x":{"value":"keep"},"key":"password","value":"[REDACTED]"}`},
+		{"name/value pair, harmless name", `{"key":"theme","value":"dark"}`, `{"key":"theme","value":"dark"}`},
+		{"look-alike JWT anywhere", `{"note":"` + testJWT + `"}`, `{"note":"[REDACTED]"}`},
+		{"look-alike in an array", `["` + testSK + `"]`, `["sk-[REDACTED]"]`},
+		{"look-alike in a key", `{"` + testGHP + `":1}`, `{"ghp_[REDACTED]":1}`},
+		{"look-alike behind escapes", `{"u":"https://x.test/?a=1\u0026token=abc\u0026b=2"}`, `{"u":"https://x.test/?a=1&token=[REDACTED]&b=2"}`},
+		{"embedded JSON body", `{"body":"{\"user\":\"ada\",\"password\":\"hunter2\"}"}`,
+			`{"body":"{\"user\":\"ada\",\"password\":\"[REDACTED]\"}"}`},
+		{"top-level string", `"` + testBearer + `"`, `"Bearer [REDACTED]"`},
+		{"top-level number", `42`, `42`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := string(r.JSON([]byte(tt.in)))
+			if got != tt.want {
+				t.Errorf("JSON(%s)\n got %s\nwant %s", tt.in, got, tt.want)
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("JSON(%s) = %s, not valid JSON", tt.in, got)
+			}
+			if again := string(r.JSON([]byte(got))); again != got {
+				t.Errorf("JSON is not idempotent: %s became %s", got, again)
+			}
+		})
+	}
+}
+
+func TestRedactJSONUnchangedIsNotCopied(t *testing.T) {
+	t.Parallel()
+	in := []byte(`{"a":"b","c":[1,2,{"d":"https://x.test/p?q=1"}]}`)
+	got := testRedactor(t).JSON(in)
+	if &got[0] != &in[0] {
+		t.Error("JSON copied a text with nothing to hide")
+	}
+}
+
+func TestRedactJSONMalformed(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	for _, in := range []string{``, `{`, `{"a":}`, `{"a" 1}`, `[1,]x`, `{"password":"x"`, `"` + testJWT} {
+		got := string(r.JSON([]byte(in)))
+		if strings.Contains(got, "hunter2") || strings.Contains(got, testJWT[20:]) {
+			t.Errorf("JSON(%q) = %q: a secret passed", in, got)
+		}
+	}
+	// Malformed text falls back to the text rules, which see embedded JSON.
+	if got, want := string(r.JSON([]byte(`{"password":"hunter2",`))), `{"password":"[REDACTED]",`; got != want {
+		t.Errorf("malformed JSON = %s, want %s", got, want)
+	}
+	deep := []byte(strings.Repeat("[", scanMaxDepth+1) + `"` + testSK + `"` + strings.Repeat("]", scanMaxDepth+1))
+	if got := r.JSON(deep); bytes.Contains(got, []byte(testSK)) {
+		t.Error("a secret nested too deep passed")
+	}
+}
+
+func TestRedactText(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	tests := []struct {
+		name, in, want string
+	}{
+		{"plain prose", "the basic plan costs 5 euros; bearer of news", "the basic plan costs 5 euros; bearer of news"},
+		{"JWT", "got " + testJWT + " back", "got [REDACTED] back"},
+		{"JWT without signature", "t=x eyJhbGciOiJub25lIn0.eyJzdWIiOiIxIn0 end", "t=x [REDACTED] end"},
+		{"JWT header alone is no secret", "eyJhbGciOiJub25lIn0", "eyJhbGciOiJub25lIn0"},
+		{"Bearer", "Authorization was " + testBearer, "Authorization was Bearer [REDACTED]"},
+		{"bearer lower case", "bearer Zm9vYmFyYmF6cXV4", "bearer [REDACTED]"},
+		{"Basic", "Basic dXNlcjpwYXNz", "Basic [REDACTED]"},
+		{"sk key keeps its prefix", "key " + testSK + ".", "key sk-[REDACTED]."},
+		{"task- is no key", "task-abcdefghijklmnopqrstu", "task-abcdefghijklmnopqrstu"},
+		{"sk_live", "sk_" + "live_4eC39HqLyjWDarjtT1zdp7dc", "sk_[REDACTED]"},
+		{"GitHub token", testGHP, "ghp_[REDACTED]"},
+		{"GitHub fine-grained token", "github_pat_" + "11ABCDEFG0abcdefghijklmnopqrstuvwxyz", "github_pat_[REDACTED]"},
+		{"Slack token", "(" + testXOX + ")", "(xoxb-[REDACTED])"},
+		{"AWS key id", "id " + testAKIA, "id AKIA[REDACTED]"},
+		{"PEM private key", "k=\n" + testPEM + "\n", "k=\n-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END RSA PRIVATE KEY-----\n"},
+		{"PEM without END", "-----BEGIN PRIVATE KEY-----\nMIIE", "-----BEGIN PRIVATE KEY-----[REDACTED]"},
+		{"PEM certificate is public", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----", "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"},
+		{"URL parameters", "https://api.test/v1/items?page=2&access_token=abc.def&sort=asc#x",
+			"https://api.test/v1/items?page=2&access_token=[REDACTED]&sort=asc#x"},
+		{"URL short names", "https://s3.test/f?X-Amz-Signature=abcd&key=k1&sig=s1&Expires=9",
+			"https://s3.test/f?X-Amz-Signature=[REDACTED]&key=[REDACTED]&sig=[REDACTED]&Expires=9"},
+		{"fragment token", "app://cb#access_token=zzz&state=1", "app://cb#access_token=[REDACTED]&state=1"},
+		{"form body", "username=ada&password=hunter2", "username=ada&password=[REDACTED]"},
+		{"cookie header value", "sid=abc123; theme=dark; session=s2", "sid=[REDACTED]; theme=dark; session=[REDACTED]"},
+		{"non-sensitive parameter", "a=b&c=d", "a=b&c=d"},
+		{"header line", "GET /\nAuthorization: Digest xyz\nAccept: */*", "GET /\nAuthorization: [REDACTED]\nAccept: */*"},
+		{"header at start", "Set-Cookie: sid=1; Path=/", "Set-Cookie: [REDACTED]"},
+		{"colon in prose stays", "could not refresh token: network down", "could not refresh token: network down"},
+		{"timestamps stay", "2025-01-02T10:11:12.000Z", "2025-01-02T10:11:12.000Z"},
+		{"embedded JSON", `body {"password": "hunter2", "n": 1}`, `body {"password": "[REDACTED]", "n": 1}`},
+		{"embedded JSON number and object", `{"pin_token":1234,"credentials":{"a":"b"},"ok":true}`,
+			`{"pin_token":"[REDACTED]","credentials":"[REDACTED]","ok":true}`},
+		{"embedded JSON, escaped quotes", `{\"secret\":\"s3\",\"x\":1}`, `{\"secret\":\"[REDACTED]\",\"x\":1}`},
+		{"embedded JSON, null stays", `{"token":null}`, `{"token":null}`},
+		{"not valid UTF-8 is kept", "\xff token=abc \xfe", "\xff token=[REDACTED] \xfe"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := r.Text(tt.in)
+			if got != tt.want {
+				t.Errorf("Text(%q)\n got %q\nwant %q", tt.in, got, tt.want)
+			}
+			if again := r.Text(got); again != got {
+				t.Errorf("Text is not idempotent: %q became %q", got, again)
+			}
+		})
+	}
+}
+
+func TestRedactOff(t *testing.T) {
+	t.Parallel()
+	var r *redactor = newRedactor(config{Redact: false})
+	in := `{"password":"hunter2","note":"` + testJWT + `"}`
+	if got := string(r.JSON([]byte(in))); got != in {
+		t.Errorf("off: JSON = %s, want it unchanged", got)
+	}
+	if got := r.Text(testBearer); got != testBearer {
+		t.Errorf("off: Text = %s", got)
+	}
+	if got := r.Mode(); got != "off" {
+		t.Errorf("off: Mode = %q", got)
+	}
+	if got := testRedactor(t).Mode(); got != "on" {
+		t.Errorf("on: Mode = %q", got)
+	}
+	err := errors.New("x " + testBearer)
+	if got := r.Err(err); got != err {
+		t.Errorf("off: Err = %v", got)
+	}
+}
+
+func TestRedactErr(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	te := newToolError(codeAdapterError, map[string]any{"adapterMessage": "bad " + testBearer, "token": "t0"}, "adapter said %s", testSK)
+	got := asToolError(r.Err(te))
+	if got == nil || got.Code != codeAdapterError {
+		t.Fatalf("Err(toolError) = %v, want a toolError with the same code", got)
+	}
+	details, _ := json.Marshal(got.Details)
+	want := `{"adapterMessage":"bad Bearer [REDACTED]","token":"[REDACTED]"}`
+	if string(details) != want || got.Message != "adapter said sk-[REDACTED]" {
+		t.Errorf("Err = %q %s, want %q %s", got.Message, details, "adapter said sk-[REDACTED]", want)
+	}
+	if got := r.Err(fmt.Errorf("dial: %s", testJWT)).Error(); got != "dial: [REDACTED]" {
+		t.Errorf("Err(plain) = %q", got)
+	}
+	if te.Message == got.Message {
+		t.Error("Err changed its argument")
+	}
+}
+
+func TestRedactValue(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	got, _ := json.Marshal(r.Value(map[string]string{"event": "x", "cookie": "c"}))
+	if want := `{"cookie":"[REDACTED]","event":"x"}`; string(got) != want {
+		t.Errorf("Value = %s, want %s", got, want)
+	}
+	if got := r.Value(func() {}); !strings.Contains(fmt.Sprint(got), "unencodable") {
+		t.Errorf("Value(func) = %v", got)
+	}
+}
+
+// TestRedactChanges runs the diff tool's own diff and redaction: a token
+// that changed must still be reported as changed, with both values hidden,
+// which a diff of redacted states could not do.
+func TestRedactChanges(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	base := decodeStateJSON(t, `{"auth":{"token":"t-old","user":{"name":"ada"},"creds":null},"keys":{"a":1},"list":[{"password":"p1"}]}`)
+	target := decodeStateJSON(t, `{"auth":{"token":"t-new","user":{"name":"bob"},"creds":{"password":"p2","n":3}},"keys":{"a":2},"list":[{"password":"p3"}]}`)
+	changes, _ := diffValues(base, target, 100)
+	r.Changes(changes)
+	body, err := json.Marshal(changes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(r.JSON(body))
+	want := `[{"path":"auth.creds","type":"changed","oldValue":null,"newValue":{"n":3,"password":"[REDACTED]"}},` +
+		`{"path":"auth.token","type":"changed","oldValue":"[REDACTED]","newValue":"[REDACTED]"},` +
+		`{"path":"auth.user.name","type":"changed","oldValue":"ada","newValue":"bob"},` +
+		`{"path":"keys.a","type":"changed","oldValue":1,"newValue":2},` +
+		`{"path":"list.0.password","type":"changed","oldValue":"[REDACTED]","newValue":"[REDACTED]"}]`
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("redacted changes (-want +got):\n%s", diff)
+	}
+	for _, secret := range []string{"t-old", "t-new", "p1", "p2", "p3"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("%s passed", secret)
+		}
+	}
+}
+
+func TestValidRedactKey(t *testing.T) {
+	t.Parallel()
+	for _, k := range []string{"ssn", "card number", "x-pin_code.v2"} {
+		if err := validRedactKey(k); err != nil {
+			t.Errorf("validRedactKey(%q) = %v, want nil", k, err)
+		}
+	}
+	for _, k := range []string{"pin/code", "123", "--", "ünï"} {
+		if err := validRedactKey(k); err == nil {
+			t.Errorf("validRedactKey(%q) = nil, want an error", k)
+		}
+	}
+}
+
+func TestKeyMatcher(t *testing.T) {
+	t.Parallel()
+	m := newKeyMatcher([]string{"token", "apikey", "tokenizer", "ab"})
+	tests := []struct {
+		name string
+		want bool
+	}{
+		{"token", true}, {"refresh_token", true}, {"TOKEN", true}, {"to-ken", true},
+		{"api_key", true}, {"x-api-key", true}, {"tokken", false}, {"tok/en", false},
+		{"a", false}, {"xab", true}, {"apikex", false}, {"", false}, {"toke", false},
+	}
+	for _, tt := range tests {
+		if got := m.match([]byte(tt.name)); got != tt.want {
+			t.Errorf("match(%q) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
