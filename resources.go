@@ -58,7 +58,7 @@ type subscription struct {
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	return &resourceHub{adapterQueries: adapterQueries{cfg: cfg, link: link}, notify: notify, subs: make(map[string]*subscription),
+	return &resourceHub{adapterQueries: adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
 }
 
@@ -145,8 +145,9 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 		body, err = h.mmkv(ctx, instance)
 	}
 	if err != nil {
-		return nil, readError(uri, err)
+		return nil, readError(uri, h.redact.Err(err))
 	}
+	body = h.redact.JSON(body)
 	if int64(len(body)) > h.cfg.MaxPayloadSize {
 		return nil, readError(uri, newToolError(codePayloadTooLarge, map[string]any{"size": len(body), "limit": h.cfg.MaxPayloadSize},
 			"the resource is %d bytes, over MAX_PAYLOAD_SIZE (%d)", len(body), h.cfg.MaxPayloadSize))

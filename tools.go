@@ -66,8 +66,9 @@ type toolResult struct {
 // adapterQueries are the adapter calls that tools and resources share:
 // stream checks, snapshots, stream lists.
 type adapterQueries struct {
-	cfg  config
-	link *adapterLink
+	cfg    config
+	link   *adapterLink
+	redact *redactor // nil when REDACT=off
 }
 
 // toolSet is the registry of tools, with their tools/list reply encoded once.
@@ -79,7 +80,7 @@ type toolSet struct {
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
-	ts := &toolSet{adapterQueries: adapterQueries{cfg: cfg, link: link}, byName: make(map[string]*tool)}
+	ts := &toolSet{adapterQueries: adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}, byName: make(map[string]*tool)}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -135,17 +136,19 @@ func inputSchema(args []argSpec) map[string]any {
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
 	args, err := parseArgs(t.args, rawArgs)
 	if err != nil {
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	res, err := t.run(ctx, ts, args)
 	if err != nil {
 		if ctx.Err() != nil && asToolError(err) == nil {
-			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name))
+			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
 		}
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
+	// Redacted before the budget is judged: the budget is for what is sent.
+	res.body = ts.redact.JSON(res.body)
 	if len(res.body) > ts.cfg.MaxResultBytes {
-		return errorResult(ts.overBudget(res))
+		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
 }
@@ -176,9 +179,10 @@ func successResult(body []byte) json.RawMessage {
 	return append(out, `,"isError":false}`...)
 }
 
-// errorResult encodes a failure. It carries no structuredContent: clients
-// validate structuredContent against outputSchema even on errors.
-func errorResult(err error) json.RawMessage {
+// errorResult encodes a failure, redacted by r: messages and details can
+// quote the app's data. It carries no structuredContent: clients validate
+// structuredContent against outputSchema even on errors.
+func errorResult(err error, r *redactor) json.RawMessage {
 	te := asToolError(err)
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
@@ -191,6 +195,7 @@ func errorResult(err error) json.RawMessage {
 		body["suggestion"] = s
 	}
 	data, _ := json.Marshal(body)
+	data = r.JSON(data)
 	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
 	return append(out, `}],"isError":true}`...)
 }
@@ -429,6 +434,7 @@ type healthAdapter struct {
 type healthServer struct {
 	ListenError string `json:"listenError,omitempty"`
 	Listening   bool   `json:"listening"`
+	Redaction   string `json:"redaction"` // "on" or "off" (REDACT)
 	Version     string `json:"version"`
 	WSURL       string `json:"wsUrl"`
 }
@@ -443,7 +449,7 @@ type healthStream struct {
 func healthCheck(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, error) {
 	st := ts.link.status()
 	out := healthOutput{
-		Server:  healthServer{ListenError: st.ListenError, Listening: st.Listening, Version: version, WSURL: st.WSURL},
+		Server:  healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: version, WSURL: st.WSURL},
 		Streams: []healthStream{},
 	}
 	if !st.Connected || st.Adapter == nil {
@@ -750,6 +756,7 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
 	}
 	changes, total := diffValues(baseState, targetState, maxDiffChanges)
+	ts.redact.Changes(changes) // on the unredacted diff, so a changed token still shows
 	if changes == nil {
 		changes = []change{}
 	}
