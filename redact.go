@@ -344,6 +344,7 @@ func validRedactKey(k string) error {
 // offset at or after last.
 type jsonRedaction struct {
 	r       *redactor
+	all     bool // everything is under a sensitive key
 	data    []byte
 	out     []byte
 	last    int
@@ -375,7 +376,12 @@ type memberCtx struct {
 var errRedactTooDeep = fmt.Errorf("JSON nested deeper than %d levels", scanMaxDepth)
 
 func (r *redactor) redactJSON(data []byte) ([]byte, error) {
-	w := jsonRedaction{r: r, data: data}
+	return r.walkJSON(data, false)
+}
+
+// walkJSON redacts data; with all set, as if it were under a sensitive key.
+func (r *redactor) walkJSON(data []byte, all bool) ([]byte, error) {
+	w := jsonRedaction{r: r, all: all, data: data}
 	if err := w.run(); err != nil {
 		return nil, err
 	}
@@ -416,7 +422,7 @@ func (w *jsonRedaction) top() *redactFrame { return &w.frames[len(w.frames)-1] }
 func (w *jsonRedaction) run() error {
 	d := w.data
 	i := skipSpace(d, 0)
-	var ctx memberCtx
+	ctx := memberCtx{sensitive: w.all}
 	for {
 		if i >= len(d) {
 			return errMalformedJSON
@@ -578,7 +584,8 @@ func (w *jsonRedaction) stringValue(i, end int, ctx memberCtx) error {
 }
 
 // hidePending marks the innermost object as naming a sensitive key and
-// hides the "value" members already copied.
+// hides the "value" members already copied, as if they had been under a
+// sensitive key: an object or array keeps its keys and length.
 func (w *jsonRedaction) hidePending(cur int) {
 	top := w.top()
 	top.pairSensitive = true
@@ -588,7 +595,11 @@ func (w *jsonRedaction) hidePending(cur int) {
 	w.flush(cur)
 	for k := len(top.pending) - 1; k >= 0; k-- {
 		r := top.pending[k]
-		w.out = slices.Replace(w.out, r[0], r[1], quotedMarker...)
+		hidden, err := w.r.walkJSON(bytes.Clone(w.out[r[0]:r[1]]), true)
+		if err != nil {
+			hidden = quotedMarker // it was copied from valid JSON: cannot happen
+		}
+		w.out = slices.Replace(w.out, r[0], r[1], hidden...)
 	}
 	top.pending = nil
 }
@@ -642,16 +653,24 @@ func (r *redactor) appendText(dst, s []byte) ([]byte, bool) {
 		if !ok {
 			continue
 		}
+		// A match may overlap the one before it; only its new part counts.
 		start = max(start, last)
-		if string(s[start:end]) == marker {
-			i = end - 1
+		if start >= end || string(s[start:end]) == marker {
 			continue
 		}
 		changed = true
 		dst = append(dst, s[last:start]...)
 		dst = append(dst, marker...)
 		last = end
+		// Look again inside what was hidden: a rule that stopped early
+		// ("password=Bearer" of "password=Bearer xyz") must not leave the
+		// rest of a secret behind. Matches there only extend past last.
+		// Long matches reach a delimiter or the end, and are not looked
+		// into again, so that the work stays linear.
 		i = end - 1
+		if end-start <= 256 {
+			i = start - 1
+		}
 	}
 	if !changed {
 		return dst, false
@@ -954,8 +973,10 @@ func (r *redactor) embeddedMemberAt(s []byte, i, q int) (int, int, string, bool)
 		}
 		return v, e, marker, true
 	}
+	// Not JSON: hide up to the next member or line, spaces included, so that
+	// "token": Bearer xyz loses all of it.
 	e := v
-	for e < len(s) && strings.IndexByte(",}] \t\r\n\\\"", s[e]) < 0 {
+	for e < len(s) && strings.IndexByte(",}]\r\n\\\"", s[e]) < 0 {
 		e++
 	}
 	if e == v {

@@ -5,8 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -63,7 +67,7 @@ func TestRedactJSON(t *testing.T) {
 		{"already redacted stays", `{"token":"[REDACTED]"}`, `{"token":"[REDACTED]"}`},
 		{"nested deep", `{"a":{"b":[{"c":{"secret":"s"}}]}}`, `{"a":{"b":[{"c":{"secret":"[REDACTED]"}}]}}`},
 		{"name/value pair, name first", `{"name":"Authorization","value":"opaque"}`, `{"name":"Authorization","value":"[REDACTED]"}`},
-		{"name/value pair, value first", `{"value":{"a":[1,2]},"op":"set","key":"token"}`, `{"value":"[REDACTED]","op":"set","key":"token"}`},
+		{"name/value pair, value first", `{"value":{"a":[1,"b",true]},"op":"set","key":"token"}`, `{"value":{"a":["[REDACTED]","[REDACTED]",true]},"op":"set","key":"token"}`},
 		{"name/value pair, values before and after", `{"value":"a","x":{"value":"keep"},"key":"password","value":"b"}`,
 			`{"value":"[REDACTED]","x":{"value":"keep"},"key":"password","value":"[REDACTED]"}`},
 		{"name/value pair, harmless name", `{"key":"theme","value":"dark"}`, `{"key":"theme","value":"dark"}`},
@@ -290,4 +294,217 @@ func TestKeyMatcher(t *testing.T) {
 			t.Errorf("match(%q) = %v, want %v", tt.name, got, tt.want)
 		}
 	}
+}
+
+func TestRedactTextOverlapping(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	for in, want := range map[string]string{
+		"password=Bearer Zm9vYmFyYmF6cXV4":     "password=[REDACTED] [REDACTED]",
+		`{"token": Bearer Zm9vYmFyYmF6cXV4} x`: `{"token": "[REDACTED]"} x`,
+		"token=" + testJWT + "&a=1":            "token=[REDACTED]&a=1",
+		`log {"secret": "s3cr3t` + "\n":        `log {"secret": "[REDACTED]"`,
+	} {
+		if got := r.Text(in); got != want {
+			t.Errorf("Text(%.60q) = %.60q, want %.60q", in, got, want)
+		}
+	}
+}
+
+// plantedSecret returns a secret-looking text built around a random body,
+// and the part of it that must never pass redaction.
+func plantedSecret(seed uint64) (text, body string) {
+	rng := rand.New(rand.NewPCG(seed, 0x5ec7e7))
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+	b := make([]byte, 24)
+	for i := range b {
+		b[i] = alphabet[rng.IntN(len(alphabet))]
+	}
+	body = string(b)
+	switch seed % 10 {
+	case 0:
+		return "eyJ" + body + ".eyJ" + body[:8] + "." + body[8:], body
+	case 1:
+		return "Bearer " + body, body
+	case 2:
+		return "sk-" + body, body
+	case 3:
+		return "ghp_" + body, body
+	case 4:
+		return "xoxb-" + body, body
+	case 5:
+		return "AKIA" + body[:16], body[:16]
+	case 6:
+		return "https://api.example.test/cb?page=2&access_token=" + body + "&x=1", body
+	case 7:
+		return "-----BEGIN PRIVATE KEY-----\n" + body + "\n-----END PRIVATE KEY-----", body
+	case 8:
+		return "Authorization: Basic " + body, body
+	}
+	return `{"user":"ada","password":"` + body + `"}`, body
+}
+
+// plantedKeys are sensitive key names of every spelling, the last added by
+// REDACT_KEYS.
+var plantedKeys = []string{"password", "X-Api-Key", "clientSecret", "Set-Cookie", "authorization",
+	"refresh_token", "privateKey", "passwd", "CREDENTIALS", "api key", "ssn"}
+
+// jsonShape lists the structure of a JSON text as encoding/json reads it,
+// independently of the redactor's walk: delimiters, keys (through keyName)
+// and, for values, their literal when true, false or null and "v" for any
+// string or number, since redaction may turn a number into a string.
+func jsonShape(t *testing.T, data []byte, keyName func(string) string) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var shape []string
+	var stack []byte   // '{' or '['
+	var wantKey []bool // per object: the next string is a key
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return shape
+		}
+		if err != nil {
+			t.Fatalf("decode %q: %v", data, err)
+		}
+		inObject := len(stack) > 0 && stack[len(stack)-1] == '{'
+		if d, ok := tok.(json.Delim); ok {
+			if inObject && (d == '{' || d == '[') {
+				wantKey[len(wantKey)-1] = true
+			}
+			switch d {
+			case '{', '[':
+				stack = append(stack, byte(d))
+				wantKey = append(wantKey, d == '{')
+			default:
+				stack, wantKey = stack[:len(stack)-1], wantKey[:len(wantKey)-1]
+			}
+			shape = append(shape, d.String())
+			continue
+		}
+		if inObject && wantKey[len(wantKey)-1] {
+			shape = append(shape, "key:"+keyName(tok.(string)))
+			wantKey[len(wantKey)-1] = false
+			continue
+		}
+		if inObject {
+			wantKey[len(wantKey)-1] = true
+		}
+		switch tok.(type) {
+		case string, json.Number:
+			shape = append(shape, "v")
+		default:
+			shape = append(shape, fmt.Sprint(tok))
+		}
+	}
+}
+
+// FuzzRedactJSON plants a secret under a sensitive key and a secret-looking
+// string in arbitrary JSON, in the object the fuzzer picks, and checks that
+// neither passes, that the output is valid JSON with the input's keys in the
+// input's order, and that redacting again changes nothing.
+func FuzzRedactJSON(f *testing.F) {
+	for _, seed := range []string{
+		`{}`, `[]`, `null`, `{"a":{"b":[1,{"c":"d"}]}}`, `{"password":"x","n":[1,2]}`,
+		`{"auth":{"token":"t","user":{"name":"ada"}},"value":3,"key":"k"}`,
+		`[{"name":"Cookie","value":"a=b"},{"value":{"x":1},"key":"token"}]`,
+		`{"u":"https://x.test/?a=1\u0026sig=2","e":"\"esc\"\n"}`, `"text"`, `12.5e3`,
+	} {
+		f.Add([]byte(seed), uint16(0), uint8(0), uint64(1), "note")
+	}
+	f.Add([]byte(`{"a":{},"b":{"c":{}}}`), uint16(2), uint8(7), uint64(9), "x\ny")
+	r := testRedactor(f)
+	f.Fuzz(func(t *testing.T, data []byte, where uint16, kind uint8, seed uint64, note string) {
+		wrapped := append(append([]byte(`{"in":`), data...), '}')
+		if !json.Valid(wrapped) || nestingExceeds(wrapped, 1000) {
+			if out := r.JSON(data); len(data) > 0 && out == nil {
+				t.Fatal("JSON returned nil for non-empty input")
+			}
+			return
+		}
+		lookalike, body := plantedSecret(seed)
+		secret := body + "Z"
+		if bytes.Contains(data, []byte(body[:12])) || strings.Contains(note, body[:12]) {
+			return // the input holds the secret itself
+		}
+		// The objects of the input, by the offset just after their '{'.
+		var objects []int
+		dec := json.NewDecoder(bytes.NewReader(wrapped))
+		for {
+			tok, err := dec.Token()
+			if err != nil {
+				break
+			}
+			if tok == json.Delim('{') {
+				objects = append(objects, int(dec.InputOffset()))
+			}
+		}
+		at := objects[int(where)%len(objects)]
+		var value string
+		switch kind % 4 {
+		case 0:
+			value = `"` + secret + `"`
+		case 1:
+			value = fmt.Sprintf("%d", 1_000_000_000_000_000+seed%100_000_000_000_000) // a secret number
+			secret = value
+		case 2:
+			value = `{"inner":"` + secret + `","list":["` + secret + `"]}`
+		case 3:
+			value = `["` + secret + `",1]`
+		}
+		key := plantedKeys[int(kind/4)%len(plantedKeys)]
+		noteJSON, _ := json.Marshal(note + " " + lookalike + " " + note)
+		member := fmt.Sprintf(`"%s":%s,"note":%s,"hdr":{"value":"%s","name":"Cookie"}`, key, value, noteJSON, secret)
+		rest := bytes.TrimLeft(wrapped[at:], " \t\r\n")
+		if rest[0] != '}' {
+			member += ","
+		}
+		planted := slices.Concat(wrapped[:at], []byte(member), wrapped[at:])
+
+		out := r.JSON(planted)
+		if !json.Valid(out) {
+			t.Fatalf("output is not valid JSON:\n in %s\nout %s", planted, out)
+		}
+		if bytes.Contains(out, []byte(secret)) || bytes.Contains(out, []byte(body)) {
+			t.Fatalf("a secret passed:\n in %s\nout %s", planted, out)
+		}
+		wantShape := jsonShape(t, planted, r.Text)
+		if diff := cmp.Diff(wantShape, jsonShape(t, out, func(k string) string { return k })); diff != "" {
+			t.Fatalf("structure changed (-want +got):\n%s\n in %s\nout %s", diff, planted, out)
+		}
+		if again := r.JSON(out); !bytes.Equal(again, out) {
+			t.Fatalf("not idempotent:\n once %s\ntwice %s", out, again)
+		}
+	})
+}
+
+// FuzzRedactText plants a secret-looking string in arbitrary text, set off
+// by spaces, and checks it never passes, that redacting again changes
+// nothing, and that valid UTF-8 stays valid.
+func FuzzRedactText(f *testing.F) {
+	for _, s := range []string{"", "x", "a=b&c=d", `{"a":"b"}`, "line\nAuthorization", "eyJ", "-----BEGIN"} {
+		f.Add(s, s, uint64(len(s)))
+	}
+	r := testRedactor(f)
+	f.Fuzz(func(t *testing.T, before, after string, seed uint64) {
+		lookalike, body := plantedSecret(seed)
+		if strings.Contains(before+after, body[:12]) {
+			return
+		}
+		in := before + " " + lookalike + " " + after
+		out := r.Text(in)
+		if strings.Contains(out, body) {
+			t.Fatalf("a secret passed: Text(%q) = %q", in, out)
+		}
+		if again := r.Text(out); again != out {
+			t.Fatalf("not idempotent: %q then %q", out, again)
+		}
+		if utf8.ValidString(in) && !utf8.ValidString(out) {
+			t.Fatalf("Text(%q) = %q, not valid UTF-8", in, out)
+		}
+		if got := r.Text(before); !strings.Contains(before, redactedMarker) && strings.Contains(got, redactedMarker) == (got == before) {
+			t.Fatalf("Text(%q) = %q: a change must show a marker", before, got)
+		}
+	})
 }
