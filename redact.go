@@ -173,6 +173,24 @@ func (r *redactor) Changes(changes []change) {
 	}
 }
 
+// At redacts value, the JSON found at path segs of a state: when the path
+// passes through a sensitive key, all of value is under it, though the
+// answer ({"path": "auth.password", "value": …}) no longer shows that key.
+func (r *redactor) At(segs []pathSegment, value []byte) []byte {
+	if r == nil {
+		return value
+	}
+	for _, seg := range segs {
+		if r.keys.match([]byte(seg.Key)) {
+			if hidden, err := r.walkJSON(value, true); err == nil {
+				return hidden
+			}
+			return quotedMarker
+		}
+	}
+	return value
+}
+
 // sensitivePath reports whether a canonical path has a sensitive key in it.
 func (r *redactor) sensitivePath(path string) bool {
 	segs, err := parsePath(path)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -507,4 +508,162 @@ func FuzzRedactText(f *testing.F) {
 			t.Fatalf("Text(%q) = %q: a change must show a marker", before, got)
 		}
 	})
+}
+
+// demoSecrets returns the demo app's password and every token it has held,
+// read from the app itself rather than through the server.
+func demoSecrets(t *testing.T, a *demoApp) []string {
+	t.Helper()
+	var raw []byte
+	for _, stream := range []string{"redux", "mmkv"} {
+		for _, e := range demoAllEvents(t, a, stream) {
+			raw = append(raw, e.Payload...)
+		}
+	}
+	tokens := regexp.MustCompile(`eyJ[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+`).FindAllString(string(raw), -1)
+	slices.Sort(tokens)
+	tokens = slices.Compact(tokens)
+	if len(tokens) < 2 {
+		t.Fatalf("the demo held %d tokens; want a refresh or relogin to have happened", len(tokens))
+	}
+	if !strings.Contains(string(raw), demoPassword) {
+		t.Fatal("the demo's events never held its password")
+	}
+	return append(tokens, demoPassword)
+}
+
+// demoSessionOutput runs a whole session against the simulated app — every
+// tool, every resource, subscriptions and log notifications — and returns
+// everything the server wrote to stdout from the first call on, and the
+// demo's secrets.
+func demoSessionOutput(t *testing.T, cfg config) (string, []string) {
+	e := startE2E(t, cfg, 80)
+	var out strings.Builder
+	id := 1000
+	call := func(method string, params any) map[string]any {
+		t.Helper()
+		id++
+		req, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		e.send(string(req))
+		for {
+			line := e.next()
+			out.WriteString(line + "\n")
+			var msg map[string]any
+			if err := json.Unmarshal([]byte(line), &msg); err != nil {
+				t.Fatalf("stdout line is not JSON: %q", line)
+			}
+			if msg["id"] == float64(id) {
+				return msg
+			}
+		}
+	}
+	tool := func(name string, args map[string]any) string {
+		reply := call("tools/call", map[string]any{"name": name, "arguments": args})
+		data, _ := json.Marshal(reply["result"])
+		return string(data)
+	}
+	snapshotSeqs := func(stream, eventType string) []int64 {
+		var res struct {
+			StructuredContent struct {
+				Events []struct{ Seq int64 } `json:"events"`
+			} `json:"structuredContent"`
+		}
+		_ = json.Unmarshal([]byte(tool("debug_query_events", map[string]any{"stream": stream, "event_type": eventType, "limit": 200})), &res)
+		var seqs []int64
+		for _, ev := range res.StructuredContent.Events {
+			seqs = append(seqs, ev.Seq)
+		}
+		if len(seqs) < 2 {
+			t.Fatalf("want two %s snapshots, got %v", stream, seqs)
+		}
+		return seqs
+	}
+
+	call("logging/setLevel", map[string]any{"level": "debug"})
+	for _, uri := range []string{uriSession, uriRedux, uriNavigation, uriMMKVPrefix + "auth"} {
+		call("resources/subscribe", map[string]any{"uri": uri})
+	}
+	tool("debug_health_check", nil)
+	tool("debug_list_streams", nil)
+	for _, stream := range []string{"redux", "navigation", "mmkv"} {
+		tool("debug_get_snapshot", map[string]any{"stream": stream})
+		tool("debug_query_events", map[string]any{"stream": stream, "limit": 200})
+		seqs := snapshotSeqs(stream, map[string]string{"redux": "state_snapshot", "navigation": "navigation_snapshot", "mmkv": "mmkv_snapshot"}[stream])
+		for i := 1; i < len(seqs); i++ {
+			tool("debug_diff_snapshots", map[string]any{"stream": stream, "base_seq": seqs[i-1], "target_seq": seqs[i]})
+		}
+		tool("debug_diff_snapshots", map[string]any{"stream": stream, "base_seq": seqs[0], "target_seq": seqs[len(seqs)-1]})
+	}
+	for _, scope := range []string{"auth", "auth.token", "auth.rememberedLogin", "auth.nope"} {
+		tool("debug_get_snapshot", map[string]any{"stream": "redux", "scope": scope})
+	}
+	tool("debug_get_snapshot", map[string]any{"stream": "mmkv", "scope": "auth"})
+	for _, path := range []string{"", "auth", "auth.token", "auth.rememberedLogin.password", "auth.token.x"} {
+		tool("debug_get_state_path", map[string]any{"path": path})
+	}
+	call("resources/list", nil)
+	call("resources/templates/list", nil)
+	for _, uri := range []string{uriSession, uriRedux, uriNavigation, uriMMKVPrefix + "auth", uriMMKVPrefix + "default", uriMMKVPrefix + "nope"} {
+		call("resources/read", map[string]any{"uri": uri})
+	}
+	call("completion/complete", map[string]any{"ref": map[string]any{"type": "ref/resource", "uri": uriMMKVPrefix + "{instance}"},
+		"argument": map[string]any{"name": "instance", "value": ""}})
+	// More app activity while subscribed, then a ping so that the
+	// notifications it caused are read too.
+	for range 5 {
+		e.app.step()
+	}
+	call("ping", nil)
+	return out.String(), demoSecrets(t, e.app)
+}
+
+// TestRedactDemoSession scans everything a whole demo session writes to
+// stdout for the demo's tokens and password: with redaction on none may
+// appear; with it off they do, which shows the scan finds them.
+func TestRedactDemoSession(t *testing.T) {
+	on, secrets := demoSessionOutput(t, testConfig(t))
+	for _, s := range secrets {
+		if i := strings.Index(on, s); i >= 0 {
+			t.Errorf("secret %q passed: …%s…", s, on[max(0, i-200):min(len(on), i+len(s)+50)])
+		}
+	}
+	if !strings.Contains(on, `"password":"[REDACTED]"`) || !strings.Contains(on, `"redaction":"on"`) {
+		t.Error("the session shows no redacted password, or health does not say redaction is on")
+	}
+
+	cfg := testConfig(t)
+	cfg.Redact = false
+	off, secrets := demoSessionOutput(t, cfg)
+	found := 0
+	for _, s := range secrets {
+		if strings.Contains(off, s) {
+			found++
+		}
+	}
+	if found < 2 || !strings.Contains(off, demoPassword) || !strings.Contains(off, `"redaction":"off"`) {
+		t.Errorf("with REDACT=off only %d of %d secrets appear; the scan would miss leaks", found, len(secrets))
+	}
+}
+
+func TestRedactAt(t *testing.T) {
+	t.Parallel()
+	r := testRedactor(t)
+	tests := []struct{ path, value, want string }{
+		{"auth.user.name", `"ada"`, `"ada"`},
+		{"auth.rememberedLogin.password", `"hunter2"`, `"[REDACTED]"`},
+		{"auth.credentials", `{"user":"ada","remember":true}`, `{"user":"[REDACTED]","remember":true}`},
+		{`headers["X-Api-Key"]`, `"k"`, `"[REDACTED]"`},
+		{"auth.token", `null`, `null`},
+		{"", `{"token":"t"}`, `{"token":"[REDACTED]"}`},
+	}
+	for _, tt := range tests {
+		segs, err := parsePath(tt.path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := string(r.JSON(r.At(segs, []byte(tt.value))))
+		if got != tt.want {
+			t.Errorf("At(%s, %s) = %s, want %s", tt.path, tt.value, got, tt.want)
+		}
+	}
 }

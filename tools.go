@@ -643,7 +643,7 @@ func (q *adapterQueries) stateAt(ctx context.Context, stream, path string, segs 
 	if miss != nil {
 		return snapshot{}, nil, notFound(missCode, path, miss)
 	}
-	return snap, compactJSON(value), nil
+	return snap, q.redact.At(segs, compactJSON(value)), nil
 }
 
 func notFound(code, path string, miss *pathMiss) *toolError {
