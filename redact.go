@@ -91,7 +91,8 @@ func (r *redactor) Mode() string {
 // secret and tell whether one is set; an object or array under a sensitive
 // key keeps its keys and length, with every value inside hidden the same
 // way. In an object with a "key" or "name" member naming a sensitive key
-// ({"name": "Authorization", "value": "…"}), the "value" member is hidden.
+// ({"name": "Authorization", "value": "…"}), the "value" member is hidden
+// as if it were under that key, whichever member comes first.
 //
 // data is returned itself when nothing is hidden. Text that is not valid
 // JSON gets the text rules over the whole of it (Text), so nothing passes
@@ -556,12 +557,13 @@ func (w *jsonRedaction) member(i int) (int, memberCtx, error) {
 		name = []byte(s)
 	}
 	ctx := memberCtx{sensitive: top.sensitive || w.r.keys.match(name)}
+	// Most keys are of other lengths: compare only those that may match.
 	switch {
-	case ctx.sensitive:
-	case bytes.EqualFold(name, []byte("value")):
+	case ctx.sensitive || len(name) < 3 || len(name) > 5:
+	case len(name) == 5 && bytes.EqualFold(name, []byte("value")):
 		ctx.sensitive = top.pairSensitive
 		ctx.pairValue = !top.pairSensitive
-	case bytes.EqualFold(name, []byte("key")) || bytes.EqualFold(name, []byte("name")):
+	case len(name) == 3 && bytes.EqualFold(name, []byte("key")) || len(name) == 4 && bytes.EqualFold(name, []byte("name")):
 		ctx.pairName = !top.pairSensitive
 	}
 	if err := w.text(i, end); err != nil {
@@ -664,7 +666,12 @@ var textTrigger = func() (t [256]bool) {
 func (r *redactor) appendText(dst, s []byte) ([]byte, bool) {
 	last, changed := 0, false
 	for i := 0; i < len(s); i++ {
-		if !textTrigger[s[i]] {
+		// Most text has no trigger: test eight bytes per branch.
+		for i+8 <= len(s) && !(textTrigger[s[i]] || textTrigger[s[i+1]] || textTrigger[s[i+2]] || textTrigger[s[i+3]] ||
+			textTrigger[s[i+4]] || textTrigger[s[i+5]] || textTrigger[s[i+6]] || textTrigger[s[i+7]]) {
+			i += 8
+		}
+		if i >= len(s) || !textTrigger[s[i]] {
 			continue
 		}
 		start, end, marker, ok := r.secretAt(s, i)
@@ -801,7 +808,7 @@ func jwtAt(s []byte, i int) (int, int, string, bool) {
 // scheme in any case) and hides the credentials. Short ones must look
 // random, so that "basic settings" stays prose.
 func authSchemeAt(s []byte, i int) (int, int, string, bool) {
-	if !boundaryAt(s, i) {
+	if i+1 >= len(s) || s[i+1]|0x20 != 'e' && s[i+1]|0x20 != 'a' || !boundaryAt(s, i) {
 		return 0, 0, "", false
 	}
 	j := -1

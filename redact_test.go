@@ -667,3 +667,41 @@ func TestRedactAt(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkRedactJSON measures redaction of a whole generated state (which
+// holds one session token to hide) against a plain copy of the same bytes,
+// the least any answer costs.
+func BenchmarkRedactJSON(b *testing.B) {
+	r := newRedactor(config{Redact: true})
+	for _, size := range []struct {
+		name  string
+		bytes int
+	}{{"512KB", 512 << 10}, {"5MB", 5 << 20}} {
+		data := benchStateOfSize(b, size.bytes).baseJSON
+		b.Run(size.name+"/copy", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = append([]byte(nil), data...)
+			}
+		})
+		b.Run(size.name+"/validate", func(b *testing.B) {
+			// What receiving the frame costs: the validating scan.
+			b.SetBytes(int64(len(data)))
+			for b.Loop() {
+				if err := scanObject(data, func(_, _ []byte) error { return nil }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(size.name+"/redact", func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if out := r.JSON(data); len(out) == 0 {
+					b.Fatal("empty output")
+				}
+			}
+		})
+	}
+}
