@@ -15,7 +15,7 @@ import (
 //
 // Two kinds of rule apply. Values under a sensitive key name (password,
 // token, cookie, … matched within any key, ignoring case and the separators
-// - _ . and space) are hidden whole. Strings that look like secrets — JWTs,
+// - _ . and space) are hidden, objects and arrays keeping their shape. Strings that look like secrets — JWTs,
 // Bearer and Basic credentials, sk-, gh?_, xox?- and AKIA keys, PEM private
 // keys, sensitive URL query or form parameters, "Authorization: …" header
 // lines and "password": … inside embedded JSON — have the secret part
@@ -23,7 +23,8 @@ import (
 //
 // JSON is redacted while it is copied, with the walking helpers of
 // rawjson.go: nothing is decoded but the few strings that hold escapes, and
-// text without a secret is returned as it came, without a copy.
+// text without a secret is returned as it came, without a copy. The text
+// rules and the key name matcher are in redact_text.go.
 
 // redactedMarker replaces every hidden value.
 const redactedMarker = "[REDACTED]"
@@ -426,14 +427,18 @@ func (w *jsonRedaction) member(i int) (int, memberCtx, error) {
 		return 0, memberCtx{}, errMalformedJSON
 	}
 	name := d[i+1 : end-1]
-	if bytes.IndexByte(name, '\\') >= 0 {
+	// One pass over the raw name tells whether it is sensitive and whether
+	// the text rules or an escape need a closer look.
+	sensitive, closer := w.r.keys.scan(name)
+	if closer && bytes.IndexByte(name, '\\') >= 0 {
 		s, ok := wireString(d[i:end])
 		if !ok {
 			return 0, memberCtx{}, errMalformedJSON
 		}
 		name = []byte(s)
+		sensitive = w.r.keys.match(name)
 	}
-	ctx := memberCtx{sensitive: top.sensitive || w.r.keys.match(name)}
+	ctx := memberCtx{sensitive: top.sensitive || sensitive}
 	// Most keys are of other lengths: compare only those that may match.
 	switch {
 	case ctx.sensitive || len(name) < 3 || len(name) > 5:
@@ -443,8 +448,10 @@ func (w *jsonRedaction) member(i int) (int, memberCtx, error) {
 	case len(name) == 3 && bytes.EqualFold(name, []byte("key")) || len(name) == 4 && bytes.EqualFold(name, []byte("name")):
 		ctx.pairName = !top.pairSensitive
 	}
-	if err := w.text(i, end); err != nil {
-		return 0, memberCtx{}, err
+	if closer {
+		if err := w.text(i, end); err != nil {
+			return 0, memberCtx{}, err
+		}
 	}
 	i = skipSpace(d, end)
 	if i >= len(d) || d[i] != ':' {

@@ -114,6 +114,22 @@ func (m *keyMatcher) match(name []byte) bool {
 	return false
 }
 
+// scan is match that also reports whether name holds a byte where a text
+// rule may match, or an escape: a name without one needs no other look.
+func (m *keyMatcher) scan(name []byte) (matched, closer bool) {
+	s := 0
+	for _, c := range name {
+		closer = closer || textTrigger[c] || c == '\\'
+		cl := keyClass[c]
+		if cl == 0 {
+			continue
+		}
+		s = int(m.next[s*keyClasses+int(cl)])
+		matched = matched || m.accept[s]
+	}
+	return matched, closer
+}
+
 // validRedactKey checks one REDACT_KEYS item: a word of letters and digits,
 // possibly with separators, as key names are matched.
 func validRedactKey(k string) error {
