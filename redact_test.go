@@ -575,3 +575,24 @@ func BenchmarkRedactJSON(b *testing.B) {
 		})
 	}
 }
+
+// TestErrorResultRedacted: a tool error's message and details can quote
+// the app's data (an adapter's message, a path's neighbours); the encoded
+// result must not carry its secrets.
+func TestErrorResultRedacted(t *testing.T) {
+	t.Parallel()
+	err := newToolError(codeAdapterError, map[string]any{"adapterMessage": "refused " + testBearer, "cookie": "sid=1"},
+		"the adapter said %s", testSK)
+	got := string(errorResult(err, testRedactor(t)))
+	for _, secret := range []string{testBearer[7:], testSK[3:], "sid=1"} {
+		if strings.Contains(got, secret) {
+			t.Errorf("errorResult carries %q: %s", secret, got)
+		}
+	}
+	if !strings.Contains(got, `Bearer [REDACTED]`) || !strings.Contains(got, `isError`) {
+		t.Errorf("errorResult = %s, want the redacted error", got)
+	}
+	if off := string(errorResult(err, nil)); !strings.Contains(off, testSK) {
+		t.Errorf("with redaction off the message must stay whole: %s", off)
+	}
+}
