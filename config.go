@@ -30,6 +30,8 @@ type config struct {
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
 	ReactotronPort   int      // 0: the Reactotron bridge is off
 	EventBuffer      int      // events kept per session and stream
+	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	RedactKeys       []string // lower-case extra sensitive key names
 
 	Demo    bool
 	Version bool
@@ -144,7 +146,30 @@ var settings = []setting{
 		c.EventBuffer = int(n)
 		return err
 	}},
+	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			c.Redact = true
+		case "off":
+			c.Redact = false
+		default:
+			return fmt.Errorf("%q is not one of on, off", v)
+		}
+		return nil
+	}},
+	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
+		// The bound keeps the key matcher's table small.
+		if len(v) > maxRedactKeysLen {
+			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
+		}
+		keys, err := splitList(v, validRedactKey)
+		c.RedactKeys = keys
+		return err
+	}},
 }
+
+// maxRedactKeysLen bounds REDACT_KEYS.
+const maxRedactKeysLen = 4096
 
 // loadConfig reads the environment through getenv, then the flags in args,
 // which override it. An empty variable counts as unset. Errors wrap errUsage
