@@ -406,8 +406,47 @@ func compactJSON(data []byte) []byte {
 	return data
 }
 
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
-// so that output stays valid UTF-8, unless verbatim is set: path keys keep
+// Adapter text is not always UTF-8, and MCP output must be. One rule
+// replaces what is not, everywhere the server re-encodes adapter text:
+// each byte that does not start a valid UTF-8 sequence becomes one U+FFFD,
+// so FF FE becomes two. That is encoding/json's rule (Marshal and Unmarshal
+// both), which already decides for every decoded value (diffs, keys listed
+// in a miss), so following it makes a value read raw and the same value read
+// decoded come out identical. The other common rule (bytes.ToValidUTF8 and
+// WHATWG give one U+FFFD per run or per maximal subpart) would disagree with
+// encoding/json, and structuredContent would differ from its text item.
+// appendJSONString applies the rule to strings it writes, validUTF8 to whole
+// messages on their way out.
+
+// validUTF8 returns data with each byte that does not start a valid UTF-8
+// sequence replaced by U+FFFD, copying only when there is such a byte.
+func validUTF8(data []byte) []byte {
+	if utf8.Valid(data) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+len(data)/8+2)
+	start := 0
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r != utf8.RuneError || size != 1 {
+			i += size
+			continue
+		}
+		out = append(out, data[start:i]...)
+		out = append(out, "\uFFFD"...)
+		i++
+		start = i
+	}
+	return append(out, data[start:]...)
+}
+
+// appendJSONString appends s as a JSON string. Each invalid UTF-8 byte
+// becomes U+FFFD (the rule above) so that output stays valid UTF-8, unless
+// verbatim is set: path keys keep
 // their bytes so that formatting and parsing a path round-trips exactly.
 func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byte {
 	const hex = "0123456789abcdef"

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -296,4 +298,68 @@ func TestResolversAgreeOnNumericSegments(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{"é 日本 😀 \uFFFD", "é 日本 😀 \uFFFD"},
+		{"a\xff\xfeb", "a\uFFFD\uFFFDb"},                 // issue 11: two bytes, two U+FFFD
+		{"x\xe6\x97", "x\uFFFD\uFFFD"},                   // a truncated sequence, byte by byte
+		{"\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"},           // an encoded surrogate
+		{"\xc0\xaf", "\uFFFD\uFFFD"},                     // an overlong encoding
+		{"\x80\xbf", "\uFFFD\uFFFD"},                     // lone continuation bytes
+		{"\xf4\x90\x80\x80", "\uFFFD\uFFFD\uFFFD\uFFFD"}, // past U+10FFFF
+		{"{\"k\xff\":\"v\"}", "{\"k\uFFFD\":\"v\"}"},
+	} {
+		if got := string(validUTF8([]byte(tt.in))); got != tt.want {
+			t.Errorf("validUTF8(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzValidUTF8 checks the one replacement rule against encoding/json, which
+// defines it: validUTF8 gives what a round trip through encoding/json gives,
+// and what appendJSONString's string decodes to, and leaves valid text alone.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"", "a\xff\xfeb", "x\xe6\x97", "\xed\xa0\x80", "é\x80😀", "\xf0\x9f\x98"} {
+		f.Add([]byte(s))
+	}
+	for _, s := range wireCorpus {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := validUTF8(data)
+		if !utf8.Valid(got) {
+			t.Fatalf("validUTF8(%q) = %q, not valid UTF-8", data, got)
+		}
+		if utf8.Valid(data) && !bytes.Equal(got, data) {
+			t.Fatalf("validUTF8 changed valid UTF-8 %q to %q", data, got)
+		}
+		encoded, err := json.Marshal(string(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := json.Unmarshal(encoded, &want); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Fatalf("validUTF8(%q) = %q, encoding/json gives %q", data, got, want)
+		}
+		var viaString string
+		if err := json.Unmarshal(appendJSONString(nil, data, false), &viaString); err != nil || viaString != want {
+			t.Fatalf("appendJSONString(%q) decodes to %q (%v), want %q", data, viaString, err, want)
+		}
+		// In a JSON document the repair keeps the document valid and means
+		// what encoding/json decodes from the original. (reflect.DeepEqual:
+		// cmp.Equal takes seconds on the corpus's 200-deep nesting.)
+		if json.Valid(data) {
+			var before, after any
+			if json.Unmarshal(data, &before) != nil || json.Unmarshal(got, &after) != nil || !reflect.DeepEqual(before, after) {
+				t.Fatalf("validUTF8 changed the meaning of %q: %v, then %v", data, before, after)
+			}
+		}
+	})
 }
