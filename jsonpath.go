@@ -362,14 +362,14 @@ func parseIndex(seg pathSegment) (int, bool) {
 	if err != nil {
 		// Only the range can fail for a canonical decimal: no array is
 		// that long, whatever the size of int.
-		return maxIndex, true
+		return indexPastInt, true
 	}
 	return n, true
 }
 
-// maxIndex stands for an index past the range of int; it is at least every
+// indexPastInt stands for an index past the range of int; it is at least every
 // array's length, so it always misses.
-const maxIndex = int(^uint(0) >> 1)
+const indexPastInt = int(^uint(0) >> 1)
 
 // resolvePath walks root, a value as encoding/json decodes it into any with
 // UseNumber, along segs. On an object a segment names the key it spells; on
