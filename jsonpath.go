@@ -367,8 +367,8 @@ func parseIndex(seg pathSegment) (int, bool) {
 	return n, true
 }
 
-// indexPastInt stands for an index past the range of int; it is at least every
-// array's length, so it always misses.
+// indexPastInt stands for an index past the range of int; it is at least
+// every array's length, so it always misses.
 const indexPastInt = int(^uint(0) >> 1)
 
 // resolvePath walks root, a value as encoding/json decodes it into any with
