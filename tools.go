@@ -237,7 +237,11 @@ func errorResult(err error, r *redactor) json.RawMessage {
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
 // (encoding/json would take "Stream" for "stream") and a repeated name is
-// refused rather than silently merged.
+// refused rather than silently merged. An explicit null is refused like any
+// other wrong type ("must be a string, not null"): the input schemas say
+// string or integer, not null, and reading null as "absent" would let a
+// client's bug (an unset variable sent as null) pass as a request for the
+// default.
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}}
 	members := map[string][]byte{}
@@ -267,7 +271,7 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	}
 	for _, s := range specs {
 		v, ok := members[s.name]
-		if !ok || string(v) == "null" {
+		if !ok {
 			if s.required {
 				return args, invalidParams(s.name, "required")
 			}
