@@ -31,6 +31,8 @@ type config struct {
 	ReactotronPort   int      // 0: the Reactotron bridge is off
 	EventBuffer      int      // events kept per session and stream
 	ReadOnly         bool     // tools that change the app are withheld
+	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	RedactKeys       []string // lower-case extra sensitive key names
 
 	Demo    bool
 	Version bool
@@ -145,6 +147,26 @@ var settings = []setting{
 		c.EventBuffer = int(n)
 		return err
 	}},
+	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			c.Redact = true
+		case "off":
+			c.Redact = false
+		default:
+			return fmt.Errorf("%q is not one of on, off", v)
+		}
+		return nil
+	}},
+	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
+		// The bound keeps the key matcher's table small.
+		if len(v) > maxRedactKeysLen {
+			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
+		}
+		keys, err := splitList(v, validRedactKey)
+		c.RedactKeys = keys
+		return err
+	}},
 	{"READ_ONLY", "read-only", "false", "true: offer no tool that changes the app (dispatch, commands); the flag alone means true", func(c *config, v string) error {
 		b, err := parseSwitch(v)
 		c.ReadOnly = b
@@ -179,6 +201,9 @@ func parseSwitch(v string) (bool, error) {
 	}
 	return false, fmt.Errorf("%q is not one of true, false", v)
 }
+
+// maxRedactKeysLen bounds REDACT_KEYS.
+const maxRedactKeysLen = 4096
 
 // loadConfig reads the environment through getenv, then the flags in args,
 // which override it. An empty variable counts as unset. Errors wrap errUsage

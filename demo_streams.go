@@ -20,8 +20,6 @@ import (
 const (
 	demoAPI       = "https://api.shop.example.com/v1"
 	demoUserAgent = "ShopApp/2.4.0 (iPhone; iOS 18.1)"
-	// demoPassword is the password the simulated user logs in with.
-	demoPassword = "correct-horse-battery-staple"
 )
 
 // demoTraffic is the state behind the console and network streams. It is

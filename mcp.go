@@ -33,6 +33,7 @@ type mcpServer struct {
 	tools     *toolSet
 	resources *resourceHub
 	rpc       *rpcConn
+	redact    *redactor // nil when REDACT=off
 
 	initialized atomic.Bool  // initialize answered: other requests are admitted
 	clientReady atomic.Bool  // notifications/initialized received: notifications may go out
@@ -66,7 +67,7 @@ var methods = map[string]method{
 }
 
 func newMCPServer(cfg config, logger *slog.Logger, stdout io.Writer) *mcpServer {
-	s := &mcpServer{cfg: cfg, logger: logger}
+	s := &mcpServer{cfg: cfg, logger: logger, redact: newRedactor(cfg)}
 	s.clientLevel.Store(-1)
 	s.rpc = newRPCConn(stdout, s.handle, isInline, s.admit, logger)
 	return s
@@ -173,7 +174,7 @@ func (s *mcpServer) logToClient(level string, data any) {
 	if want < 0 || !s.clientReady.Load() || s.closed.Load() || int32(slices.Index(logLevels, level)) < want {
 		return
 	}
-	s.rpc.notify("notifications/message", map[string]any{"level": level, "logger": "devtools-mcp", "data": data})
+	s.rpc.notify("notifications/message", map[string]any{"level": level, "logger": "devtools-mcp", "data": s.redact.Value(data)})
 }
 
 // notifyClient sends a notification once the client has initialized.

@@ -61,7 +61,7 @@ type subscription struct {
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	q := adapterQueries{cfg: cfg, link: link}
+	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
 	if link != nil {
 		q.sessions = link.sessions
 	}
@@ -189,8 +189,9 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 		}
 	}
 	if err != nil {
-		return nil, readError(uri, err)
+		return nil, readError(uri, h.redact.Err(err))
 	}
+	body = h.redact.JSON(body)
 	if int64(len(body)) > h.cfg.MaxPayloadSize {
 		return nil, readError(uri, newToolError(codePayloadTooLarge, map[string]any{"size": len(body), "limit": h.cfg.MaxPayloadSize},
 			"the resource is %d bytes, over MAX_PAYLOAD_SIZE (%d)", len(body), h.cfg.MaxPayloadSize))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -759,4 +760,64 @@ func TestDispatchFireAndForget(t *testing.T) {
 			t.Errorf("dispatch on a fire-and-forget app:\n got %s\nwant %s", res, want)
 		}
 	})
+}
+
+// appToolsOutput reads every log entry and every request in full through
+// the tools, runs a command and a dispatch, and returns the results and the
+// demo's tokens, password and session cookies.
+func appToolsOutput(t *testing.T, cfg config) (string, []string) {
+	e := startAppE2E(t, cfg)
+	for range 120 { // logins and token refreshes
+		e.app.step()
+	}
+	var out strings.Builder
+	read := func(name string, args map[string]any) json.RawMessage {
+		res, _ := e.callTool(name, args)
+		out.Write(res)
+		return res
+	}
+	read("debug_get_logs", map[string]any{"limit": 200})
+	var all networkOut
+	if err := json.Unmarshal(read("debug_get_network", map[string]any{"limit": 200}), &all); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range all.Requests {
+		read("debug_get_network", map[string]any{"seq": r.Seq})
+	}
+	read("debug_list_commands", nil)
+	read("debug_run_command", map[string]any{"command": "logout"})
+	read("debug_dispatch_action", map[string]any{"action": map[string]any{"type": "auth/refreshToken", "payload": map[string]any{"token": "eyJhbGciOiJIUzI1NiJ9.planted"}}})
+
+	secrets := append(demoSecrets(t, e.app), "eyJhbGciOiJIUzI1NiJ9.planted")
+	cookie := regexp.MustCompile(`sid=([A-Za-z0-9_-]{24})`)
+	for _, ev := range demoAllEvents(t, e.app, "network") {
+		for _, m := range cookie.FindAllStringSubmatch(string(ev.Payload), -1) {
+			secrets = append(secrets, m[1])
+		}
+	}
+	return out.String(), secrets
+}
+
+// TestAppToolsRedacted: logs, requests, commands and dispatches pass the
+// same chokepoints as the other tools, so no secret of the demo gets
+// through; with REDACT=off they do, which shows the scan finds them.
+func TestAppToolsRedacted(t *testing.T) {
+	on, secrets := appToolsOutput(t, testConfig(t))
+	for _, s := range secrets {
+		if i := strings.Index(on, s); i >= 0 {
+			t.Errorf("secret %q passed: …%s…", s, on[max(0, i-200):min(len(on), i+len(s)+50)])
+		}
+	}
+	cfg := testConfig(t)
+	cfg.Redact = false
+	off, secrets := appToolsOutput(t, cfg)
+	found := 0
+	for _, s := range secrets {
+		if strings.Contains(off, s) {
+			found++
+		}
+	}
+	if found < len(secrets)/2 || !strings.Contains(off, demoPassword) || !strings.Contains(off, "sid=") {
+		t.Errorf("with REDACT=off only %d of %d secrets appear; the scan would miss leaks", found, len(secrets))
+	}
 }
