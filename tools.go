@@ -105,10 +105,6 @@ type toolSet struct {
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
-
-	// commandSettle waits for what follows a command no one answers; nil
-	// waits commandSettle (tools_app.go). Tests replace it.
-	commandSettle func(ctx context.Context) error
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
