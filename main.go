@@ -83,7 +83,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := newMCPServer(cfg, logger, stdout)
+	srv := newMCPServer(cfg, logger)
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
@@ -107,7 +107,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
-	err := srv.serve(ctx, stdin)
+	err := srv.serve(ctx, stdin, stdout)
 	cancel()
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")

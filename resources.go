@@ -55,6 +55,7 @@ const maxSubscriptions = 256
 type subscription struct {
 	dirty    bool
 	lastSent time.Time
+	holders  int // clients watching the URI
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
@@ -250,13 +251,21 @@ func (h *resourceHub) subscribe(uri string) error {
 		}
 		h.subs[uri] = &subscription{}
 	}
+	h.subs[uri].holders++
 	return nil
 }
 
+// unsubscribe drops one holder of uri; the URI stops being watched when its
+// last holder goes. Each MCP client calls subscribe once per URI it holds
+// and unsubscribe once when it lets go (mcp.go keeps the per-client sets).
 func (h *resourceHub) unsubscribe(uri string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.subs, uri)
+	if sub := h.subs[uri]; sub != nil {
+		if sub.holders--; sub.holders <= 0 {
+			delete(h.subs, uri)
+		}
+	}
 }
 
 // eventPushed marks the subscribed URIs that a pushed event of stream may
