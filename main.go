@@ -107,7 +107,12 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
-	err := srv.serve(ctx, stdin, stdout)
+	var err error
+	if cfg.Transport == "http" {
+		err = serveHTTP(ctx, srv, cfg, logger) // stdin is not read: signals stop it
+	} else {
+		err = srv.serve(ctx, stdin, stdout)
+	}
 	cancel()
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")
