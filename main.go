@@ -2,10 +2,13 @@
 // development: the app's debug adapter connects over a WebSocket (Wire
 // Protocol v1, see PROTOCOL.md) and the server offers what the adapter
 // knows — Redux state, navigation state, MMKV storage and the events that
-// changed them — as MCP tools and resources on stdin/stdout.
+// changed them — as MCP tools and resources on stdin/stdout or Streamable
+// HTTP.
 //
-// Data flows from the agent through jsonrpc.go (framing, JSON-RPC) and
-// mcp.go (lifecycle, dispatch) to tools.go and resources.go, which ask the
+// Data flows from the agent through jsonrpc.go (framing, JSON-RPC) or
+// http.go (Streamable HTTP), client.go (one client's state) and mcp.go
+// (dispatch, notifications; era.go the 2026-07-28 revision) to tools.go and
+// resources.go, which ask the
 // adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
 // decoding it). errors.go holds the tool error codes, config.go the

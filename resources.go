@@ -48,8 +48,9 @@ type resourceHub struct {
 	wake chan struct{}            // cap 1: something became dirty
 }
 
-// maxSubscriptions bounds the subscriptions one client may hold; each MMKV
-// instance name is a URI of its own.
+// maxSubscriptions bounds the subscriptions one client may hold (client.go)
+// and the URIs watched here for all of them; each MMKV instance name is a
+// URI of its own.
 const maxSubscriptions = 256
 
 type subscription struct {
