@@ -90,6 +90,11 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	// The adapter port also answers MCP for other local devtools-mcp
+	// processes, which relay to it while this one holds the port (relay.go).
+	portMCP := newHTTPTransport(srv, cfg, logger)
+	srv.link.mcp = relayEndpoint(portMCP)
+	srv.relay = newRelay(cfg, srv.link)
 
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -117,6 +122,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		err = srv.serve(ctx, stdin, stdout)
 	}
 	cancel()
+	portMCP.close() // its streams must not hold the adapter listener's shutdown
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")
 	return err

@@ -35,6 +35,7 @@ type mcpServer struct {
 	link      *adapterLink
 	tools     *toolSet
 	resources *resourceHub
+	relay     *relay // to the process holding the adapter port; nil: never relay
 
 	mu        sync.Mutex
 	clients   map[*client]struct{}
@@ -99,9 +100,15 @@ func (s *mcpServer) removeClient(c *client) {
 	c.close()
 }
 
-// dispatch runs one admitted request's handler. Results of 2026-07-28
+// dispatch runs one admitted request's handler, or relays it to the
+// process holding the adapter port (relay.go). Results of 2026-07-28
 // requests get that revision's shape (era.go).
 func (s *mcpServer) dispatch(ctx context.Context, call *callInfo, req *request) (any, error) {
+	if s.relay != nil {
+		if result, err, ok := s.relay.forward(ctx, call, req); ok {
+			return result, err
+		}
+	}
 	result, err := methods[req.Method].handle(s, withCall(ctx, call), req.Params)
 	if call.meta == nil {
 		return result, err

@@ -1,0 +1,178 @@
+package main
+
+// Many agents, one app. The app's adapter connects to one port, so only one
+// devtools-mcp process can hold it. The holder also answers MCP at /mcp on
+// that port, for loopback callers; a process that cannot bind the port
+// relays its clients' requests there, as stateless 2026-07-28 requests,
+// and serves them itself again once it holds the port (the link retries the
+// bind every 2 s), so its client never restarts.
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// relayMethods are the requests answered from the app, worth relaying.
+// Lifecycle, discovery and subscriptions stay local.
+var relayMethods = map[string]bool{
+	"tools/call":          true,
+	"resources/list":      true,
+	"resources/read":      true,
+	"completion/complete": true,
+}
+
+// relay forwards requests to the process holding the adapter port.
+type relay struct {
+	link   *adapterLink
+	url    string
+	client *http.Client
+}
+
+func newRelay(cfg config, link *adapterLink) *relay {
+	host := cfg.WSHost
+	if !isLoopbackHost(host) {
+		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
+	}
+	return &relay{
+		link: link,
+		url:  "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
+		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
+		// bounds a holder that stops answering altogether.
+		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
+	}
+}
+
+// relayEndpoint serves the transport to loopback callers only: the adapter
+// port may listen on the network for devices, but its MCP is for the
+// processes of this machine.
+func relayEndpoint(t *httpTransport) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ap, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil || !ap.Addr().Unmap().IsLoopback() {
+			writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil,
+				"forbidden: MCP on the adapter port is for loopback callers only"))
+			return
+		}
+		t.ServeHTTP(w, r)
+	})
+}
+
+// forward sends req to the holder when this process does not hold the
+// port. ok is false when it holds it, or when nothing answering MCP holds
+// it: then the request is served here (and says NOT_CONNECTED, and why).
+func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, ok bool) {
+	if !relayMethods[req.Method] || rl.link.status().Listening {
+		return nil, nil, false
+	}
+	params := map[string]json.RawMessage{}
+	if req.Params != nil {
+		_ = eachMember(req.Params, func(name string, value []byte) bool {
+			params[name] = value
+			return true
+		})
+	}
+	meta := map[string]any{
+		metaProtocolVersion:    modernVersions[0],
+		metaClientCapabilities: map[string]any{},
+		metaClientInfo:         json.RawMessage(serverInfoJSON),
+	}
+	params["_meta"], _ = json.Marshal(meta)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": req.Method, "params": params})
+	hreq, herr := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
+	if herr != nil {
+		return nil, nil, false
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json, text/event-stream")
+	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
+	hreq.Header.Set("Mcp-Method", req.Method)
+	if name, has := relayName(req.Method, params); has {
+		hreq.Header.Set("Mcp-Name", name)
+	}
+	resp, herr := rl.client.Do(hreq)
+	if herr != nil {
+		return nil, nil, false
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "application/json" {
+		return nil, nil, false // not a devtools-mcp with /mcp: serve locally
+	}
+	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
+	if herr != nil || len(data) > maxHTTPBodyBytes {
+		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: reply unreadable or over %d bytes", req.Method, rl.url, maxHTTPBodyBytes), true
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *rpcError       `json:"error"`
+	}
+	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+		return nil, nil, false
+	}
+	if msg.Error != nil {
+		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
+			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
+		}
+		return nil, msg.Error, true
+	}
+	if call.meta == nil {
+		return json.RawMessage(legacyResult(msg.Result)), nil, true
+	}
+	return json.RawMessage(msg.Result), nil, true
+}
+
+func resourceNotFoundMessage(m string) bool { return strings.HasPrefix(m, "resource not found") }
+
+// relayName is the Mcp-Name header for a relayed request, base64-encoded
+// when the name is not plain visible ASCII.
+func relayName(method string, params map[string]json.RawMessage) (string, bool) {
+	member := map[string]string{"tools/call": "name", "resources/read": "uri"}[method]
+	if member == "" {
+		return "", false
+	}
+	name, ok := wireString(params[member])
+	if !ok {
+		return "", false
+	}
+	plain := name != "" && name[0] != ' ' && name[len(name)-1] != ' '
+	for i := 0; i < len(name) && plain; i++ {
+		plain = name[i] >= 0x20 && name[i] <= 0x7e
+	}
+	if plain && !strings.HasPrefix(name, "=?base64?") {
+		return name, true
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?=", true
+}
+
+// legacyResult drops the members 2026-07-28 adds to results, so that a
+// legacy client gets what this process would have answered itself.
+func legacyResult(result []byte) []byte {
+	if rawKind(result) != "object" {
+		return result
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	_ = eachMemberRaw(result, func(quotedName, value []byte) bool {
+		switch string(quotedName) {
+		case `"resultType"`, `"ttlMs"`, `"cacheScope"`, `"_meta"`:
+			return true
+		}
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		out.Write(quotedName)
+		out.WriteByte(':')
+		out.Write(value)
+		return true
+	})
+	out.WriteByte('}')
+	return out.Bytes()
+}
