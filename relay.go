@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -51,6 +52,10 @@ func newRelay(cfg config, link *adapterLink) *relay {
 	}
 }
 
+// holderPIDHeader names the process answering MCP on the adapter port, so
+// that a relaying process's health check can say who holds the app.
+const holderPIDHeader = "Devtools-Mcp-Pid"
+
 // relayEndpoint serves the transport to loopback callers only: the adapter
 // port may listen on the network for devices, but its MCP is for the
 // processes of this machine.
@@ -62,6 +67,7 @@ func relayEndpoint(t *httpTransport) http.Handler {
 				"forbidden: MCP on the adapter port is for loopback callers only"))
 			return
 		}
+		w.Header().Set(holderPIDHeader, strconv.Itoa(os.Getpid()))
 		t.ServeHTTP(w, r)
 	})
 }
@@ -123,10 +129,57 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 		}
 		return nil, msg.Error, true
 	}
-	if call.meta == nil {
-		return json.RawMessage(legacyResult(msg.Result)), nil, true
+	out := msg.Result
+	if req.Method == "tools/call" && string(params["name"]) == `"debug_health_check"` {
+		out = rl.annotateHealth(out, resp.Header.Get(holderPIDHeader))
 	}
-	return json.RawMessage(msg.Result), nil, true
+	if call.meta == nil {
+		out = legacyResult(out)
+	}
+	return json.RawMessage(out), nil, true
+}
+
+// annotateHealth adds server.relay to a relayed health check, in the
+// structured content and in the text that mirrors it: which process holds
+// the app, how this one reaches it, and why it does not hold the port.
+func (rl *relay) annotateHealth(result []byte, holderPID string) []byte {
+	var r map[string]any
+	if json.Unmarshal(result, &r) != nil {
+		return result
+	}
+	note := map[string]any{
+		"via":         rl.url,
+		"holderPid":   holderPID,
+		"pid":         os.Getpid(),
+		"listenError": rl.link.status().ListenError,
+		"note":        "this process cannot bind the adapter port and answers through the devtools-mcp process holding it; it takes the port over when that one exits",
+	}
+	addTo := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			if server, ok := m["server"].(map[string]any); ok {
+				server["relay"] = note
+			}
+		}
+	}
+	addTo(r["structuredContent"])
+	if content, ok := r["content"].([]any); ok && len(content) > 0 {
+		if item, ok := content[0].(map[string]any); ok {
+			if text, ok := item["text"].(string); ok {
+				var inner map[string]any
+				if json.Unmarshal([]byte(text), &inner) == nil {
+					addTo(inner)
+					if data, err := json.Marshal(inner); err == nil {
+						item["text"] = string(data)
+					}
+				}
+			}
+		}
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return result
+	}
+	return data
 }
 
 func resourceNotFoundMessage(m string) bool { return strings.HasPrefix(m, "resource not found") }

@@ -96,6 +96,13 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 	if !strings.Contains(newcomer.stderr.String(), "cannot listen for app adapters") {
 		t.Fatalf("the newcomer holds the port itself; stderr:\n%s", newcomer.stderr.String())
 	}
+	// The health check says who holds the app and how it is reached.
+	id++
+	relayNote, _ := healthOf(newcomer, id)["server"].(map[string]any)["relay"].(map[string]any)
+	if want := fmt.Sprintf("http://127.0.0.1:%d/mcp", port); relayNote["via"] != want || relayNote["holderPid"] == "" ||
+		!strings.Contains(fmt.Sprint(relayNote["listenError"]), "address already in use") {
+		t.Errorf("server.relay = %v, want via %s, the holder's pid and why this process cannot bind", relayNote, want)
+	}
 
 	// A full answer from the app, through the relay.
 	id++
@@ -124,8 +131,12 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 		server, _ := h["server"].(map[string]any)
 		return h["connected"] == true && server["listening"] == true
 	})
-	if server := health["server"].(map[string]any); !strings.HasSuffix(fmt.Sprint(server["wsUrl"]), fmt.Sprintf(":%d/", port)) {
+	server := health["server"].(map[string]any)
+	if !strings.HasSuffix(fmt.Sprint(server["wsUrl"]), fmt.Sprintf(":%d/", port)) {
 		t.Errorf("after takeover the newcomer listens on %v, want port %d", server["wsUrl"], port)
+	}
+	if _, relayed := server["relay"]; relayed {
+		t.Errorf("after takeover the health check still says it is relayed: %v", server)
 	}
 }
 
