@@ -36,6 +36,7 @@ type client struct {
 func newClient(srv *mcpServer, name string, notify func(string, any), stopped <-chan struct{}) *client {
 	c := &client{srv: srv, name: name, notify: notify, stopped: stopped}
 	c.level.Store(-1)
+	c.subs.onChange = srv.subscriptionsChanged
 	return c
 }
 
@@ -132,8 +133,9 @@ func callFrom(ctx context.Context) *callInfo {
 // subscriptionSet is the resource URIs one subscriber holds. The hub counts
 // holders per URI, so each URI is subscribed there once per set.
 type subscriptionSet struct {
-	mu   sync.Mutex
-	uris map[string]bool
+	mu       sync.Mutex
+	uris     map[string]bool
+	onChange func() // after a URI is added or removed; nil: none
 }
 
 // add subscribes to uri, at most maxSubscriptions per set.
@@ -154,7 +156,25 @@ func (s *subscriptionSet) add(hub *resourceHub, uri string) error {
 		s.uris = make(map[string]bool)
 	}
 	s.uris[uri] = true
+	s.changed()
 	return nil
+}
+
+func (s *subscriptionSet) changed() {
+	if s.onChange != nil {
+		s.onChange()
+	}
+}
+
+// list returns the URIs held.
+func (s *subscriptionSet) list() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]string, 0, len(s.uris))
+	for uri := range s.uris {
+		out = append(out, uri)
+	}
+	return out
 }
 
 func (s *subscriptionSet) remove(hub *resourceHub, uri string) {
@@ -163,6 +183,7 @@ func (s *subscriptionSet) remove(hub *resourceHub, uri string) {
 	if s.uris[uri] {
 		delete(s.uris, uri)
 		hub.unsubscribe(uri)
+		s.changed()
 	}
 }
 
@@ -177,6 +198,9 @@ func (s *subscriptionSet) clear(hub *resourceHub) {
 	defer s.mu.Unlock()
 	for uri := range s.uris {
 		hub.unsubscribe(uri)
+	}
+	if len(s.uris) > 0 {
+		s.changed()
 	}
 	s.uris = nil
 }

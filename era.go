@@ -300,6 +300,7 @@ func (s *mcpServer) listen(ctx context.Context, params json.RawMessage) (any, er
 		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: subscriptions/listen needs a request with an id on a transport that can stream")
 	}
 	l := &listener{id: call.id, send: call.send}
+	l.subs.onChange = s.subscriptionsChanged
 	defer l.subs.clear(s.resources)
 	ack := map[string]any{}
 	// Tools and prompts never change while the server runs: those types are

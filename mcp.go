@@ -40,6 +40,8 @@ type mcpServer struct {
 	mu        sync.Mutex
 	clients   map[*client]struct{}
 	listeners map[*listener]struct{} // open 2026-07-28 subscriptions/listen requests
+
+	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (relay.go)
 }
 
 // method describes one MCP request or notification the server understands.
@@ -70,7 +72,28 @@ var methods = map[string]method{
 }
 
 func newMCPServer(cfg config, logger *slog.Logger) *mcpServer {
-	return &mcpServer{cfg: cfg, logger: logger, clients: make(map[*client]struct{}), listeners: make(map[*listener]struct{})}
+	return &mcpServer{cfg: cfg, logger: logger, clients: make(map[*client]struct{}), listeners: make(map[*listener]struct{}),
+		subsChanged: make(chan struct{}, 1)}
+}
+
+func (s *mcpServer) subscriptionsChanged() {
+	select {
+	case s.subsChanged <- struct{}{}:
+	default:
+	}
+}
+
+// heldURIs returns every resource URI some client or listen stream holds, sorted.
+func (s *mcpServer) heldURIs() []string {
+	var uris []string
+	for _, c := range s.clientList() {
+		uris = append(uris, c.subs.list()...)
+	}
+	for _, l := range s.listenerList() {
+		uris = append(uris, l.subs.list()...)
+	}
+	slices.Sort(uris)
+	return slices.Compact(uris)
 }
 
 func isInline(name string) bool { return methods[name].inline }

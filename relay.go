@@ -8,6 +8,7 @@ package main
 // bind every 2 s), so its client never restarts.
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/base64"
@@ -228,4 +229,105 @@ func legacyResult(result []byte) []byte {
 	})
 	out.WriteByte('}')
 	return out.Bytes()
+}
+
+// watch keeps, while this process relays, one subscriptions/listen stream
+// open to the holder for resource list changes and the resources local
+// clients hold, and hands what it delivers to them, so that subscriptions
+// work through the relay too. It returns when ctx ends.
+func (rl *relay) watch(ctx context.Context, s *mcpServer) {
+	for ctx.Err() == nil {
+		if !rl.link.status().Listening && rl.listenOnce(ctx, s) {
+			continue // the subscriptions changed: listen again at once
+		}
+		select {
+		case <-ctx.Done():
+		case <-s.subsChanged:
+		case <-time.After(linkBindRetry): // the link retries its bind as often
+		}
+	}
+}
+
+// listenOnce holds one listen stream until it ends, the local
+// subscriptions change (then it reports true) or this process binds the
+// port.
+func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	uris := s.heldURIs()
+	done := make(chan bool, 1)
+	go func() {
+		tick := time.NewTicker(linkBindRetry)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				done <- false
+				return
+			case <-s.subsChanged:
+				cancel()
+				done <- true
+				return
+			case <-tick.C:
+				if rl.link.status().Listening {
+					cancel()
+					done <- false
+					return
+				}
+			}
+		}
+	}()
+	rl.listen(ctx, uris, s)
+	cancel()
+	return <-done
+}
+
+// listen opens subscriptions/listen on the holder and hands its
+// notifications to the local clients until the stream ends.
+func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
+	params := map[string]any{
+		"notifications": map[string]any{"resourcesListChanged": true, "resourceSubscriptions": uris},
+		"_meta": map[string]any{metaProtocolVersion: modernVersions[0], metaClientCapabilities: map[string]any{},
+			metaClientInfo: json.RawMessage(serverInfoJSON)},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "relay", "method": "subscriptions/listen", "params": params})
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json, text/event-stream")
+	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
+	hreq.Header.Set("Mcp-Method", "subscriptions/listen")
+	// No client timeout: the stream is long-lived; ctx ends it.
+	resp, err := (&http.Client{Transport: rl.client.Transport}).Do(hreq)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		return
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 4096), maxHTTPBodyBytes)
+	for sc.Scan() {
+		data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
+		if !ok {
+			continue
+		}
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(data, &msg) != nil {
+			continue
+		}
+		switch msg.Method {
+		case "notifications/resources/list_changed":
+			s.notifyClient(msg.Method, struct{}{})
+		case "notifications/resources/updated":
+			s.resourceUpdated(map[string]string{"uri": msg.Params.URI})
+		}
+	}
 }

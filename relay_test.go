@@ -55,7 +55,8 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 	appDone := make(chan struct{})
 	go func() {
 		defer close(appDone)
-		newDemoApp(demoOptions{Seed: 7}).run(appCtx, fmt.Sprintf("ws://127.0.0.1:%d/", port), 0, nil)
+		// Steps every 20 ms: its events drive resource updates.
+		newDemoApp(demoOptions{Seed: 7}).run(appCtx, fmt.Sprintf("ws://127.0.0.1:%d/", port), 20*time.Millisecond, nil)
 	}()
 	defer func() {
 		stopApp()
@@ -120,6 +121,21 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 	reply = newcomer.call(id, "resources/read", map[string]any{"uri": "debug://nowhere"})
 	if code := errorCode(reply); code != -32002 {
 		t.Errorf("resource not found through the relay: code %d, want the legacy -32002", code)
+	}
+
+	// A subscription made here is served from the holder's events.
+	id++
+	if reply := newcomer.call(id, "resources/subscribe", map[string]any{"uri": uriRedux}); errorCode(reply) != 0 {
+		t.Fatalf("subscribe: %v", reply)
+	}
+	for {
+		var msg map[string]any
+		if err := json.Unmarshal([]byte(newcomer.next()), &msg); err != nil {
+			t.Fatal(err)
+		}
+		if params, _ := msg["params"].(map[string]any); msg["method"] == "notifications/resources/updated" && params["uri"] == uriRedux {
+			break
+		}
 	}
 
 	// The holder exits; the newcomer binds the port and the app comes back to it.
