@@ -684,3 +684,35 @@ func FuzzHTTPPost(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkHTTPModernToolsList measures one stateless 2026-07-28 request
+// over a loopback connection, headers checked and result reshaped.
+func BenchmarkHTTPModernToolsList(b *testing.B) {
+	cfg, err := loadConfig(nil, func(string) string { return "" })
+	if err != nil {
+		b.Fatal(err)
+	}
+	tr, _ := newTestTransport(cfg)
+	hs := httptest.NewServer(tr)
+	defer hs.Close()
+	defer tr.close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{` + modernMeta + `}}`
+	b.ReportAllocs()
+	for b.Loop() {
+		req, _ := http.NewRequest(http.MethodPost, hs.URL+mcpPath, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2026-07-28")
+		req.Header.Set("Mcp-Method", "tools/list")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, _ := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			b.Fatalf("status %d", resp.StatusCode)
+		}
+		b.SetBytes(n)
+	}
+}
