@@ -55,6 +55,7 @@ type httpTransport struct {
 	stopping  chan struct{} // closed by close: streams end, listen requests answer
 	closeOnce sync.Once
 	streams   chan struct{} // one token per open SSE stream, cap maxHTTPStreams
+	requests  chan struct{} // one token per POST being served, cap maxInFlight
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -62,7 +63,8 @@ type httpTransport struct {
 
 func newHTTPTransport(srv *mcpServer, cfg config, logger *slog.Logger) *httpTransport {
 	return &httpTransport{srv: srv, cfg: cfg, logger: logger, stopping: make(chan struct{}),
-		streams: make(chan struct{}, maxHTTPStreams), sessions: make(map[string]*httpSession)}
+		streams: make(chan struct{}, maxHTTPStreams), requests: make(chan struct{}, maxInFlight),
+		sessions: make(map[string]*httpSession)}
 }
 
 // close ends every stream and session. Safe to call twice.
@@ -193,8 +195,16 @@ func parseHTTPMessage(body []byte) (req request, isResponse bool, err *rpcError)
 	return req, false, nil
 }
 
-// post serves one JSON-RPC message.
+// post serves one JSON-RPC message, at most maxInFlight (as on stdio) at once.
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
+	select {
+	case t.requests <- struct{}{}:
+		defer func() { <-t.requests }()
+	default:
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": cap(t.requests)},
+			"service unavailable: %d requests are being served, the limit; retry when one has been answered", cap(t.requests)))
+		return
+	}
 	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
 		writeRPCError(w, http.StatusUnsupportedMediaType, nil, rpcErrorf(errInvalidRequest, nil,
 			"invalid request: Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))

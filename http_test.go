@@ -716,3 +716,20 @@ func BenchmarkHTTPModernToolsList(b *testing.B) {
 		b.SetBytes(n)
 	}
 }
+
+// TestHTTPRequestBound holds the only request slot with an open listen
+// stream: the next POST is refused, naming the bound.
+func TestHTTPRequestBound(t *testing.T) {
+	h := newTestHTTP(t, testConfig(t))
+	h.tr.requests = make(chan struct{}, 1)
+	body := `{"jsonrpc":"2.0","id":1,"method":"subscriptions/listen","params":{"notifications":{},` + modernMeta + `}}`
+	req, _ := http.NewRequestWithContext(t.Context(), http.MethodPost, h.url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	setHeaders(req, modernHeaders("subscriptions/listen"))
+	openSSE(t, req).next(t)
+	resp, msg := h.post(initializeBody)
+	if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(errorMessage(msg), "1 requests are being served") {
+		t.Errorf("status %d, body %v; want 503 naming the bound", resp.StatusCode, msg)
+	}
+}
