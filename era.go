@@ -66,8 +66,7 @@ func readRequestMeta(params json.RawMessage, initialized bool) (*requestMeta, er
 	var metaRaw []byte
 	_ = eachMember(params, func(name string, value []byte) bool {
 		if name == "_meta" {
-			metaRaw = value
-			return false
+			metaRaw = value // the last one, as encoding/json reads the rest of params
 		}
 		return true
 	})
