@@ -733,3 +733,18 @@ func TestHTTPRequestBound(t *testing.T) {
 		t.Errorf("status %d, body %v; want 503 naming the bound", resp.StatusCode, msg)
 	}
 }
+
+// TestHTTPInspectorProbe replays the first POST of the MCP Inspector CLI
+// 2.12.0 (--protocol-era auto or modern), headers and body as captured: a
+// modern answer keeps it on 2026-07-28 rather than falling back.
+func TestHTTPInspectorProbe(t *testing.T) {
+	h := newTestHTTP(t, testConfig(t))
+	body := `{"jsonrpc":"2.0","id":"server-discover-probe-1","method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"inspector-cli","version":"2.12.0"},"io.modelcontextprotocol/clientCapabilities":{"roots":{"listChanged":true},"extensions":{"io.modelcontextprotocol/tasks":{},"io.modelcontextprotocol/skills":{}}}}}}`
+	resp, msg := h.post(body, "Accept: ", "Accept: application/json, text/event-stream", "mcp-protocol-version: 2026-07-28",
+		"mcp-method: server/discover", "accept-language: *", "sec-fetch-mode: cors", "user-agent: node")
+	result, _ := msg["result"].(map[string]any)
+	versions, _ := result["supportedVersions"].([]any)
+	if resp.StatusCode != 200 || msg["id"] != "server-discover-probe-1" || len(versions) == 0 || versions[0] != "2026-07-28" {
+		t.Errorf("status %d, reply %v; want 200 and a discover result listing 2026-07-28 first", resp.StatusCode, msg)
+	}
+}
