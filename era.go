@@ -12,7 +12,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"sync"
@@ -41,7 +40,9 @@ const (
 	metaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
 )
 
-// Error codes 2026-07-28 defines (basic/index, "Error Codes").
+// Error codes 2026-07-28 defines (basic/index, "Error Codes"). No method of
+// this server needs a client capability, so -32021 is never sent; it is
+// named here so that the codes stay reserved in one place.
 var (
 	errHeaderMismatch                  = &rpcError{Code: -32020, Message: "header mismatch"}
 	errMissingRequiredClientCapability = &rpcError{Code: -32021, Message: "missing required client capability"}
@@ -347,11 +348,4 @@ func (s *mcpServer) listen(ctx context.Context, params json.RawMessage) (any, er
 	case <-call.stopped:
 	}
 	return map[string]any{"_meta": map[string]any{metaSubscriptionID: l.id, metaServerInfo: json.RawMessage(serverInfoJSON)}}, nil
-}
-
-// isModernError reports whether err is one of the revision's own errors,
-// which HTTP answers with 400 Bad Request.
-func isModernError(err error) bool {
-	return errors.Is(err, errHeaderMismatch) || errors.Is(err, errMissingRequiredClientCapability) ||
-		errors.Is(err, errUnsupportedProtocolVersion)
 }
