@@ -22,6 +22,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -241,6 +242,12 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	}
 	if meta != nil {
 		t.postModern(w, r, &req, meta)
+		return
+	}
+	if v := r.Header.Get("MCP-Protocol-Version"); slices.Contains(modernVersions, v) && session == nil && req.Method != "initialize" {
+		// A 2026-07-28 request whose body lacks the version: malformed, not legacy.
+		writeRPCError(w, http.StatusBadRequest, req.ID, rpcErrorf(errInvalidParams, nil,
+			"invalid params: _meta %q is required (MCP-Protocol-Version is %s)", metaProtocolVersion, v))
 		return
 	}
 	if serr != nil && !(status == http.StatusBadRequest && req.Method == "initialize") {

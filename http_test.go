@@ -157,6 +157,7 @@ func TestHTTPModernRequests(t *testing.T) {
 			[]string{"MCP-Protocol-Version: 2099-01-01", "Mcp-Method: tools/list"}, 400, -32022, "2099-01-01"},
 		{"clientCapabilities missing", `{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
 			modernHeaders("tools/list"), 400, -32602, "clientCapabilities"},
+		{"version header without _meta", `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`, modernHeaders("tools/list"), 400, -32602, "protocolVersion\" is required"},
 		{"unknown method", call(1, "tools/nothing", ""), modernHeaders("tools/nothing"), 404, -32601, "tools/nothing"},
 		{"ping was removed", call(1, "ping", ""), modernHeaders("ping"), 404, -32601, "removed in 2026-07-28"},
 		{"resources/subscribe was removed", call(1, "resources/subscribe", `"uri":"debug://session"`), modernHeaders("resources/subscribe"), 404, -32601, "subscriptions/listen"},
