@@ -28,6 +28,10 @@ type config struct {
 	WSToken          string
 	WSAllowedHosts   []string // lower-case host names, no port
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
+	ReactotronPort   int      // 0: the Reactotron bridge is off
+	EventBuffer      int      // events kept per session and stream
+	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	RedactKeys       []string // lower-case extra sensitive key names
 	Transport        string   // "stdio" or "http": where MCP clients connect
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
@@ -135,6 +139,36 @@ var settings = []setting{
 		c.WSAllowedOrigins = origins
 		return err
 	}},
+	{"REACTOTRON_PORT", "reactotron-port", "9090", "port for apps using Reactotron's client, on WS_HOST (0 turns the bridge off; 0-65535)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 0, 65535)
+		c.ReactotronPort = int(n)
+		return err
+	}},
+	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
+		n, err := parseIntRange(v, 1, 100000)
+		c.EventBuffer = int(n)
+		return err
+	}},
+	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			c.Redact = true
+		case "off":
+			c.Redact = false
+		default:
+			return fmt.Errorf("%q is not one of on, off", v)
+		}
+		return nil
+	}},
+	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
+		// The bound keeps the key matcher's table small.
+		if len(v) > maxRedactKeysLen {
+			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
+		}
+		keys, err := splitList(v, validRedactKey)
+		c.RedactKeys = keys
+		return err
+	}},
 	{"MCP_TRANSPORT", "transport", "stdio", "where MCP clients connect: stdio or http (Streamable HTTP at /mcp)", func(c *config, v string) error {
 		switch t := strings.ToLower(strings.TrimSpace(v)); t {
 		case "stdio", "http":
@@ -156,6 +190,9 @@ var settings = []setting{
 		return nil
 	}},
 }
+
+// maxRedactKeysLen bounds REDACT_KEYS.
+const maxRedactKeysLen = 4096
 
 // loadConfig reads the environment through getenv, then the flags in args,
 // which override it. An empty variable counts as unset. Errors wrap errUsage

@@ -24,6 +24,9 @@ func wantDefaults() config {
 		MaxResultBytes: 100000,
 		LogLevel:       slog.LevelInfo,
 		LogFormat:      "text",
+		ReactotronPort: 9090,
+		EventBuffer:    1000,
+		Redact:         true,
 		Transport:      "stdio",
 		HTTPAddr:       "127.0.0.1:3100",
 	}
@@ -55,6 +58,7 @@ func TestConfigDefaults(t *testing.T) {
 	for _, s := range []string{
 		"WS_PORT", "WS_HOST", "REQUEST_TIMEOUT_MS", "MAX_PAYLOAD_SIZE", "MAX_RESULT_BYTES",
 		"LOG_LEVEL", "LOG_FORMAT", "WS_TOKEN", "WS_ALLOWED_HOSTS", "WS_ALLOWED_ORIGINS",
+		"REDACT", "REDACT_KEYS",
 		"MCP_TRANSPORT", "MCP_HTTP_ADDR", "MCP_HTTP_TOKEN",
 	} {
 		allEmpty[s] = ""
@@ -133,22 +137,30 @@ func TestConfigFromEnv(t *testing.T) {
 			func(c *config) { c.WSAllowedOrigins = []string{"http://localhost:3000", "https://app.example.com"} },
 		},
 		{"WS_ALLOWED_ORIGINS only separators", map[string]string{"WS_ALLOWED_ORIGINS": ",,"}, func(c *config) {}},
+		{"REDACT off", map[string]string{"REDACT": "off"}, func(c *config) { c.Redact = false }},
+		{"REDACT on, any case, trimmed", map[string]string{"REDACT": " ON "}, func(c *config) { c.Redact = true }},
+		{
+			"REDACT_KEYS trimmed, lower-cased, empty items dropped",
+			map[string]string{"REDACT_KEYS": " SSN ,, card number,x-pin_code.v2 "},
+			func(c *config) { c.RedactKeys = []string{"ssn", "card number", "x-pin_code.v2"} },
+		},
+		{"REDACT_KEYS with REDACT off", map[string]string{"REDACT": "off", "REDACT_KEYS": "ssn"}, func(c *config) { c.Redact, c.RedactKeys = false, []string{"ssn"} }},
 		{
 			"all at once",
 			map[string]string{
 				"WS_PORT": "9000", "WS_HOST": "192.168.1.5", "REQUEST_TIMEOUT_MS": "1500",
 				"MAX_PAYLOAD_SIZE": "2048", "MAX_RESULT_BYTES": "1500", "LOG_LEVEL": "error",
 				"LOG_FORMAT": "json", "WS_TOKEN": "tok", "WS_ALLOWED_HOSTS": "a.test",
-				"WS_ALLOWED_ORIGINS": "https://b.test", "MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "127.0.0.1:4000",
-				"MCP_HTTP_TOKEN": "ht",
+				"WS_ALLOWED_ORIGINS": "https://b.test", "REACTOTRON_PORT": "0", "EVENT_BUFFER": "50", "REDACT": "off", "REDACT_KEYS": "ssn",
+				"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "127.0.0.1:4000", "MCP_HTTP_TOKEN": "ht",
 			},
 			func(c *config) {
 				*c = config{
 					WSPort: 9000, WSHost: "192.168.1.5", RequestTimeout: 1500 * time.Millisecond,
 					MaxPayloadSize: 2048, MaxResultBytes: 1500, LogLevel: slog.LevelError,
 					LogFormat: "json", WSToken: "tok", WSAllowedHosts: []string{"a.test"},
-					WSAllowedOrigins: []string{"https://b.test"}, Transport: "http", HTTPAddr: "127.0.0.1:4000",
-					HTTPToken: "ht",
+					WSAllowedOrigins: []string{"https://b.test"}, ReactotronPort: 0, EventBuffer: 50, Redact: false, RedactKeys: []string{"ssn"},
+					Transport: "http", HTTPAddr: "127.0.0.1:4000", HTTPToken: "ht",
 				}
 			},
 		},
@@ -206,6 +218,8 @@ func TestFlagOverridesEnv(t *testing.T) {
 			func(c *config) { c.WSPort, c.WSHost, c.LogFormat = 7000, "10.1.2.3", "json" },
 		},
 		{"-demo", []string{"-demo"}, nil, func(c *config) { c.Demo = true }},
+		{"-redact", []string{"-redact=off"}, map[string]string{"REDACT": "on"}, func(c *config) { c.Redact = false }},
+		{"-redact-keys", []string{"-redact-keys=Pin"}, map[string]string{"REDACT_KEYS": "ssn"}, func(c *config) { c.RedactKeys = []string{"pin"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -296,6 +310,16 @@ func TestConfigInvalid(t *testing.T) {
 		{"WS_ALLOWED_ORIGINS bad second item", nil, env{"WS_ALLOWED_ORIGINS": "https://ok.test,evil.test"}, "WS_ALLOWED_ORIGINS", ""},
 		{"-ws-allowed-origins without scheme", []string{"-ws-allowed-origins=example.com"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
 		{"-ws-allowed-origins with path", []string{"-ws-allowed-origins=https://x.test/p"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
+		// REDACT
+		{"REDACT yes", nil, env{"REDACT": "yes"}, "REDACT", ""},
+		{"REDACT 0", nil, env{"REDACT": "0"}, "REDACT", ""},
+		{"-redact unknown", []string{"-redact=maybe"}, env{"REDACT": "on"}, "-redact", "REDACT"},
+		// REDACT_KEYS
+		{"REDACT_KEYS with a slash", nil, env{"REDACT_KEYS": "ssn, pin/code"}, "REDACT_KEYS", ""},
+		{"REDACT_KEYS digits only", nil, env{"REDACT_KEYS": "1234"}, "REDACT_KEYS", ""},
+		{"REDACT_KEYS not ASCII", nil, env{"REDACT_KEYS": "geheimnis,schlüssel"}, "REDACT_KEYS", ""},
+		{"REDACT_KEYS too long", nil, env{"REDACT_KEYS": strings.Repeat("abcdefg,", 600)}, "REDACT_KEYS", ""},
+		{"-redact-keys bad", []string{"-redact-keys=a:b"}, nil, "-redact-keys", "REDACT_KEYS"},
 		// MCP_TRANSPORT, MCP_HTTP_ADDR, MCP_HTTP_TOKEN
 		{"MCP_TRANSPORT sse", nil, env{"MCP_TRANSPORT": "sse"}, "MCP_TRANSPORT", ""},
 		{"-transport websocket", []string{"-transport=websocket"}, env{"MCP_TRANSPORT": "http"}, "-transport", "MCP_TRANSPORT"},

@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -35,6 +36,8 @@ const (
 	linkPingInterval     = 15 * time.Second
 	linkPongTimeout      = 10 * time.Second
 	linkBindRetry        = 2 * time.Second
+	// Disconnected sessions expire unasked: the link looks this often.
+	linkPruneInterval = time.Minute
 	// A close handshake gets this long before the socket is dropped, so
 	// shutdown stays well inside the one second spec §6 allows even when an
 	// adapter never answers the close frame.
@@ -91,6 +94,8 @@ const (
 	linkDisconnected                            // the live adapter went away
 	linkStreamsChanged                          // the live adapter pushed a new stream list
 	linkEventPushed                             // the live adapter pushed an event
+	linkSessionExpired                          // a disconnected session was forgotten
+	linkNotice                                  // something an agent should hear of: Level, Notice, Detail
 )
 
 func (k linkEventKind) String() string {
@@ -103,6 +108,10 @@ func (k linkEventKind) String() string {
 		return "streams_changed"
 	case linkEventPushed:
 		return "event_pushed"
+	case linkSessionExpired:
+		return "session_expired"
+	case linkNotice:
+		return "notice"
 	}
 	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -117,6 +126,9 @@ type linkEvent struct {
 	Replaced  string // linkConnected: session id of the adapter it replaced, if any
 	Reason    string // linkDisconnected: "disconnected", "replaced", "shutdown", "ping timeout"
 	Stream    string // linkEventPushed
+	Level     string // linkNotice: an MCP log level
+	Notice    string // linkNotice: what happened, e.g. "request timed out"
+	Detail    string // linkNotice: the particulars
 }
 
 // linkStatus is a snapshot of the link, returned by adapterLink.status.
@@ -129,10 +141,12 @@ type linkStatus struct {
 	Adapter     *adapterInfo // nil when !Connected; a copy, safe to keep
 }
 
-// adapterInfo describes the live adapter: its handshake, and stream figures
-// kept up to date by its pushes.
+// adapterInfo describes a session's app: its handshake (or Reactotron
+// intro), and stream figures kept up to date by its pushes.
 type adapterInfo struct {
 	SessionID, AdapterVersion string
+	DeviceID                  string          // "" when the handshake had none
+	Capabilities              []string        // optional requests the app offers
 	StartedAt, ConnectedAt    time.Time       // StartedAt zero when the handshake had none
 	App, Device               json.RawMessage // nil when absent
 	Streams                   []streamState   // handshake order, updated by `streams` pushes
@@ -149,7 +163,11 @@ type streamState struct {
 }
 
 func (a *adapterInfo) clone() *adapterInfo {
+	if a == nil {
+		return nil
+	}
 	c := *a
+	c.Capabilities = slices.Clone(a.Capabilities)
 	c.App = bytes.Clone(a.App)
 	c.Device = bytes.Clone(a.Device)
 	c.Streams = make([]streamState, len(a.Streams))
@@ -161,8 +179,9 @@ func (a *adapterInfo) clone() *adapterInfo {
 }
 
 // adapterLink is the server side of Wire Protocol v1. It listens for app
-// adapters, keeps at most one of them live (a newer valid handshake replaces
-// the older connection) and forwards requests to it.
+// adapters and attaches each that handshakes to a session of the registry
+// (a newer valid handshake of the same device replaces the older
+// connection); the session forwards requests to it.
 //
 // run must be called once; addr, request and status may be called from any
 // goroutine at any time, before, during and after run. The duration fields
@@ -176,6 +195,7 @@ type adapterLink struct {
 	pingInterval     time.Duration // between WebSocket pings of a live adapter
 	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
 	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
+	pruneInterval    time.Duration // between looks for expired sessions
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
@@ -187,16 +207,15 @@ type adapterLink struct {
 	bound          chan struct{}   // closed once the first bind succeeded
 	bindTried      chan struct{}   // closed once the first bind was attempted
 	events         linkEventQueue
+	sessions       *sessionRegistry
 
-	mu            sync.Mutex
-	started       bool
-	stopping      bool // run is shutting down: no new connections
-	listening     bool
-	boundAddr     string // listener address once bound
-	listenErr     string
-	everConnected bool
-	live          *adapterConn
-	conns         map[*adapterConn]struct{} // every upgraded connection
+	mu        sync.Mutex
+	started   bool
+	stopping  bool // run is shutting down: no new connections
+	listening bool
+	boundAddr string // listener address once bound
+	listenErr string
+	conns     map[*adapterConn]struct{} // every upgraded connection
 	// wg counts every goroutine the link starts (connection handlers,
 	// keepalives, closers, cancel senders); run waits for it. Add is called
 	// either under mu while !stopping, or by a goroutine wg already counts.
@@ -231,6 +250,7 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		pingInterval:     linkPingInterval,
 		pongTimeout:      linkPongTimeout,
 		bindRetry:        linkBindRetry,
+		pruneInterval:    linkPruneInterval,
 		closeTimeout:     linkCloseTimeout,
 		writeTimeout:     linkWriteTimeout,
 		maxPending:       linkMaxPending,
@@ -241,6 +261,7 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		conns:            make(map[*adapterConn]struct{}),
 	}
 	l.events.wake = make(chan struct{}, 1)
+	l.sessions = newSessionRegistry(cfg, logger, &l.events)
 	for _, h := range cfg.WSAllowedHosts {
 		l.allowedHosts[strings.ToLower(h)] = true
 	}
@@ -292,24 +313,83 @@ func (l *adapterLink) run(ctx context.Context) error {
 			return context.WithValue(ctx, rawConnKey{}, c)
 		},
 	}
-	serveDone := make(chan error, 1)
-	serving := false
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
+	// Forgotten post-mortem sessions are noticed (and clients told) even
+	// when nobody asks for the session list.
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		tick := time.NewTicker(l.pruneInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				l.sessions.prune()
+			}
+		}
+	}()
+	defer func() { <-pruned }()
+	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
+		if err != nil {
+			l.setListenError(hostPort, err)
+		} else {
+			l.setListening(addr)
+		}
+		l.markBindTried()
+	})
+
+	// Stop intake, detach the live adapters, then close every connection.
+	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
+	// tool result may carry); the events say "shutdown".
+	l.mu.Lock()
+	l.stopping = true
+	conns := make([]*adapterConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		if s := c.attached(); s != nil && l.sessions.detach(s, c, "shutdown") {
+			pending := c.leave(linkReasonDisconnected)
+			l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", "shutdown", "failedRequests", len(pending))
+			failAdapterPending(pending, linkReasonDisconnected)
+		}
+		c.closeWith(websocket.StatusGoingAway, "server shutting down")
+	}
+	stopServing() // the listener and any connection not yet upgraded
+	l.wg.Wait()
+	l.mu.Lock()
+	l.listening = false
+	l.listenErr = ""
+	l.mu.Unlock()
+	l.events.close()
+	<-dispatched
+	return nil
+}
+
+// bindAndServe binds hostPort and serves srv on it until ctx ends, binding
+// again every retry while the bind fails (another process may hold the
+// port) or the listener breaks. onBind hears of every attempt: the bound
+// address, or why it failed. The returned stop closes srv (its listener and
+// every connection it has not handed over) and waits until it has stopped.
+func bindAndServe(ctx context.Context, hostPort string, retry time.Duration, srv *http.Server, onBind func(addr string, err error)) (stop func()) {
+	serveDone := make(chan error, 1)
+	serving := false
 	for ctx.Err() == nil {
 		if !serving {
 			ln, err := net.Listen("tcp", hostPort)
 			if err != nil {
-				l.setListenError(hostPort, err)
-				l.markBindTried()
+				onBind("", err)
 				select {
 				case <-ctx.Done():
-				case <-time.After(l.bindRetry):
+				case <-time.After(retry):
 				}
 				continue
 			}
-			l.setListening(ln.Addr().String())
-			l.markBindTried()
+			onBind(ln.Addr().String(), nil)
 			serving = true
 			go func() { serveDone <- srv.Serve(ln) }()
 		}
@@ -319,46 +399,15 @@ func (l *adapterLink) run(ctx context.Context) error {
 			// The listener broke (it does not on its own in practice).
 			// Existing connections carry on; bind again.
 			serving = false
-			l.setListenError(hostPort, err)
+			onBind("", err)
 		}
 	}
-
-	// Stop intake, drop the live adapter, then close every connection.
-	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
-	// tool result may carry); the event says "shutdown".
-	l.mu.Lock()
-	l.stopping = true
-	conns := make([]*adapterConn, 0, len(l.conns))
-	for c := range l.conns {
-		conns = append(conns, c)
+	return func() {
+		srv.Close()
+		if serving {
+			<-serveDone
+		}
 	}
-	var pending map[string]*adapterPending
-	live := l.live
-	if live != nil {
-		l.live = nil
-		pending = live.leave(linkReasonDisconnected)
-		l.events.push(linkEvent{Kind: linkDisconnected, SessionID: live.sessionID, Reason: "shutdown"})
-	}
-	l.mu.Unlock()
-	if live != nil {
-		l.logger.Info("adapter disconnected", "session", live.sessionID, "reason", "shutdown", "failedRequests", len(pending))
-	}
-	failAdapterPending(pending, linkReasonDisconnected)
-	for _, c := range conns {
-		c.closeWith(websocket.StatusGoingAway, "server shutting down")
-	}
-	srv.Close() // the listener and any connection not yet upgraded
-	if serving {
-		<-serveDone
-	}
-	l.wg.Wait()
-	l.mu.Lock()
-	l.listening = false
-	l.listenErr = ""
-	l.mu.Unlock()
-	l.events.close()
-	<-dispatched
-	return nil
 }
 
 func (l *adapterLink) setListening(addr string) {
@@ -412,14 +461,16 @@ func (l *adapterLink) addr(ctx context.Context) (string, error) {
 	return l.boundAddr, nil
 }
 
-// status reports the listener and the live adapter. It never blocks on I/O.
+// status reports the listener and the most recently connected live
+// adapter. It never blocks on I/O.
 func (l *adapterLink) status() linkStatus {
+	live := l.sessions.currentLive(sessionViaWire)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
-	if l.live != nil {
+	if live != nil {
 		s.Connected = true
-		s.Adapter = l.live.info.clone()
+		s.Adapter = live.view().Info
 	} else {
 		s.Reason = l.reasonLocked()
 	}
@@ -440,7 +491,7 @@ func (l *adapterLink) reasonLocked() string {
 	switch {
 	case !l.listening:
 		return linkReasonNotListening
-	case l.everConnected:
+	case l.sessions.hasConnected():
 		return linkReasonDisconnected
 	}
 	return linkReasonNeverConnected
@@ -535,14 +586,27 @@ type wireRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// request sends method with params (nil sends {}) to the live adapter and
+// request sends method with params to the most recently connected live
+// adapter; see adapterConn.request.
+func (l *adapterLink) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	s := l.sessions.currentLive(sessionViaWire)
+	if s == nil {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return nil, linkNotConnectedError(l.reasonLocked(), l.wsURLLocked(), l.listenErr)
+	}
+	return s.request(ctx, method, params)
+}
+
+// request sends method with params (nil sends {}) to the adapter and
 // returns the `result` of its response, which the caller owns. Errors are
 // *toolError values (NOT_CONNECTED, TIMEOUT after cfg.RequestTimeout,
 // PAYLOAD_TOO_LARGE, ADAPTER_ERROR, or the adapter's STREAM_UNAVAILABLE,
 // SNAPSHOT_NOT_FOUND or PAYLOAD_TOO_LARGE passed through), or ctx.Err() when
 // ctx ends first. On timeout and on ctx's end the adapter is sent a cancel.
 // Safe for concurrent use.
-func (l *adapterLink) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+func (c *adapterConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	l := c.link
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -561,18 +625,9 @@ func (l *adapterLink) request(ctx context.Context, method string, params any) (j
 	deadline := time.Now().Add(l.cfg.RequestTimeout)
 	id := strconv.FormatUint(l.nextID.Add(1), 10)
 	p := &adapterPending{method: method, done: make(chan adapterOutcome, 1)}
-	// Registered under l.mu: a connection leaves l.live and fails its pending
-	// requests under l.mu too, so no request is left behind on it.
-	l.mu.Lock()
-	c := l.live
-	if c == nil {
-		err := linkNotConnectedError(l.reasonLocked(), l.wsURLLocked(), l.listenErr)
-		l.mu.Unlock()
-		return nil, err
-	}
-	err := c.addPending(id, p)
-	l.mu.Unlock()
-	if err != nil {
+	// addPending fails once the connection has left (c.leave), which it
+	// does before failing its pending requests: none is left behind.
+	if err := c.addPending(id, p); err != nil {
 		return nil, err
 	}
 
@@ -580,7 +635,7 @@ func (l *adapterLink) request(ctx context.Context, method string, params any) (j
 	// closes the connection when a write's context ends mid-frame, and a
 	// caller giving up must not cost the other requests their adapter.
 	writeCtx, cancelWrite := context.WithDeadline(context.Background(), deadline)
-	err = c.writeJSON(writeCtx, ctx.Done(), wireRequest{Type: "request", ID: id, Method: method, Params: paramsJSON})
+	err := c.writeJSON(writeCtx, ctx.Done(), wireRequest{Type: "request", ID: id, Method: method, Params: paramsJSON})
 	cancelWrite()
 	if err != nil {
 		if c.takePending(id) == nil {
@@ -612,6 +667,7 @@ func (l *adapterLink) request(ctx context.Context, method string, params any) (j
 		}
 		c.sendCancel(id)
 		l.logger.Debug("adapter request timed out", "method", method, "id", id)
+		c.notice("warning", "request timed out", fmt.Sprintf("%s got no answer within %d ms", method, l.cfg.RequestTimeout.Milliseconds()))
 		return nil, l.timeoutError(method)
 	case <-ctx.Done():
 		if c.takePending(id) == nil {
@@ -686,9 +742,10 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	c.serve()
 }
 
-// install makes c, which has just acknowledged a valid handshake, the live
-// adapter. A previous live adapter is replaced: its pending requests fail at
-// once and it is closed with 4000.
+// install attaches c, which has just acknowledged a valid handshake, to its
+// session. The live connection of the same device (or, without a deviceId,
+// of the adapter without one) is replaced: its pending requests fail at once
+// and it is closed with 4000.
 func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 	l.mu.Lock()
 	if l.stopping {
@@ -696,41 +753,51 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 		l.mu.Unlock()
 		return
 	}
-	old := l.live
-	l.live = c
-	c.info = info
-	l.everConnected = true
-	var pending map[string]*adapterPending
-	replaced := ""
-	if old != nil {
-		pending = old.leave(linkReasonReplaced)
-		replaced = old.sessionID
-		l.events.push(linkEvent{Kind: linkDisconnected, SessionID: old.sessionID, Reason: "replaced"})
-	}
-	l.events.push(linkEvent{Kind: linkConnected, SessionID: c.sessionID, Replaced: replaced})
+	// Attached under l.mu, so that run's shutdown sees the session.
+	s, displaced := l.sessions.attach(sessionViaWire, info.SessionID, info.DeviceID, info, c)
+	c.mu.Lock()
+	c.session = s
+	c.mu.Unlock()
 	l.mu.Unlock()
 
 	l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
-		"remote", c.remote, "streams", len(info.Streams))
-	if old != nil {
-		l.logger.Info("adapter replaced by a newer connection", "session", old.sessionID,
-			"by", c.sessionID, "failedRequests", len(pending))
-		failAdapterPending(pending, linkReasonReplaced)
-		old.closeWith(wireCloseReplaced, "replaced")
+		"device", info.DeviceID, "remote", c.remote, "streams", len(info.Streams))
+	for _, old := range displaced {
+		old.replaced()
 	}
+}
+
+// notice tells the MCP clients (at the level they asked for) about something
+// that went wrong with c's app.
+func (c *adapterConn) notice(level, what, detail string) {
+	c.link.events.push(linkEvent{Kind: linkNotice, SessionID: c.sessionID, Level: level, Notice: what, Detail: detail})
+}
+
+// replaced ends c because a newer connection took its session or device.
+func (c *adapterConn) replaced() {
+	pending := c.leave(linkReasonReplaced)
+	c.link.logger.Info("adapter replaced by a newer connection", "session", c.sessionID, "failedRequests", len(pending))
+	failAdapterPending(pending, linkReasonReplaced)
+	c.closeWith(wireCloseReplaced, "replaced")
+}
+
+// attached is the session c was attached to, or nil before its handshake.
+func (c *adapterConn) attached() *session {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session
 }
 
 // connEnded is called once per connection when its read loop has ended.
 func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
 	l.mu.Lock()
 	delete(l.conns, c)
-	wasLive := l.live == c
-	if wasLive {
-		l.live = nil
-		l.events.push(linkEvent{Kind: linkDisconnected, SessionID: c.sessionID, Reason: reason})
+	l.mu.Unlock()
+	wasLive := false
+	if s := c.attached(); s != nil {
+		wasLive = l.sessions.detach(s, c, reason)
 	}
 	pending := c.leave(linkReasonDisconnected)
-	l.mu.Unlock()
 	failAdapterPending(pending, linkReasonDisconnected)
 	if wasLive {
 		l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", reason,
@@ -739,47 +806,6 @@ func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
 		l.logger.Debug("adapter connection closed", "remote", c.remote, "session", c.sessionID,
 			"closeCode", int(websocket.CloseStatus(readErr)))
 	}
-}
-
-// recordEvent updates the stream figures of c, if it is live, for a pushed
-// event. An event of a stream the adapter did not advertise counts nowhere
-// but is still reported: the server treats every stream alike.
-func (l *adapterLink) recordEvent(c *adapterConn, stream string, seq int64, at time.Time) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.live != c {
-		return
-	}
-	for i := range c.info.Streams {
-		s := &c.info.Streams[i]
-		if s.Name == stream {
-			s.EventCount++
-			s.LatestSeq = max(s.LatestSeq, seq)
-			s.LastEventAt = at
-			break
-		}
-	}
-	l.events.push(linkEvent{Kind: linkEventPushed, SessionID: c.sessionID, Stream: stream})
-}
-
-// replaceStreams installs a pushed stream list on c, if it is live, keeping
-// the figures of streams that stay.
-func (l *adapterLink) replaceStreams(c *adapterConn, streams []streamState) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.live != c {
-		return
-	}
-	for i := range streams {
-		for _, old := range c.info.Streams {
-			if old.Name == streams[i].Name {
-				streams[i].EventCount, streams[i].LatestSeq, streams[i].LastEventAt = old.EventCount, old.LatestSeq, old.LastEventAt
-				break
-			}
-		}
-	}
-	c.info.Streams = streams
-	l.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: c.sessionID})
 }
 
 // adapterConnPhase is where a connection is in the handshake.
@@ -826,7 +852,7 @@ type adapterConn struct {
 	dropReason string // why the connection is being dropped, if we drop it
 	finished   bool   // serve has returned: no new goroutines for this connection
 
-	info *adapterInfo // guarded by link.mu; set by install
+	session *session // set by install
 }
 
 // serve runs the connection until it ends, then tears it down.
@@ -1199,7 +1225,11 @@ func (c *adapterConn) handleOversized(prefix []byte, size int64) {
 	ids, idOK := wireString(id)
 	l.logger.Warn("discarded an app adapter message over MAX_PAYLOAD_SIZE",
 		"remote", c.remote, "size", size, "limit", l.cfg.MaxPayloadSize, "type", t, "id", ids)
-	if t != "response" || !idOK || c.currentPhase() != phaseAccepted {
+	if c.currentPhase() != phaseAccepted {
+		return
+	}
+	c.notice("warning", "oversized message dropped", fmt.Sprintf("a %q message of %d bytes, over MAX_PAYLOAD_SIZE (%d)", t, size, l.cfg.MaxPayloadSize))
+	if t != "response" || !idOK {
 		return
 	}
 	if p := c.takePending(ids); p != nil {
@@ -1241,7 +1271,9 @@ func (c *adapterConn) handleMessage(data []byte) {
 			l.logger.Warn("ignoring invalid streams message", "session", c.sessionID, "err", "streams"+err.Error())
 			return
 		}
-		l.replaceStreams(c, streams)
+		if s := c.attached(); s != nil {
+			s.setStreams(c, streams)
+		}
 	case "ping":
 		if err := c.writeSoon(map[string]string{"type": "pong"}); err != nil {
 			l.logger.Debug("could not answer app adapter ping", "session", c.sessionID, "err", err)
@@ -1265,12 +1297,17 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		return
 	}
 	if !wireAbsent(m.Error) {
-		p.done <- adapterOutcome{err: adapterAnswerError(p.method, m.Error)}
+		te := adapterAnswerError(p.method, m.Error)
+		if strings.Contains(te.Message, "is malformed") {
+			c.notice("warning", "malformed answer dropped", te.Message)
+		}
+		p.done <- adapterOutcome{err: te}
 		return
 	}
 	if m.Result == nil {
-		p.done <- adapterOutcome{err: newToolError(codeAdapterError, nil,
-			"the app adapter's answer to %s is malformed: it has neither result nor error", p.method)}
+		te := newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: it has neither result nor error", p.method)
+		c.notice("warning", "malformed answer dropped", te.Message)
+		p.done <- adapterOutcome{err: te}
 		return
 	}
 	result := m.Result
@@ -1365,7 +1402,10 @@ func (c *adapterConn) handleEvent(m *wireMessage) {
 			at = t
 		}
 	}
-	l.recordEvent(c, name, n, at)
+	typ, _ := wireString(rawMember(m.Event, "type"))
+	if s := c.attached(); s != nil {
+		s.record(c, name, n, typ, at, bytes.Clone(m.Event))
+	}
 }
 
 // linkEventQueue hands events to notify from one goroutine, in order.
@@ -1440,7 +1480,7 @@ func (q *linkEventQueue) close() {
 type wireMessage struct {
 	Type, ID, Result, Error, Event, Streams               []byte
 	ProtocolVersion, SessionID, AdapterVersion, StartedAt []byte
-	App, Device, Token                                    []byte
+	App, Device, Token, DeviceID, Capabilities            []byte
 }
 
 // parse validates data as one JSON object and fills m in a single pass,
@@ -1476,6 +1516,10 @@ func (m *wireMessage) parse(data []byte) error {
 			slot = &m.Device
 		case "token":
 			slot = &m.Token
+		case "deviceId":
+			slot = &m.DeviceID
+		case "capabilities":
+			slot = &m.Capabilities
 		default:
 			return nil
 		}

@@ -239,6 +239,7 @@ func (s *mcpServer) discover(context.Context, json.RawMessage) (any, error) {
 			"tools":       map[string]any{},
 			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
 			"completions": map[string]any{},
+			"prompts":     map[string]bool{"listChanged": false},
 		},
 		"instructions": serverInstructions,
 	}, nil

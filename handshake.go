@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -234,6 +235,16 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 	if info.Streams, err = parseWireStreams(m.Streams); err != nil {
 		return nil, wireInvalidHandshake("streams%v", err)
 	}
+	if !wireAbsent(m.DeviceID) {
+		if info.DeviceID, err = wireBoundedText(m.DeviceID, 128); err != nil {
+			return nil, wireInvalidHandshake("deviceId: %v", err)
+		}
+	}
+	if !wireAbsent(m.Capabilities) {
+		if info.Capabilities, err = parseWireCapabilities(m.Capabilities); err != nil {
+			return nil, wireInvalidHandshake("capabilities%v", err)
+		}
+	}
 	if !wireAbsent(m.StartedAt) {
 		s, ok := wireString(m.StartedAt)
 		t, err := time.Parse(time.RFC3339Nano, s)
@@ -291,6 +302,46 @@ func wireBoundedText(raw []byte, maxLen int) (string, error) {
 	return s, nil
 }
 
+// Bounds on what one handshake or streams push may advertise: a listing of
+// them must fit a health check and a resource list.
+const (
+	maxWireStreams      = 256
+	maxWireInstances    = 1024 // per stream
+	maxWireCapabilities = 64
+)
+
+// Optional requests an adapter offers, named in the handshake's capabilities.
+const (
+	capSnapshotPath  = "snapshot.path"  // snapshot.get accepts a path
+	capSnapshotKeys  = "snapshot.keys"  // snapshot.keys answers outlines
+	capStateDispatch = "state.dispatch" // state.dispatch dispatches a Redux action
+	capCommands      = "commands"       // commands.list and commands.run
+)
+
+// parseWireCapabilities validates a capability list: unique names of the
+// stream-name form. Names the server does not know are kept and ignored.
+func parseWireCapabilities(raw []byte) ([]string, error) {
+	if raw[0] != '[' {
+		return nil, fmt.Errorf(": must be an array, got %s", clipJSON(raw))
+	}
+	caps := []string{}
+	err := scanArray(raw, func(i int, v []byte) error {
+		if i >= maxWireCapabilities {
+			return fmt.Errorf(": at most %d capabilities", maxWireCapabilities)
+		}
+		name, ok := wireString(v)
+		if !ok || !validStreamName(name) {
+			return fmt.Errorf("[%d]: must match %s, got %s", i, wireStreamNamePattern, clipJSON(v))
+		}
+		if slices.Contains(caps, name) {
+			return fmt.Errorf("[%d]: duplicate capability %q", i, name)
+		}
+		caps = append(caps, name)
+		return nil
+	})
+	return caps, err
+}
+
 // parseWireStreams validates a stream list (wire protocol §2). Errors start with
 // the path below "streams", e.g. "[1].name: …".
 func parseWireStreams(raw []byte) ([]streamState, error) {
@@ -300,6 +351,9 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 	streams := []streamState{}
 	seen := make(map[string]bool)
 	err := scanArray(raw, func(i int, item []byte) error {
+		if i >= maxWireStreams {
+			return fmt.Errorf(": at most %d streams", maxWireStreams)
+		}
 		if item[0] != '{' {
 			return fmt.Errorf("[%d]: must be an object", i)
 		}
@@ -353,6 +407,9 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			s.Instances = []string{}
 			seenInstance := make(map[string]bool)
 			err := scanArray(instances, func(j int, v []byte) error {
+				if j >= maxWireInstances {
+					return fmt.Errorf("[%d].instances: at most %d instances", i, maxWireInstances)
+				}
 				name, ok := wireString(v)
 				if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
 					return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))

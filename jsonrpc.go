@@ -696,11 +696,11 @@ type lineWriter struct {
 }
 
 func (lw *lineWriter) write(msg []byte, flush bool) {
-	if !utf8.Valid(msg) {
-		// Invalid bytes can only sit inside JSON strings (elsewhere the JSON
-		// would be invalid), where U+FFFD keeps it valid.
-		msg = bytes.ToValidUTF8(msg, []byte("\uFFFD"))
-	}
+	// Invalid bytes can only sit inside JSON strings (elsewhere the JSON
+	// would be invalid), where U+FFFD keeps it valid. validUTF8 replaces
+	// each such byte, as appendJSONString does, so that the raw
+	// structuredContent of a tool result and its escaped text item agree.
+	msg = validUTF8(msg)
 	lw.waiting.Add(1)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()

@@ -35,7 +35,8 @@ type mcpServer struct {
 	link      *adapterLink
 	tools     *toolSet
 	resources *resourceHub
-	relay     *relay // to the process holding the adapter port; nil: never relay
+	relay     *relay    // to the process holding the adapter port; nil: never relay
+	redact    *redactor // nil when REDACT=off
 
 	mu        sync.Mutex
 	clients   map[*client]struct{}
@@ -66,14 +67,16 @@ var methods = map[string]method{
 	"resources/read":            {handle: (*mcpServer).readResource},
 	"resources/subscribe":       {handle: (*mcpServer).subscribe, inline: true, legacyOnly: true},
 	"resources/unsubscribe":     {handle: (*mcpServer).unsubscribe, inline: true, legacyOnly: true},
-	"completion/complete":       {handle: (*mcpServer).complete, inline: true},
+	"completion/complete":       {handle: (*mcpServer).complete}, // a path completion asks the adapter
+	"prompts/list":              {handle: (*mcpServer).listPrompts, inline: true},
+	"prompts/get":               {handle: (*mcpServer).getPrompt, inline: true},
 	"server/discover":           {handle: (*mcpServer).discover, inline: true, modernOnly: true},
 	"subscriptions/listen":      {handle: (*mcpServer).listen, modernOnly: true},
 }
 
 func newMCPServer(cfg config, logger *slog.Logger) *mcpServer {
-	return &mcpServer{cfg: cfg, logger: logger, clients: make(map[*client]struct{}), listeners: make(map[*listener]struct{}),
-		subsChanged: make(chan struct{}, 1)}
+	return &mcpServer{cfg: cfg, logger: logger, redact: newRedactor(cfg), clients: make(map[*client]struct{}),
+		listeners: make(map[*listener]struct{}), subsChanged: make(chan struct{}, 1)}
 }
 
 func (s *mcpServer) subscriptionsChanged() {
@@ -163,6 +166,7 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
 			"logging":     map[string]any{},
 			"completions": map[string]any{},
+			"prompts":     map[string]bool{"listChanged": false},
 		},
 		"serverInfo": map[string]string{
 			"name":    "devtools-mcp",
@@ -209,6 +213,7 @@ func (s *mcpServer) setLevel(ctx context.Context, params json.RawMessage) (any, 
 // for messages at level or above. 2026-07-28 requests get none: their
 // messages are request-scoped and this server's are not (era.go).
 func (s *mcpServer) logToClient(level string, data any) {
+	data = s.redact.Value(data)
 	for _, c := range s.clientList() {
 		c.log(level, data)
 	}
@@ -349,7 +354,7 @@ func (s *mcpServer) unsubscribe(ctx context.Context, params json.RawMessage) (an
 	return struct{}{}, nil
 }
 
-func (s *mcpServer) complete(_ context.Context, params json.RawMessage) (any, error) {
+func (s *mcpServer) complete(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Ref *struct {
 			Type string `json:"type"`
@@ -360,6 +365,9 @@ func (s *mcpServer) complete(_ context.Context, params json.RawMessage) (any, er
 			Name  string `json:"name"`
 			Value string `json:"value"`
 		} `json:"argument"`
+		Context struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
 	}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -367,7 +375,13 @@ func (s *mcpServer) complete(_ context.Context, params json.RawMessage) (any, er
 	if p.Ref == nil || p.Argument == nil {
 		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "ref" and "argument" are required`)
 	}
-	values, err := s.resources.complete(p.Ref.Type, p.Ref.URI, p.Argument.Name, p.Argument.Value)
+	var values []string
+	var err error
+	if p.Ref.Type == "ref/prompt" {
+		values, err = s.completePromptArgument(ctx, p.Ref.Name, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
+	} else {
+		values, err = s.resources.complete(p.Ref.Type, p.Ref.URI, p.Argument.Name, p.Argument.Value)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -469,5 +483,11 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		s.resources.adapterChanged()
 	case linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
+	case linkNotice:
+		s.logToClient(ev.Level, map[string]string{"event": ev.Notice, "sessionId": ev.SessionID, "detail": ev.Detail})
+	case linkSessionExpired:
+		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
+		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.adapterChanged()
 	}
 }

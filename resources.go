@@ -12,6 +12,7 @@ import (
 
 const (
 	uriSession    = "debug://session/current"
+	uriSessions   = "debug://sessions"
 	uriRedux      = "debug://redux/state"
 	uriNavigation = "debug://navigation/state"
 	uriMMKVPrefix = "debug://mmkv/"
@@ -23,8 +24,10 @@ const (
 const updateInterval = 250 * time.Millisecond
 
 var staticResources = []map[string]string{
-	{"uri": uriSession, "name": "session", "title": "Adapter session",
-		"description": "The connected app session: ids, uptime, device info and streams.", "mimeType": mimeJSON},
+	{"uri": uriSession, "name": "session", "title": "App session",
+		"description": "The default app session (the app connected last): ids, uptime, device info and streams.", "mimeType": mimeJSON},
+	{"uri": uriSessions, "name": "sessions", "title": "All app sessions",
+		"description": "Every app session: connected ones, and for 30 minutes the ones that left. Add ?session=<id or app> to any other URI to read that app.", "mimeType": mimeJSON},
 	{"uri": uriRedux, "name": "redux-state", "title": "Redux state",
 		"description": "The app's current Redux store state.", "mimeType": mimeJSON},
 	{"uri": uriNavigation, "name": "navigation-state", "title": "Navigation state",
@@ -60,7 +63,11 @@ type subscription struct {
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	return &resourceHub{adapterQueries: adapterQueries{cfg: cfg, link: link}, notify: notify, subs: make(map[string]*subscription),
+	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
+	if link != nil {
+		q.sessions = link.sessions
+	}
+	return &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
 }
 
@@ -77,24 +84,37 @@ func (h *resourceHub) list() []map[string]string {
 
 func mmkvURI(instance string) string { return uriMMKVPrefix + url.PathEscape(instance) }
 
-// mmkvInstances lists the instances the connected adapter advertises.
+// mmkvInstances lists the instances the default session advertises.
 func (h *resourceHub) mmkvInstances() []string {
-	st := h.link.status()
-	if st.Adapter == nil {
+	if h.sessions == nil {
 		return nil
 	}
-	for _, s := range st.Adapter.Streams {
-		if s.Name == "mmkv" {
-			return s.Instances
-		}
+	return mmkvInstancesOf(h.sessions.current())
+}
+
+// mmkvInstancesOf lists the MMKV instances session s advertises.
+func mmkvInstancesOf(s *session) []string {
+	if s == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i, ok := s.streamIndex["mmkv"]; ok {
+		return slices.Clone(s.info.Streams[i].Instances)
 	}
 	return nil
 }
 
 // parseURI splits a URI of ours into its kind and, for MMKV, the instance.
+// A `?session=` query, which names the session to read, is allowed on any
+// of them and ignored here (see sessionRefOf).
 func parseURI(uri string) (kind, instance string, ok bool) {
+	uri, _, ok = splitSessionQuery(uri)
+	if !ok {
+		return "", "", false
+	}
 	switch uri {
-	case uriSession, uriRedux, uriNavigation:
+	case uriSession, uriSessions, uriRedux, uriNavigation:
 		return uri, "", true
 	}
 	rest, found := strings.CutPrefix(uri, uriMMKVPrefix)
@@ -106,6 +126,20 @@ func parseURI(uri string) (kind, instance string, ok bool) {
 		return "", "", false
 	}
 	return uriMMKVPrefix, name, true
+}
+
+// splitSessionQuery splits off a URI's query, which may hold only one
+// non-empty `session`.
+func splitSessionQuery(uri string) (base, sessionRef string, ok bool) {
+	base, query, found := strings.Cut(uri, "?")
+	if !found {
+		return uri, "", true
+	}
+	values, err := url.ParseQuery(query)
+	if err != nil || len(values) != 1 || len(values["session"]) != 1 || values["session"][0] == "" {
+		return "", "", false
+	}
+	return base, values["session"][0], true
 }
 
 func resourceNotFound(uri string) *rpcError {
@@ -123,8 +157,11 @@ func readError(uri string, err error) *rpcError {
 	if te.Details != nil {
 		data["details"] = te.Details
 	}
-	if te.Code == codeScopeNotFound {
+	switch te.Code {
+	case codeScopeNotFound:
 		return rpcErrorf(errResourceNotFound, data, "resource not found: %s: %s", uri, te.Message)
+	case codeInvalidParams:
+		return rpcErrorf(errInvalidParams, data, "invalid params: %s: %s", uri, te.Message)
 	}
 	return rpcErrorf(errInternal, data, "cannot read %s: %s", uri, te.Message)
 }
@@ -136,19 +173,27 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	}
 	var body []byte
 	var err error
-	switch kind {
-	case uriSession:
-		body, err = h.session()
-	case uriRedux:
-		body, err = h.currentState(ctx, "redux")
-	case uriNavigation:
-		body, err = h.currentState(ctx, "navigation")
-	default:
-		body, err = h.mmkv(ctx, instance)
+	_, ref, _ := splitSessionQuery(uri)
+	if kind == uriSessions {
+		body, err = h.sessionList()
+	} else if s, serr := h.session(ref); serr != nil {
+		err = serr
+	} else {
+		switch kind {
+		case uriSession:
+			body, err = describeSessionResource(s)
+		case uriRedux:
+			body, err = h.currentState(ctx, s, "redux")
+		case uriNavigation:
+			body, err = h.currentState(ctx, s, "navigation")
+		default:
+			body, err = h.mmkv(ctx, s, instance)
+		}
 	}
 	if err != nil {
-		return nil, readError(uri, err)
+		return nil, readError(uri, h.redact.Err(err))
 	}
+	body = h.redact.JSON(body)
 	if int64(len(body)) > h.cfg.MaxPayloadSize {
 		return nil, readError(uri, newToolError(codePayloadTooLarge, map[string]any{"size": len(body), "limit": h.cfg.MaxPayloadSize},
 			"the resource is %d bytes, over MAX_PAYLOAD_SIZE (%d)", len(body), h.cfg.MaxPayloadSize))
@@ -161,12 +206,19 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	return json.RawMessage(append(out, "}]}"...)), nil
 }
 
-func (h *resourceHub) session() ([]byte, error) {
-	st := h.link.status()
-	if !st.Connected || st.Adapter == nil {
-		return nil, notConnectedError(st)
+// sessionList is debug://sessions: every session, the newest first.
+func (h *resourceHub) sessionList() ([]byte, error) {
+	out := []healthSession{}
+	for _, s := range h.sessions.list() {
+		out = append(out, describeSession(s.view()))
 	}
-	a := st.Adapter
+	return json.Marshal(map[string]any{"sessions": out})
+}
+
+// describeSessionResource is debug://session/current for session s.
+func describeSessionResource(s *session) ([]byte, error) {
+	v := s.view()
+	a := v.Info
 	streams := make([]map[string]any, len(a.Streams))
 	for i, s := range a.Streams {
 		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "latestSeq": s.LatestSeq, "lastEventAt": formatTime(s.LastEventAt)}
@@ -175,14 +227,26 @@ func (h *resourceHub) session() ([]byte, error) {
 		}
 		streams[i] = m
 	}
-	return json.Marshal(map[string]any{
+	if len(streams) > maxHealthStreams {
+		streams = streams[:maxHealthStreams]
+	}
+	out := map[string]any{
+		"via":            v.Via,
+		"connected":      v.Connected,
 		"sessionId":      a.SessionID,
 		"adapterVersion": a.AdapterVersion,
 		"uptime":         uptime(a),
 		"deviceInfo":     map[string]json.RawMessage{"app": rawOrNull(a.App), "device": rawOrNull(a.Device)},
 		"connectedAt":    a.ConnectedAt.UTC().Format(timeFormat),
 		"streams":        streams,
-	})
+	}
+	if len(a.Streams) > maxHealthStreams {
+		out["streamsTotal"] = len(a.Streams)
+	}
+	if !v.Connected {
+		out["disconnectedAt"] = formatTime(v.DisconnectedAt)
+	}
+	return json.Marshal(out)
 }
 
 func rawOrNull(v json.RawMessage) json.RawMessage {
@@ -194,27 +258,24 @@ func rawOrNull(v json.RawMessage) json.RawMessage {
 
 // currentState reads the current state of one stream with the same checks
 // and errors as the tools.
-func (h *resourceHub) currentState(ctx context.Context, stream string) ([]byte, error) {
-	if err := h.checkStream(stream); err != nil {
+func (h *resourceHub) currentState(ctx context.Context, s *session, stream string) ([]byte, error) {
+	if err := h.checkStream(s, stream); err != nil {
 		return nil, err
 	}
-	snap, err := h.fetchSnapshot(ctx, stream, 0)
+	snap, err := h.fetchSnapshot(ctx, s, stream, 0)
 	if err != nil {
 		return nil, err
 	}
 	return compactJSON(snap.state), nil
 }
 
-func (h *resourceHub) mmkv(ctx context.Context, instance string) ([]byte, error) {
-	if !slices.Contains(h.mmkvInstances(), instance) {
-		if st := h.link.status(); !st.Connected {
-			return nil, notConnectedError(st)
-		}
+func (h *resourceHub) mmkv(ctx context.Context, s *session, instance string) ([]byte, error) {
+	if instances := mmkvInstancesOf(s); !slices.Contains(instances, instance) {
 		return nil, newToolError(codeScopeNotFound, map[string]any{"path": formatPath([]pathSegment{{Key: instance}}),
-			"resolvedPrefix": "", "available": h.mmkvInstances()},
-			"the adapter advertises no MMKV instance %q", instance)
+			"resolvedPrefix": "", "available": instances},
+			"the app advertises no MMKV instance %q", instance)
 	}
-	state, err := h.currentState(ctx, "mmkv")
+	state, err := h.currentState(ctx, s, "mmkv")
 	if err != nil {
 		return nil, err
 	}

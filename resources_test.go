@@ -204,7 +204,7 @@ func TestResourcesEndToEnd(t *testing.T) {
 	for _, r := range list {
 		uris = append(uris, r.(map[string]any)["uri"].(string))
 	}
-	want := []string{uriSession, uriRedux, uriNavigation, "debug://mmkv/default", "debug://mmkv/auth"}
+	want := []string{uriSession, uriSessions, uriRedux, uriNavigation, "debug://mmkv/default", "debug://mmkv/auth"}
 	if diff := cmp.Diff(want, uris); diff != "" {
 		t.Errorf("resources/list (-want +got):\n%s", diff)
 	}

@@ -44,10 +44,13 @@ type tool struct {
 	run                      func(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error)
 }
 
-// toolArgs holds validated arguments: strings and integers by name.
+// toolArgs holds validated arguments: strings and integers by name, and
+// the session the `session` argument named (nil for the health check when
+// no app has connected).
 type toolArgs struct {
 	strings map[string]string
 	ints    map[string]int64
+	session *session
 }
 
 func (a toolArgs) str(name string) (string, bool) { s, ok := a.strings[name]; return s, ok }
@@ -63,23 +66,21 @@ type toolResult struct {
 	narrow    string // the suggestion when the body is over budget
 }
 
-// adapterQueries are the adapter calls that tools and resources share:
-// stream checks, snapshots, stream lists.
-type adapterQueries struct {
-	cfg  config
-	link *adapterLink
-}
-
 // toolSet is the registry of tools, with their tools/list reply encoded once.
 type toolSet struct {
 	adapterQueries
-	byName   map[string]*tool
-	names    []string
-	listJSON json.RawMessage
+	reactotronStatus func() *healthListener // nil: no bridge
+	byName           map[string]*tool
+	names            []string
+	listJSON         json.RawMessage
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
-	ts := &toolSet{adapterQueries: adapterQueries{cfg: cfg, link: link}, byName: make(map[string]*tool)}
+	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
+	if link != nil {
+		q.sessions = link.sessions
+	}
+	ts := &toolSet{adapterQueries: q, byName: make(map[string]*tool)}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -135,19 +136,56 @@ func inputSchema(args []argSpec) map[string]any {
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
 	args, err := parseArgs(t.args, rawArgs)
 	if err != nil {
-		return errorResult(err)
+		return errorResult(err, ts.redact)
+	}
+	// With no session at all, args.session is nil and the tool answers
+	// NOT_CONNECTED once its own arguments have been checked.
+	ref, _ := args.str("session")
+	if args.session, err = ts.sessions.find(ref); err != nil {
+		return errorResult(err, ts.redact)
 	}
 	res, err := t.run(ctx, ts, args)
 	if err != nil {
 		if ctx.Err() != nil && asToolError(err) == nil {
-			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name))
+			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
 		}
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
+	if t.name != "debug_health_check" {
+		res.body = ts.sayWhoAnswered(res.body, args.session)
+	}
+	// Redacted before the budget is judged: the budget is for what is sent.
+	res.body = ts.redact.JSON(res.body)
 	if len(res.body) > ts.cfg.MaxResultBytes {
-		return errorResult(ts.overBudget(res))
+		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
+}
+
+// sayWhoAnswered adds to a result object which session answered, when more
+// than one could have, and `live: false` when the app has left and the
+// answer comes from what the server kept.
+func (ts *toolSet) sayWhoAnswered(body []byte, s *session) []byte {
+	if s == nil || len(body) < 2 || body[0] != '{' {
+		return body
+	}
+	live := s.isLive()
+	if live && ts.sessions.count() < 2 {
+		return body
+	}
+	v := s.view()
+	head, _ := json.Marshal(map[string]any{"id": v.ID, "app": nullable(v.AppName())})
+	out := make([]byte, 0, len(body)+len(head)+32)
+	out = append(out, `{"session":`...)
+	out = append(out, head...)
+	if !live {
+		out = append(out, `,"live":false`...)
+	}
+	if rest := body[1:]; len(bytes.TrimSpace(rest)) > 1 {
+		out = append(out, ',')
+		return append(out, rest...)
+	}
+	return append(out, '}')
 }
 
 // overBudget describes a result too large to send, with an outline of where
@@ -176,9 +214,10 @@ func successResult(body []byte) json.RawMessage {
 	return append(out, `,"isError":false}`...)
 }
 
-// errorResult encodes a failure. It carries no structuredContent: clients
-// validate structuredContent against outputSchema even on errors.
-func errorResult(err error) json.RawMessage {
+// errorResult encodes a failure, redacted by r: messages and details can
+// quote the app's data. It carries no structuredContent: clients validate
+// structuredContent against outputSchema even on errors.
+func errorResult(err error, r *redactor) json.RawMessage {
 	te := asToolError(err)
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
@@ -191,13 +230,18 @@ func errorResult(err error) json.RawMessage {
 		body["suggestion"] = s
 	}
 	data, _ := json.Marshal(body)
+	data = r.JSON(data)
 	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
 	return append(out, `}],"isError":true}`...)
 }
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
 // (encoding/json would take "Stream" for "stream") and a repeated name is
-// refused rather than silently merged.
+// refused rather than silently merged. An explicit null is refused like any
+// other wrong type ("must be a string, not null"): the input schemas say
+// string or integer, not null, and reading null as "absent" would let a
+// client's bug (an unset variable sent as null) pass as a request for the
+// default.
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}}
 	members := map[string][]byte{}
@@ -227,7 +271,7 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	}
 	for _, s := range specs {
 		v, ok := members[s.name]
-		if !ok || string(v) == "null" {
+		if !ok {
 			if s.required {
 				return args, invalidParams(s.name, "required")
 			}
@@ -317,6 +361,13 @@ func isRangeError(err error) bool {
 }
 
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
+// sessionArg is the optional `session` argument every tool takes.
+var sessionArg = argSpec{name: "session", kind: argString,
+	description: "Session id or app name from debug_health_check; default: the app connected last."}
+
+// withSession appends sessionArg to a tool's own arguments.
+func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
+
 func parsePathArg(name, path string) ([]pathSegment, error) {
 	segs, err := parsePath(path)
 	if err != nil {
@@ -335,6 +386,7 @@ var allTools = []*tool{
 			"and which streams (redux, navigation, mmkv, …) it offers with event counts. Never fails; " +
 			"if not connected, the app must be started with its adapter enabled.",
 		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"}},"required":["connected","adapter","streams","server"]}`,
+		args:         withSession(),
 		run:          healthCheck,
 	},
 	{
@@ -343,6 +395,7 @@ var allTools = []*tool{
 		description: "Lists the app's event streams with event counts, the seq range held (oldestSeq–latestSeq) " +
 			"and whether a snapshot exists. Use before debug_query_events or debug_diff_snapshots to pick seqs.",
 		outputSchema: `{"type":"object","properties":{"streams":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"active":{"type":"boolean"},"eventCount":{"type":"integer"},"latestSeq":{"type":"integer"},"oldestSeq":{"type":"integer"},"hasSnapshot":{"type":"boolean"}}}}},"required":["streams"]}`,
+		args:         withSession(),
 		run:          listStreams,
 	},
 	{
@@ -351,10 +404,10 @@ var allTools = []*tool{
 		description: "Returns the current state of a stream: the Redux store, the navigation tree (focused screen = " +
 			"routes[index], recursively through nested `state`), or MMKV storage by instance. Pass `scope` to get " +
 			"only part of it; if the answer is too large the error outlines the biggest children to scope to.",
-		args: []argSpec{
-			{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux, navigation, mmkv."},
-			{name: "scope", kind: argString, description: "Path inside the state, e.g. cart.items.0 or, for mmkv, auth.keys.session. Keys with dots or digits only: settings[\"theme.dark\"]."},
-		},
+		args: withSession(
+			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux, navigation, mmkv."},
+			argSpec{name: "scope", kind: argString, description: "Path inside the state, e.g. cart.items.0 or, for mmkv, auth.keys.session. Keys with dots or digits only: settings[\"theme.dark\"]."},
+		),
 		outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"timestamp":{"type":"string"},"scope":{"type":"string"},"state":{}},"required":["stream","seq","timestamp","state"]}`,
 		run:          getSnapshot,
 	},
@@ -364,12 +417,12 @@ var allTools = []*tool{
 		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots) in " +
 			"ascending seq. Without since_seq: the newest `limit`; with since_seq: the oldest `limit` after it, for " +
 			"paging forward. hasMore says more matching events exist. Snapshot events' seqs feed debug_diff_snapshots.",
-		args: []argSpec{
-			{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
-			{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "How many events, 1-200 (default 50)."},
-			{name: "since_seq", kind: argInteger, min: 0, description: "Only events with seq greater than this."},
-			{name: "event_type", kind: argString, description: "Only events of this type, e.g. action_dispatched, route_change, state_snapshot."},
-		},
+		args: withSession(
+			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
+			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "How many events, 1-200 (default 50)."},
+			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only events with seq greater than this."},
+			argSpec{name: "event_type", kind: argString, description: "Only events of this type, e.g. action_dispatched, route_change, state_snapshot."},
+		),
 		outputSchema: `{"type":"object","properties":{"events":{"type":"array","items":{"type":"object"}},"hasMore":{"type":"boolean"},"oldestSeq":{"type":"integer"},"latestSeq":{"type":"integer"}},"required":["events","hasMore","oldestSeq","latestSeq"]}`,
 		run:          queryEvents,
 	},
@@ -378,9 +431,9 @@ var allTools = []*tool{
 		title: "Read a Redux state path",
 		description: "Returns the value at one path of the current Redux state, e.g. auth.user.role or cart.items.0. " +
 			"\"\" is the root. If the path is missing, the error names the deepest part that exists and its keys.",
-		args: []argSpec{
-			{name: "path", kind: argString, required: true, description: "Dot path; array indexes as .0; odd keys as [\"a.b\"]. \"\" for the root."},
-		},
+		args: withSession(
+			argSpec{name: "path", kind: argString, required: true, description: "Dot path; array indexes as .0; odd keys as [\"a.b\"]. \"\" for the root."},
+		),
 		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{}},"required":["path","value"]}`,
 		run:          getStatePath,
 	},
@@ -390,11 +443,11 @@ var allTools = []*tool{
 		description: "Lists what changed between two snapshot events of a stream: each path added, removed or changed " +
 			"with old and new values (first 500). Find snapshot seqs with debug_query_events (event_type " +
 			"state_snapshot, navigation_snapshot or mmkv_snapshot).",
-		args: []argSpec{
-			{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
-			{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
-			{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
-		},
+		args: withSession(
+			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
+			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
+			argSpec{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
+		),
 		outputSchema: `{"type":"object","properties":{"changes":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"type":{"enum":["added","removed","changed"]},"oldValue":{},"newValue":{}},"required":["path","type"]}},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
 		run:          diffSnapshots,
 	},
@@ -412,12 +465,18 @@ const healthStreamsTimeout = time.Second
 // healthOutput is debug_health_check's result. Structs, not maps: this is
 // the most called tool, and maps cost a sort and an allocation per key.
 type healthOutput struct {
-	Adapter   *healthAdapter `json:"adapter"`
-	Connected bool           `json:"connected"`
-	Server    healthServer   `json:"server"`
-	Stale     bool           `json:"stale,omitempty"`
-	Streams   []healthStream `json:"streams"`
+	Adapter      *healthAdapter  `json:"adapter"`
+	Connected    bool            `json:"connected"`
+	Server       healthServer    `json:"server"`
+	Sessions     []healthSession `json:"sessions"`
+	Stale        bool            `json:"stale,omitempty"`
+	Streams      []healthStream  `json:"streams"`
+	StreamsTotal int             `json:"streamsTotal,omitempty"` // set when streams lists only the first maxHealthStreams
 }
+
+// maxHealthStreams bounds the streams a health check lists in full, per
+// session: the health check never fails, not even for PAYLOAD_TOO_LARGE.
+const maxHealthStreams = 100
 
 type healthAdapter struct {
 	AdapterVersion string `json:"adapterVersion"`
@@ -427,10 +486,31 @@ type healthAdapter struct {
 }
 
 type healthServer struct {
+	ListenError string          `json:"listenError,omitempty"`
+	Listening   bool            `json:"listening"`
+	Reactotron  *healthListener `json:"reactotron,omitempty"`
+	Redaction   string          `json:"redaction"` // "on" or "off" (REDACT)
+	Version     string          `json:"version"`
+	WSURL       string          `json:"wsUrl"`
+}
+
+// healthListener is the state of the Reactotron bridge's listener.
+type healthListener struct {
 	ListenError string `json:"listenError,omitempty"`
 	Listening   bool   `json:"listening"`
-	Version     string `json:"version"`
-	WSURL       string `json:"wsUrl"`
+	URL         string `json:"url"`
+}
+
+type healthSession struct {
+	App            any             `json:"app"`
+	Connected      bool            `json:"connected"`
+	ConnectedAt    string          `json:"connectedAt"`
+	Device         json.RawMessage `json:"device"`
+	DisconnectedAt *string         `json:"disconnectedAt,omitempty"`
+	ID             string          `json:"id"`
+	Streams        []string        `json:"streams"`
+	StreamsTotal   int             `json:"streamsTotal,omitempty"`
+	Via            string          `json:"via"`
 }
 
 type healthStream struct {
@@ -440,34 +520,64 @@ type healthStream struct {
 	Name        string  `json:"name"`
 }
 
-func healthCheck(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, error) {
+func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	st := ts.link.status()
 	out := healthOutput{
-		Server:  healthServer{ListenError: st.ListenError, Listening: st.Listening, Version: version, WSURL: st.WSURL},
-		Streams: []healthStream{},
+		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: version, WSURL: st.WSURL},
+		Streams:  []healthStream{},
+		Sessions: []healthSession{},
 	}
-	if !st.Connected || st.Adapter == nil {
+	if ts.reactotronStatus != nil {
+		out.Server.Reactotron = ts.reactotronStatus()
+	}
+	for _, s := range ts.sessions.list() {
+		out.Sessions = append(out.Sessions, describeSession(s.view()))
+	}
+	if a.session == nil || !a.session.isLive() {
 		return encodeResult(out)
 	}
-	a := st.Adapter
+	v := a.session.view()
+	info := v.Info
 	out.Connected = true
-	out.Adapter = &healthAdapter{AdapterVersion: a.AdapterVersion, ConnectedAt: a.ConnectedAt.UTC().Format(timeFormat),
-		SessionID: a.SessionID, Uptime: uptime(a)}
+	out.Adapter = &healthAdapter{AdapterVersion: info.AdapterVersion, ConnectedAt: info.ConnectedAt.UTC().Format(timeFormat),
+		SessionID: info.SessionID, Uptime: uptime(info)}
 	ctx, cancel := context.WithTimeout(ctx, min(ts.cfg.RequestTimeout, healthStreamsTimeout))
 	defer cancel()
-	if live, err := ts.fetchStreams(ctx); err == nil {
+	if live, err := ts.fetchStreams(ctx, a.session); err == nil {
 		for _, s := range live {
 			out.Streams = append(out.Streams, healthStream{Active: s.Active, EventCount: s.EventCount, LastEventAt: s.LastEventAt, Name: s.Name})
 		}
-		return encodeResult(out)
+	} else {
+		// The app is slow or misbehaving: report what the handshake and
+		// pushes said, marked stale, rather than fail or wait.
+		for _, s := range info.Streams {
+			out.Streams = append(out.Streams, healthStream{Active: s.Active, EventCount: s.EventCount, LastEventAt: formatTime(s.LastEventAt), Name: s.Name})
+		}
+		out.Stale = true
 	}
-	// The adapter is slow or misbehaving: report what the handshake and
-	// pushes said, marked stale, rather than fail or wait.
-	for _, s := range a.Streams {
-		out.Streams = append(out.Streams, healthStream{Active: s.Active, EventCount: s.EventCount, LastEventAt: formatTime(s.LastEventAt), Name: s.Name})
+	if len(out.Streams) > maxHealthStreams {
+		out.StreamsTotal = len(out.Streams)
+		out.Streams = out.Streams[:maxHealthStreams]
 	}
-	out.Stale = true
 	return encodeResult(out)
+}
+
+// describeSession is a session's entry in debug_health_check and
+// debug://sessions.
+func describeSession(v sessionView) healthSession {
+	h := healthSession{ID: v.ID, App: nullable(v.AppName()), Via: v.Via, Connected: v.Connected,
+		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: rawOrNull(v.Info.Device), Streams: []string{}}
+	if !v.Connected {
+		h.DisconnectedAt = formatTime(v.DisconnectedAt)
+	}
+	for i, st := range v.Info.Streams {
+		if i == maxHealthStreams {
+			h.StreamsTotal = len(v.Info.Streams)
+			break
+		}
+		h.Streams = append(h.Streams, st.Name)
+	}
+	return h
 }
 
 // uptime is how long the adapter has run in whole seconds: since the
@@ -489,38 +599,8 @@ func formatTime(t time.Time) *string {
 	return &s
 }
 
-// liveStream is one entry of the adapter's streams.list answer.
-type liveStream struct {
-	Name        string    `json:"name"`
-	Active      bool      `json:"active"`
-	EventCount  int64     `json:"eventCount"`
-	LatestSeq   int64     `json:"latestSeq"`
-	OldestSeq   int64     `json:"oldestSeq"`
-	HasSnapshot bool      `json:"hasSnapshot"`
-	LastEventAt *string   `json:"lastEventAt"`
-	Instances   *[]string `json:"instances,omitempty"`
-}
-
-func (q *adapterQueries) fetchStreams(ctx context.Context) ([]liveStream, error) {
-	raw, err := q.link.request(ctx, "streams.list", struct{}{})
-	if err != nil {
-		return nil, err
-	}
-	var res struct {
-		Streams *[]liveStream `json:"streams"`
-	}
-	if err := json.Unmarshal(raw, &res); err != nil || res.Streams == nil {
-		return nil, malformedAnswer("streams.list", "want {streams: [...]}")
-	}
-	return *res.Streams, nil
-}
-
-func malformedAnswer(method, problem string) *toolError {
-	return newToolError(codeAdapterError, map[string]string{"adapterMessage": problem}, "the adapter's %s answer is malformed: %s", method, problem)
-}
-
-func listStreams(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, error) {
-	streams, err := ts.fetchStreams(ctx)
+func listStreams(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	streams, err := ts.fetchStreams(ctx, a.session)
 	if err != nil {
 		return nil, err
 	}
@@ -536,67 +616,6 @@ func listStreams(ctx context.Context, ts *toolSet, _ toolArgs) (*toolResult, err
 	return encodeResult(map[string]any{"streams": out})
 }
 
-// checkStream makes sure the adapter advertises stream as active.
-func (q *adapterQueries) checkStream(stream string) error {
-	st := q.link.status()
-	if !st.Connected || st.Adapter == nil {
-		return notConnectedError(st)
-	}
-	active := []string{}
-	found := false
-	for _, s := range st.Adapter.Streams {
-		if s.Active {
-			active = append(active, s.Name)
-			found = found || s.Name == stream
-		}
-	}
-	if !found {
-		return newToolError(codeStreamUnavailable, map[string]any{"stream": stream, "activeStreams": active},
-			"stream %q is not active; active streams: %s", stream, strings.Join(active, ", "))
-	}
-	return nil
-}
-
-// notConnectedError explains why no adapter is there to ask.
-func notConnectedError(st linkStatus) *toolError {
-	return linkNotConnectedError(st.Reason, st.WSURL, st.ListenError)
-}
-
-// snapshot is an adapter's snapshot.get answer with the state left as JSON.
-type snapshot struct {
-	seq       []byte
-	timestamp []byte
-	state     []byte
-}
-
-func (q *adapterQueries) fetchSnapshot(ctx context.Context, stream string, seq int64) (snapshot, error) {
-	params := map[string]any{"stream": stream}
-	if seq > 0 {
-		params["seq"] = seq
-	}
-	raw, err := q.link.request(ctx, "snapshot.get", params)
-	if err != nil {
-		return snapshot{}, err
-	}
-	var snap snapshot
-	var seen int
-	err = eachMember(raw, func(name string, v []byte) bool {
-		switch name {
-		case "seq":
-			snap.seq, seen = v, seen|1
-		case "timestamp":
-			snap.timestamp, seen = v, seen|2
-		case "state":
-			snap.state, seen = v, seen|4
-		}
-		return true
-	})
-	if err != nil || seen != 7 || rawKind(snap.seq) != "number" {
-		return snapshot{}, malformedAnswer("snapshot.get", "want {seq, timestamp, state}")
-	}
-	return snap, nil
-}
-
 func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	stream, _ := a.str("stream")
 	scope, hasScope := a.str("scope")
@@ -604,7 +623,7 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	snap, value, err := ts.stateAt(ctx, stream, scope, segs, codeScopeNotFound)
+	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs, codeScopeNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -620,48 +639,13 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		narrow: "Call debug_get_snapshot again with `scope` set to one of the outline's paths."}, nil
 }
 
-// stateAt fetches the current snapshot of stream and slices out the value at
-// path without decoding the state; a miss is reported with missCode.
-func (q *adapterQueries) stateAt(ctx context.Context, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
-	if err := q.checkStream(stream); err != nil {
-		return snapshot{}, nil, err
-	}
-	snap, err := q.fetchSnapshot(ctx, stream, 0)
-	if err != nil {
-		return snapshot{}, nil, err
-	}
-	value, miss, err := resolveRaw(snap.state, segs)
-	if err != nil {
-		return snapshot{}, nil, malformedAnswer("snapshot.get", "state is not valid JSON")
-	}
-	if miss != nil {
-		return snapshot{}, nil, notFound(missCode, path, miss)
-	}
-	return snap, compactJSON(value), nil
-}
-
-func notFound(code, path string, miss *pathMiss) *toolError {
-	details := map[string]any{"path": path, "resolvedPrefix": miss.ResolvedPrefix, "available": miss.Available}
-	if miss.Available == nil {
-		details["available"] = []string{}
-	}
-	if keys, ok := miss.Available.([]string); ok && miss.AvailableTotal > len(keys) {
-		details["availableTotal"] = miss.AvailableTotal
-	}
-	at := miss.ResolvedPrefix
-	if at == "" {
-		at = "the root"
-	}
-	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(path), at, miss.Segment)
-}
-
 func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	path, _ := a.str("path")
 	segs, err := parsePathArg("path", path)
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := ts.stateAt(ctx, "redux", path, segs, codePathNotFound)
+	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs, codePathNotFound)
 	if err != nil {
 		return nil, err
 	}
@@ -674,18 +658,16 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 
 func queryEvents(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	stream, _ := a.str("stream")
-	if err := ts.checkStream(stream); err != nil {
+	if err := ts.checkStream(a.session, stream); err != nil {
 		return nil, err
 	}
 	limit, _ := a.int("limit")
-	params := map[string]any{"stream": stream, "limit": limit}
+	params := eventsParams{Stream: stream, Limit: limit}
 	if since, ok := a.int("since_seq"); ok {
-		params["since_seq"] = since
+		params.SinceSeq = &since
 	}
-	if et, ok := a.str("event_type"); ok {
-		params["event_type"] = et
-	}
-	raw, err := ts.link.request(ctx, "events.query", params)
+	params.EventType, _ = a.str("event_type")
+	raw, err := a.session.request(ctx, "events.query", params)
 	if err != nil {
 		return nil, err
 	}
@@ -720,14 +702,14 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 	stream, _ := a.str("stream")
 	baseSeq, _ := a.int("base_seq")
 	targetSeq, _ := a.int("target_seq")
-	if err := ts.checkStream(stream); err != nil {
+	if err := ts.checkStream(a.session, stream); err != nil {
 		return nil, err
 	}
 	var wg sync.WaitGroup
 	var base, target snapshot
 	var baseErr, targetErr error
-	wg.Go(func() { base, baseErr = ts.fetchSnapshot(ctx, stream, baseSeq) })
-	target, targetErr = ts.fetchSnapshot(ctx, stream, targetSeq)
+	wg.Go(func() { base, baseErr = ts.fetchSnapshot(ctx, a.session, stream, baseSeq) })
+	target, targetErr = ts.fetchSnapshot(ctx, a.session, stream, targetSeq)
 	wg.Wait()
 	var missing []string
 	for _, e := range []struct {
@@ -750,6 +732,7 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
 	}
 	changes, total := diffValues(baseState, targetState, maxDiffChanges)
+	ts.redact.Changes(changes) // on the unredacted diff, so a changed token still shows
 	if changes == nil {
 		changes = []change{}
 	}

@@ -1,0 +1,176 @@
+package main
+
+// queries.go holds what tools and resources ask a session: which session a
+// `session` argument names, stream checks, stream lists, snapshots and the
+// value at a path. Answers come back in the wire protocol's shapes, whoever
+// produced them (an adapter, the Reactotron bridge, the server's buffers).
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// adapterQueries are the session calls that tools and resources share.
+type adapterQueries struct {
+	cfg      config
+	link     *adapterLink
+	sessions *sessionRegistry
+	redact   *redactor // nil when REDACT=off
+}
+
+// session resolves a `session` argument ("" for the default session). With
+// no session at all it is NOT_CONNECTED, saying why.
+func (q *adapterQueries) session(ref string) (*session, error) {
+	s, err := q.sessions.find(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s, q.present(s)
+}
+
+// present is NOT_CONNECTED, saying why, when there is no session to ask.
+func (q *adapterQueries) present(s *session) error {
+	if s == nil {
+		return notConnectedError(q.link.status())
+	}
+	return nil
+}
+
+// liveStream is one entry of a streams.list answer.
+type liveStream struct {
+	Name        string    `json:"name"`
+	Active      bool      `json:"active"`
+	EventCount  int64     `json:"eventCount"`
+	LatestSeq   int64     `json:"latestSeq"`
+	OldestSeq   int64     `json:"oldestSeq"`
+	HasSnapshot bool      `json:"hasSnapshot"`
+	LastEventAt *string   `json:"lastEventAt"`
+	Instances   *[]string `json:"instances,omitempty"`
+}
+
+func (q *adapterQueries) fetchStreams(ctx context.Context, s *session) ([]liveStream, error) {
+	if err := q.present(s); err != nil {
+		return nil, err
+	}
+	raw, err := s.request(ctx, "streams.list", struct{}{})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Streams *[]liveStream `json:"streams"`
+	}
+	if err := json.Unmarshal(raw, &res); err != nil || res.Streams == nil {
+		return nil, malformedAnswer("streams.list", "want {streams: [...]}")
+	}
+	return *res.Streams, nil
+}
+
+func malformedAnswer(method, problem string) *toolError {
+	return newToolError(codeAdapterError, map[string]string{"adapterMessage": problem}, "the adapter's %s answer is malformed: %s", method, problem)
+}
+
+// checkStream makes sure the session advertises stream as active.
+func (q *adapterQueries) checkStream(s *session, stream string) error {
+	if err := q.present(s); err != nil {
+		return err
+	}
+	found, active := s.streamActive(stream)
+	if !found {
+		return newToolError(codeStreamUnavailable, map[string]any{"stream": stream, "activeStreams": active},
+			"stream %q is not active; active streams: %s", stream, strings.Join(active, ", "))
+	}
+	return nil
+}
+
+// streamActive reports whether the session advertises stream as active, and
+// the active streams when it does not.
+func (s *session) streamActive(stream string) (bool, []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if i, ok := s.streamIndex[stream]; ok && s.info.Streams[i].Active {
+		return true, nil
+	}
+	active := []string{}
+	for _, st := range s.info.Streams {
+		if st.Active {
+			active = append(active, st.Name)
+		}
+	}
+	return false, active
+}
+
+// notConnectedError explains why no app is there to ask.
+func notConnectedError(st linkStatus) *toolError {
+	return linkNotConnectedError(st.Reason, st.WSURL, st.ListenError)
+}
+
+// snapshot is a snapshot.get answer with the state left as JSON.
+type snapshot struct {
+	seq       []byte
+	timestamp []byte
+	state     []byte
+}
+
+func (q *adapterQueries) fetchSnapshot(ctx context.Context, s *session, stream string, seq int64) (snapshot, error) {
+	if err := q.present(s); err != nil {
+		return snapshot{}, err
+	}
+	raw, err := s.request(ctx, "snapshot.get", snapshotParams{Stream: stream, Seq: seq})
+	if err != nil {
+		return snapshot{}, err
+	}
+	var snap snapshot
+	var seen int
+	err = eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "seq":
+			snap.seq, seen = v, seen|1
+		case "timestamp":
+			snap.timestamp, seen = v, seen|2
+		case "state":
+			snap.state, seen = v, seen|4
+		}
+		return true
+	})
+	if err != nil || seen != 7 || rawKind(snap.seq) != "number" {
+		return snapshot{}, malformedAnswer("snapshot.get", "want {seq, timestamp, state}")
+	}
+	return snap, nil
+}
+
+// stateAt fetches the current snapshot of stream and slices out the value at
+// path without decoding the state; a miss is reported with missCode.
+func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
+	if err := q.checkStream(s, stream); err != nil {
+		return snapshot{}, nil, err
+	}
+	snap, err := q.fetchSnapshot(ctx, s, stream, 0)
+	if err != nil {
+		return snapshot{}, nil, err
+	}
+	value, miss, err := resolveRaw(snap.state, segs)
+	if err != nil {
+		return snapshot{}, nil, malformedAnswer("snapshot.get", "state is not valid JSON")
+	}
+	if miss != nil {
+		return snapshot{}, nil, notFound(missCode, path, miss)
+	}
+	return snap, q.redact.At(segs, compactJSON(value)), nil
+}
+
+func notFound(code, path string, miss *pathMiss) *toolError {
+	details := map[string]any{"path": path, "resolvedPrefix": miss.ResolvedPrefix, "available": miss.Available}
+	if miss.Available == nil {
+		details["available"] = []string{}
+	}
+	if keys, ok := miss.Available.([]string); ok && miss.AvailableTotal > len(keys) {
+		details["availableTotal"] = miss.AvailableTotal
+	}
+	at := miss.ResolvedPrefix
+	if at == "" {
+		at = "the root"
+	}
+	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(path), at, miss.Segment)
+}
