@@ -6,10 +6,10 @@
 // HTTP.
 //
 // Data flows from the agent through jsonrpc.go (framing, JSON-RPC) or
-// http.go (Streamable HTTP), client.go (one client's state) and mcp.go
-// (dispatch, notifications; era.go the 2026-07-28 revision) to tools.go and
-// resources.go, which ask the
-// adapter through conn.go (handshake.go vets new connections) and shape
+// http.go and http_session.go (Streamable HTTP), client.go (one client's
+// state) and mcp.go (dispatch, notifications; era.go the 2026-07-28
+// revision; relay.go to the process holding the adapter port) to tools.go
+// and resources.go, which ask the adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
 // decoding it). errors.go holds the tool error codes, config.go the
 // settings, and demo.go a simulated app for -demo and the tests.
