@@ -51,13 +51,15 @@ type resourceHub struct {
 	wake chan struct{}            // cap 1: something became dirty
 }
 
-// maxSubscriptions bounds the subscriptions one client may hold; each MMKV
-// instance name is a URI of its own.
+// maxSubscriptions bounds the subscriptions one client may hold (client.go)
+// and the URIs watched here for all of them; each MMKV instance name is a
+// URI of its own.
 const maxSubscriptions = 256
 
 type subscription struct {
 	dirty    bool
 	lastSent time.Time
+	holders  int // clients watching the URI
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
@@ -311,13 +313,21 @@ func (h *resourceHub) subscribe(uri string) error {
 		}
 		h.subs[uri] = &subscription{}
 	}
+	h.subs[uri].holders++
 	return nil
 }
 
+// unsubscribe drops one holder of uri; the URI stops being watched when its
+// last holder goes. Each MCP client calls subscribe once per URI it holds
+// and unsubscribe once when it lets go (mcp.go keeps the per-client sets).
 func (h *resourceHub) unsubscribe(uri string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.subs, uri)
+	if sub := h.subs[uri]; sub != nil {
+		if sub.holders--; sub.holders <= 0 {
+			delete(h.subs, uri)
+		}
+	}
 }
 
 // eventPushed marks the subscribed URIs that a pushed event of stream may
