@@ -538,6 +538,20 @@ func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, k
 // state.values.request, the MMKV keys observed so far; everything else from
 // the session's buffers.
 func (c *reactotronConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case dispatchParams:
+		frame, err := reactotronDispatch(p.Action)
+		if err != nil {
+			return nil, invalidParams("action", err.Error())
+		}
+		return c.tell(ctx, frame)
+	case runCommandParams:
+		frame, err := reactotronRunCommand(p.Command, p.Args)
+		if err != nil {
+			return nil, invalidParams("command", err.Error())
+		}
+		return c.tell(ctx, frame)
+	}
 	p, ok := params.(snapshotParams)
 	if method != "snapshot.get" || !ok || p.Seq != 0 {
 		return nil, errAnswerLocally
@@ -587,6 +601,15 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	return o.close(), nil
 }
 
+// tell sends a message Reactotron does not answer (a dispatch, a custom
+// command); its effects arrive as events. The answer is an empty object.
+func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessage, error) {
+	if err := c.send(ctx, frame); err != nil {
+		return nil, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+	return json.RawMessage("{}"), nil
+}
+
 // valueAt asks for the value at path with state.values.request, so only
 // that value crosses the network. It answers nil, nil when the caller
 // should fall back to the whole state: Reactotron cannot name the path, or
@@ -613,25 +636,12 @@ func pathSegments(path []any) []pathSegment {
 	for i, p := range path {
 		switch v := p.(type) {
 		case string:
-			segs[i] = pathSegment{Key: v, Quoted: isCanonicalIndex(v)}
+			segs[i] = pathSegment{Key: v, Quoted: isCanonicalDecimal(v)}
 		default:
 			segs[i] = pathSegment{Key: fmt.Sprint(v)}
 		}
 	}
 	return segs
-}
-
-// isCanonicalIndex reports whether s is written like an array index.
-func isCanonicalIndex(s string) bool {
-	if s == "" || len(s) > 1 && s[0] == '0' {
-		return false
-	}
-	for _, r := range s {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 // attached is the session c was attached to, or nil before client.intro.

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -357,4 +358,96 @@ func atoi(t *testing.T, s string) int {
 		n = n*10 + int(r-'0')
 	}
 	return n
+}
+
+// startBridge runs a bridge on a free port, outside any server, so a test
+// can reach the sessions it makes.
+func startBridge(t *testing.T) (*reactotronBridge, *adapterLink, string) {
+	t.Helper()
+	cfg := testConfig(t)
+	cfg.ReactotronPort = -1
+	cfg.RequestTimeout = 2 * time.Second
+	link := newAdapterLink(cfg, nil, nil)
+	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.run(ctx)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+	})
+	addr, err := b.addr(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, link, "ws://" + addr + "/"
+}
+
+// TestReactotronActsOnTheApp pins the frames a Reactotron session sends to
+// dispatch an action and run a custom command: byte for byte those the
+// Reactotron app sends (recorded in session.jsonl).
+func TestReactotronActsOnTheApp(t *testing.T) {
+	_, link, url := startBridge(t)
+	app := dialReactotron(t, url, nil)
+	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
+	var s *session
+	linkWaitFor(t, "the session", func() bool {
+		s = link.sessions.currentLive(sessionViaReactotron)
+		return s != nil
+	})
+	recorded := map[string]string{}
+	for _, f := range readReactotronCaptured(t, "testdata/reactotron/session.jsonl") {
+		if f.Dir == "server" {
+			recorded[requestKey(f.Frame)+" "+string(f.Frame)] = string(f.Frame)
+		}
+	}
+	for _, c := range []struct {
+		method string
+		params any
+		want   string
+	}{
+		{"state.dispatch", dispatchParams{Action: json.RawMessage(`{"type":"cart/add","payload":{"sku":"C-3","qty":1,"price":1.5}}`)},
+			`{"type":"state.action.dispatch","payload":{"action":{"type":"cart/add","payload":{"sku":"C-3","qty":1,"price":1.5}}}}`},
+		{"commands.run", runCommandParams{Command: "login", Args: json.RawMessage(`{"user":"ada","role":"admin"}`)},
+			`{"type":"custom","payload":{"command":"login","args":{"user":"ada","role":"admin"}}}`},
+	} {
+		if _, ok := recorded[requestKey([]byte(c.want))+" "+c.want]; !ok {
+			t.Fatalf("%s: %s is not a frame the Reactotron app sends", c.method, c.want)
+		}
+		before := len(app.serverFrames())
+		raw, err := s.request(t.Context(), c.method, c.params)
+		if err != nil || string(raw) != "{}" {
+			t.Fatalf("%s = %s, %v; want {}", c.method, raw, err)
+		}
+		linkWaitFor(t, "the frame", func() bool { return len(app.serverFrames()) > before })
+		if got := app.serverFrames()[before]; got != c.want {
+			t.Errorf("%s sent %s, want %s", c.method, got, c.want)
+		}
+	}
+	// Commands are recorded once by name, however often Fast Refresh
+	// announces them, and commands.list answers from them.
+	for _, f := range readReactotronCaptured(t, "testdata/reactotron/session.jsonl") {
+		if f.Dir == "app" && strings.Contains(string(f.Frame), `"customCommand.`) {
+			app.send(f.Frame)
+		}
+	}
+	var list struct {
+		Commands []struct {
+			Command string `json:"command"`
+		} `json:"commands"`
+	}
+	linkWaitFor(t, "the commands", func() bool {
+		raw, err := s.request(t.Context(), "commands.list", listCommandsParams{})
+		return err == nil && json.Unmarshal(raw, &list) == nil && len(list.Commands) == 3
+	})
+	var names []string
+	for _, c := range list.Commands {
+		names = append(names, c.Command)
+	}
+	if diff := cmp.Diff([]string{"resetCart", "login", "ping"}, names); diff != "" {
+		t.Errorf("commands (-want +got):\n%s", diff)
+	}
 }

@@ -30,6 +30,12 @@ type config struct {
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
 	ReactotronPort   int      // 0: the Reactotron bridge is off; -1 (tests only): any free port
 	EventBuffer      int      // events kept per session and stream
+	ReadOnly         bool     // tools that change the app are withheld
+	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	RedactKeys       []string // lower-case extra sensitive key names
+	Transport        string   // "stdio" or "http": where MCP clients connect
+	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
+	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
 
 	Demo    bool
 	Version bool
@@ -144,7 +150,83 @@ var settings = []setting{
 		c.EventBuffer = int(n)
 		return err
 	}},
+	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			c.Redact = true
+		case "off":
+			c.Redact = false
+		default:
+			return fmt.Errorf("%q is not one of on, off", v)
+		}
+		return nil
+	}},
+	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
+		// The bound keeps the key matcher's table small.
+		if len(v) > maxRedactKeysLen {
+			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
+		}
+		keys, err := splitList(v, validRedactKey)
+		c.RedactKeys = keys
+		return err
+	}},
+	{"MCP_TRANSPORT", "transport", "stdio", "where MCP clients connect: stdio or http (Streamable HTTP at /mcp)", func(c *config, v string) error {
+		switch t := strings.ToLower(strings.TrimSpace(v)); t {
+		case "stdio", "http":
+			c.Transport = t
+			return nil
+		}
+		return fmt.Errorf("%q is not one of stdio, http", v)
+	}},
+	{"MCP_HTTP_ADDR", "http-addr", "127.0.0.1:3100", "host:port of the HTTP transport; non-loopback requires MCP_HTTP_TOKEN", func(c *config, v string) error {
+		host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+		if err != nil || (net.ParseIP(host) == nil && !validHostName(host)) || !validPort(port) || port == "" {
+			return fmt.Errorf("%q is not host:port (port 1-65535)", v)
+		}
+		c.HTTPAddr = net.JoinHostPort(host, port)
+		return nil
+	}},
+	{"MCP_HTTP_TOKEN", "http-token", "", "when set, HTTP clients must send Authorization: Bearer <token>", func(c *config, v string) error {
+		c.HTTPToken = v
+		return nil
+	}},
+	{"READ_ONLY", "read-only", "false", "true: offer no tool that changes the app (dispatch, commands); the flag alone means true", func(c *config, v string) error {
+		b, err := parseSwitch(v)
+		c.ReadOnly = b
+		return err
+	}},
 }
+
+// switches are the settings whose flag may stand alone: -read-only is
+// -read-only=true.
+var switches = map[string]bool{"read-only": true}
+
+// switchValue is a switch's flag: a string flag that flag.FlagSet lets stand
+// alone, recording "true" then.
+type switchValue struct{ value *string }
+
+func (v switchValue) String() string {
+	if v.value == nil {
+		return ""
+	}
+	return *v.value
+}
+func (v switchValue) Set(s string) error { *v.value = s; return nil }
+func (v switchValue) IsBoolFlag() bool   { return true }
+
+// parseSwitch reads a boolean setting.
+func parseSwitch(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "true", "1", "yes", "on":
+		return true, nil
+	case "false", "0", "no", "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not one of true, false", v)
+}
+
+// maxRedactKeysLen bounds REDACT_KEYS.
+const maxRedactKeysLen = 4096
 
 // loadConfig reads the environment through getenv, then the flags in args,
 // which override it. An empty variable counts as unset. Errors wrap errUsage
@@ -156,7 +238,13 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 	fs.SetOutput(io.Discard) // run prints errors and usage itself
 	values := make(map[string]*string, len(settings))
 	for _, s := range settings {
-		values[s.flag] = fs.String(s.flag, "", fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def))
+		usage := fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def)
+		if switches[s.flag] {
+			values[s.flag] = new(string)
+			fs.Var(switchValue{values[s.flag]}, s.flag, usage)
+			continue
+		}
+		values[s.flag] = fs.String(s.flag, "", usage)
 	}
 	fs.BoolVar(&c.Demo, "demo", false, "also start the built-in simulated app, connected over loopback")
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
@@ -187,6 +275,12 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 		source[s.env] = from
 		if err := s.parse(&c, value); err != nil {
 			return c, fmt.Errorf("%w: %s: %v", errUsage, cmp.Or(from, s.env+" default"), err)
+		}
+	}
+	if c.Transport == "http" && c.HTTPToken == "" {
+		if host, _, _ := net.SplitHostPort(c.HTTPAddr); !isLoopbackHost(host) {
+			return c, fmt.Errorf("%w: %s %q is not a loopback address: set MCP_HTTP_TOKEN so that only clients holding it are served",
+				errUsage, cmp.Or(source["MCP_HTTP_ADDR"], "MCP_HTTP_ADDR"), c.HTTPAddr)
 		}
 	}
 	if c.MaxResultBytes > int(c.MaxPayloadSize) {
@@ -231,8 +325,8 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: devtools-mcp [flags]\n\n"+
-		"An MCP server on stdio that lets a coding agent inspect a running app's\n"+
-		"Redux store, navigation state and MMKV storage through its debug adapter.\n\n"+
+		"An MCP server on stdio or Streamable HTTP that lets a coding agent inspect\n"+
+		"a running app's Redux store, navigation state and MMKV storage through\nits debug adapter.\n\n"+
 		"Every setting is an environment variable, overridden by its flag:\n\n")
 	for _, s := range settings {
 		fmt.Fprintf(w, "  %-19s -%-19s default %-11q %s\n", s.env, s.flag, s.def, s.usage)

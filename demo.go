@@ -122,6 +122,7 @@ type demoApp struct {
 	override json.RawMessage // setReduxState's state; freezes the reported Redux state
 	nav      demoNavState    // the root stack
 	mmkv     map[string]map[string]any
+	traffic  demoTraffic // console and network (demo_streams.go)
 }
 
 // newDemoApp returns an app that has recorded its start: an initial snapshot
@@ -154,6 +155,7 @@ func newDemoApp(opts demoOptions) *demoApp {
 		a.snapshotLocked(a.navStream)
 		a.snapshotLocked(a.mmkvStream)
 	})
+	a.startTraffic()
 	return a
 }
 
@@ -202,7 +204,9 @@ func (a *demoApp) takeOutboxLocked() ([]*demoEvent, *demoLink) {
 func (a *demoApp) step() {
 	a.mutate(func() {
 		a.steps++
+		n := len(a.outbox)
 		a.userActionLocked()
+		a.trafficLocked(a.outbox[n:])
 		if a.steps%demoSnapshotEvery == 0 {
 			for _, s := range a.streams {
 				if s.encode != nil {
@@ -455,6 +459,9 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 			return nil, werr
 		}
 		return res, nil
+	}
+	if res, werr, ok := a.handleAction(method, params); ok {
+		return res, werr
 	}
 	return nil, &wireError{
 		Code:    demoCodeUnknownMethod,
@@ -881,6 +888,7 @@ func (a *demoApp) handshakeMessage() []byte {
 		App             map[string]string `json:"app"`
 		Device          map[string]any    `json:"device"`
 		Streams         []stream          `json:"streams"`
+		Capabilities    []string          `json:"capabilities"`
 		Token           string            `json:"token,omitempty"`
 	}{
 		Type:            "handshake",
@@ -890,6 +898,7 @@ func (a *demoApp) handshakeMessage() []byte {
 		StartedAt:       a.startedAt,
 		App:             map[string]string{"name": "ShopApp", "version": "2.4.0", "bundleId": "com.example.shop"},
 		Device:          map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
+		Capabilities:    demoCapabilities,
 		Token:           a.opts.Token,
 	}
 	a.mu.Lock()
@@ -1303,7 +1312,18 @@ type demoAuthState struct {
 	User   *demoUser `json:"user"`
 	Token  *string   `json:"token"`
 	Status string    `json:"status"`
+	// RememberedLogin is what a "remember me" box keeps: a password in the
+	// store, which redaction must keep from agents.
+	RememberedLogin *demoLogin `json:"rememberedLogin,omitempty"`
 }
+
+type demoLogin struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// demoPassword is the demo user's password, remembered in the auth state.
+const demoPassword = "Ada-Lovelace-1815"
 
 type demoCartItem struct {
 	SKU   string  `json:"sku"`
@@ -1441,7 +1461,7 @@ func (a *demoApp) initModelLocked() {
 	token := a.tokenLocked()
 	user := demoAdmin
 	a.redux = demoReduxState{
-		Auth:    demoAuthState{User: &user, Token: &token, Status: "authenticated"},
+		Auth:    demoAuthState{User: &user, Token: &token, Status: "authenticated", RememberedLogin: &demoLogin{Email: user.Email, Password: demoPassword}},
 		Cart:    demoCartState{Items: []demoCartItem{}, Currency: "EUR"},
 		Catalog: demoCatalogState{ByID: map[string]demoProduct{}, Categories: demoCategories, RecentlyViewed: []string{}},
 		UI:      demoUIState{Theme: "light", Toasts: []demoToast{}, CurrentScreen: "Home"},
@@ -1627,6 +1647,10 @@ func (a *demoApp) checkoutLocked() {
 	})
 	total := a.redux.Cart.Total
 	a.dispatchLocked("cart/checkoutStarted", map[string]float64{"total": total}, nil)
+	if a.checkoutFailsLocked() {
+		a.dispatchLocked("cart/checkoutFailed", map[string]string{"error": "Request failed with status code 500"}, nil)
+		return
+	}
 	orderID := fmt.Sprintf("o_%06d", a.rng.IntN(1_000_000))
 	a.dispatchLocked("cart/checkoutSucceeded", map[string]any{"orderId": orderID, "total": total}, func(s *demoReduxState) {
 		s.Cart.Items = []demoCartItem{}
@@ -1778,7 +1802,7 @@ func (a *demoApp) reloginLocked() {
 	token := a.tokenLocked()
 	user := demoAdmin
 	a.dispatchLocked("auth/loginSucceeded", map[string]any{"user": user, "token": token}, func(s *demoReduxState) {
-		s.Auth = demoAuthState{User: &user, Token: &token, Status: "authenticated"}
+		s.Auth = demoAuthState{User: &user, Token: &token, Status: "authenticated", RememberedLogin: &demoLogin{Email: user.Email, Password: demoPassword}}
 	})
 	a.mmkvLocked("auth", "set", "token", token)
 	a.mmkvLocked("auth", "set", "userId", user.ID)

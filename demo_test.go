@@ -41,12 +41,12 @@ func newDemoTestApp(seed int64, bufferSize int) *demoApp {
 	return newDemoApp(demoOptions{Seed: seed, Now: demoTestClock(), BufferSize: bufferSize})
 }
 
-// addDemoTestConsole adds a "console" stream to a and records n events on
-// it: seq%5 == 0 is a console_snapshot of {"lines": <non-snapshot events so
+// addDemoTestConsole adds a "ticker" stream to a and records n events on
+// it: seq%5 == 0 is a ticker_snapshot of {"lines": <non-snapshot events so
 // far>}, seq%3 == 0 a "warn", anything else a "log" with payload {"line": seq}.
 func addDemoTestConsole(a *demoApp, n int) *demoStream {
 	lines := 0
-	s := a.addStream("console", "console_snapshot", nil, func() json.RawMessage {
+	s := a.addStream("ticker", "ticker_snapshot", nil, func() json.RawMessage {
 		return json.RawMessage(fmt.Sprintf(`{"lines":%d}`, lines))
 	})
 	a.mutate(func() {
@@ -163,28 +163,28 @@ func TestDemoEventsQuery(t *testing.T) {
 		params string
 		want   want
 	}{
-		{"newest few", `{"stream":"console","limit":3}`, ring([]int64{21, 22, 23}, true)},
-		{"newest exactly all", `{"stream":"console","limit":10}`, ring(demoSeqRange(14, 23), false)},
-		{"newest all but one", `{"stream":"console","limit":9}`, ring(demoSeqRange(15, 23), true)},
-		{"newest limit over buffer", `{"stream":"console","limit":200}`, ring(demoSeqRange(14, 23), false)},
-		{"newest of a type", `{"stream":"console","limit":2,"event_type":"log"}`, ring([]int64{22, 23}, true)},
-		{"all of a type", `{"stream":"console","limit":6,"event_type":"log"}`, ring([]int64{14, 16, 17, 19, 22, 23}, false)},
-		{"fewer of a type than limit", `{"stream":"console","limit":5,"event_type":"warn"}`, ring([]int64{18, 21}, false)},
-		{"snapshots by type", `{"stream":"console","limit":5,"event_type":"console_snapshot"}`, ring([]int64{15, 20}, false)},
-		{"no such type", `{"stream":"console","limit":5,"event_type":"error"}`, ring([]int64{}, false)},
-		{"since zero", `{"stream":"console","limit":3,"since_seq":0}`, ring([]int64{14, 15, 16}, true)},
-		{"since before buffer", `{"stream":"console","limit":2,"since_seq":5}`, ring([]int64{14, 15}, true)},
-		{"since just before buffer", `{"stream":"console","limit":10,"since_seq":13}`, ring(demoSeqRange(14, 23), false)},
-		{"since inside", `{"stream":"console","limit":2,"since_seq":20}`, ring([]int64{21, 22}, true)},
-		{"since inside to the end", `{"stream":"console","limit":2,"since_seq":21}`, ring([]int64{22, 23}, false)},
-		{"since latest", `{"stream":"console","limit":5,"since_seq":23}`, ring([]int64{}, false)},
-		{"since the future", `{"stream":"console","limit":5,"since_seq":1000}`, ring([]int64{}, false)},
-		{"since with type", `{"stream":"console","limit":2,"since_seq":16,"event_type":"log"}`, ring([]int64{17, 19}, true)},
-		{"since with type to the end", `{"stream":"console","limit":2,"since_seq":19,"event_type":"log"}`, ring([]int64{22, 23}, false)},
-		{"since with type, newer of type left", `{"stream":"console","limit":1,"since_seq":14,"event_type":"console_snapshot"}`, ring([]int64{15}, true)},
-		{"integral float limit", `{"stream":"console","limit":2.0}`, ring([]int64{22, 23}, true)},
-		{"null since is absent", `{"stream":"console","limit":1,"since_seq":null}`, ring([]int64{23}, true)},
-		{"unknown members ignored", `{"stream":"console","limit":1,"cursor":"x"}`, ring([]int64{23}, true)},
+		{"newest few", `{"stream":"ticker","limit":3}`, ring([]int64{21, 22, 23}, true)},
+		{"newest exactly all", `{"stream":"ticker","limit":10}`, ring(demoSeqRange(14, 23), false)},
+		{"newest all but one", `{"stream":"ticker","limit":9}`, ring(demoSeqRange(15, 23), true)},
+		{"newest limit over buffer", `{"stream":"ticker","limit":200}`, ring(demoSeqRange(14, 23), false)},
+		{"newest of a type", `{"stream":"ticker","limit":2,"event_type":"log"}`, ring([]int64{22, 23}, true)},
+		{"all of a type", `{"stream":"ticker","limit":6,"event_type":"log"}`, ring([]int64{14, 16, 17, 19, 22, 23}, false)},
+		{"fewer of a type than limit", `{"stream":"ticker","limit":5,"event_type":"warn"}`, ring([]int64{18, 21}, false)},
+		{"snapshots by type", `{"stream":"ticker","limit":5,"event_type":"ticker_snapshot"}`, ring([]int64{15, 20}, false)},
+		{"no such type", `{"stream":"ticker","limit":5,"event_type":"error"}`, ring([]int64{}, false)},
+		{"since zero", `{"stream":"ticker","limit":3,"since_seq":0}`, ring([]int64{14, 15, 16}, true)},
+		{"since before buffer", `{"stream":"ticker","limit":2,"since_seq":5}`, ring([]int64{14, 15}, true)},
+		{"since just before buffer", `{"stream":"ticker","limit":10,"since_seq":13}`, ring(demoSeqRange(14, 23), false)},
+		{"since inside", `{"stream":"ticker","limit":2,"since_seq":20}`, ring([]int64{21, 22}, true)},
+		{"since inside to the end", `{"stream":"ticker","limit":2,"since_seq":21}`, ring([]int64{22, 23}, false)},
+		{"since latest", `{"stream":"ticker","limit":5,"since_seq":23}`, ring([]int64{}, false)},
+		{"since the future", `{"stream":"ticker","limit":5,"since_seq":1000}`, ring([]int64{}, false)},
+		{"since with type", `{"stream":"ticker","limit":2,"since_seq":16,"event_type":"log"}`, ring([]int64{17, 19}, true)},
+		{"since with type to the end", `{"stream":"ticker","limit":2,"since_seq":19,"event_type":"log"}`, ring([]int64{22, 23}, false)},
+		{"since with type, newer of type left", `{"stream":"ticker","limit":1,"since_seq":14,"event_type":"ticker_snapshot"}`, ring([]int64{15}, true)},
+		{"integral float limit", `{"stream":"ticker","limit":2.0}`, ring([]int64{22, 23}, true)},
+		{"null since is absent", `{"stream":"ticker","limit":1,"since_seq":null}`, ring([]int64{23}, true)},
+		{"unknown members ignored", `{"stream":"ticker","limit":1,"cursor":"x"}`, ring([]int64{23}, true)},
 		{"fresh stream", `{"stream":"redux","limit":5}`, want{[]int64{1}, false, 1, 1}},
 	}
 	for _, tt := range tests {
@@ -203,21 +203,21 @@ func TestDemoEventEnvelope(t *testing.T) {
 	a := newDemoTestApp(1, 10)
 	addDemoTestConsole(a, 23)
 	var q demoTestQuery
-	demoMustCall(t, a, "events.query", `{"stream":"console","limit":200}`, &q)
-	// Clock readings 0-4 went to the app's start; the console's seq k got reading 4+k.
+	demoMustCall(t, a, "events.query", `{"stream":"ticker","limit":200}`, &q)
+	// Clock readings 0-4 went to the app's start; the ticker's seq k got reading 4+k.
 	for _, ev := range q.Events {
-		if ev.Stream != "console" || ev.Timestamp != demoTestTime(4+int(ev.Seq)) {
-			t.Errorf("event %d: stream %q timestamp %q, want console at %s", ev.Seq, ev.Stream, ev.Timestamp, demoTestTime(4+int(ev.Seq)))
+		if ev.Stream != "ticker" || ev.Timestamp != demoTestTime(4+int(ev.Seq)) {
+			t.Errorf("event %d: stream %q timestamp %q, want ticker at %s", ev.Seq, ev.Stream, ev.Timestamp, demoTestTime(4+int(ev.Seq)))
 		}
 	}
 	got := q.Events[len(q.Events)-1]
-	want := demoTestEvent{Stream: "console", Seq: 23, Type: "log", Timestamp: demoTestTime(27), Payload: json.RawMessage(`{"line":23}`)}
+	want := demoTestEvent{Stream: "ticker", Seq: 23, Type: "log", Timestamp: demoTestTime(27), Payload: json.RawMessage(`{"line":23}`)}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("newest event (-want +got):\n%s", diff)
 	}
 	snap := q.Events[6] // seq 20
-	if snap.Type != "console_snapshot" || string(snap.Payload) != `{"state":{"lines":16}}` {
-		t.Errorf("seq %d: type %q payload %s, want console_snapshot {\"state\":{\"lines\":16}}", snap.Seq, snap.Type, snap.Payload)
+	if snap.Type != "ticker_snapshot" || string(snap.Payload) != `{"state":{"lines":16}}` {
+		t.Errorf("seq %d: type %q payload %s, want ticker_snapshot {\"state\":{\"lines\":16}}", snap.Seq, snap.Type, snap.Payload)
 	}
 }
 
@@ -231,37 +231,37 @@ func TestDemoRequestErrors(t *testing.T) {
 		method, params string
 		want           *wireError // Message is only checked to be non-empty; Details only the listed members
 	}{
-		{"events.query", `{"stream":"console","limit":0}`, invalid("limit")},
-		{"events.query", `{"stream":"console","limit":201}`, invalid("limit")},
-		{"events.query", `{"stream":"console","limit":-1}`, invalid("limit")},
-		{"events.query", `{"stream":"console","limit":1.5}`, invalid("limit")},
-		{"events.query", `{"stream":"console","limit":"5"}`, invalid("limit")},
-		{"events.query", `{"stream":"console","limit":true}`, invalid("limit")},
-		{"events.query", `{"stream":"console"}`, invalid("limit")},
-		{"events.query", `{"stream":"console","limit":5,"since_seq":-1}`, invalid("since_seq")},
-		{"events.query", `{"stream":"console","limit":5,"since_seq":"3"}`, invalid("since_seq")},
-		{"events.query", `{"stream":"console","limit":5,"event_type":5}`, invalid("event_type")},
-		{"events.query", `{"stream":"console","limit":5,"event_type":""}`, invalid("event_type")},
+		{"events.query", `{"stream":"ticker","limit":0}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker","limit":201}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker","limit":-1}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker","limit":1.5}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker","limit":"5"}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker","limit":true}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker"}`, invalid("limit")},
+		{"events.query", `{"stream":"ticker","limit":5,"since_seq":-1}`, invalid("since_seq")},
+		{"events.query", `{"stream":"ticker","limit":5,"since_seq":"3"}`, invalid("since_seq")},
+		{"events.query", `{"stream":"ticker","limit":5,"event_type":5}`, invalid("event_type")},
+		{"events.query", `{"stream":"ticker","limit":5,"event_type":""}`, invalid("event_type")},
 		{"events.query", `{"limit":5}`, invalid("stream")},
 		{"events.query", `{"stream":7,"limit":5}`, invalid("stream")},
 		// Members match exactly, unlike encoding/json's struct decoding.
-		{"events.query", `{"Stream":"console","limit":5}`, invalid("stream")},
-		{"events.query", `{"stream":"console","Limit":5}`, invalid("limit")},
+		{"events.query", `{"Stream":"ticker","limit":5}`, invalid("stream")},
+		{"events.query", `{"stream":"ticker","Limit":5}`, invalid("limit")},
 		{"events.query", `[]`, invalid("params")},
-		{"events.query", `"console"`, invalid("params")},
+		{"events.query", `"ticker"`, invalid("params")},
 		{"events.query", ``, invalid("stream")},
-		{"events.query", `{"stream":"network","limit":5}`, &wireError{Code: "STREAM_UNAVAILABLE",
-			Details: map[string]any{"stream": "network", "activeStreams": []any{"redux", "navigation", "mmkv", "console"}}}},
-		{"snapshot.get", `{"stream":"console","seq":16}`, &wireError{Code: "SNAPSHOT_NOT_FOUND",
-			Details: map[string]any{"stream": "console", "seq": 16.0, "oldestSeq": 14.0, "latestSeq": 23.0}}},
-		{"snapshot.get", `{"stream":"console","seq":10}`, &wireError{Code: "SNAPSHOT_NOT_FOUND", Details: map[string]any{"seq": 10.0}}},
-		{"snapshot.get", `{"stream":"console","seq":24}`, &wireError{Code: "SNAPSHOT_NOT_FOUND", Details: map[string]any{"seq": 24.0}}},
-		{"snapshot.get", `{"stream":"console","seq":0}`, invalid("seq")},
-		{"snapshot.get", `{"stream":"console","seq":-3}`, invalid("seq")},
-		{"snapshot.get", `{"stream":"console","seq":1.5}`, invalid("seq")},
-		{"snapshot.get", `{"stream":"console","seq":"15"}`, invalid("seq")},
+		{"events.query", `{"stream":"sensors","limit":5}`, &wireError{Code: "STREAM_UNAVAILABLE",
+			Details: map[string]any{"stream": "sensors", "activeStreams": []any{"redux", "navigation", "mmkv", "console", "network", "ticker"}}}},
+		{"snapshot.get", `{"stream":"ticker","seq":16}`, &wireError{Code: "SNAPSHOT_NOT_FOUND",
+			Details: map[string]any{"stream": "ticker", "seq": 16.0, "oldestSeq": 14.0, "latestSeq": 23.0}}},
+		{"snapshot.get", `{"stream":"ticker","seq":10}`, &wireError{Code: "SNAPSHOT_NOT_FOUND", Details: map[string]any{"seq": 10.0}}},
+		{"snapshot.get", `{"stream":"ticker","seq":24}`, &wireError{Code: "SNAPSHOT_NOT_FOUND", Details: map[string]any{"seq": 24.0}}},
+		{"snapshot.get", `{"stream":"ticker","seq":0}`, invalid("seq")},
+		{"snapshot.get", `{"stream":"ticker","seq":-3}`, invalid("seq")},
+		{"snapshot.get", `{"stream":"ticker","seq":1.5}`, invalid("seq")},
+		{"snapshot.get", `{"stream":"ticker","seq":"15"}`, invalid("seq")},
 		{"snapshot.get", `{}`, invalid("stream")},
-		{"snapshot.get", `{"stream":"network"}`, &wireError{Code: "STREAM_UNAVAILABLE", Details: map[string]any{"stream": "network"}}},
+		{"snapshot.get", `{"stream":"sensors"}`, &wireError{Code: "STREAM_UNAVAILABLE", Details: map[string]any{"stream": "sensors"}}},
 		{"events.list", `{}`, &wireError{Code: "UNKNOWN_METHOD", Details: map[string]any{"method": "events.list"}}},
 		{"", `{}`, &wireError{Code: "UNKNOWN_METHOD", Details: map[string]any{"method": ""}}},
 	}
@@ -311,7 +311,7 @@ func TestDemoStreamsList(t *testing.T) {
 			addDemoTestConsole(a, 0)
 			return a
 		},
-		want: []info{{"name": "console", "active": true, "eventCount": 0.0, "oldestSeq": 0.0, "latestSeq": 0.0, "hasSnapshot": false, "lastEventAt": nil}},
+		want: []info{{"name": "ticker", "active": true, "eventCount": 0.0, "oldestSeq": 0.0, "latestSeq": 0.0, "hasSnapshot": false, "lastEventAt": nil}},
 	}, {
 		name: "after eviction",
 		setup: func() *demoApp {
@@ -319,7 +319,7 @@ func TestDemoStreamsList(t *testing.T) {
 			addDemoTestConsole(a, 23)
 			return a
 		},
-		want: []info{{"name": "console", "active": true, "eventCount": 10.0, "oldestSeq": 14.0, "latestSeq": 23.0, "hasSnapshot": true, "lastEventAt": demoTestTime(27)}},
+		want: []info{{"name": "ticker", "active": true, "eventCount": 10.0, "oldestSeq": 14.0, "latestSeq": 23.0, "hasSnapshot": true, "lastEventAt": demoTestTime(27)}},
 	}, {
 		name: "snapshots evicted",
 		setup: func() *demoApp {
@@ -327,7 +327,7 @@ func TestDemoStreamsList(t *testing.T) {
 			addDemoTestConsole(a, 9) // holds 7 log, 8 log, 9 warn
 			return a
 		},
-		want: []info{{"name": "console", "active": true, "eventCount": 3.0, "oldestSeq": 7.0, "latestSeq": 9.0, "hasSnapshot": false, "lastEventAt": demoTestTime(13)}},
+		want: []info{{"name": "ticker", "active": true, "eventCount": 3.0, "oldestSeq": 7.0, "latestSeq": 9.0, "hasSnapshot": false, "lastEventAt": demoTestTime(13)}},
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -370,7 +370,7 @@ func TestDemoSnapshotGet(t *testing.T) {
 		{Seq: 15, Timestamp: demoTestTime(19), State: json.RawMessage(`{"lines":12}`)},
 		{Seq: 20, Timestamp: demoTestTime(24), State: json.RawMessage(`{"lines":16}`)},
 	} {
-		got := get(fmt.Sprintf(`{"stream":"console","seq":%d}`, want.Seq))
+		got := get(fmt.Sprintf(`{"stream":"ticker","seq":%d}`, want.Seq))
 		if diff := cmp.Diff(want, got); diff != "" {
 			t.Errorf("snapshot.get seq %d (-want +got):\n%s", want.Seq, diff)
 		}
@@ -380,22 +380,22 @@ func TestDemoSnapshotGet(t *testing.T) {
 	// now, as seq 24 (clock reading 28); asking again before any change
 	// returns the same one.
 	fresh := demoTestSnapshot{Seq: 24, Timestamp: demoTestTime(28), State: json.RawMessage(`{"lines":19}`)}
-	for i, params := range []string{`{"stream":"console"}`, `{"stream":"console","seq":null}`, `{"stream":"console","seq":24}`} {
+	for i, params := range []string{`{"stream":"ticker"}`, `{"stream":"ticker","seq":null}`, `{"stream":"ticker","seq":24}`} {
 		if diff := cmp.Diff(fresh, get(params)); diff != "" {
 			t.Errorf("call %d: snapshot.get %s (-want +got):\n%s", i, params, diff)
 		}
 	}
 	var q demoTestQuery
-	demoMustCall(t, a, "events.query", `{"stream":"console","limit":1}`, &q)
-	if len(q.Events) != 1 || q.Events[0].Seq != 24 || q.Events[0].Type != "console_snapshot" || q.LatestSeq != 24 {
-		t.Errorf("after snapshot.get the newest event is %+v (latestSeq %d), want the console_snapshot 24", q.Events, q.LatestSeq)
+	demoMustCall(t, a, "events.query", `{"stream":"ticker","limit":1}`, &q)
+	if len(q.Events) != 1 || q.Events[0].Seq != 24 || q.Events[0].Type != "ticker_snapshot" || q.LatestSeq != 24 {
+		t.Errorf("after snapshot.get the newest event is %+v (latestSeq %d), want the ticker_snapshot 24", q.Events, q.LatestSeq)
 	}
 }
 
 func TestDemoSnapshotGetWithoutSnapshots(t *testing.T) {
 	a := newDemoTestApp(1, 10)
-	a.addStream("console", "", nil, nil)
-	_, werr := demoCall(t, a, "snapshot.get", `{"stream":"console"}`)
+	a.addStream("ticker", "", nil, nil)
+	_, werr := demoCall(t, a, "snapshot.get", `{"stream":"ticker"}`)
 	if werr == nil || werr.Code != "SNAPSHOT_NOT_FOUND" {
 		t.Errorf("snapshot.get of a stream without snapshots: error %v, want SNAPSHOT_NOT_FOUND", werr)
 	}
@@ -832,7 +832,10 @@ func TestDemoConnect(t *testing.T) {
 			map[string]any{"name": "redux", "active": true},
 			map[string]any{"name": "navigation", "active": true},
 			map[string]any{"name": "mmkv", "active": true, "instances": []any{"default", "auth"}},
+			map[string]any{"name": "console", "active": true},
+			map[string]any{"name": "network", "active": true},
 		},
+		"capabilities": []any{"state.dispatch", "commands"},
 	}
 	if diff := cmp.Diff(wantHandshake, p.handshake); diff != "" {
 		t.Errorf("handshake (-want +got):\n%s", diff)

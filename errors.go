@@ -17,6 +17,8 @@ const (
 	codeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
 	codeInvalidParams     = "INVALID_PARAMS"
 	codeAdapterError      = "ADAPTER_ERROR"
+	codeNotSupported      = "NOT_SUPPORTED" // the app does not offer it, or READ_ONLY withholds it
+	codeEventNotFound     = "EVENT_NOT_FOUND"
 )
 
 // suggestions holds the one sentence an agent can act on for each code.
@@ -30,6 +32,8 @@ var suggestions = map[string]string{
 	codeSnapshotNotFound:  "Call debug_query_events with event_type set to the stream's snapshot type to find seqs that exist.",
 	codeInvalidParams:     "Fix the named argument to match the tool's inputSchema and call again.",
 	codeAdapterError:      "The app's debug adapter misbehaved; check the app's logs, update the adapter, or retry.",
+	codeNotSupported:      "Use the read-only tools instead, or give the app (or the server) what the message says is missing.",
+	codeEventNotFound:     "List the events held first (debug_get_network without `seq`, or debug_query_events) and pass one of their seqs.",
 }
 
 // toolError is a tool failure. conn.go returns it for adapter conditions,

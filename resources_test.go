@@ -216,7 +216,7 @@ func TestResourcesEndToEnd(t *testing.T) {
 		Streams    []map[string]any           `json:"streams"`
 	}
 	if err := json.Unmarshal([]byte(text), &session); err != nil || session.SessionID == "" ||
-		!strings.Contains(string(session.DeviceInfo["app"]), "ShopApp") || len(session.Streams) != 3 {
+		!strings.Contains(string(session.DeviceInfo["app"]), "ShopApp") || len(session.Streams) != 5 {
 		t.Errorf("session: %s", text)
 	}
 	for _, uri := range []string{uriRedux, uriNavigation} {

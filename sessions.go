@@ -426,6 +426,9 @@ func (s *session) record(from sessionFeed, stream string, seq int64, typ string,
 func (s *session) recordLocked(stream string, seq int64, typ string, at time.Time, event []byte) {
 	if i, ok := s.streamIndex[stream]; ok {
 		st := &s.info.Streams[i]
+		if seq <= st.LatestSeq {
+			return // seqs only increase: a replayed or stale event changes nothing
+		}
 		st.EventCount++
 		st.LatestSeq = max(st.LatestSeq, seq)
 		st.LastEventAt = at
@@ -454,6 +457,7 @@ func (s *session) request(ctx context.Context, method string, params any) (json.
 		if !errors.Is(err, errAnswerLocally) {
 			if err == nil {
 				s.keepSnapshot(method, params, raw)
+				s.keepCommands(method, raw)
 			}
 			return raw, err
 		}
@@ -514,6 +518,16 @@ type (
 		Seq    int64  `json:"seq,omitempty"`
 		Path   []any  `json:"path,omitempty"`
 	}
+	// The optional requests that act on the app (capabilities
+	// state.dispatch and commands).
+	dispatchParams struct {
+		Action json.RawMessage `json:"action"`
+	}
+	listCommandsParams struct{}
+	runCommandParams   struct {
+		Command string          `json:"command"`
+		Args    json.RawMessage `json:"args"`
+	}
 )
 
 // answerLocally answers from the server's buffers.
@@ -526,6 +540,10 @@ func (s *session) answerLocally(method string, params any) (json.RawMessage, err
 	case snapshotParams:
 		if p.Path == nil {
 			return s.snapshotLocked(p)
+		}
+	case listCommandsParams:
+		if s.commands != nil || s.via == sessionViaReactotron {
+			return s.commandsLocked(), nil
 		}
 	default:
 		if method == "streams.list" {
@@ -644,6 +662,10 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 			}
 		}
 	}
+	if p.Seq == 0 && s.feed == nil {
+		// The current state needs the app: there is no seq to look for.
+		return nil, s.goneErrorLocked(fmt.Sprintf("the current state of stream %q", p.Stream))
+	}
 	what := "no snapshot"
 	if p.Seq != 0 {
 		what = fmt.Sprintf("no snapshot event with seq %d", p.Seq)
@@ -753,6 +775,33 @@ func (s *session) evictLocked() {
 		}
 		return
 	}
+}
+
+// commandsLocked answers commands.list from the commands recorded.
+func (s *session) commandsLocked() json.RawMessage {
+	buf := append([]byte(nil), `{"commands":[`...)
+	for i, c := range s.commands {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, c...)
+	}
+	return append(buf, "]}"...)
+}
+
+// keepCommands records a live app's commands.list answer, for answers
+// after the app has gone.
+func (s *session) keepCommands(method string, raw json.RawMessage) {
+	if method != "commands.list" {
+		return
+	}
+	var res struct {
+		Commands []json.RawMessage `json:"commands"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
+		return
+	}
+	s.setCommands(res.Commands)
 }
 
 // setCommands records the commands the app registered.

@@ -21,6 +21,7 @@ type argKind int
 const (
 	argString argKind = iota
 	argInteger
+	argObject // a JSON object, kept as JSON
 )
 
 // argSpec describes one tool argument. The input schema is generated from
@@ -42,7 +43,33 @@ type tool struct {
 	args                     []argSpec
 	outputSchema             string
 	run                      func(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error)
+	hints                    *toolHints // nil: reads only (readOnlyHints)
 }
+
+// toolHints are a tool's MCP annotations.
+type toolHints struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// readOnlyHints are the annotations of a tool that only reads.
+var readOnlyHints = toolHints{ReadOnly: true, Idempotent: true}
+
+// MarshalJSON leaves out what MCP ignores for a read-only tool (whether it
+// destroys or repeats), saving bytes of every tools/list.
+func (h toolHints) MarshalJSON() ([]byte, error) {
+	if h.ReadOnly {
+		return fmt.Appendf(nil, `{"readOnlyHint":true,"openWorldHint":%t}`, h.OpenWorld), nil
+	}
+	return fmt.Appendf(nil, `{"readOnlyHint":false,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}`,
+		h.Destructive, h.Idempotent, h.OpenWorld), nil
+}
+
+// changesApp reports whether the tool acts on the app rather than reading
+// it; READ_ONLY withholds such tools.
+func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 
 // toolArgs holds validated arguments: strings and integers by name, and
 // the session the `session` argument named (nil for the health check when
@@ -50,11 +77,16 @@ type tool struct {
 type toolArgs struct {
 	strings map[string]string
 	ints    map[string]int64
+	objects map[string]json.RawMessage
 	session *session
 }
 
 func (a toolArgs) str(name string) (string, bool) { s, ok := a.strings[name]; return s, ok }
 func (a toolArgs) int(name string) (int64, bool)  { n, ok := a.ints[name]; return n, ok }
+func (a toolArgs) object(name string) (json.RawMessage, bool) {
+	o, ok := a.objects[name]
+	return o, ok
+}
 
 // toolResult is a successful answer: body is the result object as JSON. When
 // the body exceeds the result budget, the failure's outline lists the
@@ -76,7 +108,7 @@ type toolSet struct {
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
-	q := adapterQueries{cfg: cfg, link: link}
+	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
 	if link != nil {
 		q.sessions = link.sessions
 	}
@@ -84,14 +116,21 @@ func newToolSet(cfg config, link *adapterLink) *toolSet {
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
+		if cfg.ReadOnly && t.changesApp() {
+			continue // listed nowhere; a call is refused (toolSet.call)
+		}
 		ts.names = append(ts.names, t.name)
+		hints := readOnlyHints
+		if t.hints != nil {
+			hints = *t.hints
+		}
 		list = append(list, map[string]any{
 			"name":         t.name,
 			"title":        t.title,
 			"description":  t.description,
 			"inputSchema":  inputSchema(t.args),
 			"outputSchema": json.RawMessage(t.outputSchema),
-			"annotations":  map[string]bool{"readOnlyHint": true, "destructiveHint": false, "idempotentHint": true, "openWorldHint": false},
+			"annotations":  hints,
 		})
 	}
 	data, err := json.Marshal(map[string]any{"tools": list})
@@ -118,6 +157,8 @@ func inputSchema(args []argSpec) map[string]any {
 			if a.def != 0 {
 				p["default"] = a.def
 			}
+		case argObject:
+			p["type"] = "object"
 		}
 		props[a.name] = p
 		if a.required {
@@ -134,28 +175,33 @@ func inputSchema(args []argSpec) map[string]any {
 // call runs a tool and returns its CallToolResult, encoded. Failures are
 // results with isError set, never JSON-RPC errors.
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
+	if ts.cfg.ReadOnly && t.changesApp() {
+		return errorResult(readOnlyError(t.name), ts.redact)
+	}
 	args, err := parseArgs(t.args, rawArgs)
 	if err != nil {
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	// With no session at all, args.session is nil and the tool answers
 	// NOT_CONNECTED once its own arguments have been checked.
 	ref, _ := args.str("session")
 	if args.session, err = ts.sessions.find(ref); err != nil {
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	res, err := t.run(ctx, ts, args)
 	if err != nil {
 		if ctx.Err() != nil && asToolError(err) == nil {
-			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name))
+			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
 		}
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	if t.name != "debug_health_check" {
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
+	// Redacted before the budget is judged: the budget is for what is sent.
+	res.body = ts.redact.JSON(res.body)
 	if len(res.body) > ts.cfg.MaxResultBytes {
-		return errorResult(ts.overBudget(res))
+		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
 }
@@ -212,9 +258,10 @@ func successResult(body []byte) json.RawMessage {
 	return append(out, `,"isError":false}`...)
 }
 
-// errorResult encodes a failure. It carries no structuredContent: clients
-// validate structuredContent against outputSchema even on errors.
-func errorResult(err error) json.RawMessage {
+// errorResult encodes a failure, redacted by r: messages and details can
+// quote the app's data. It carries no structuredContent: clients validate
+// structuredContent against outputSchema even on errors.
+func errorResult(err error, r *redactor) json.RawMessage {
 	te := asToolError(err)
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
@@ -227,15 +274,20 @@ func errorResult(err error) json.RawMessage {
 		body["suggestion"] = s
 	}
 	data, _ := json.Marshal(body)
+	data = r.JSON(data)
 	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
 	return append(out, `}],"isError":true}`...)
 }
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
 // (encoding/json would take "Stream" for "stream") and a repeated name is
-// refused rather than silently merged.
+// refused rather than silently merged. An explicit null is refused like any
+// other wrong type ("must be a string, not null"): the input schemas say
+// string or integer, not null, and reading null as "absent" would let a
+// client's bug (an unset variable sent as null) pass as a request for the
+// default.
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
-	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}}
+	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}, objects: map[string]json.RawMessage{}}
 	members := map[string][]byte{}
 	if len(raw) > 0 && string(raw) != "null" {
 		if rawKind(raw) != "object" {
@@ -263,7 +315,7 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	}
 	for _, s := range specs {
 		v, ok := members[s.name]
-		if !ok || string(v) == "null" {
+		if !ok {
 			if s.required {
 				return args, invalidParams(s.name, "required")
 			}
@@ -285,6 +337,11 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 				return args, err
 			}
 			args.ints[s.name] = n
+		case argObject:
+			if rawKind(v) != "object" {
+				return args, invalidParams(s.name, "must be an object, not "+jsonKind(v))
+			}
+			args.objects[s.name] = compactJSON(v)
 		}
 	}
 	return args, nil
@@ -355,7 +412,7 @@ func isRangeError(err error) bool {
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
 // sessionArg is the optional `session` argument every tool takes.
 var sessionArg = argSpec{name: "session", kind: argString,
-	description: "Session id or app name from debug_health_check; default: the app connected last."}
+	description: "Session id or app name."}
 
 // withSession appends sessionArg to a tool's own arguments.
 func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
@@ -369,7 +426,7 @@ func parsePathArg(name, path string) ([]pathSegment, error) {
 }
 
 // The tools. Descriptions are written for an agent: what the tool answers,
-// when to use it, what to call next. tools/list must stay under 8 000 bytes.
+// when to use it, what to call next. tools/list must stay under 9 000 bytes.
 var allTools = []*tool{
 	{
 		name:  "debug_health_check",
@@ -386,7 +443,7 @@ var allTools = []*tool{
 		title: "List streams",
 		description: "Lists the app's event streams with event counts, the seq range held (oldestSeq–latestSeq) " +
 			"and whether a snapshot exists. Use before debug_query_events or debug_diff_snapshots to pick seqs.",
-		outputSchema: `{"type":"object","properties":{"streams":{"type":"array","items":{"type":"object","properties":{"name":{"type":"string"},"active":{"type":"boolean"},"eventCount":{"type":"integer"},"latestSeq":{"type":"integer"},"oldestSeq":{"type":"integer"},"hasSnapshot":{"type":"boolean"}}}}},"required":["streams"]}`,
+		outputSchema: `{"type":"object","properties":{"streams":{"type":"array"}},"required":["streams"]}`,
 		args:         withSession(),
 		run:          listStreams,
 	},
@@ -406,9 +463,9 @@ var allTools = []*tool{
 	{
 		name:  "debug_query_events",
 		title: "Query events",
-		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots) in " +
-			"ascending seq. Without since_seq: the newest `limit`; with since_seq: the oldest `limit` after it, for " +
-			"paging forward. hasMore says more matching events exist. Snapshot events' seqs feed debug_diff_snapshots.",
+		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots), " +
+			"ascending. Without since_seq: the newest `limit`; with it: the oldest `limit` after it. " +
+			"Snapshot events' seqs feed debug_diff_snapshots.",
 		args: withSession(
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
 			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "How many events, 1-200 (default 50)."},
@@ -440,7 +497,7 @@ var allTools = []*tool{
 			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
 			argSpec{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
 		),
-		outputSchema: `{"type":"object","properties":{"changes":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"type":{"enum":["added","removed","changed"]},"oldValue":{},"newValue":{}},"required":["path","type"]}},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
 		run:          diffSnapshots,
 	},
 }
@@ -481,6 +538,7 @@ type healthServer struct {
 	ListenError string          `json:"listenError,omitempty"`
 	Listening   bool            `json:"listening"`
 	Reactotron  *healthListener `json:"reactotron,omitempty"`
+	Redaction   string          `json:"redaction"` // "on" or "off" (REDACT)
 	Version     string          `json:"version"`
 	WSURL       string          `json:"wsUrl"`
 }
@@ -514,7 +572,7 @@ type healthStream struct {
 func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	st := ts.link.status()
 	out := healthOutput{
-		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Version: version, WSURL: st.WSURL},
+		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: version, WSURL: st.WSURL},
 		Streams:  []healthStream{},
 		Sessions: []healthSession{},
 	}
@@ -723,6 +781,7 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
 	}
 	changes, total := diffValues(baseState, targetState, maxDiffChanges)
+	ts.redact.Changes(changes) // on the unredacted diff, so a changed token still shows
 	if changes == nil {
 		changes = []change{}
 	}

@@ -207,7 +207,7 @@ func TestToolsGolden(t *testing.T) {
 		{"events_redux_last5", "debug_query_events", map[string]any{"stream": "redux", "limit": 5}, false},
 		{"events_nav_since", "debug_query_events", map[string]any{"stream": "navigation", "since_seq": 2, "limit": 3}, false},
 		{"diff_redux", "debug_diff_snapshots", map[string]any{"stream": "redux", "base_seq": base, "target_seq": target}, false},
-		{"error_stream_unavailable", "debug_query_events", map[string]any{"stream": "console"}, true},
+		{"error_stream_unavailable", "debug_query_events", map[string]any{"stream": "sensors"}, true},
 		{"error_scope_not_found", "debug_get_snapshot", map[string]any{"stream": "redux", "scope": "auth.nope"}, true},
 		{"error_path_not_found", "debug_get_state_path", map[string]any{"path": "cart.items.99.name"}, true},
 		{"error_snapshot_not_found", "debug_diff_snapshots", map[string]any{"stream": "redux", "base_seq": 999998, "target_seq": 999999}, true},
@@ -497,8 +497,8 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 func TestToolListContract(t *testing.T) {
 	ts := newToolSet(testConfig(t), nil)
 	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
-	if len(reply) >= 8000 {
-		t.Errorf("tools/list reply is %d bytes, want under 8000", len(reply))
+	if len(reply) >= 9000 {
+		t.Errorf("tools/list reply is %d bytes, want under 9000", len(reply))
 	}
 	var list struct {
 		Tools []struct {
@@ -522,11 +522,16 @@ func TestToolListContract(t *testing.T) {
 		if tool.OutputSchema["type"] != "object" {
 			t.Errorf("%s: outputSchema %v is not an object schema", tool.Name, tool.OutputSchema)
 		}
-		if !tool.Annotations["readOnlyHint"] || tool.Title == "" || len(tool.Description) < 80 {
-			t.Errorf("%s: wants readOnlyHint, a title and a description an agent can act on", tool.Name)
+		changes := tool.Name == "debug_dispatch_action" || tool.Name == "debug_run_command"
+		if tool.Annotations["readOnlyHint"] == changes || tool.Title == "" || len(tool.Description) < 80 {
+			t.Errorf("%s: wants readOnlyHint %t, a title and a description an agent can act on", tool.Name, !changes)
+		}
+		if _, ok := tool.Annotations["destructiveHint"]; changes && (!ok || tool.Annotations["idempotentHint"]) {
+			t.Errorf("%s: changes the app but its annotations %v do not say how", tool.Name, tool.Annotations)
 		}
 	}
-	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots"}
+	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots",
+		"debug_get_logs", "debug_get_network", "debug_dispatch_action", "debug_list_commands", "debug_run_command"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
 	}
@@ -561,6 +566,89 @@ func TestParseIntegerEdges(t *testing.T) {
 		}
 		if got != tc.want || problem != tc.problem {
 			t.Errorf("%s %s: got %d, %q; want %d, %q", tc.spec.name, tc.in, got, problem, tc.want, tc.problem)
+		}
+	}
+}
+
+// TestParseArgsRefusesExplicitNull pins the decision for `null` arguments:
+// the input schemas say string or integer and none allows null, so an
+// explicit null is an INVALID_PARAMS error naming the argument, for
+// optional arguments as much as for required ones (issue 11: {"scope": null}
+// and {"limit": null} passed as if absent). Rows pin the message of every
+// argument of every tool; an argument without a row is checked by its kind.
+func TestParseArgsRefusesExplicitNull(t *testing.T) {
+	const notString, notInteger = "must be a string, not null", "must be an integer, not null"
+	want := map[[2]string]string{
+		{"debug_get_snapshot", "stream"}:       notString,
+		{"debug_get_snapshot", "scope"}:        notString,
+		{"debug_query_events", "stream"}:       notString,
+		{"debug_query_events", "limit"}:        notInteger,
+		{"debug_query_events", "since_seq"}:    notInteger,
+		{"debug_query_events", "event_type"}:   notString,
+		{"debug_get_state_path", "path"}:       notString,
+		{"debug_diff_snapshots", "stream"}:     notString,
+		{"debug_diff_snapshots", "base_seq"}:   notInteger,
+		{"debug_diff_snapshots", "target_seq"}: notInteger,
+	}
+	byKind := map[argKind]string{argString: notString, argInteger: notInteger, argObject: "must be an object, not null"}
+	checked := 0
+	for _, tl := range allTools {
+		for _, arg := range tl.args {
+			t.Run(tl.name+"/"+arg.name, func(t *testing.T) {
+				problem, ok := want[[2]string{tl.name, arg.name}]
+				if !ok {
+					if problem, ok = byKind[arg.kind]; !ok {
+						t.Fatalf("no expectation for argument kind %v", arg.kind)
+					}
+				}
+				// Every other required argument is valid, so only the
+				// null one can be refused.
+				args := map[string]any{}
+				for _, other := range tl.args {
+					switch {
+					case other.name == arg.name:
+						args[other.name] = nil
+					case other.required && other.kind == argString:
+						args[other.name] = "redux"
+					case other.required && other.kind == argObject:
+						args[other.name] = map[string]any{"type": "a"}
+					case other.required:
+						args[other.name] = other.min + 1
+					}
+				}
+				raw, _ := json.Marshal(args)
+				_, err := parseArgs(tl.args, raw)
+				te := asToolError(err)
+				if te == nil {
+					t.Fatalf("parseArgs(%s) = %v, want INVALID_PARAMS", raw, err)
+				}
+				got := map[string]any{"code": te.Code, "details": te.Details}
+				wantErr := map[string]any{"code": codeInvalidParams, "details": map[string]string{"argument": arg.name, "problem": problem}}
+				if diff := cmp.Diff(wantErr, got); diff != "" {
+					t.Errorf("parseArgs(%s) (-want +got):\n%s", raw, diff)
+				}
+			})
+			checked++
+		}
+	}
+	if checked < len(want) {
+		t.Errorf("checked %d arguments, fewer than the %d rows: a tool lost an argument", checked, len(want))
+	}
+
+	// Absent optional arguments still take their defaults; null is not absent.
+	for _, tl := range allTools {
+		if tl.name != "debug_query_events" {
+			continue
+		}
+		args, err := parseArgs(tl.args, json.RawMessage(`{"stream":"redux"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit, _ := args.int("limit"); limit != 50 {
+			t.Errorf("absent limit = %d, want the default 50", limit)
+		}
+		if _, ok := args.str("event_type"); ok {
+			t.Error("absent event_type reads as given")
 		}
 	}
 }

@@ -1,0 +1,940 @@
+package main
+
+// tools_app.go holds the tools an agent reaches for first when debugging:
+// what the app logged (the `console` stream), what it fetched (`network`),
+// and the ones that act on the app to reproduce a bug: dispatching a Redux
+// action and running a command the app registered. Logs and network are
+// read with events.query and filtered here, over pages, within a bound;
+// acting uses the optional requests state.dispatch and commands.* (wire
+// protocol, "Acting on the app"), offered only by apps that advertise them.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+const (
+	// maxScanEvents bounds how far back a filtered logs or network query
+	// looks: the newest this many events of the stream.
+	maxScanEvents = 5000
+	// scanPage is the events.query limit of each page of a filtered query.
+	scanPage = 200
+	// maxStackFrames is how many lines of a stack a log entry keeps.
+	maxStackFrames = 8
+	// maxLogMessage is how many characters of a log message an entry keeps.
+	maxLogMessage = 2000
+	// maxSummaryURL is how many characters of a URL a network summary keeps.
+	maxSummaryURL = 300
+	// maxDispatchChanges is how many changed paths a dispatch result lists.
+	maxDispatchChanges = 100
+	// commandSettle is how long debug_run_command collects the events that
+	// follow a command an app does not answer (Reactotron).
+	commandSettle = time.Second
+	// maxFollowedEvents is how many followed events per stream it returns.
+	maxFollowedEvents = 50
+	// budgetMargin leaves room in the result budget for what toolSet.call
+	// adds to a result (the answering session).
+	budgetMargin = 512
+)
+
+// Event types of the console and network streams (wire protocol §3).
+const (
+	consoleStream   = "console"
+	networkStream   = "network"
+	logEventType    = "log"
+	requestEvent    = "http_request"
+	dispatchedEvent = "action_dispatched"
+)
+
+// The log levels, lowest first; a level filter is a minimum.
+var appLogLevels = []string{"debug", "info", "warn", "error"}
+
+// logLevelRank places a level an app reports on appLogLevels, reading common
+// other spellings (console.log is info, console.trace debug).
+func logLevelRank(level string) int {
+	switch strings.ToLower(level) {
+	case "debug", "trace", "verbose":
+		return 0
+	case "warn", "warning":
+		return 2
+	case "error", "fatal", "critical":
+		return 3
+	}
+	return 1
+}
+
+var appTools = []*tool{
+	{
+		name:  "debug_get_logs",
+		title: "Get console logs",
+		description: "The app's console logs, oldest first, stacks cut short. Start here when something failed " +
+			"(level error), then debug_get_network. Poll with since_seq = latestSeq.",
+		args: withSession(
+			argSpec{name: "level", kind: argString, description: "Minimum: debug, info, warn, error."},
+			argSpec{name: "contains", kind: argString, description: "Text to find, any case."},
+			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only after this seq."},
+			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."},
+		),
+		outputSchema: `{"type":"object","required":["entries","hasMore","latestSeq"]}`,
+		run:          getLogs,
+	},
+	{
+		name:  "debug_get_network",
+		title: "Get network requests",
+		description: "The app's HTTP requests as one-line summaries, oldest first; status null: no response. " +
+			"Then pass a summary's seq for that exchange in full: headers, params, bodies.",
+		args: withSession(
+			argSpec{name: "status", kind: argString, description: "2xx…5xx, failed, or a code."},
+			argSpec{name: "method", kind: argString, description: "e.g. POST."},
+			argSpec{name: "url_contains", kind: argString, description: "Text to find, any case."},
+			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only after this seq."},
+			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."},
+			argSpec{name: "seq", kind: argInteger, min: 1, description: "One request in full."},
+		),
+		outputSchema: `{"type":"object"}`,
+		run:          getNetwork,
+	},
+	{
+		name:  "debug_dispatch_action",
+		title: "Dispatch a Redux action",
+		description: "Dispatches an action into the app's Redux store, to reproduce a bug or try a fix. Answers with " +
+			"the action_dispatched event and the state paths it changed.",
+		args: withSession(
+			argSpec{name: "action", kind: argObject, required: true, description: "e.g. {\"type\":\"cart/clear\"}"},
+		),
+		outputSchema: `{"type":"object","required":["event","changes"]}`,
+		run:          dispatchAction,
+		hints:        &toolHints{Destructive: true},
+	},
+	{
+		name:         "debug_list_commands",
+		title:        "List app commands",
+		description:  "The commands the app registered (e.g. clearCart) and their args, for debug_run_command.",
+		args:         withSession(),
+		outputSchema: `{"type":"object","required":["commands"]}`,
+		run:          listCommands,
+	},
+	{
+		name:  "debug_run_command",
+		title: "Run an app command",
+		description: "Runs one of debug_list_commands' commands. Answers with the app's result or, for apps that do not " +
+			"answer (Reactotron), the events of every stream in the second after.",
+		args: withSession(
+			argSpec{name: "command", kind: argString, required: true, description: "Command name."},
+			argSpec{name: "args", kind: argObject, description: "Arguments by name."},
+		),
+		outputSchema: `{"type":"object","required":["command"]}`,
+		run:          runCommand,
+		hints:        &toolHints{Destructive: true, OpenWorld: true},
+	},
+}
+
+func init() { allTools = append(allTools, appTools...) }
+
+// readOnlyError refuses a tool that changes the app under READ_ONLY.
+func readOnlyError(name string) *toolError {
+	e := newToolError(codeNotSupported, map[string]any{"tool": name, "readOnly": true},
+		"%s changes the app, and this server runs read-only (READ_ONLY)", name)
+	e.Suggestion = "Use the read-only tools, or restart the server without READ_ONLY / -read-only."
+	return e
+}
+
+// sessionOffers reports whether a session offers an optional request
+// family. Reactotron's client takes dispatches and custom commands without
+// saying so.
+func sessionOffers(v sessionView, capability string) bool {
+	return v.Via == sessionViaReactotron || v.Info != nil && slices.Contains(v.Info.Capabilities, capability)
+}
+
+// requireCapability is NOT_SUPPORTED, naming what the app would need, when
+// the session does not offer capability.
+func (q *adapterQueries) requireCapability(s *session, capability, what string) error {
+	if err := q.present(s); err != nil {
+		return err
+	}
+	v := s.view()
+	if sessionOffers(v, capability) {
+		return nil
+	}
+	caps := []string{}
+	if v.Info != nil && v.Info.Capabilities != nil {
+		caps = v.Info.Capabilities
+	}
+	e := newToolError(codeNotSupported, map[string]any{"capability": capability, "capabilities": caps},
+		"the app of session %s does not offer %s: its debug adapter would need to list %q in its handshake's capabilities and answer %s (PROTOCOL.md, \"Acting on the app\")",
+		v.ID, what, capability, capabilityRequests[capability])
+	e.Suggestion = "Add the capability to the app's debug adapter, or use the read-only tools."
+	return e
+}
+
+// capabilityRequests names the requests each capability promises.
+var capabilityRequests = map[string]string{
+	capStateDispatch: "state.dispatch",
+	capCommands:      "commands.list and commands.run",
+}
+
+// eventPage is one events.query answer with its events split out.
+type eventPage struct {
+	events               [][]byte
+	seqs                 []int64
+	hasMore              bool
+	oldestSeq, latestSeq int64
+}
+
+func (q *adapterQueries) fetchEvents(ctx context.Context, s *session, p eventsParams) (eventPage, error) {
+	raw, err := s.request(ctx, "events.query", p)
+	if err != nil {
+		return eventPage{}, err
+	}
+	var page eventPage
+	var events, hasMore, oldest, latest []byte
+	err = eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "events":
+			events = v
+		case "hasMore":
+			hasMore = v
+		case "oldestSeq":
+			oldest = v
+		case "latestSeq":
+			latest = v
+		}
+		return true
+	})
+	var ok1, ok2 bool
+	page.oldestSeq, ok1 = wireInt(oldest)
+	page.latestSeq, ok2 = wireInt(latest)
+	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {
+		return eventPage{}, malformedAnswer("events.query", "want {events: [...], hasMore, oldestSeq, latestSeq}")
+	}
+	page.hasMore = string(hasMore) == "true"
+	bad := false
+	_ = eachElement(events, func(_ int, ev []byte) bool {
+		seq, ok := wireInt(rawMember(ev, "seq"))
+		if rawKind(ev) != "object" || !ok {
+			bad = true
+			return false
+		}
+		page.events = append(page.events, ev)
+		page.seqs = append(page.seqs, seq)
+		return true
+	})
+	if bad {
+		return eventPage{}, malformedAnswer("events.query", "every event needs a numeric seq")
+	}
+	return page, nil
+}
+
+// eventScan asks for the events of one type of a stream that keep accepts.
+type eventScan struct {
+	stream, eventType string
+	keep              func(event []byte) bool // nil: every event
+	limit             int64
+	since             *int64
+}
+
+// scanResult holds at most limit matching events, ascending.
+type scanResult struct {
+	events    [][]byte
+	hasMore   bool
+	latestSeq int64
+}
+
+// scanEvents answers a filtered query the adapter cannot filter itself,
+// with events.query semantics: with since, the oldest limit matches after
+// it; without, the newest limit matches. It pages through at most
+// maxScanEvents events; hasMore is also true when older events lie beyond
+// that bound unscanned.
+func (q *adapterQueries) scanEvents(ctx context.Context, s *session, sc eventScan) (scanResult, error) {
+	if sc.keep == nil {
+		page, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: sc.limit, SinceSeq: sc.since, EventType: sc.eventType})
+		return scanResult{events: page.events, hasMore: page.hasMore, latestSeq: page.latestSeq}, err
+	}
+	var matches [][]byte
+	if sc.since != nil {
+		cursor := *sc.since
+		var latest int64
+		for scanned := 0; scanned < maxScanEvents; scanned += scanPage {
+			page, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType})
+			if err != nil {
+				return scanResult{}, err
+			}
+			latest = page.latestSeq
+			for i, ev := range page.events {
+				if sc.keep(ev) {
+					if int64(len(matches)) == sc.limit {
+						return scanResult{events: matches, hasMore: true, latestSeq: latest}, nil
+					}
+					matches = append(matches, ev)
+				}
+				cursor = page.seqs[i]
+			}
+			if !page.hasMore || len(page.events) == 0 {
+				return scanResult{events: matches, latestSeq: latest}, nil
+			}
+		}
+		return scanResult{events: matches, hasMore: true, latestSeq: latest}, nil
+	}
+
+	// Newest first: one page answers most queries; older pages are read
+	// forward from the start of a bounded window.
+	newest, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, EventType: sc.eventType})
+	if err != nil {
+		return scanResult{}, err
+	}
+	for _, ev := range newest.events {
+		if sc.keep(ev) {
+			matches = append(matches, ev)
+		}
+	}
+	res := scanResult{latestSeq: newest.latestSeq}
+	if int64(len(matches)) > sc.limit || !newest.hasMore || len(newest.events) == 0 {
+		res.hasMore = int64(len(matches)) > sc.limit
+		res.events = matches[max(0, int64(len(matches))-sc.limit):]
+		return res, nil
+	}
+	stop := newest.seqs[0]
+	cursor := max(newest.oldestSeq-1, stop-1-(maxScanEvents-scanPage), 0)
+	unscanned := cursor > newest.oldestSeq-1
+	var older [][]byte
+scan:
+	for pages := 0; cursor < stop-1 && pages < maxScanEvents/scanPage; pages++ {
+		page, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType})
+		if err != nil {
+			return scanResult{}, err
+		}
+		for i, ev := range page.events {
+			if page.seqs[i] >= stop {
+				break scan
+			}
+			cursor = page.seqs[i]
+			if sc.keep(ev) {
+				older = append(older, ev)
+				if int64(len(older)) > sc.limit { // keep the newest limit+1
+					older = older[1:]
+				}
+			}
+		}
+		if !page.hasMore || len(page.events) == 0 {
+			break
+		}
+	}
+	all := append(older, matches...)
+	res.hasMore = unscanned || int64(len(all)) > sc.limit
+	res.events = all[max(0, int64(len(all))-sc.limit):]
+	return res, nil
+}
+
+// ---------------------------------------------------------------------------
+// debug_get_logs
+
+// logEntry is one console event as debug_get_logs returns it.
+type logEntry struct {
+	Seq        int64           `json:"seq"`
+	Timestamp  json.RawMessage `json:"timestamp"`
+	Level      string          `json:"level"`
+	Message    string          `json:"message"`
+	Stack      json.RawMessage `json:"stack,omitempty"`
+	MoreFrames int             `json:"moreFrames,omitempty"`
+}
+
+// readLogEntry reads a console `log` event.
+func readLogEntry(event []byte) logEntry {
+	e := logEntry{Timestamp: rawMember(event, "timestamp")}
+	e.Seq, _ = wireInt(rawMember(event, "seq"))
+	if e.Timestamp == nil {
+		e.Timestamp = json.RawMessage("null")
+	}
+	payload := rawMember(event, "payload")
+	level, _ := wireString(rawMember(payload, "level"))
+	e.Level = appLogLevels[logLevelRank(level)]
+	msg := rawMember(payload, "message")
+	if s, ok := wireString(msg); ok {
+		e.Message = s
+	} else if msg != nil {
+		e.Message = string(compactJSON(msg)) // apps log objects too
+	}
+	e.Message = clipText(e.Message, maxLogMessage)
+	e.Stack, e.MoreFrames = cutStack(rawMember(payload, "stack"))
+	return e
+}
+
+// clipText cuts s to max characters, saying how many were left out.
+func clipText(s string, max int) string {
+	if utf8.RuneCountInString(s) <= max {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:max]) + fmt.Sprintf("… (%d more characters)", len(r)-max)
+}
+
+// cutStack keeps the first maxStackFrames lines of a stack given as text, or
+// elements of one given as an array, and counts the rest.
+func cutStack(stack []byte) (json.RawMessage, int) {
+	switch rawKind(stack) {
+	case "string":
+		s, _ := wireString(stack)
+		lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+		if len(lines) <= maxStackFrames+1 { // the first line is often the error itself
+			return compactJSON(stack), 0
+		}
+		kept, _ := json.Marshal(strings.Join(lines[:maxStackFrames+1], "\n"))
+		return kept, len(lines) - maxStackFrames - 1
+	case "array":
+		var frames [][]byte
+		n := 0
+		_ = eachElement(stack, func(i int, v []byte) bool {
+			n++
+			if i < maxStackFrames {
+				frames = append(frames, compactJSON(v))
+			}
+			return true
+		})
+		if n <= maxStackFrames {
+			return compactJSON(stack), 0
+		}
+		return append(append([]byte{'['}, bytes.Join(frames, []byte(","))...), ']'), n - maxStackFrames
+	case "nothing", "null":
+		return nil, 0
+	}
+	return compactJSON(stack), 0
+}
+
+func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	minRank := 0
+	if level, ok := a.str("level"); ok {
+		minRank = slices.Index(appLogLevels, strings.ToLower(level))
+		if minRank < 0 {
+			return nil, invalidParams("level", fmt.Sprintf("%q is not one of debug, info, warn, error", level))
+		}
+	}
+	contains, _ := a.str("contains")
+	contains = strings.ToLower(contains)
+	if err := ts.checkStream(a.session, consoleStream); err != nil {
+		return nil, consoleMissing(err, consoleStream)
+	}
+	sc := eventScan{stream: consoleStream, eventType: logEventType}
+	sc.limit, _ = a.int("limit")
+	if since, ok := a.int("since_seq"); ok {
+		sc.since = &since
+	}
+	if minRank > 0 || contains != "" {
+		sc.keep = func(ev []byte) bool {
+			payload := rawMember(ev, "payload")
+			level, _ := wireString(rawMember(payload, "level"))
+			if logLevelRank(level) < minRank {
+				return false
+			}
+			return contains == "" || containsFold(rawMember(payload, "message"), contains) ||
+				containsFold(rawMember(payload, "stack"), contains)
+		}
+	}
+	res, err := ts.scanEvents(ctx, a.session, sc)
+	if err != nil {
+		return nil, err
+	}
+	entries := make([]logEntry, len(res.events))
+	for i, ev := range res.events {
+		entries[i] = readLogEntry(ev)
+	}
+	body, err := json.Marshal(struct {
+		Entries   []logEntry `json:"entries"`
+		HasMore   bool       `json:"hasMore"`
+		LatestSeq int64      `json:"latestSeq"`
+	}{entries, res.hasMore, res.latestSeq})
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body, narrow: "Ask for fewer entries with a smaller `limit`, or filter with `level` or `contains`."}, nil
+}
+
+// containsFold reports whether a JSON value's text holds lower (lower-case).
+func containsFold(v []byte, lower string) bool {
+	if v == nil {
+		return false
+	}
+	if s, ok := wireString(v); ok {
+		return strings.Contains(strings.ToLower(s), lower)
+	}
+	return strings.Contains(strings.ToLower(string(v)), lower)
+}
+
+// consoleMissing explains a missing console or network stream in the terms
+// of what the app would need.
+func consoleMissing(err error, stream string) error {
+	te := asToolError(err)
+	if te == nil || te.Code != codeStreamUnavailable {
+		return err
+	}
+	e := *te
+	e.Message += fmt.Sprintf("; the app's debug adapter would need to record a %q stream (PROTOCOL.md §3)", stream)
+	return &e
+}
+
+// ---------------------------------------------------------------------------
+// debug_get_network
+
+// requestSummary is one line of debug_get_network's list.
+type requestSummary struct {
+	Seq           int64           `json:"seq"`
+	Timestamp     json.RawMessage `json:"timestamp"`
+	Method        string          `json:"method"`
+	URL           string          `json:"url"`
+	Status        json.RawMessage `json:"status"`
+	DurationMs    json.RawMessage `json:"durationMs"`
+	ResponseBytes int             `json:"responseBytes"`
+	Error         string          `json:"error,omitempty"`
+}
+
+func orNull(v []byte) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return compactJSON(v)
+}
+
+func summarizeRequest(event []byte) requestSummary {
+	payload := rawMember(event, "payload")
+	r := requestSummary{Timestamp: orNull(rawMember(event, "timestamp")),
+		Status: orNull(rawMember(payload, "status")), DurationMs: orNull(rawMember(payload, "durationMs"))}
+	r.Seq, _ = wireInt(rawMember(event, "seq"))
+	r.Method, _ = wireString(rawMember(payload, "method"))
+	url, _ := wireString(rawMember(payload, "url"))
+	r.URL = clipText(url, maxSummaryURL)
+	r.Error, _ = wireString(rawMember(payload, "error"))
+	body := rawMember(rawMember(payload, "response"), "body")
+	if s, ok := wireString(body); ok {
+		r.ResponseBytes = len(s)
+	} else if body != nil && rawKind(body) != "null" {
+		r.ResponseBytes = len(compactJSON(body))
+	}
+	return r
+}
+
+// statusFilter turns a status argument into a test of an event's status.
+func statusFilter(arg string) (func(status []byte) bool, error) {
+	arg = strings.ToLower(strings.TrimSpace(arg))
+	if arg == "failed" {
+		return func(status []byte) bool { return status == nil || rawKind(status) == "null" }, nil
+	}
+	if len(arg) == 3 && arg[0] >= '1' && arg[0] <= '5' && arg[1:] == "xx" {
+		lo := int64(arg[0]-'0') * 100
+		return func(status []byte) bool { n, ok := wireInt(status); return ok && n >= lo && n < lo+100 }, nil
+	}
+	code, err := strconv.ParseInt(arg, 10, 64)
+	if err != nil || code < 100 || code > 599 {
+		return nil, invalidParams("status", fmt.Sprintf("%q is not 2xx, 3xx, 4xx, 5xx, failed or a status code", arg))
+	}
+	return func(status []byte) bool { n, ok := wireInt(status); return ok && n == code }, nil
+}
+
+func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	var keeps []func(payload []byte) bool
+	if arg, ok := a.str("status"); ok {
+		match, err := statusFilter(arg)
+		if err != nil {
+			return nil, err
+		}
+		keeps = append(keeps, func(p []byte) bool { return match(rawMember(p, "status")) })
+	}
+	if method, ok := a.str("method"); ok {
+		keeps = append(keeps, func(p []byte) bool {
+			m, _ := wireString(rawMember(p, "method"))
+			return strings.EqualFold(m, method)
+		})
+	}
+	if part, ok := a.str("url_contains"); ok {
+		part = strings.ToLower(part)
+		keeps = append(keeps, func(p []byte) bool { return containsFold(rawMember(p, "url"), part) })
+	}
+	if err := ts.checkStream(a.session, networkStream); err != nil {
+		return nil, consoleMissing(err, networkStream)
+	}
+	if seq, ok := a.int("seq"); ok {
+		return ts.requestDetail(ctx, a.session, seq)
+	}
+	sc := eventScan{stream: networkStream, eventType: requestEvent}
+	sc.limit, _ = a.int("limit")
+	if since, ok := a.int("since_seq"); ok {
+		sc.since = &since
+	}
+	if len(keeps) > 0 {
+		sc.keep = func(ev []byte) bool {
+			p := rawMember(ev, "payload")
+			for _, keep := range keeps {
+				if !keep(p) {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	res, err := ts.scanEvents(ctx, a.session, sc)
+	if err != nil {
+		return nil, err
+	}
+	requests := make([]requestSummary, len(res.events))
+	for i, ev := range res.events {
+		requests[i] = summarizeRequest(ev)
+	}
+	body, err := json.Marshal(struct {
+		Requests  []requestSummary `json:"requests"`
+		HasMore   bool             `json:"hasMore"`
+		LatestSeq int64            `json:"latestSeq"`
+	}{requests, res.hasMore, res.latestSeq})
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body, narrow: "Ask for fewer requests with a smaller `limit`, or filter with `status`, `method` or `url_contains`."}, nil
+}
+
+// requestDetail is one exchange in full: the event's payload with its seq
+// and timestamp. Bodies that do not fit the result budget are replaced by
+// their size and an outline of their largest members, the largest first.
+func (ts *toolSet) requestDetail(ctx context.Context, s *session, seq int64) (*toolResult, error) {
+	since := seq - 1
+	page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: networkStream, Limit: 1, SinceSeq: &since, EventType: requestEvent})
+	if err != nil {
+		return nil, err
+	}
+	if len(page.events) == 0 || page.seqs[0] != seq {
+		return nil, newToolError(codeEventNotFound, map[string]any{"stream": networkStream, "seq": seq, "oldestSeq": page.oldestSeq, "latestSeq": page.latestSeq},
+			"no %s event with seq %d in the network stream (it holds %d-%d)", requestEvent, seq, page.oldestSeq, page.latestSeq)
+	}
+	event := page.events[0]
+	payload := rawMember(event, "payload")
+	type part struct{ side, name string }
+	bodies := map[part][]byte{}
+	build := func() []byte {
+		var o jsonObject
+		o.raw("seq", strconv.AppendInt(nil, seq, 10))
+		o.raw("timestamp", orNull(rawMember(event, "timestamp")))
+		_ = eachMember(payload, func(name string, v []byte) bool {
+			if name != "request" && name != "response" || rawKind(v) != "object" {
+				o.raw(name, compactJSON(v))
+				return true
+			}
+			var side jsonObject
+			_ = eachMember(v, func(field string, fv []byte) bool {
+				if cut, ok := bodies[part{name, field}]; ok {
+					side.raw(field, cut)
+				} else {
+					side.raw(field, compactJSON(fv))
+				}
+				return true
+			})
+			o.raw(name, side.close())
+			return true
+		})
+		return o.close()
+	}
+	body := build()
+	budget := ts.cfg.MaxResultBytes - budgetMargin
+	if len(body) > budget {
+		var parts []part
+		sizes := map[part][]byte{}
+		for _, side := range []string{"response", "request"} {
+			_ = eachMember(rawMember(payload, side), func(field string, fv []byte) bool {
+				p := part{side, field}
+				parts, sizes[p] = append(parts, p), fv
+				return true
+			})
+		}
+		slices.SortStableFunc(parts, func(x, y part) int { return len(sizes[y]) - len(sizes[x]) })
+		for _, p := range parts {
+			if len(body) <= budget {
+				break
+			}
+			bodies[p] = cutValue(sizes[p])
+			body = build()
+		}
+	}
+	return &toolResult{body: body, narrow: "The exchange's headers are too large to show; read the app's own logs for it."}, nil
+}
+
+// cutValue stands in for a value too large to show: its size and, for an
+// object or array, its largest members.
+func cutValue(v []byte) []byte {
+	out := map[string]any{"omitted": true, "bytes": len(v), "type": rawKind(v)}
+	if outline, err := rawOutline(v, nil); err == nil && len(outline) > 0 {
+		out["outline"] = outline[:min(len(outline), 10)]
+	}
+	data, _ := json.Marshal(out)
+	return data
+}
+
+// ---------------------------------------------------------------------------
+// debug_dispatch_action
+
+func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	action, _ := a.object("action")
+	if typ, ok := wireString(rawMember(action, "type")); !ok || typ == "" {
+		return nil, invalidParams("action", "must have a non-empty string `type`")
+	}
+	s := a.session
+	if err := ts.requireCapability(s, capStateDispatch, "state.dispatch"); err != nil {
+		return nil, err
+	}
+	if err := ts.checkStream(s, "redux"); err != nil {
+		return nil, err
+	}
+	before, err := ts.fetchSnapshot(ctx, s, "redux", 0)
+	if err != nil {
+		return nil, err
+	}
+	// An app that does not answer (Reactotron) records the action a moment
+	// later: only events after this one can be it.
+	fireAndForget := s.view().Via == sessionViaReactotron
+	var after int64
+	if fireAndForget {
+		page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: "redux", Limit: 1})
+		if err != nil {
+			return nil, err
+		}
+		after = page.latestSeq
+	}
+	raw, err := s.request(ctx, "state.dispatch", dispatchParams{Action: action})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := wireInt(rawMember(raw, "seq")); !ok && fireAndForget {
+		if err := ts.settle(ctx); err != nil {
+			return nil, err
+		}
+	}
+	event, err := ts.dispatchedEvent(ctx, s, raw, action, after)
+	if err != nil {
+		return nil, err
+	}
+	// The app's own diff is exact; a diff of the state before and after
+	// also holds what other actions did in between.
+	var changes []change
+	var total int
+	var from string
+	if diff := rawMember(rawMember(event, "payload"), "diff"); rawKind(diff) == "array" {
+		changes, from = readChanges(diff), "event"
+		total = len(changes)
+		changes = changes[:min(len(changes), maxDispatchChanges)]
+	} else {
+		after, err := ts.fetchSnapshot(ctx, s, "redux", 0)
+		if err != nil {
+			return nil, err
+		}
+		b, err1 := decodeState(before.state)
+		t, err2 := decodeState(after.state)
+		if err1 != nil || err2 != nil {
+			return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
+		}
+		changes, total = diffValues(b, t, maxDispatchChanges)
+		from = "snapshots"
+	}
+	if changes == nil {
+		changes = []change{}
+	}
+	out := map[string]any{"event": json.RawMessage(compactJSON(event)), "changes": changes,
+		"totalChanges": total, "truncated": total > len(changes), "changesFrom": from}
+	body, err := json.Marshal(out)
+	if err == nil && len(body) > ts.cfg.MaxResultBytes-budgetMargin {
+		// Values too large to show: the paths alone, to read one by one.
+		type pathOnly struct {
+			Path string `json:"path"`
+			Type string `json:"type"`
+		}
+		paths := make([]pathOnly, len(changes))
+		for i, c := range changes {
+			paths[i] = pathOnly{c.Path, c.Type}
+		}
+		out["changes"], out["valuesOmitted"] = paths, true
+		body, err = json.Marshal(out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body, narrow: "Read the changed paths with debug_get_state_path."}, nil
+}
+
+// readChanges reads a diff an app sent in debug_diff_snapshots' shape.
+func readChanges(diff []byte) []change {
+	var out []change
+	_ = eachElement(diff, func(_ int, v []byte) bool {
+		var c struct {
+			Path     string          `json:"path"`
+			Type     string          `json:"type"`
+			OldValue json.RawMessage `json:"oldValue"`
+			NewValue json.RawMessage `json:"newValue"`
+		}
+		if json.Unmarshal(v, &c) != nil || c.Path == "" && c.Type == "" {
+			return true
+		}
+		ch := change{Path: c.Path, Type: c.Type}
+		if c.OldValue != nil {
+			ch.OldValue = c.OldValue
+		}
+		if c.NewValue != nil {
+			ch.NewValue = c.NewValue
+		}
+		out = append(out, ch)
+		return true
+	})
+	return out
+}
+
+// dispatchedEvent finds the action_dispatched event of a dispatch: the one
+// with the seq the app answered, else the newest of the action's type
+// after seq after.
+func (ts *toolSet) dispatchedEvent(ctx context.Context, s *session, answer json.RawMessage, action []byte, after int64) ([]byte, error) {
+	if seq, ok := wireInt(rawMember(answer, "seq")); ok && seq >= 1 {
+		since := seq - 1
+		page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: "redux", Limit: 1, SinceSeq: &since})
+		if err != nil {
+			return nil, err
+		}
+		if len(page.events) == 1 && page.seqs[0] == seq {
+			return page.events[0], nil
+		}
+	}
+	typ, _ := wireString(rawMember(action, "type"))
+	page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: "redux", Limit: 20, EventType: dispatchedEvent})
+	if err != nil {
+		return nil, err
+	}
+	for i := len(page.events) - 1; i >= 0 && page.seqs[i] > after; i-- {
+		got, _ := wireString(rawMember(rawMember(rawMember(page.events[i], "payload"), "action"), "type"))
+		if got == typ {
+			return page.events[i], nil
+		}
+	}
+	return nil, newToolError(codeAdapterError, map[string]any{"answer": json.RawMessage(orNull(answer))},
+		"the app took the dispatch but recorded no %s event of type %q", dispatchedEvent, typ)
+}
+
+// ---------------------------------------------------------------------------
+// debug_list_commands and debug_run_command
+
+// appCommand is one entry of a commands.list answer.
+type appCommand struct {
+	Command     string          `json:"command"`
+	Title       string          `json:"title,omitempty"`
+	Description string          `json:"description,omitempty"`
+	Args        json.RawMessage `json:"args,omitempty"`
+}
+
+func listCommands(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	if err := ts.requireCapability(a.session, capCommands, "commands"); err != nil {
+		return nil, err
+	}
+	raw, err := a.session.request(ctx, "commands.list", listCommandsParams{})
+	if err != nil {
+		return nil, err
+	}
+	var res struct {
+		Commands *[]appCommand `json:"commands"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
+		return nil, malformedAnswer("commands.list", "want {commands: [{command, title?, description?, args?}]}")
+	}
+	for _, c := range *res.Commands {
+		if c.Command == "" {
+			return nil, malformedAnswer("commands.list", "every command needs a non-empty `command`")
+		}
+	}
+	return encodeResult(map[string]any{"commands": *res.Commands})
+}
+
+func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	command, _ := a.str("command")
+	args, ok := a.object("args")
+	if !ok {
+		args = json.RawMessage("{}")
+	}
+	s := a.session
+	if err := ts.requireCapability(s, capCommands, "commands"); err != nil {
+		return nil, err
+	}
+	params := runCommandParams{Command: command, Args: args}
+	if s.view().Via != sessionViaReactotron {
+		raw, err := s.request(ctx, "commands.run", params)
+		if te := asToolError(err); te != nil && te.Code == codeAdapterError {
+			// Most often a misspelt command or a wrong argument.
+			e := *te
+			e.Suggestion = "Check the command and its args with debug_list_commands; the message is the app's."
+			return nil, &e
+		}
+		if err != nil {
+			return nil, err
+		}
+		var o jsonObject
+		o.value("command", command)
+		o.raw("result", orNull(rawMember(raw, "result")))
+		return &toolResult{body: o.close(), narrow: "The command's answer is too large; read its effects with the other tools."}, nil
+	}
+
+	// Fire and forget: what the command did is what followed it.
+	before, err := ts.fetchStreams(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.request(ctx, "commands.run", params); err != nil {
+		return nil, err
+	}
+	if err := ts.settle(ctx); err != nil {
+		return nil, err
+	}
+	after, err := ts.fetchStreams(ctx, s)
+	if err != nil {
+		return nil, err
+	}
+	type followed struct {
+		Stream  string            `json:"stream"`
+		Events  []json.RawMessage `json:"events"`
+		HasMore bool              `json:"hasMore"`
+	}
+	streams := []followed{}
+	for _, st := range after {
+		var since int64
+		for _, b := range before {
+			if b.Name == st.Name {
+				since = b.LatestSeq
+			}
+		}
+		if st.LatestSeq <= since {
+			continue
+		}
+		page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: st.Name, Limit: maxFollowedEvents, SinceSeq: &since})
+		if err != nil {
+			return nil, err
+		}
+		f := followed{Stream: st.Name, HasMore: page.hasMore, Events: []json.RawMessage{}}
+		for _, ev := range page.events {
+			f.Events = append(f.Events, compactJSON(ev))
+		}
+		if len(f.Events) > 0 {
+			streams = append(streams, f)
+		}
+	}
+	body, err := json.Marshal(map[string]any{"command": command, "result": nil, "streams": streams})
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body, narrow: "Many events followed the command: page through them with debug_query_events and since_seq."}, nil
+}
+
+// settle waits for the events that follow a command nobody answers. Tests
+// run it in a testing/synctest bubble, where the wait costs no time.
+func (ts *toolSet) settle(ctx context.Context) error {
+	timer := time.NewTimer(commandSettle)
+	defer timer.Stop()
+	select {
+	case <-timer.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
