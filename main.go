@@ -34,6 +34,12 @@ const version = "0.1.0"
 const shutdownGrace = 900 * time.Millisecond
 
 func main() {
+	// A client may close the read end of stdout or stderr before it closes
+	// stdin (some do on every close). Go kills a program whose write to a
+	// broken pipe on fd 1 or 2 raises an unhandled SIGPIPE; ignored, the
+	// write fails with EPIPE instead, and shutdown goes on: adapters get
+	// their 1001 and the exit status is 0.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }()
@@ -108,10 +114,21 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
 	err := srv.serve(ctx, stdin)
+	if clientHungUp(err) {
+		// The client closed stdout: nobody is left to tell, and stopping
+		// because the client went away is a normal end.
+		logger.Info("the client closed stdout; replies written after that were dropped", "err", err)
+		err = nil
+	}
 	cancel()
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")
 	return err
+}
+
+// clientHungUp reports whether err is a write to a pipe whose reader has gone.
+func clientHungUp(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
 }
 
 // runDemo connects the built-in simulated app to this server's own listener.
