@@ -67,6 +67,7 @@ func newMCPServer(cfg config, logger *slog.Logger, stdout io.Writer) *mcpServer 
 	s := &mcpServer{cfg: cfg, logger: logger}
 	s.clientLevel.Store(-1)
 	s.rpc = newRPCConn(stdout, s.handle, isInline, s.admit, logger)
+	s.rpc.urgent = isUrgent // debug_health_check never waits behind other calls
 	return s
 }
 
