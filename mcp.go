@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 )
@@ -55,7 +56,7 @@ var methods = map[string]method{
 	"logging/setLevel":          {handle: (*mcpServer).setLevel, inline: true},
 	"tools/list":                {handle: (*mcpServer).listTools, inline: true},
 	"tools/call":                {handle: (*mcpServer).callTool},
-	"resources/list":            {handle: (*mcpServer).listResources, inline: true},
+	"resources/list":            {handle: (*mcpServer).listResources}, // a page may be 256 KiB: not on the reading path
 	"resources/templates/list":  {handle: (*mcpServer).listResourceTemplates, inline: true},
 	"resources/read":            {handle: (*mcpServer).readResource},
 	"resources/subscribe":       {handle: (*mcpServer).subscribe, inline: true},
@@ -223,11 +224,34 @@ func (s *mcpServer) callTool(ctx context.Context, params json.RawMessage) (any, 
 	return s.tools.call(ctx, t, args), nil
 }
 
+// listResources answers one page of the listing; an adapter may advertise
+// any number of MMKV instances (see resourceHub.listPage).
 func (s *mcpServer) listResources(_ context.Context, params json.RawMessage) (any, error) {
-	if err := refuseCursor(params); err != nil {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return map[string]any{"resources": s.resources.list()}, nil
+	start := 0
+	if p.Cursor != nil {
+		pos, ok := parseListCursor(*p.Cursor)
+		if !ok {
+			return nil, rpcErrorf(errInvalidParams, nil,
+				"invalid params: cursor %s was not issued by this server; pass a nextCursor back unchanged, or none for the first page", quoteClipped(*p.Cursor, 64))
+		}
+		start = pos
+	}
+	return s.resources.listPage(start), nil
+}
+
+// quoteClipped quotes s, clipped to max bytes: an error must not echo a
+// megabyte of the client's input.
+func quoteClipped(s string, max int) string {
+	if len(s) <= max {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(strings.ToValidUTF8(s[:max], "")) + "…"
 }
 
 func (s *mcpServer) listResourceTemplates(_ context.Context, params json.RawMessage) (any, error) {
