@@ -101,6 +101,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { runReclaimer(ctx) }) // memory.go: an idle server gives back what a burst took
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
 	select {
