@@ -10,6 +10,8 @@
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
 // decoding it). errors.go holds the tool error codes, config.go the
 // settings, and demo.go a simulated app for -demo and the tests.
+// urgent.go gives debug_health_check a worker lane of its own, and
+// memory.go returns memory to the system once a burst is over.
 package main
 
 import (
