@@ -245,13 +245,13 @@ func (s *mcpServer) listResources(_ context.Context, params json.RawMessage) (an
 	return s.resources.listPage(start), nil
 }
 
-// quoteClipped quotes s, clipped to max bytes: an error must not echo a
+// quoteClipped quotes s, clipped to limit bytes: an error must not echo a
 // megabyte of the client's input.
-func quoteClipped(s string, max int) string {
-	if len(s) <= max {
+func quoteClipped(s string, limit int) string {
+	if len(s) <= limit {
 		return strconv.Quote(s)
 	}
-	return strconv.Quote(strings.ToValidUTF8(s[:max], "")) + "…"
+	return strconv.Quote(strings.ToValidUTF8(s[:limit], "")) + "…"
 }
 
 func (s *mcpServer) listResourceTemplates(_ context.Context, params json.RawMessage) (any, error) {
