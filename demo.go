@@ -90,6 +90,10 @@ type demoOptions struct {
 	// PAYLOAD_TOO_LARGE and skipping the push; for tests of the server's
 	// own handling of oversized frames (spec §7).
 	SendOversized bool
+
+	// WithoutPathRequests leaves snapshot.path and snapshot.keys out of the
+	// handshake's capabilities, as an app that predates them would.
+	WithoutPathRequests bool
 }
 
 // demoApp is a simulated shop app with a debug adapter. All its methods are
@@ -122,6 +126,8 @@ type demoApp struct {
 	override json.RawMessage // setReduxState's state; freezes the reported Redux state
 	nav      demoNavState    // the root stack
 	mmkv     map[string]map[string]any
+
+	paths demoTrees // decoded snapshots for path requests (demo_paths.go)
 }
 
 // newDemoApp returns an app that has recorded its start: an initial snapshot
@@ -450,7 +456,17 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 		}
 		return res, nil
 	case "snapshot.get":
-		res, werr := a.getSnapshot(params)
+		get := a.getSnapshot
+		if demoAsksPath(params) {
+			get = a.getSnapshotAt // demo_paths.go
+		}
+		res, werr := get(params)
+		if werr != nil {
+			return nil, werr
+		}
+		return res, nil
+	case "snapshot.keys":
+		res, werr := a.snapshotKeys(params)
 		if werr != nil {
 			return nil, werr
 		}
@@ -458,7 +474,7 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 	}
 	return nil, &wireError{
 		Code:    demoCodeUnknownMethod,
-		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query and snapshot.get", method),
+		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query, snapshot.get and snapshot.keys", method),
 		Details: map[string]string{"method": method},
 	}
 }
@@ -881,6 +897,7 @@ func (a *demoApp) handshakeMessage() []byte {
 		App             map[string]string `json:"app"`
 		Device          map[string]any    `json:"device"`
 		Streams         []stream          `json:"streams"`
+		Capabilities    []string          `json:"capabilities,omitempty"`
 		Token           string            `json:"token,omitempty"`
 	}{
 		Type:            "handshake",
@@ -891,6 +908,9 @@ func (a *demoApp) handshakeMessage() []byte {
 		App:             map[string]string{"name": "ShopApp", "version": "2.4.0", "bundleId": "com.example.shop"},
 		Device:          map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
 		Token:           a.opts.Token,
+	}
+	if !a.opts.WithoutPathRequests {
+		msg.Capabilities = demoPathCapabilities
 	}
 	a.mu.Lock()
 	for _, s := range a.streams {

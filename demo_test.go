@@ -825,7 +825,7 @@ func TestDemoConnect(t *testing.T) {
 
 	wantHandshake := map[string]any{
 		"type": "handshake", "protocolVersion": 1.0, "sessionId": app.sessionID, "adapterVersion": demoAdapterVersion,
-		"startedAt": demoTestTime(0), "token": "s3cret",
+		"startedAt": demoTestTime(0), "token": "s3cret", "capabilities": []any{"snapshot.path", "snapshot.keys"},
 		"app":    map[string]any{"name": "ShopApp", "version": "2.4.0", "bundleId": "com.example.shop"},
 		"device": map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
 		"streams": []any{
