@@ -313,8 +313,14 @@ func benchStartServer(tb testing.TB, cfg config) *benchClient {
 // connected. The app disconnects when the benchmark ends.
 func benchConnectApp(tb testing.TB, c *benchClient, state json.RawMessage) *demoApp {
 	tb.Helper()
+	return benchConnectAppWith(tb, c, state, demoOptions{Seed: 7})
+}
+
+// benchConnectAppWith is benchConnectApp with the app's options.
+func benchConnectAppWith(tb testing.TB, c *benchClient, state json.RawMessage, opts demoOptions) *demoApp {
+	tb.Helper()
 	url := c.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
-	app := newDemoApp(demoOptions{Seed: 7})
+	app := newDemoApp(opts)
 	if state != nil {
 		app.setReduxState(state) // before connecting: the big snapshot is not pushed
 	}
@@ -574,6 +580,43 @@ func benchToolOnState(b *testing.B, name string, args map[string]any) {
 // the 512KB figure.
 func BenchmarkStatePath(b *testing.B) {
 	benchToolOnState(b, "debug_get_state_path", map[string]any{"path": benchLeafPath})
+}
+
+// BenchmarkStatePathPushDown: debug_get_state_path of the same leaf on
+// 5 KB, 512 KB and 5 MB states, with the path pushed down to the app
+// (default settings) and without (the app predates snapshot.path and sends
+// the whole state, so MAX_PAYLOAD_SIZE must exceed 5 MB). Target: pushed
+// down, 5 MB within 1.5× of 5 KB.
+func BenchmarkStatePathPushDown(b *testing.B) {
+	args := `{"path":` + strconv.Quote(benchLeafPath) + `}`
+	for _, mode := range []struct {
+		name     string
+		withPath bool
+	}{{"pushed", true}, {"whole", false}} {
+		for _, size := range []struct {
+			name  string
+			bytes int
+		}{{"5KB", 5 << 10}, {"512KB", 512 << 10}, {"5MB", 5 << 20}} {
+			b.Run(mode.name+"/"+size.name, func(b *testing.B) {
+				state := benchStateOfSize(b, size.bytes).baseJSON
+				cfg := benchConfig(b)
+				if !mode.withPath {
+					cfg.MaxPayloadSize = benchMaxPayload
+				}
+				c := benchStartServer(b, cfg)
+				benchConnectAppWith(b, c, state, demoOptions{Seed: 7, WithoutPathRequests: !mode.withPath})
+				line := c.tool("debug_get_state_path", args) // warm: the app decodes its state once
+				if !bytes.Contains(line, []byte(`"structuredContent":{"path"`)) {
+					b.Fatalf("%q", benchClip(line))
+				}
+				runtime.GC()
+				b.ReportAllocs()
+				for b.Loop() {
+					c.tool("debug_get_state_path", args)
+				}
+			})
+		}
+	}
 }
 
 // BenchmarkSnapshot: debug_get_snapshot of the whole Redux state (the reply

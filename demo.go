@@ -228,6 +228,9 @@ func (a *demoApp) setReduxState(state json.RawMessage) {
 		panic("demoApp.setReduxState: state is not valid JSON")
 	}
 	owned := bytes.Clone(state)
+	// A real app holds its store as objects: decode the state now, so
+	// that path requests do not pay for it (demo_paths.go).
+	a.paths.tree(a.reduxStream.name, owned)
 	a.mutate(func() {
 		a.override = owned
 		a.reduxStream.state = owned

@@ -33,7 +33,8 @@ type demoTree struct {
 	root     any
 }
 
-// tree returns the decoded form of encoding, the state of stream.
+// tree returns the decoded form of encoding, the state of stream, and
+// keeps it as the stream's.
 func (t *demoTrees) tree(stream string, encoding json.RawMessage) (any, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()

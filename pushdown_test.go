@@ -451,3 +451,100 @@ func TestPathReadsAfterTheAppLeft(t *testing.T) {
 		t.Errorf("got %s %v, want PATH_NOT_FOUND (-want +got):\n%s", code, details, diff)
 	}
 }
+
+// With default settings (MAX_PAYLOAD_SIZE 512 KB) and a 5 MB Redux state,
+// the simulated app answers path reads and scoped snapshots, and a whole
+// state read is refused with an outline whose paths narrow it.
+func TestFiveMegabyteStateWithDefaultSettings(t *testing.T) {
+	state := mustMarshalState(largeReduxState(5<<20, 1))
+	decoded := decodeStateJSON(t, string(state))
+	for _, withPaths := range []bool{true, false} {
+		t.Run(fmt.Sprintf("paths offered %t", withPaths), func(t *testing.T) {
+			e := startPathServer(t)
+			url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+			e.app = newDemoApp(demoOptions{Seed: 7, WithoutPathRequests: !withPaths})
+			e.app.setReduxState(state)
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error, 1)
+			go func() { done <- e.app.connect(ctx, url) }()
+			t.Cleanup(func() {
+				cancel()
+				if err := <-done; err != nil {
+					t.Errorf("demo app: %v", err)
+				}
+			})
+			e.waitHealth(func(h healthOut) bool { return h.Connected })
+
+			res, isError := e.callTool("debug_get_state_path", map[string]any{"path": `users.byId["1000"].email`})
+			if !withPaths {
+				// The whole state cannot cross the wire: nothing to narrow.
+				if code, _, _ := decodeToolError(t, res); !isError || code != codePayloadTooLarge {
+					t.Fatalf("without snapshot.path: got %s, want PAYLOAD_TOO_LARGE", res)
+				}
+				return
+			}
+			want, _ := resolvePath(decoded, mustParsePath(t, `users.byId["1000"].email`))
+			if isError || !strings.Contains(string(res), fmt.Sprintf(`"value":%q`, want)) {
+				t.Fatalf("path read: got %s, want the value %q", res, want)
+			}
+			res, isError = e.callTool("debug_get_snapshot", map[string]any{"stream": "redux", "scope": "cart.totals"})
+			var scoped struct {
+				Scope string
+				State map[string]any
+			}
+			if err := json.Unmarshal(res, &scoped); isError || err != nil || scoped.Scope != "cart.totals" || scoped.State["currency"] != "EUR" {
+				t.Fatalf("scoped snapshot: %s", res)
+			}
+
+			// Each outline narrows in one call: follow the largest child
+			// until a value fits.
+			scope := ""
+			for range 6 {
+				args := map[string]any{"stream": "redux"}
+				if scope != "" {
+					args["scope"] = scope
+				}
+				res, isError = toolText(e, "debug_get_snapshot", args)
+				if !isError {
+					break
+				}
+				code, details, _ := decodeToolError(t, res)
+				outline, _ := details["outline"].([]any)
+				if code != codePayloadTooLarge || details["path"] != scope || len(outline) == 0 {
+					t.Fatalf("scope %q: want PAYLOAD_TOO_LARGE with an outline, got %s", scope, res)
+				}
+				scope = outline[0].(map[string]any)["path"].(string)
+			}
+			if isError {
+				t.Fatalf("six narrowings did not reach a value that fits: %s", res)
+			}
+		})
+	}
+}
+
+func mustParsePath(t *testing.T, path string) []pathSegment {
+	t.Helper()
+	segs, err := parsePath(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return segs
+}
+
+// toolText calls a tool and returns its text item. Unlike callTool it does
+// not compare the text with structuredContent, which the test client
+// decodes into float64s: a number such as 301.70 would differ in spelling.
+func toolText(e *e2e, name string, args map[string]any) (json.RawMessage, bool) {
+	e.t.Helper()
+	e.nextID++
+	reply := e.call(e.nextID, "tools/call", map[string]any{"name": name, "arguments": args})
+	var res struct {
+		Content []struct{ Text string }
+		IsError bool
+	}
+	raw, _ := json.Marshal(reply["result"])
+	if err := json.Unmarshal(raw, &res); err != nil || len(res.Content) != 1 {
+		e.t.Fatalf("%s: malformed tool result %v", name, reply)
+	}
+	return json.RawMessage(res.Content[0].Text), res.IsError
+}
