@@ -310,10 +310,11 @@ func benchStartServer(tb testing.TB, cfg config) *benchClient {
 
 // benchConnectApp connects a simulated app, whose Redux state is state when
 // not nil, to the server behind c, and waits until the server reports it
-// connected. The app disconnects when the benchmark ends.
+// connected. The app disconnects when the benchmark ends. It offers no
+// path requests: these benchmarks measure the server slicing whole states.
 func benchConnectApp(tb testing.TB, c *benchClient, state json.RawMessage) *demoApp {
 	tb.Helper()
-	return benchConnectAppWith(tb, c, state, demoOptions{Seed: 7})
+	return benchConnectAppWith(tb, c, state, demoOptions{Seed: 7, WithoutPathRequests: true})
 }
 
 // benchConnectAppWith is benchConnectApp with the app's options.
@@ -843,7 +844,7 @@ func benchResidentSession(b *testing.B, bin string, state json.RawMessage) bench
 	url := p.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	sizes.idle = rss("VmRSS")
 
-	app := newDemoApp(demoOptions{Seed: 7})
+	app := newDemoApp(demoOptions{Seed: 7, WithoutPathRequests: true}) // the server holds whole states
 	app.setReduxState(state)
 	ctx, cancel := context.WithCancel(context.Background())
 	appDone := make(chan error, 1)
