@@ -282,6 +282,10 @@ func TestPathNotFoundFromApp(t *testing.T) {
 			wantPath: `["big","x"]`,
 		},
 		{
+			name: "to a whole-state read", tool: "debug_get_state_path", args: map[string]any{"path": ""},
+			details: `{"resolvedPrefix":[],"available":[]}`, code: codeAdapterError,
+		},
+		{
 			name: "resolvedPrefix as a string", tool: "debug_get_state_path", args: map[string]any{"path": "a.b"},
 			details: `{"resolvedPrefix":"a","available":[]}`, code: codeAdapterError, wantPath: `["a","b"]`,
 		},
@@ -547,4 +551,17 @@ func toolText(e *e2e, name string, args map[string]any) (json.RawMessage, bool) 
 		e.t.Fatalf("%s: malformed tool result %v", name, reply)
 	}
 	return json.RawMessage(res.Content[0].Text), res.IsError
+}
+
+// PATH_NOT_FOUND is an answer to path requests only: to anything else it
+// is a misbehaving app.
+func TestPathNotFoundOnlyForPathRequests(t *testing.T) {
+	e := startPathServer(t)
+	startPathAdapter(t, e, []string{capSnapshotPath}, func(id, method string, params map[string]json.RawMessage) []byte {
+		return pathTestError(id, codePathNotFound, `{"resolvedPrefix":[],"available":[]}`)
+	})
+	res, isError := e.callTool("debug_query_events", map[string]any{"stream": "redux"})
+	if code, _, _ := decodeToolError(t, res); !isError || code != codeAdapterError {
+		t.Errorf("events.query answered PATH_NOT_FOUND: got %s, want ADAPTER_ERROR", res)
+	}
 }

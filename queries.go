@@ -123,6 +123,9 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 		return snapshot{}, err
 	}
 	raw, err := s.request(ctx, "snapshot.get", params)
+	if te := asToolError(err); te != nil && te.Code == codePathNotFound && params.Path == nil {
+		return snapshot{}, malformedAnswer("snapshot.get", "PATH_NOT_FOUND without a path")
+	}
 	if err != nil {
 		return snapshot{}, err
 	}
