@@ -565,3 +565,38 @@ func TestPathNotFoundOnlyForPathRequests(t *testing.T) {
 		t.Errorf("events.query answered PATH_NOT_FOUND: got %s, want ADAPTER_ERROR", res)
 	}
 }
+
+// An app that sends an oversized answer anyway has it dropped by the
+// server (wire protocol §7); the outline still comes from snapshot.keys.
+func TestOversizedFrameOutlinedFromKeys(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.MaxPayloadSize = 64 << 10
+	cfg.MaxResultBytes = 32 << 10
+	ts := startServer(t, cfg)
+	ts.initialize()
+	e := &e2e{testServer: ts, nextID: 100}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	e.app = newDemoApp(demoOptions{Seed: 7, SendOversized: true})
+	e.app.setReduxState(mustMarshalState(largeReduxState(256<<10, 1)))
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- e.app.connect(ctx, url) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("demo app: %v", err)
+		}
+	})
+	e.waitHealth(func(h healthOut) bool { return h.Connected })
+
+	res, isError := e.callTool("debug_get_snapshot", map[string]any{"stream": "redux", "scope": "catalog"})
+	code, details, _ := decodeToolError(t, res)
+	outline, _ := details["outline"].([]any)
+	if !isError || code != codePayloadTooLarge || details["path"] != "catalog" || len(outline) == 0 ||
+		details["limit"] != float64(64<<10) || details["size"].(float64) <= 64<<10 {
+		t.Fatalf("want PAYLOAD_TOO_LARGE for catalog with an outline, got %s", res)
+	}
+	if first := outline[0].(map[string]any)["path"]; first != "catalog.byId" {
+		t.Errorf("largest child of catalog: %v, want catalog.byId", first)
+	}
+}
