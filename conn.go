@@ -36,6 +36,8 @@ const (
 	linkPingInterval     = 15 * time.Second
 	linkPongTimeout      = 10 * time.Second
 	linkBindRetry        = 2 * time.Second
+	// Disconnected sessions expire unasked: the link looks this often.
+	linkPruneInterval = time.Minute
 	// A close handshake gets this long before the socket is dropped, so
 	// shutdown stays well inside the one second spec §6 allows even when an
 	// adapter never answers the close frame.
@@ -93,6 +95,7 @@ const (
 	linkStreamsChanged                          // the live adapter pushed a new stream list
 	linkEventPushed                             // the live adapter pushed an event
 	linkSessionExpired                          // a disconnected session was forgotten
+	linkNotice                                  // something an agent should hear of: Level, Notice, Detail
 )
 
 func (k linkEventKind) String() string {
@@ -107,6 +110,8 @@ func (k linkEventKind) String() string {
 		return "event_pushed"
 	case linkSessionExpired:
 		return "session_expired"
+	case linkNotice:
+		return "notice"
 	}
 	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
 }
@@ -121,6 +126,9 @@ type linkEvent struct {
 	Replaced  string // linkConnected: session id of the adapter it replaced, if any
 	Reason    string // linkDisconnected: "disconnected", "replaced", "shutdown", "ping timeout"
 	Stream    string // linkEventPushed
+	Level     string // linkNotice: an MCP log level
+	Notice    string // linkNotice: what happened, e.g. "request timed out"
+	Detail    string // linkNotice: the particulars
 }
 
 // linkStatus is a snapshot of the link, returned by adapterLink.status.
@@ -187,6 +195,7 @@ type adapterLink struct {
 	pingInterval     time.Duration // between WebSocket pings of a live adapter
 	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
 	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
+	pruneInterval    time.Duration // between looks for expired sessions
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
@@ -240,6 +249,7 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		pingInterval:     linkPingInterval,
 		pongTimeout:      linkPongTimeout,
 		bindRetry:        linkBindRetry,
+		pruneInterval:    linkPruneInterval,
 		closeTimeout:     linkCloseTimeout,
 		writeTimeout:     linkWriteTimeout,
 		maxPending:       linkMaxPending,
@@ -304,6 +314,23 @@ func (l *adapterLink) run(ctx context.Context) error {
 	}
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
+	// Forgotten post-mortem sessions are noticed (and clients told) even
+	// when nobody asks for the session list.
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		tick := time.NewTicker(l.pruneInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				l.sessions.prune()
+			}
+		}
+	}()
+	defer func() { <-pruned }()
 	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
 		if err != nil {
 			l.setListenError(hostPort, err)
@@ -639,6 +666,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 		}
 		c.sendCancel(id)
 		l.logger.Debug("adapter request timed out", "method", method, "id", id)
+		c.notice("warning", "request timed out", fmt.Sprintf("%s got no answer within %d ms", method, l.cfg.RequestTimeout.Milliseconds()))
 		return nil, l.timeoutError(method)
 	case <-ctx.Done():
 		if c.takePending(id) == nil {
@@ -732,6 +760,12 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 	for _, old := range displaced {
 		old.replaced()
 	}
+}
+
+// notice tells the MCP clients (at the level they asked for) about something
+// that went wrong with c's app.
+func (c *adapterConn) notice(level, what, detail string) {
+	c.link.events.push(linkEvent{Kind: linkNotice, SessionID: c.sessionID, Level: level, Notice: what, Detail: detail})
 }
 
 // replaced ends c because a newer connection took its session or device.
@@ -1186,7 +1220,11 @@ func (c *adapterConn) handleOversized(prefix []byte, size int64) {
 	ids, idOK := wireString(id)
 	l.logger.Warn("discarded an app adapter message over MAX_PAYLOAD_SIZE",
 		"remote", c.remote, "size", size, "limit", l.cfg.MaxPayloadSize, "type", t, "id", ids)
-	if t != "response" || !idOK || c.currentPhase() != phaseAccepted {
+	if c.currentPhase() != phaseAccepted {
+		return
+	}
+	c.notice("warning", "oversized message dropped", fmt.Sprintf("a %q message of %d bytes, over MAX_PAYLOAD_SIZE (%d)", t, size, l.cfg.MaxPayloadSize))
+	if t != "response" || !idOK {
 		return
 	}
 	if p := c.takePending(ids); p != nil {
@@ -1254,12 +1292,17 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		return
 	}
 	if !wireAbsent(m.Error) {
-		p.done <- adapterOutcome{err: adapterAnswerError(p.method, m.Error)}
+		te := adapterAnswerError(p.method, m.Error)
+		if strings.Contains(te.Message, "is malformed") {
+			c.notice("warning", "malformed answer dropped", te.Message)
+		}
+		p.done <- adapterOutcome{err: te}
 		return
 	}
 	if m.Result == nil {
-		p.done <- adapterOutcome{err: newToolError(codeAdapterError, nil,
-			"the app adapter's answer to %s is malformed: it has neither result nor error", p.method)}
+		te := newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: it has neither result nor error", p.method)
+		c.notice("warning", "malformed answer dropped", te.Message)
+		p.done <- adapterOutcome{err: te}
 		return
 	}
 	result := m.Result

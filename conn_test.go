@@ -1316,3 +1316,33 @@ func TestLinkEventQueueBounds(t *testing.T) {
 		t.Errorf("queue holds %d events, want the bound %d", len(q.items), maxQueuedLinkEvents)
 	}
 }
+
+// TestNoticesForAgents pins what the link tells MCP clients beyond
+// connects: a request that timed out, a malformed answer, an oversized
+// message, each naming the session and the particulars.
+func TestNoticesForAgents(t *testing.T) {
+	t.Parallel()
+	h := startLinkHarness(t, func(c *config) { c.RequestTimeout = 200 * time.Millisecond }, nil)
+	a := h.connect(t, "s")
+
+	ch := requestInBackground(t.Context(), h.link, "streams.list", nil)
+	req := a.recvRequest()
+	a.sendText(`{"type":"response","id":"` + req.ID + `","error":"oops"}`)
+	awaitOutcome(t, ch)
+
+	ch = requestInBackground(t.Context(), h.link, "events.query", nil)
+	a.recvRequest()
+	awaitOutcome(t, ch)
+	a.recv() // the cancel
+
+	a.sendText(`{"type":"event","pad":"` + strings.Repeat("x", 600<<10) + `"}`)
+	h.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "s"},
+		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "malformed answer dropped",
+			Detail: "the app adapter's answer to streams.list is malformed: error is not an object"},
+		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "request timed out",
+			Detail: "events.query got no answer within 200 ms"},
+		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "oversized message dropped",
+			Detail: `a "event" message of 614425 bytes, over MAX_PAYLOAD_SIZE (524288)`},
+	})
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -316,6 +317,112 @@ func TestUpgradeChecks(t *testing.T) {
 			}
 			if !strings.Contains(h.logs.String(), "refused adapter upgrade") {
 				t.Errorf("no log line for the refusal in:\n%s", h.logs)
+			}
+		})
+	}
+}
+
+// TestHandshakeSessionFields: deviceId and capabilities, both optional,
+// reach the session; the stream and instance bounds are inclusive.
+func TestHandshakeSessionFields(t *testing.T) {
+	t.Parallel()
+	streams := make([]any, maxWireStreams)
+	for i := range streams {
+		streams[i] = map[string]any{"name": fmt.Sprintf("s%d", i), "active": true}
+	}
+	instances := make([]any, maxWireInstances)
+	for i := range instances {
+		instances[i] = fmt.Sprintf("i%d", i)
+	}
+	caps := make([]any, maxWireCapabilities)
+	for i := range caps {
+		caps[i] = fmt.Sprintf("cap%d", i)
+	}
+	tests := []struct {
+		name     string
+		msg      map[string]any
+		deviceID string
+		caps     []string
+		streams  int
+	}{
+		{"no deviceId or capabilities", testHandshake("s"), "", nil, 3},
+		{"null deviceId and capabilities", testHandshake("s", hsWith("deviceId", nil), hsWith("capabilities", nil)), "", nil, 3},
+		{"deviceId", testHandshake("s", hsWith("deviceId", "iPhone-16 ABC/é")), "iPhone-16 ABC/é", nil, 3},
+		{"128 character deviceId", testHandshake("s", hsWith("deviceId", strings.Repeat("é", 128))), strings.Repeat("é", 128), nil, 3},
+		{"capabilities", testHandshake("s", hsWith("capabilities", []any{capSnapshotPath, "future.thing"})), "", []string{capSnapshotPath, "future.thing"}, 3},
+		{"empty capabilities", testHandshake("s", hsWith("capabilities", []any{})), "", []string{}, 3},
+		{"64 capabilities", testHandshake("s", hsWith("capabilities", caps)), "", nil, 3},
+		{"256 streams", testHandshake("s", hsWith("streams", streams)), "", nil, maxWireStreams},
+		{"1024 instances", testHandshake("s", hsStreams(map[string]any{"name": "mmkv", "active": true, "instances": instances})), "", nil, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := startLinkHarness(t, nil, nil)
+			a := h.dial(t, nil)
+			a.send(tt.msg)
+			if got := a.recv(); got["type"] != "handshake_ack" {
+				t.Fatalf("got %v, want a handshake_ack", got)
+			}
+			linkWaitFor(t, "the adapter to be live", func() bool { return h.link.status().Connected })
+			info := h.link.status().Adapter
+			if info.DeviceID != tt.deviceID || len(info.Streams) != tt.streams {
+				t.Errorf("deviceId %q with %d streams, want %q with %d", info.DeviceID, len(info.Streams), tt.deviceID, tt.streams)
+			}
+			if tt.caps != nil && !cmp.Equal(info.Capabilities, tt.caps) {
+				t.Errorf("capabilities %q, want %q", info.Capabilities, tt.caps)
+			}
+		})
+	}
+}
+
+// TestHandshakeSessionFieldsRefused: a bad deviceId or capabilities, or a
+// handshake over the stream, instance or capability bounds, is refused
+// with 4001 and a message naming the field or the bound.
+func TestHandshakeSessionFieldsRefused(t *testing.T) {
+	t.Parallel()
+	many := func(n int, item func(i int) any) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = item(i)
+		}
+		return out
+	}
+	streams := many(maxWireStreams+1, func(i int) any { return map[string]any{"name": fmt.Sprintf("s%d", i), "active": true} })
+	instances := many(maxWireInstances+1, func(i int) any { return fmt.Sprintf("i%d", i) })
+	caps := many(maxWireCapabilities+1, func(i int) any { return fmt.Sprintf("cap%d", i) })
+	tests := []struct {
+		name, message string
+		msg           map[string]any
+	}{
+		{"deviceId empty", "deviceId: must be 1-128 characters, got 0", testHandshake("s", hsWith("deviceId", ""))},
+		{"deviceId too long", "deviceId: must be 1-128 characters, got 129", testHandshake("s", hsWith("deviceId", strings.Repeat("é", 129)))},
+		{"deviceId control character", "deviceId: must not contain control characters", testHandshake("s", hsWith("deviceId", "phone\x00"))},
+		{"deviceId DEL", "deviceId: must not contain control characters", testHandshake("s", hsWith("deviceId", "a\x7fb"))},
+		{"deviceId number", "deviceId: must be a string, got 42", testHandshake("s", hsWith("deviceId", 42))},
+		{"capabilities object", "capabilities: must be an array, got {}", testHandshake("s", hsWith("capabilities", map[string]any{}))},
+		{"capabilities string", `capabilities: must be an array, got "snapshot.path"`, testHandshake("s", hsWith("capabilities", capSnapshotPath))},
+		{"capability not a string", `capabilities[1]: must match ^[a-z][a-z0-9_.-]{0,63}$, got 7`, testHandshake("s", hsWith("capabilities", []any{"a", 7}))},
+		{"capability empty", `capabilities[0]: must match ^[a-z][a-z0-9_.-]{0,63}$, got ""`, testHandshake("s", hsWith("capabilities", []any{""}))},
+		{"capability upper case", `capabilities[2]: must match ^[a-z][a-z0-9_.-]{0,63}$, got "Commands"`, testHandshake("s", hsWith("capabilities", []any{"a", "b", "Commands"}))},
+		{"capability duplicate", `capabilities[2]: duplicate capability "commands"`, testHandshake("s", hsWith("capabilities", []any{"commands", "snapshot.path", "commands"}))},
+		{"65 capabilities", "capabilities: at most 64 capabilities", testHandshake("s", hsWith("capabilities", caps))},
+		{"257 streams", "streams: at most 256 streams", testHandshake("s", hsWith("streams", streams))},
+		{"1025 instances", "streams[0].instances: at most 1024 instances", testHandshake("s", hsStreams(map[string]any{"name": "mmkv", "active": true, "instances": instances}))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			h := startLinkHarness(t, nil, nil)
+			a := h.dial(t, nil)
+			a.send(tt.msg)
+			want := map[string]any{"type": "handshake_error", "code": "INVALID_HANDSHAKE", "message": tt.message}
+			if diff := cmp.Diff(a.recv(), want); diff != "" {
+				t.Errorf("handshake_error mismatch (-got +want):\n%s", diff)
+			}
+			a.expectClose(4001)
+			if n := h.link.sessions.count(); n != 0 {
+				t.Errorf("%d sessions after a refused handshake, want none", n)
 			}
 		})
 	}

@@ -60,7 +60,9 @@ var methods = map[string]method{
 	"resources/read":            {handle: (*mcpServer).readResource},
 	"resources/subscribe":       {handle: (*mcpServer).subscribe, inline: true},
 	"resources/unsubscribe":     {handle: (*mcpServer).unsubscribe, inline: true},
-	"completion/complete":       {handle: (*mcpServer).complete, inline: true},
+	"completion/complete":       {handle: (*mcpServer).complete}, // a path completion asks the adapter
+	"prompts/list":              {handle: (*mcpServer).listPrompts, inline: true},
+	"prompts/get":               {handle: (*mcpServer).getPrompt, inline: true},
 }
 
 func newMCPServer(cfg config, logger *slog.Logger, stdout io.Writer) *mcpServer {
@@ -122,6 +124,7 @@ func (s *mcpServer) initialize(_ context.Context, params json.RawMessage) (any, 
 			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
 			"logging":     map[string]any{},
 			"completions": map[string]any{},
+			"prompts":     map[string]bool{"listChanged": false},
 		},
 		"serverInfo": map[string]string{
 			"name":    "devtools-mcp",
@@ -261,7 +264,7 @@ func (s *mcpServer) unsubscribe(_ context.Context, params json.RawMessage) (any,
 	return struct{}{}, nil
 }
 
-func (s *mcpServer) complete(_ context.Context, params json.RawMessage) (any, error) {
+func (s *mcpServer) complete(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Ref *struct {
 			Type string `json:"type"`
@@ -272,6 +275,9 @@ func (s *mcpServer) complete(_ context.Context, params json.RawMessage) (any, er
 			Name  string `json:"name"`
 			Value string `json:"value"`
 		} `json:"argument"`
+		Context struct {
+			Arguments map[string]string `json:"arguments"`
+		} `json:"context"`
 	}
 	if err := decodeParams(params, &p); err != nil {
 		return nil, err
@@ -279,7 +285,13 @@ func (s *mcpServer) complete(_ context.Context, params json.RawMessage) (any, er
 	if p.Ref == nil || p.Argument == nil {
 		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "ref" and "argument" are required`)
 	}
-	values, err := s.resources.complete(p.Ref.Type, p.Ref.URI, p.Argument.Name, p.Argument.Value)
+	var values []string
+	var err error
+	if p.Ref.Type == "ref/prompt" {
+		values, err = s.completePromptArgument(ctx, p.Ref.Name, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
+	} else {
+		values, err = s.resources.complete(p.Ref.Type, p.Ref.URI, p.Argument.Name, p.Argument.Value)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -381,6 +393,8 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		s.resources.adapterChanged()
 	case linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
+	case linkNotice:
+		s.logToClient(ev.Level, map[string]string{"event": ev.Notice, "sessionId": ev.SessionID, "detail": ev.Detail})
 	case linkSessionExpired:
 		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
 		s.notifyClient("notifications/resources/list_changed", struct{}{})

@@ -423,6 +423,9 @@ func (s *session) record(from sessionFeed, stream string, seq int64, typ string,
 func (s *session) recordLocked(stream string, seq int64, typ string, at time.Time, event []byte) {
 	if i, ok := s.streamIndex[stream]; ok {
 		st := &s.info.Streams[i]
+		if seq <= st.LatestSeq {
+			return // seqs only increase: a replayed or stale event changes nothing
+		}
 		st.EventCount++
 		st.LatestSeq = max(st.LatestSeq, seq)
 		st.LastEventAt = at
@@ -657,6 +660,10 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 				}
 			}
 		}
+	}
+	if p.Seq == 0 && s.feed == nil {
+		// The current state needs the app: there is no seq to look for.
+		return nil, s.goneErrorLocked(fmt.Sprintf("the current state of stream %q", p.Stream))
 	}
 	what := "no snapshot"
 	if p.Seq != 0 {
