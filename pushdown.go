@@ -168,7 +168,7 @@ func pathMissFromAnswer(details any, segs []pathSegment) (*pathMiss, error) {
 		if !found || !ok || length < 0 {
 			return nil, errors.New("available: want an array of keys or {length}")
 		}
-		miss.Available = map[string]int64{"length": length}
+		miss.Available = map[string]int{"length": int(length)}
 	case "":
 	default:
 		if string(availableRaw) != "null" {

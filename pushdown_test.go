@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -598,5 +601,73 @@ func TestOversizedFrameOutlinedFromKeys(t *testing.T) {
 	}
 	if first := outline[0].(map[string]any)["path"]; first != "catalog.byId" {
 		t.Errorf("largest child of catalog: %v, want catalog.byId", first)
+	}
+}
+
+// The simulated app's path answers agree with the server's own slicing of
+// the whole state, hits and misses alike: an agent gets the same answer
+// whether or not its app offers snapshot.path.
+func TestPushedAnswersMatchLocalSlicing(t *testing.T) {
+	state := mustMarshalState(largeReduxState(64<<10, 3))
+	app := newDemoTestApp(1, 10)
+	app.setReduxState(state)
+	var paths [][]pathSegment
+	var walk func(v any, prefix []pathSegment, depth int)
+	walk = func(v any, prefix []pathSegment, depth int) {
+		paths = append(paths, prefix,
+			append(slices.Clip(prefix), pathSegment{Key: "nope"}),
+			append(slices.Clip(prefix), pathSegment{Key: "99999"}))
+		if depth == 4 {
+			return
+		}
+		switch v := v.(type) {
+		case map[string]any:
+			keys := slices.Sorted(maps.Keys(v))
+			for _, k := range keys[:min(len(keys), 4)] {
+				walk(v[k], append(slices.Clip(prefix), pathSegment{Key: k, Quoted: isCanonicalDecimal(k)}), depth+1)
+			}
+		case []any:
+			for i := range min(len(v), 3) {
+				walk(v[i], append(slices.Clip(prefix), pathSegment{Key: strconv.Itoa(i)}), depth+1)
+			}
+		}
+	}
+	walk(decodeStateJSON(t, string(state)), nil, 0)
+
+	for _, segs := range paths {
+		path := formatPath(segs)
+		wire, _ := json.Marshal(wirePath(segs))
+		if len(segs) == 0 {
+			wire = []byte(`[]`)
+		}
+		local, miss, err := resolveRaw(state, segs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, werr := demoCall(t, app, "snapshot.get", `{"stream":"redux","path":`+string(wire)+`}`)
+		switch {
+		case miss == nil && werr == nil:
+			var answer struct{ State json.RawMessage }
+			if err := json.Unmarshal(got, &answer); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(normaliseJSON(t, string(local)), normaliseJSON(t, string(answer.State))); diff != "" {
+				t.Errorf("%s: pushed answer differs from the local slice (-local +pushed):\n%s", path, diff)
+			}
+		case miss != nil && werr != nil && werr.Code == codePathNotFound:
+			details, _ := json.Marshal(werr.Details)
+			pushed, err := pathMissFromAnswer(json.RawMessage(details), segs)
+			if err != nil {
+				t.Fatalf("%s: %v in %s", path, err, details)
+			}
+			if diff := cmp.Diff(miss, pushed); diff != "" {
+				t.Errorf("%s: pushed miss differs from the local one (-local +pushed):\n%s", path, diff)
+			}
+		default:
+			t.Errorf("%s: local miss %v, pushed error %v", path, miss, werr)
+		}
+	}
+	if len(paths) < 100 {
+		t.Errorf("only %d paths compared", len(paths))
 	}
 }
