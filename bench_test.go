@@ -546,14 +546,18 @@ func BenchmarkStartup(b *testing.B) {
 // Large states, end to end.
 
 // benchToolOnState measures one tool call per op against a server whose
-// connected app holds the generated state of each size.
-func benchToolOnState(b *testing.B, name string, args map[string]any) {
+// connected app holds the generated state of each size; configure, if
+// given, changes the server's settings.
+func benchToolOnState(b *testing.B, name string, args map[string]any, configure ...func(*config)) {
 	for _, size := range benchStateSizes {
 		b.Run(size.name, func(b *testing.B) {
 			state := benchStateOfSize(b, size.bytes).baseJSON
 			cfg := benchConfig(b)
 			cfg.MaxPayloadSize = benchMaxPayload
 			cfg.MaxResultBytes = benchMaxPayload
+			for _, f := range configure {
+				f(&cfg)
+			}
 			c := benchStartServer(b, cfg)
 			benchConnectApp(b, c, state)
 			rawArgs, err := json.Marshal(args)
@@ -624,6 +628,12 @@ func BenchmarkStatePathPushDown(b *testing.B) {
 // line carries it twice, as text and as structuredContent).
 func BenchmarkSnapshot(b *testing.B) {
 	benchToolOnState(b, "debug_get_snapshot", map[string]any{"stream": "redux"})
+}
+
+// BenchmarkSnapshotRedactOff is BenchmarkSnapshot with REDACT=off: the
+// difference is what redaction of a whole state costs end to end.
+func BenchmarkSnapshotRedactOff(b *testing.B) {
+	benchToolOnState(b, "debug_get_snapshot", map[string]any{"stream": "redux"}, func(c *config) { c.Redact = false })
 }
 
 // BenchmarkSnapshotScope: debug_get_snapshot of a subtree of about 5% of

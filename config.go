@@ -30,6 +30,11 @@ type config struct {
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
 	ReactotronPort   int      // 0: the Reactotron bridge is off
 	EventBuffer      int      // events kept per session and stream
+	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	RedactKeys       []string // lower-case extra sensitive key names
+	Transport        string   // "stdio" or "http": where MCP clients connect
+	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
+	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
 
 	Demo    bool
 	Version bool
@@ -144,7 +149,50 @@ var settings = []setting{
 		c.EventBuffer = int(n)
 		return err
 	}},
+	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			c.Redact = true
+		case "off":
+			c.Redact = false
+		default:
+			return fmt.Errorf("%q is not one of on, off", v)
+		}
+		return nil
+	}},
+	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
+		// The bound keeps the key matcher's table small.
+		if len(v) > maxRedactKeysLen {
+			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
+		}
+		keys, err := splitList(v, validRedactKey)
+		c.RedactKeys = keys
+		return err
+	}},
+	{"MCP_TRANSPORT", "transport", "stdio", "where MCP clients connect: stdio or http (Streamable HTTP at /mcp)", func(c *config, v string) error {
+		switch t := strings.ToLower(strings.TrimSpace(v)); t {
+		case "stdio", "http":
+			c.Transport = t
+			return nil
+		}
+		return fmt.Errorf("%q is not one of stdio, http", v)
+	}},
+	{"MCP_HTTP_ADDR", "http-addr", "127.0.0.1:3100", "host:port of the HTTP transport; non-loopback requires MCP_HTTP_TOKEN", func(c *config, v string) error {
+		host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+		if err != nil || (net.ParseIP(host) == nil && !validHostName(host)) || !validPort(port) || port == "" {
+			return fmt.Errorf("%q is not host:port (port 1-65535)", v)
+		}
+		c.HTTPAddr = net.JoinHostPort(host, port)
+		return nil
+	}},
+	{"MCP_HTTP_TOKEN", "http-token", "", "when set, HTTP clients must send Authorization: Bearer <token>", func(c *config, v string) error {
+		c.HTTPToken = v
+		return nil
+	}},
 }
+
+// maxRedactKeysLen bounds REDACT_KEYS.
+const maxRedactKeysLen = 4096
 
 // loadConfig reads the environment through getenv, then the flags in args,
 // which override it. An empty variable counts as unset. Errors wrap errUsage
@@ -189,6 +237,12 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 			return c, fmt.Errorf("%w: %s: %v", errUsage, cmp.Or(from, s.env+" default"), err)
 		}
 	}
+	if c.Transport == "http" && c.HTTPToken == "" {
+		if host, _, _ := net.SplitHostPort(c.HTTPAddr); !isLoopbackHost(host) {
+			return c, fmt.Errorf("%w: %s %q is not a loopback address: set MCP_HTTP_TOKEN so that only clients holding it are served",
+				errUsage, cmp.Or(source["MCP_HTTP_ADDR"], "MCP_HTTP_ADDR"), c.HTTPAddr)
+		}
+	}
 	if c.MaxResultBytes > int(c.MaxPayloadSize) {
 		from := source["MAX_RESULT_BYTES"]
 		if from == "" {
@@ -231,8 +285,8 @@ func flagSet(fs *flag.FlagSet, name string) bool {
 
 func printUsage(w io.Writer) {
 	fmt.Fprintf(w, "Usage: devtools-mcp [flags]\n\n"+
-		"An MCP server on stdio that lets a coding agent inspect a running app's\n"+
-		"Redux store, navigation state and MMKV storage through its debug adapter.\n\n"+
+		"An MCP server on stdio or Streamable HTTP that lets a coding agent inspect\n"+
+		"a running app's Redux store, navigation state and MMKV storage through\nits debug adapter.\n\n"+
 		"Every setting is an environment variable, overridden by its flag:\n\n")
 	for _, s := range settings {
 		fmt.Fprintf(w, "  %-19s -%-19s default %-11q %s\n", s.env, s.flag, s.def, s.usage)

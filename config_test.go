@@ -26,6 +26,9 @@ func wantDefaults() config {
 		LogFormat:      "text",
 		ReactotronPort: 9090,
 		EventBuffer:    1000,
+		Redact:         true,
+		Transport:      "stdio",
+		HTTPAddr:       "127.0.0.1:3100",
 	}
 }
 
@@ -55,6 +58,8 @@ func TestConfigDefaults(t *testing.T) {
 	for _, s := range []string{
 		"WS_PORT", "WS_HOST", "REQUEST_TIMEOUT_MS", "MAX_PAYLOAD_SIZE", "MAX_RESULT_BYTES",
 		"LOG_LEVEL", "LOG_FORMAT", "WS_TOKEN", "WS_ALLOWED_HOSTS", "WS_ALLOWED_ORIGINS",
+		"REDACT", "REDACT_KEYS",
+		"MCP_TRANSPORT", "MCP_HTTP_ADDR", "MCP_HTTP_TOKEN",
 	} {
 		allEmpty[s] = ""
 	}
@@ -132,20 +137,30 @@ func TestConfigFromEnv(t *testing.T) {
 			func(c *config) { c.WSAllowedOrigins = []string{"http://localhost:3000", "https://app.example.com"} },
 		},
 		{"WS_ALLOWED_ORIGINS only separators", map[string]string{"WS_ALLOWED_ORIGINS": ",,"}, func(c *config) {}},
+		{"REDACT off", map[string]string{"REDACT": "off"}, func(c *config) { c.Redact = false }},
+		{"REDACT on, any case, trimmed", map[string]string{"REDACT": " ON "}, func(c *config) { c.Redact = true }},
+		{
+			"REDACT_KEYS trimmed, lower-cased, empty items dropped",
+			map[string]string{"REDACT_KEYS": " SSN ,, card number,x-pin_code.v2 "},
+			func(c *config) { c.RedactKeys = []string{"ssn", "card number", "x-pin_code.v2"} },
+		},
+		{"REDACT_KEYS with REDACT off", map[string]string{"REDACT": "off", "REDACT_KEYS": "ssn"}, func(c *config) { c.Redact, c.RedactKeys = false, []string{"ssn"} }},
 		{
 			"all at once",
 			map[string]string{
 				"WS_PORT": "9000", "WS_HOST": "192.168.1.5", "REQUEST_TIMEOUT_MS": "1500",
 				"MAX_PAYLOAD_SIZE": "2048", "MAX_RESULT_BYTES": "1500", "LOG_LEVEL": "error",
 				"LOG_FORMAT": "json", "WS_TOKEN": "tok", "WS_ALLOWED_HOSTS": "a.test",
-				"WS_ALLOWED_ORIGINS": "https://b.test", "REACTOTRON_PORT": "0", "EVENT_BUFFER": "50",
+				"WS_ALLOWED_ORIGINS": "https://b.test", "REACTOTRON_PORT": "0", "EVENT_BUFFER": "50", "REDACT": "off", "REDACT_KEYS": "ssn",
+				"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "127.0.0.1:4000", "MCP_HTTP_TOKEN": "ht",
 			},
 			func(c *config) {
 				*c = config{
 					WSPort: 9000, WSHost: "192.168.1.5", RequestTimeout: 1500 * time.Millisecond,
 					MaxPayloadSize: 2048, MaxResultBytes: 1500, LogLevel: slog.LevelError,
 					LogFormat: "json", WSToken: "tok", WSAllowedHosts: []string{"a.test"},
-					WSAllowedOrigins: []string{"https://b.test"}, ReactotronPort: 0, EventBuffer: 50,
+					WSAllowedOrigins: []string{"https://b.test"}, ReactotronPort: 0, EventBuffer: 50, Redact: false, RedactKeys: []string{"ssn"},
+					Transport: "http", HTTPAddr: "127.0.0.1:4000", HTTPToken: "ht",
 				}
 			},
 		},
@@ -203,6 +218,8 @@ func TestFlagOverridesEnv(t *testing.T) {
 			func(c *config) { c.WSPort, c.WSHost, c.LogFormat = 7000, "10.1.2.3", "json" },
 		},
 		{"-demo", []string{"-demo"}, nil, func(c *config) { c.Demo = true }},
+		{"-redact", []string{"-redact=off"}, map[string]string{"REDACT": "on"}, func(c *config) { c.Redact = false }},
+		{"-redact-keys", []string{"-redact-keys=Pin"}, map[string]string{"REDACT_KEYS": "ssn"}, func(c *config) { c.RedactKeys = []string{"pin"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -293,6 +310,26 @@ func TestConfigInvalid(t *testing.T) {
 		{"WS_ALLOWED_ORIGINS bad second item", nil, env{"WS_ALLOWED_ORIGINS": "https://ok.test,evil.test"}, "WS_ALLOWED_ORIGINS", ""},
 		{"-ws-allowed-origins without scheme", []string{"-ws-allowed-origins=example.com"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
 		{"-ws-allowed-origins with path", []string{"-ws-allowed-origins=https://x.test/p"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
+		// REDACT
+		{"REDACT yes", nil, env{"REDACT": "yes"}, "REDACT", ""},
+		{"REDACT 0", nil, env{"REDACT": "0"}, "REDACT", ""},
+		{"-redact unknown", []string{"-redact=maybe"}, env{"REDACT": "on"}, "-redact", "REDACT"},
+		// REDACT_KEYS
+		{"REDACT_KEYS with a slash", nil, env{"REDACT_KEYS": "ssn, pin/code"}, "REDACT_KEYS", ""},
+		{"REDACT_KEYS digits only", nil, env{"REDACT_KEYS": "1234"}, "REDACT_KEYS", ""},
+		{"REDACT_KEYS not ASCII", nil, env{"REDACT_KEYS": "geheimnis,schlüssel"}, "REDACT_KEYS", ""},
+		{"REDACT_KEYS too long", nil, env{"REDACT_KEYS": strings.Repeat("abcdefg,", 600)}, "REDACT_KEYS", ""},
+		{"-redact-keys bad", []string{"-redact-keys=a:b"}, nil, "-redact-keys", "REDACT_KEYS"},
+		// MCP_TRANSPORT, MCP_HTTP_ADDR, MCP_HTTP_TOKEN
+		{"MCP_TRANSPORT sse", nil, env{"MCP_TRANSPORT": "sse"}, "MCP_TRANSPORT", ""},
+		{"-transport websocket", []string{"-transport=websocket"}, env{"MCP_TRANSPORT": "http"}, "-transport", "MCP_TRANSPORT"},
+		{"MCP_HTTP_ADDR without port", nil, env{"MCP_HTTP_ADDR": "127.0.0.1"}, "MCP_HTTP_ADDR", ""},
+		{"MCP_HTTP_ADDR port 0", nil, env{"MCP_HTTP_ADDR": "127.0.0.1:0"}, "MCP_HTTP_ADDR", ""},
+		{"MCP_HTTP_ADDR port 65536", nil, env{"MCP_HTTP_ADDR": "127.0.0.1:65536"}, "MCP_HTTP_ADDR", ""},
+		{"MCP_HTTP_ADDR with scheme", nil, env{"MCP_HTTP_ADDR": "http://127.0.0.1:3100"}, "MCP_HTTP_ADDR", ""},
+		{"-http-addr with path", []string{"-http-addr=127.0.0.1:3100/mcp"}, nil, "-http-addr", "MCP_HTTP_ADDR"},
+		{"HTTP on all interfaces without a token", nil, env{"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "0.0.0.0:3100"}, "MCP_HTTP_TOKEN", ""},
+		{"-http-addr on a LAN address without a token", []string{"-transport=http", "-http-addr=192.168.1.5:3100"}, nil, "-http-addr", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -472,7 +509,10 @@ func TestRunHelp(t *testing.T) {
 		"WS_TOKEN", "-ws-token",
 		"WS_ALLOWED_HOSTS", "-ws-allowed-hosts",
 		"WS_ALLOWED_ORIGINS", "-ws-allowed-origins",
-		"-demo", "-version", "-help",
+		"MCP_TRANSPORT", "-transport",
+		"MCP_HTTP_ADDR", "-http-addr",
+		"MCP_HTTP_TOKEN", "-http-token",
+		"-demo", "-version", "-help", "127.0.0.1:3100",
 		"19850", "127.0.0.1", "5000", "524288", "100000",
 	}
 	for _, args := range [][]string{{"-help"}, {"-h"}} {
@@ -568,5 +608,37 @@ func TestConfigBracketedIPv6Host(t *testing.T) {
 	}
 	if _, err := loadConfig([]string{"-ws-host", "[not-an-ip]"}, func(string) string { return "" }); !errors.Is(err, errUsage) {
 		t.Errorf("-ws-host [not-an-ip]: %v, want errUsage", err)
+	}
+}
+
+// TestConfigHTTPTransport pins the HTTP settings: a non-loopback address is
+// accepted with a token, and the address is kept as host:port.
+func TestConfigHTTPTransport(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		args []string
+		env  map[string]string
+		want func(*config)
+	}{
+		{"http on loopback", []string{"-transport", "HTTP"}, nil, func(c *config) { c.Transport = "http" }},
+		{"http on localhost", nil, map[string]string{"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "localhost:8080"},
+			func(c *config) { c.Transport, c.HTTPAddr = "http", "localhost:8080" }},
+		{"IPv6 loopback", nil, map[string]string{"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "[::1]:3100"},
+			func(c *config) { c.Transport, c.HTTPAddr = "http", "[::1]:3100" }},
+		{"all interfaces with a token", []string{"-http-token", "s3cret"}, map[string]string{"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "0.0.0.0:3100"},
+			func(c *config) { c.Transport, c.HTTPAddr, c.HTTPToken = "http", "0.0.0.0:3100", "s3cret" }},
+		{"stdio ignores a non-loopback HTTP address", nil, map[string]string{"MCP_HTTP_ADDR": "0.0.0.0:3100"},
+			func(c *config) { c.HTTPAddr = "0.0.0.0:3100" }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			want := wantDefaults()
+			tt.want(&want)
+			if diff := diffConfig(want, mustLoadConfig(t, tt.args, tt.env)); diff != "" {
+				t.Errorf("loadConfig mismatch (-want +got):\n%s", diff)
+			}
+		})
 	}
 }

@@ -199,6 +199,7 @@ type adapterLink struct {
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
+	mcp              http.Handler  // serves /mcp on this port (relay.go); nil: none. Set before run.
 
 	allowedHosts   map[string]bool // WS_ALLOWED_HOSTS
 	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
@@ -688,6 +689,10 @@ func (l *adapterLink) timeoutError(method string) *toolError {
 // WebSocket and serves the connection until it ends. Any path is accepted:
 // adapters dial "/", and nothing else is served here.
 func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
+	if l.mcp != nil && r.URL.Path == mcpPath {
+		l.mcp.ServeHTTP(w, r)
+		return
+	}
 	if reason := l.checkUpgrade(r); reason != "" {
 		l.logger.Warn("refused adapter upgrade", "remote", r.RemoteAddr, "host", r.Host,
 			"origin", r.Header.Get("Origin"), "reason", reason)

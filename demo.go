@@ -1326,7 +1326,18 @@ type demoAuthState struct {
 	User   *demoUser `json:"user"`
 	Token  *string   `json:"token"`
 	Status string    `json:"status"`
+	// RememberedLogin is what a "remember me" box keeps: a password in the
+	// store, which redaction must keep from agents.
+	RememberedLogin *demoLogin `json:"rememberedLogin,omitempty"`
 }
+
+type demoLogin struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// demoPassword is the demo user's password, remembered in the auth state.
+const demoPassword = "Ada-Lovelace-1815"
 
 type demoCartItem struct {
 	SKU   string  `json:"sku"`
@@ -1464,7 +1475,7 @@ func (a *demoApp) initModelLocked() {
 	token := a.tokenLocked()
 	user := demoAdmin
 	a.redux = demoReduxState{
-		Auth:    demoAuthState{User: &user, Token: &token, Status: "authenticated"},
+		Auth:    demoAuthState{User: &user, Token: &token, Status: "authenticated", RememberedLogin: &demoLogin{Email: user.Email, Password: demoPassword}},
 		Cart:    demoCartState{Items: []demoCartItem{}, Currency: "EUR"},
 		Catalog: demoCatalogState{ByID: map[string]demoProduct{}, Categories: demoCategories, RecentlyViewed: []string{}},
 		UI:      demoUIState{Theme: "light", Toasts: []demoToast{}, CurrentScreen: "Home"},
@@ -1801,7 +1812,7 @@ func (a *demoApp) reloginLocked() {
 	token := a.tokenLocked()
 	user := demoAdmin
 	a.dispatchLocked("auth/loginSucceeded", map[string]any{"user": user, "token": token}, func(s *demoReduxState) {
-		s.Auth = demoAuthState{User: &user, Token: &token, Status: "authenticated"}
+		s.Auth = demoAuthState{User: &user, Token: &token, Status: "authenticated", RememberedLogin: &demoLogin{Email: user.Email, Password: demoPassword}}
 	})
 	a.mmkvLocked("auth", "set", "token", token)
 	a.mmkvLocked("auth", "set", "userId", user.ID)

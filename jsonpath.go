@@ -347,18 +347,29 @@ func isCanonicalDecimal(s string) bool {
 	return allDigits(s) && (s[0] != '0' || len(s) == 1)
 }
 
-// parseIndex returns the index a segment names, if it can name one.
+// parseIndex returns the array index a segment names, if it names one. The
+// notation has exactly one spelling per index, so that a path read by any
+// resolver means the same thing: an unquoted canonical decimal (digits, no
+// sign, no leading zero). "-0", "+1", "01", "1e0", " 1" and ["1"] are keys,
+// never indexes; on an array they miss. A canonical decimal past the range of
+// int is an index no array has, so it misses too, but as an index: the miss
+// names the array's length. resolvePath and resolveRaw both decide here.
 func parseIndex(seg pathSegment) (int, bool) {
-	if seg.Quoted || !isCanonicalDecimal(seg.Key) || len(seg.Key) > 18 {
-		// 18 digits fit in any int64; longer ones exceed every array anyway.
+	if seg.Quoted || !isCanonicalDecimal(seg.Key) {
 		return 0, false
 	}
-	n := 0
-	for i := 0; i < len(seg.Key); i++ {
-		n = n*10 + int(seg.Key[i]-'0')
+	n, err := strconv.Atoi(seg.Key)
+	if err != nil {
+		// Only the range can fail for a canonical decimal: no array is
+		// that long, whatever the size of int.
+		return indexPastInt, true
 	}
 	return n, true
 }
+
+// indexPastInt stands for an index past the range of int; it is at least
+// every array's length, so it always misses.
+const indexPastInt = int(^uint(0) >> 1)
 
 // resolvePath walks root, a value as encoding/json decodes it into any with
 // UseNumber, along segs. On an object a segment names the key it spells; on

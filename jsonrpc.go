@@ -59,6 +59,7 @@ type request struct {
 	ID     json.RawMessage // the id exactly as the client wrote it; nil for a notification
 	Method string
 	Params json.RawMessage // nil when absent or null
+	Info   any             // what admit learned for the handler (the MCP core's per-request era); nil by default
 }
 
 func (r *request) isNotification() bool { return r.ID == nil }
@@ -199,6 +200,10 @@ type rpcConn struct {
 	admit  func(req *request) error
 	logger *slog.Logger
 	out    *lineWriter
+	// stopped is closed when intake ends (EOF or ctx done), before serve
+	// waits for requests still running: long-lived ones (2026-07-28's
+	// subscriptions/listen) end on it rather than hold serve open.
+	stopped chan struct{}
 
 	mu       sync.Mutex
 	inFlight map[string]*call // by idKey
@@ -240,6 +245,7 @@ func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, adm
 		logger:   logger,
 		out:      &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
 		inFlight: make(map[string]*call),
+		stopped:  make(chan struct{}),
 	}
 	c.taskReady = sync.NewCond(&c.qmu)
 	c.queueRoom = sync.NewCond(&c.qmu)
@@ -293,6 +299,7 @@ intake:
 			c.receive(ctx, item.data)
 		}
 	}
+	close(c.stopped)
 	c.qmu.Lock()
 	c.closing = true // workers drain the queue, then return
 	c.taskReady.Broadcast()
@@ -583,13 +590,19 @@ func (c *rpcConn) run(ctx context.Context, req *request) []byte {
 // callHandler turns a panicking handler into -32603 so that one bad request
 // cannot take the server down.
 func (c *rpcConn) callHandler(ctx context.Context, req *request) (result any, err error) {
+	return callSafely(ctx, c.handle, c.logger, req)
+}
+
+// callSafely calls handle, turning a panic into -32603. Transports other
+// than stdio (Streamable HTTP) call handlers through it too.
+func callSafely(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {
-			c.logger.Error("handler panicked", "method", req.Method, "panic", p)
+			logger.Error("handler panicked", "method", req.Method, "panic", p)
 			err = rpcErrorf(errInternal, nil, "internal error in %s", req.Method)
 		}
 	}()
-	return c.handle(ctx, req)
+	return handle(ctx, req)
 }
 
 // rejectMessage answers a message that could not be decoded.
@@ -683,11 +696,11 @@ type lineWriter struct {
 }
 
 func (lw *lineWriter) write(msg []byte, flush bool) {
-	if !utf8.Valid(msg) {
-		// Invalid bytes can only sit inside JSON strings (elsewhere the JSON
-		// would be invalid), where U+FFFD keeps it valid.
-		msg = bytes.ToValidUTF8(msg, []byte("\uFFFD"))
-	}
+	// Invalid bytes can only sit inside JSON strings (elsewhere the JSON
+	// would be invalid), where U+FFFD keeps it valid. validUTF8 replaces
+	// each such byte, as appendJSONString does, so that the raw
+	// structuredContent of a tool result and its escaped text item agree.
+	msg = validUTF8(msg)
 	lw.waiting.Add(1)
 	lw.mu.Lock()
 	defer lw.mu.Unlock()

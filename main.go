@@ -2,11 +2,14 @@
 // development: the app's debug adapter connects over a WebSocket (Wire
 // Protocol v1, see PROTOCOL.md) and the server offers what the adapter
 // knows — Redux state, navigation state, MMKV storage and the events that
-// changed them — as MCP tools and resources on stdin/stdout.
+// changed them — as MCP tools and resources on stdin/stdout or Streamable
+// HTTP.
 //
-// Data flows from the agent through jsonrpc.go (framing, JSON-RPC) and
-// mcp.go (lifecycle, dispatch) to tools.go and resources.go, which ask the
-// adapter through conn.go (handshake.go vets new connections) and shape
+// Data flows from the agent through jsonrpc.go (framing, JSON-RPC) or
+// http.go and http_session.go (Streamable HTTP), client.go (one client's
+// state) and mcp.go (dispatch, notifications; era.go the 2026-07-28
+// revision; relay.go to the process holding the adapter port) to tools.go
+// and resources.go, which ask the adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
 // decoding it). errors.go holds the tool error codes, config.go the
 // settings, and demo.go a simulated app for -demo and the tests.
@@ -83,10 +86,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := newMCPServer(cfg, logger, stdout)
+	srv := newMCPServer(cfg, logger)
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	// The adapter port also answers MCP for other local devtools-mcp
+	// processes, which relay to it while this one holds the port (relay.go).
+	portMCP := newHTTPTransport(srv, cfg, logger)
+	srv.link.mcp = relayEndpoint(portMCP)
+	srv.relay = newRelay(cfg, srv.link)
 
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -95,6 +103,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { srv.relay.watch(ctx, srv) })
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
 	select {
@@ -107,8 +116,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
-	err := srv.serve(ctx, stdin)
+	var err error
+	if cfg.Transport == "http" {
+		err = serveHTTP(ctx, srv, cfg, logger) // stdin is not read: signals stop it
+	} else {
+		err = srv.serve(ctx, stdin, stdout)
+	}
 	cancel()
+	portMCP.close() // its streams must not hold the adapter listener's shutdown
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")
 	return err

@@ -8,7 +8,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"sync/atomic"
+	"sync"
 )
 
 // Protocol versions this server speaks; the last is the newest and the answer
@@ -23,86 +23,126 @@ const serverInstructions = "Inspect a running app in development: its Redux stor
 // Client log levels of MCP logging, least severe first.
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
-// mcpServer is the MCP side of the program: lifecycle, dispatch to the tool
-// and resource registries, and server-to-client notifications. Its methods
-// are safe for concurrent use.
+// mcpServer is the MCP side of the program: one server — tools, resources,
+// the adapter link — shared by every client (client.go) and by the
+// stateless requests of the 2026-07-28 revision (era.go), whatever the
+// transport. It dispatches to the tool and resource registries and fans
+// server-to-client notifications out to whoever asked for them. Its
+// methods are safe for concurrent use.
 type mcpServer struct {
 	cfg       config
 	logger    *slog.Logger
 	link      *adapterLink
 	tools     *toolSet
 	resources *resourceHub
-	rpc       *rpcConn
+	relay     *relay    // to the process holding the adapter port; nil: never relay
+	redact    *redactor // nil when REDACT=off
 
-	initialized atomic.Bool  // initialize answered: other requests are admitted
-	clientReady atomic.Bool  // notifications/initialized received: notifications may go out
-	clientLevel atomic.Int32 // index into logLevels; -1 until logging/setLevel
+	mu        sync.Mutex
+	clients   map[*client]struct{}
+	listeners map[*listener]struct{} // open 2026-07-28 subscriptions/listen requests
 
-	closed atomic.Bool // set when serving ends: no more notifications
+	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (relay.go)
 }
 
 // method describes one MCP request or notification the server understands.
+// Entries serve both eras unless marked.
 type method struct {
 	handle     func(s *mcpServer, ctx context.Context, params json.RawMessage) (any, error)
 	beforeInit bool // may be called before initialize
 	inline     bool // cheap, or ordered with later lines: run on the reading goroutine
+	legacyOnly bool // removed in 2026-07-28: answered only without a modern _meta
+	modernOnly bool // new in 2026-07-28: answered only with a modern _meta
 }
 
 var methods = map[string]method{
-	"initialize":                {handle: (*mcpServer).initialize, beforeInit: true, inline: true},
-	"ping":                      {handle: (*mcpServer).ping, beforeInit: true, inline: true},
-	"notifications/initialized": {handle: (*mcpServer).clientInitialized, beforeInit: true, inline: true},
-	"logging/setLevel":          {handle: (*mcpServer).setLevel, inline: true},
+	"initialize":                {handle: (*mcpServer).initialize, beforeInit: true, inline: true, legacyOnly: true},
+	"ping":                      {handle: (*mcpServer).ping, beforeInit: true, inline: true, legacyOnly: true},
+	"notifications/initialized": {handle: (*mcpServer).clientInitialized, beforeInit: true, inline: true, legacyOnly: true},
+	"logging/setLevel":          {handle: (*mcpServer).setLevel, inline: true, legacyOnly: true},
 	"tools/list":                {handle: (*mcpServer).listTools, inline: true},
 	"tools/call":                {handle: (*mcpServer).callTool},
 	"resources/list":            {handle: (*mcpServer).listResources, inline: true},
 	"resources/templates/list":  {handle: (*mcpServer).listResourceTemplates, inline: true},
 	"resources/read":            {handle: (*mcpServer).readResource},
-	"resources/subscribe":       {handle: (*mcpServer).subscribe, inline: true},
-	"resources/unsubscribe":     {handle: (*mcpServer).unsubscribe, inline: true},
+	"resources/subscribe":       {handle: (*mcpServer).subscribe, inline: true, legacyOnly: true},
+	"resources/unsubscribe":     {handle: (*mcpServer).unsubscribe, inline: true, legacyOnly: true},
 	"completion/complete":       {handle: (*mcpServer).complete}, // a path completion asks the adapter
 	"prompts/list":              {handle: (*mcpServer).listPrompts, inline: true},
 	"prompts/get":               {handle: (*mcpServer).getPrompt, inline: true},
+	"server/discover":           {handle: (*mcpServer).discover, inline: true, modernOnly: true},
+	"subscriptions/listen":      {handle: (*mcpServer).listen, modernOnly: true},
 }
 
-func newMCPServer(cfg config, logger *slog.Logger, stdout io.Writer) *mcpServer {
-	s := &mcpServer{cfg: cfg, logger: logger}
-	s.clientLevel.Store(-1)
-	s.rpc = newRPCConn(stdout, s.handle, isInline, s.admit, logger)
-	return s
+func newMCPServer(cfg config, logger *slog.Logger) *mcpServer {
+	return &mcpServer{cfg: cfg, logger: logger, redact: newRedactor(cfg), clients: make(map[*client]struct{}),
+		listeners: make(map[*listener]struct{}), subsChanged: make(chan struct{}, 1)}
+}
+
+func (s *mcpServer) subscriptionsChanged() {
+	select {
+	case s.subsChanged <- struct{}{}:
+	default:
+	}
+}
+
+// heldURIs returns every resource URI some client or listen stream holds, sorted.
+func (s *mcpServer) heldURIs() []string {
+	var uris []string
+	for _, c := range s.clientList() {
+		uris = append(uris, c.subs.list()...)
+	}
+	for _, l := range s.listenerList() {
+		uris = append(uris, l.subs.list()...)
+	}
+	slices.Sort(uris)
+	return slices.Compact(uris)
 }
 
 func isInline(name string) bool { return methods[name].inline }
 
 // serve answers MCP on stdin until EOF or ctx ends; every reply to a request
-// already read is written before it returns.
-func (s *mcpServer) serve(ctx context.Context, stdin io.Reader) error {
-	err := s.rpc.serve(ctx, stdin)
-	s.closed.Store(true)
+// already read is written before it returns. The stdio peer is one client.
+func (s *mcpServer) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
+	c := newClient(s, "stdio", nil, nil)
+	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, s.logger)
+	c.notify, c.stopped = rpc.notify, rpc.stopped
+	s.addClient(c)
+	err := rpc.serve(ctx, stdin)
+	s.removeClient(c)
 	return err
 }
 
-// admit refuses unknown methods and, until initialize has been answered,
-// everything but initialize and ping. It runs in arrival order.
-func (s *mcpServer) admit(req *request) error {
-	m, ok := methods[req.Method]
-	if !ok {
-		if req.Method == "server/discover" {
-			return rpcErrorf(errMethodNotFound, nil, "method not found: server/discover is not supported yet; use initialize")
+func (s *mcpServer) addClient(c *client) {
+	s.mu.Lock()
+	s.clients[c] = struct{}{}
+	s.mu.Unlock()
+}
+
+func (s *mcpServer) removeClient(c *client) {
+	s.mu.Lock()
+	delete(s.clients, c)
+	s.mu.Unlock()
+	c.close()
+}
+
+// dispatch runs one admitted request's handler, or relays it to the
+// process holding the adapter port (relay.go). Results of 2026-07-28
+// requests get that revision's shape (era.go).
+func (s *mcpServer) dispatch(ctx context.Context, call *callInfo, req *request) (any, error) {
+	if s.relay != nil {
+		if result, err, ok := s.relay.forward(ctx, call, req); ok {
+			return result, err
 		}
-		return rpcErrorf(errMethodNotFound, nil, "method not found: %q", req.Method)
 	}
-	if !m.beforeInit && !s.initialized.Load() {
-		return rpcErrorf(errInvalidRequest, nil, "server not initialized: send initialize first")
+	result, err := methods[req.Method].handle(s, withCall(ctx, call), req.Params)
+	if call.meta == nil {
+		return result, err
 	}
-	return nil
+	return modernResult(req.Method, result, err)
 }
 
-func (s *mcpServer) handle(ctx context.Context, req *request) (any, error) {
-	return methods[req.Method].handle(s, ctx, req.Params)
-}
-
-func (s *mcpServer) initialize(_ context.Context, params json.RawMessage) (any, error) {
+func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		ProtocolVersion *string `json:"protocolVersion"`
 	}
@@ -116,7 +156,9 @@ func (s *mcpServer) initialize(_ context.Context, params json.RawMessage) (any, 
 	if slices.Contains(protocolVersions, *p.ProtocolVersion) {
 		negotiated = *p.ProtocolVersion
 	}
-	s.initialized.Store(true)
+	if c := callFrom(ctx).client; c != nil {
+		c.initialized.Store(true)
+	}
 	return map[string]any{
 		"protocolVersion": negotiated,
 		"capabilities": map[string]any{
@@ -140,14 +182,14 @@ func (s *mcpServer) ping(context.Context, json.RawMessage) (any, error) { return
 // clientInitialized opens the way for notifications. Waiting for it, rather
 // than sending once initialize is answered, also guarantees that no
 // notification can overtake the initialize reply on stdout.
-func (s *mcpServer) clientInitialized(context.Context, json.RawMessage) (any, error) {
-	if s.initialized.Load() {
-		s.clientReady.Store(true)
+func (s *mcpServer) clientInitialized(ctx context.Context, _ json.RawMessage) (any, error) {
+	if c := callFrom(ctx).client; c != nil && c.initialized.Load() {
+		c.ready.Store(true)
 	}
 	return nil, nil
 }
 
-func (s *mcpServer) setLevel(_ context.Context, params json.RawMessage) (any, error) {
+func (s *mcpServer) setLevel(ctx context.Context, params json.RawMessage) (any, error) {
 	var p struct {
 		Level *string `json:"level"`
 	}
@@ -161,27 +203,66 @@ func (s *mcpServer) setLevel(_ context.Context, params json.RawMessage) (any, er
 	if i < 0 {
 		return nil, rpcErrorf(errInvalidParams, nil, "invalid params: level %q is not one of %s", *p.Level, strings.Join(logLevels, ", "))
 	}
-	s.clientLevel.Store(int32(i))
+	if c := callFrom(ctx).client; c != nil {
+		c.level.Store(int32(i))
+	}
 	return struct{}{}, nil
 }
 
-// logToClient sends notifications/message when the client asked for
-// messages at level or above. It never blocks on the client for long: the
-// write shares the reply lock.
+// logToClient sends notifications/message to every legacy client that asked
+// for messages at level or above. 2026-07-28 requests get none: their
+// messages are request-scoped and this server's are not (era.go).
 func (s *mcpServer) logToClient(level string, data any) {
-	want := s.clientLevel.Load()
-	if want < 0 || !s.clientReady.Load() || s.closed.Load() || int32(slices.Index(logLevels, level)) < want {
-		return
+	data = s.redact.Value(data)
+	for _, c := range s.clientList() {
+		c.log(level, data)
 	}
-	s.rpc.notify("notifications/message", map[string]any{"level": level, "logger": "devtools-mcp", "data": data})
 }
 
-// notifyClient sends a notification once the client has initialized.
+// notifyClient sends a notification to every initialized legacy client and,
+// for list changes, to every subscriptions/listen stream that opted in.
 func (s *mcpServer) notifyClient(method string, params any) {
-	if !s.clientReady.Load() || s.closed.Load() {
+	if method == "notifications/resources/updated" {
+		s.resourceUpdated(params)
 		return
 	}
-	s.rpc.notify(method, params)
+	for _, c := range s.clientList() {
+		c.send(method, params)
+	}
+	if method == "notifications/resources/list_changed" {
+		for _, l := range s.listenerList() {
+			if l.listChanged {
+				l.deliver(method, map[string]any{})
+			}
+		}
+	}
+}
+
+// resourceUpdated routes the hub's notifications/resources/updated to the
+// clients and listen streams holding the URI.
+func (s *mcpServer) resourceUpdated(params any) {
+	p, _ := params.(map[string]string)
+	uri := p["uri"]
+	for _, c := range s.clientList() {
+		if c.subs.has(uri) {
+			c.send("notifications/resources/updated", params)
+		}
+	}
+	for _, l := range s.listenerList() {
+		if l.subs.has(uri) {
+			l.deliver("notifications/resources/updated", map[string]any{"uri": uri})
+		}
+	}
+}
+
+func (s *mcpServer) clientList() []*client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*client, 0, len(s.clients))
+	for c := range s.clients {
+		out = append(out, c)
+	}
+	return out
 }
 
 func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, error) {
@@ -247,20 +328,29 @@ func (s *mcpServer) readResource(ctx context.Context, params json.RawMessage) (a
 	return s.resources.read(ctx, uri)
 }
 
-func (s *mcpServer) subscribe(_ context.Context, params json.RawMessage) (any, error) {
+func (s *mcpServer) subscribe(ctx context.Context, params json.RawMessage) (any, error) {
 	uri, err := uriParam(params)
 	if err != nil {
 		return nil, err
 	}
-	return struct{}{}, s.resources.subscribe(uri)
+	if _, _, ok := parseURI(uri); !ok {
+		return nil, resourceNotFound(uri)
+	}
+	c := callFrom(ctx).client
+	if c == nil {
+		return struct{}{}, nil
+	}
+	return struct{}{}, c.subs.add(s.resources, uri)
 }
 
-func (s *mcpServer) unsubscribe(_ context.Context, params json.RawMessage) (any, error) {
+func (s *mcpServer) unsubscribe(ctx context.Context, params json.RawMessage) (any, error) {
 	uri, err := uriParam(params)
 	if err != nil {
 		return nil, err
 	}
-	s.resources.unsubscribe(uri)
+	if c := callFrom(ctx).client; c != nil {
+		c.subs.remove(s.resources, uri)
+	}
 	return struct{}{}, nil
 }
 

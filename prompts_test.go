@@ -323,7 +323,7 @@ func (fakeLookups) sessionNames() []string      { return nil }
 func stateWithPath(segs []pathSegment) ([]byte, bool) {
 	value := []byte("1")
 	for i := len(segs) - 1; i >= 0; i-- {
-		if index, ok := arrayIndex(segs[i]); ok {
+		if index, ok := parseIndex(segs[i]); ok {
 			if index > 64 {
 				return nil, false
 			}

@@ -17,6 +17,7 @@ type adapterQueries struct {
 	cfg      config
 	link     *adapterLink
 	sessions *sessionRegistry
+	redact   *redactor // nil when REDACT=off
 }
 
 // session resolves a `session` argument ("" for the default session). With
@@ -169,7 +170,7 @@ func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path s
 	if miss != nil {
 		return snapshot{}, nil, notFound(missCode, path, miss)
 	}
-	return snap, compactJSON(value), nil
+	return snap, q.redact.At(segs, compactJSON(value)), nil
 }
 
 func notFound(code, path string, miss *pathMiss) *toolError {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strconv"
 	"unicode/utf8"
 )
 
@@ -262,31 +261,17 @@ func member(object []byte, name string) (value []byte, found bool, err error) {
 
 // resolveRaw finds the value at path in the JSON text data, by the rules of
 // resolvePath, without decoding anything but the object names on the way.
+// The two must agree on every input, hit or miss (FuzzResolveRaw), so both
+// take indexes from parseIndex.
 func resolveRaw(data []byte, segs []pathSegment) ([]byte, *pathMiss, error) {
 	current := data
 	for depth, seg := range segs {
-		var next []byte
-		found := false
-		switch rawKind(current) {
-		case "object":
-			var err error
-			if next, found, err = member(current, seg.Key); err != nil {
-				return nil, nil, err
-			}
-		case "array":
-			if index, ok := arrayIndex(seg); ok {
-				if err := eachElement(current, func(i int, v []byte) bool {
-					if i == index {
-						next, found = v, true
-					}
-					return i < index
-				}); err != nil {
-					return nil, nil, err
-				}
-			}
+		next, found, err := rawStep(current, seg)
+		if err != nil {
+			return nil, nil, err
 		}
 		if !found {
-			miss, err := rawMiss(current, segs[:depth], seg)
+			miss, err := rawMiss(data, segs[:depth], current, seg)
 			return nil, miss, err
 		}
 		current = next
@@ -294,22 +279,54 @@ func resolveRaw(data []byte, segs []pathSegment) ([]byte, *pathMiss, error) {
 	return current, nil, nil
 }
 
-// arrayIndex reports whether seg indexes an array: a bare canonical decimal.
-func arrayIndex(seg pathSegment) (int, bool) {
-	if seg.Quoted || seg.Key == "" || (len(seg.Key) > 1 && seg.Key[0] == '0') || len(seg.Key) > 9 {
-		return 0, false
+// rawStep takes one step of resolveRaw: the member seg names on an object,
+// the element it indexes on an array, nothing on a scalar.
+func rawStep(current []byte, seg pathSegment) (next []byte, found bool, err error) {
+	switch rawKind(current) {
+	case "object":
+		return member(current, seg.Key)
+	case "array":
+		index, ok := parseIndex(seg)
+		if !ok {
+			return nil, false, nil
+		}
+		err = eachElement(current, func(i int, v []byte) bool {
+			if i == index {
+				next, found = v, true
+			}
+			return i < index
+		})
+		return next, found, err
 	}
-	n, err := strconv.Atoi(seg.Key)
-	return n, err == nil && n >= 0 && seg.Key[0] != '+'
+	return nil, false, nil
 }
 
-// rawMiss describes where resolving stopped, as resolvePath's pathMiss does.
-func rawMiss(at []byte, prefix []pathSegment, failed pathSegment) (*pathMiss, error) {
-	miss := &pathMiss{ResolvedPrefix: formatPath(prefix), Segment: formatPath([]pathSegment{failed})}
-	switch rawKind(at) {
+// rawMiss describes where resolveRaw stopped, at node after the steps
+// resolved led from root, as resolvePath's pathMiss does. The prefix is
+// written from what each step named, so a bare digit that selected an
+// object key reads ["0"]; that needs the kinds along the way, so the prefix
+// is walked again, which only a miss pays for.
+func rawMiss(root []byte, resolved []pathSegment, node []byte, failed pathSegment) (*pathMiss, error) {
+	var prefix []byte
+	at := root
+	for _, seg := range resolved {
+		if rawKind(at) == "array" {
+			index, _ := parseIndex(seg)
+			prefix = appendPathIndex(prefix, index)
+		} else {
+			prefix = appendPathKey(prefix, seg.Key)
+		}
+		next, _, err := rawStep(at, seg)
+		if err != nil {
+			return nil, err
+		}
+		at = next
+	}
+	miss := &pathMiss{ResolvedPrefix: string(prefix), Segment: string(appendPathSegment(nil, failed))}
+	switch rawKind(node) {
 	case "object":
 		keys := []string{}
-		if err := eachMember(at, func(name string, _ []byte) bool {
+		if err := eachMember(node, func(name string, _ []byte) bool {
 			keys = append(keys, name)
 			return true
 		}); err != nil {
@@ -324,7 +341,7 @@ func rawMiss(at []byte, prefix []pathSegment, failed pathSegment) (*pathMiss, er
 		miss.Available = keys
 	case "array":
 		n := 0
-		if err := eachElement(at, func(int, []byte) bool { n++; return true }); err != nil {
+		if err := eachElement(node, func(int, []byte) bool { n++; return true }); err != nil {
 			return nil, err
 		}
 		miss.Available = map[string]int{"length": n}
@@ -389,8 +406,47 @@ func compactJSON(data []byte) []byte {
 	return data
 }
 
-// appendJSONString appends s as a JSON string. Invalid UTF-8 becomes U+FFFD
-// so that output stays valid UTF-8, unless verbatim is set: path keys keep
+// Adapter text is not always UTF-8, and MCP output must be. One rule
+// replaces what is not, everywhere the server re-encodes adapter text:
+// each byte that does not start a valid UTF-8 sequence becomes one U+FFFD,
+// so FF FE becomes two. That is encoding/json's rule (Marshal and Unmarshal
+// both), which already decides for every decoded value (diffs, keys listed
+// in a miss), so following it makes a value read raw and the same value read
+// decoded come out identical. The other common rule (bytes.ToValidUTF8 and
+// WHATWG give one U+FFFD per run or per maximal subpart) would disagree with
+// encoding/json, and structuredContent would differ from its text item.
+// appendJSONString applies the rule to strings it writes, validUTF8 to whole
+// messages on their way out.
+
+// validUTF8 returns data with each byte that does not start a valid UTF-8
+// sequence replaced by U+FFFD, copying only when there is such a byte.
+func validUTF8(data []byte) []byte {
+	if utf8.Valid(data) {
+		return data
+	}
+	out := make([]byte, 0, len(data)+len(data)/8+2)
+	start := 0
+	for i := 0; i < len(data); {
+		if data[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(data[i:])
+		if r != utf8.RuneError || size != 1 {
+			i += size
+			continue
+		}
+		out = append(out, data[start:i]...)
+		out = append(out, "\uFFFD"...)
+		i++
+		start = i
+	}
+	return append(out, data[start:]...)
+}
+
+// appendJSONString appends s as a JSON string. Each invalid UTF-8 byte
+// becomes U+FFFD (the rule above) so that output stays valid UTF-8, unless
+// verbatim is set: path keys keep
 // their bytes so that formatting and parsing a path round-trips exactly.
 func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byte {
 	const hex = "0123456789abcdef"

@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -90,6 +92,14 @@ func FuzzResolveRaw(f *testing.F) {
 		{`{"":{"":3}}`, `[""][""]`},
 		{`{"a":"s"}`, "a.b"},
 		{` { "a" : [ 1 , 2 ] } `, "a.1"},
+		// Numeric segments: only a canonical decimal indexes (issue 13).
+		{`[[],1]`, "-0"},
+		{`[0,1]`, "+1"},
+		{`[0,1]`, "01"},
+		{`[0,1]`, "1e0"},
+		{`[[0,1]]`, "0.1"},
+		{`[0]`, "99999999999999999999"},
+		{`{"0":{"1":2},"-0":3}`, "0.1.x"},
 	} {
 		f.Add([]byte(seed.doc), seed.path)
 	}
@@ -200,4 +210,164 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 	if got := appendJSONString(nil, "a\xffb", true); !bytes.Equal(got, []byte("\"a\xffb\"")) {
 		t.Errorf("verbatim = %q, want the invalid byte kept", got)
 	}
+}
+
+// TestResolversAgreeOnNumericSegments pins what every numeric-looking
+// segment means (README "Paths": only an unquoted canonical decimal indexes
+// an array; anything else is a key) and that the raw and the decoded
+// resolver say the same, hit or miss, with the same canonical spelling.
+// Issue 13: the raw resolver once read "-0" as index 0.
+func TestResolversAgreeOnNumericSegments(t *testing.T) {
+	const array = `[10,11,[20,21]]`
+	const object = `{"0":{"x":1},"-0":"minus zero","+1":"plus one","01":"leading zero","1e0":"exponent",` +
+		`"1":{"0":"one dot zero"},"99999999999999999999":{"y":2}," 1":"space"}`
+	objectKeys := []string{" 1", "+1", "-0", "0", "01", "1", "1e0", "99999999999999999999"}
+	length3 := map[string]int{"length": 3}
+	tests := []struct {
+		name, doc, path string
+		canonical       string    // formatPath(parsePath(path))
+		want            string    // the value's JSON on a hit
+		miss            *pathMiss // or the miss
+	}{
+		{"0 indexes", array, "0", "0", "10", nil},
+		{"last index", array, "2.1", "2.1", "21", nil},
+		{"past the end", array, "3", "3", "", &pathMiss{Available: length3, Segment: "3"}},
+		{"-0 is a key", array, "-0", "-0", "", &pathMiss{Available: length3, Segment: "-0"}},
+		{"-1 is a key", array, "-1", "-1", "", &pathMiss{Available: length3, Segment: "-1"}},
+		{"+1 is a key", array, "+1", "+1", "", &pathMiss{Available: length3, Segment: "+1"}},
+		{"01 is a key", array, "01", `["01"]`, "", &pathMiss{Available: length3, Segment: `["01"]`}},
+		{"00 is a key", array, "00", `["00"]`, "", &pathMiss{Available: length3, Segment: `["00"]`}},
+		{"1e0 is a key", array, "1e0", "1e0", "", &pathMiss{Available: length3, Segment: "1e0"}},
+		{"0x1 is a key", array, "0x1", "0x1", "", &pathMiss{Available: length3, Segment: "0x1"}},
+		{"space then digit is a key", array, " 1", " 1", "", &pathMiss{Available: length3, Segment: " 1"}},
+		{"digit then space is a key", array, "1 ", "1 ", "", &pathMiss{Available: length3, Segment: "1 "}},
+		{"non-ASCII digit is a key", array, "١", "١", "", &pathMiss{Available: length3, Segment: "١"}},
+		{"quoted digit is a key", array, `["1"]`, `["1"]`, "", &pathMiss{Available: length3, Segment: `["1"]`}},
+		{"1.0 is two indexes", array, "2.0", "2.0", "20", nil},
+		{"index into a scalar", array, "0.0", "0.0", "", &pathMiss{ResolvedPrefix: "0", Segment: "0"}},
+		{"past int32", array, "2147483648", "2147483648", "", &pathMiss{Available: length3, Segment: "2147483648"}},
+		{"max int64", array, "9223372036854775807", "9223372036854775807", "", &pathMiss{Available: length3, Segment: "9223372036854775807"}},
+		{"past int64", array, "9223372036854775808", "9223372036854775808", "", &pathMiss{Available: length3, Segment: "9223372036854775808"}},
+		{"past uint64", array, "99999999999999999999", "99999999999999999999", "", &pathMiss{Available: length3, Segment: "99999999999999999999"}},
+		{"huge after an index", array, "2.99999999999999999999", "2.99999999999999999999", "",
+			&pathMiss{ResolvedPrefix: "2", Available: map[string]int{"length": 2}, Segment: "99999999999999999999"}},
+
+		// On an object every segment names the key it spells.
+		{"bare 0 names a key", object, "0.x", "0.x", "1", nil},
+		{"quoted 0 names a key", object, `["0"].x`, `["0"].x`, "1", nil},
+		{"-0 names a key", object, "-0", "-0", `"minus zero"`, nil},
+		{"+1 names a key", object, "+1", "+1", `"plus one"`, nil},
+		{"01 names a key", object, "01", `["01"]`, `"leading zero"`, nil},
+		{"1e0 names a key", object, "1e0", "1e0", `"exponent"`, nil},
+		{"1.0 names two keys", object, "1.0", "1.0", `"one dot zero"`, nil},
+		{"huge names a key", object, "99999999999999999999.y", "99999999999999999999.y", "2", nil},
+		{"space names a key", object, " 1", " 1", `"space"`, nil},
+		{"absent digit key", object, "2", "2", "", &pathMiss{Available: objectKeys, Segment: "2"}},
+		{"absent -1", object, "-1", "-1", "", &pathMiss{Available: objectKeys, Segment: "-1"}},
+		// A miss below a digit key reports the prefix as the key it named.
+		{"miss below bare 0", object, "0.z", "0.z", "", &pathMiss{ResolvedPrefix: `["0"]`, Available: []string{"x"}, Segment: "z"}},
+		{"miss below 1.0", object, "1.0.z", "1.0.z", "", &pathMiss{ResolvedPrefix: `["1"]["0"]`, Segment: "z"}},
+		{"miss below huge", object, "99999999999999999999.z", "99999999999999999999.z", "",
+			&pathMiss{ResolvedPrefix: `["99999999999999999999"]`, Available: []string{"y"}, Segment: "z"}},
+		{"regression: -0 in a nested empty array", `[[]]`, "-0", "-0", "", &pathMiss{Available: map[string]int{"length": 1}, Segment: "-0"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			segs, err := parsePath(tt.path)
+			if err != nil {
+				t.Fatalf("parsePath(%q): %v", tt.path, err)
+			}
+			if got := formatPath(segs); got != tt.canonical {
+				t.Errorf("formatPath(parsePath(%q)) = %q, want %q", tt.path, got, tt.canonical)
+			}
+			again, err := parsePath(tt.canonical)
+			if err != nil || !cmp.Equal(again, segs) {
+				t.Errorf("canonical %q parses as %+v (%v), want %+v", tt.canonical, again, err, segs)
+			}
+			raw, rawMissed, err := resolveRaw([]byte(tt.doc), segs)
+			if err != nil {
+				t.Fatalf("resolveRaw: %v", err)
+			}
+			decoded, missed := resolvePath(decodeStateJSON(t, tt.doc), segs)
+			if diff := cmp.Diff(tt.miss, rawMissed); diff != "" {
+				t.Errorf("resolveRaw(%s, %q) miss (-want +got):\n%s", tt.doc, tt.path, diff)
+			}
+			if diff := cmp.Diff(tt.miss, missed); diff != "" {
+				t.Errorf("resolvePath(%s, %q) miss (-want +got):\n%s", tt.doc, tt.path, diff)
+			}
+			if tt.miss != nil {
+				return
+			}
+			if string(raw) != tt.want {
+				t.Errorf("resolveRaw(%s, %q) = %s, want %s", tt.doc, tt.path, raw, tt.want)
+			}
+			if diff := cmp.Diff(decodeStateJSON(t, tt.want), decoded); diff != "" {
+				t.Errorf("resolvePath(%s, %q) (-want +got):\n%s", tt.doc, tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestValidUTF8(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"", ""},
+		{"plain", "plain"},
+		{"é 日本 😀 \uFFFD", "é 日本 😀 \uFFFD"},
+		{"a\xff\xfeb", "a\uFFFD\uFFFDb"},                 // issue 11: two bytes, two U+FFFD
+		{"x\xe6\x97", "x\uFFFD\uFFFD"},                   // a truncated sequence, byte by byte
+		{"\xed\xa0\x80", "\uFFFD\uFFFD\uFFFD"},           // an encoded surrogate
+		{"\xc0\xaf", "\uFFFD\uFFFD"},                     // an overlong encoding
+		{"\x80\xbf", "\uFFFD\uFFFD"},                     // lone continuation bytes
+		{"\xf4\x90\x80\x80", "\uFFFD\uFFFD\uFFFD\uFFFD"}, // past U+10FFFF
+		{"{\"k\xff\":\"v\"}", "{\"k\uFFFD\":\"v\"}"},
+	} {
+		if got := string(validUTF8([]byte(tt.in))); got != tt.want {
+			t.Errorf("validUTF8(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+// FuzzValidUTF8 checks the one replacement rule against encoding/json, which
+// defines it: validUTF8 gives what a round trip through encoding/json gives,
+// and what appendJSONString's string decodes to, and leaves valid text alone.
+func FuzzValidUTF8(f *testing.F) {
+	for _, s := range []string{"", "a\xff\xfeb", "x\xe6\x97", "\xed\xa0\x80", "é\x80😀", "\xf0\x9f\x98"} {
+		f.Add([]byte(s))
+	}
+	for _, s := range wireCorpus {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got := validUTF8(data)
+		if !utf8.Valid(got) {
+			t.Fatalf("validUTF8(%q) = %q, not valid UTF-8", data, got)
+		}
+		if utf8.Valid(data) && !bytes.Equal(got, data) {
+			t.Fatalf("validUTF8 changed valid UTF-8 %q to %q", data, got)
+		}
+		encoded, err := json.Marshal(string(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := json.Unmarshal(encoded, &want); err != nil {
+			t.Fatal(err)
+		}
+		if string(got) != want {
+			t.Fatalf("validUTF8(%q) = %q, encoding/json gives %q", data, got, want)
+		}
+		var viaString string
+		if err := json.Unmarshal(appendJSONString(nil, data, false), &viaString); err != nil || viaString != want {
+			t.Fatalf("appendJSONString(%q) decodes to %q (%v), want %q", data, viaString, err, want)
+		}
+		// In a JSON document the repair keeps the document valid and means
+		// what encoding/json decodes from the original. (reflect.DeepEqual:
+		// cmp.Equal takes seconds on the corpus's 200-deep nesting.)
+		if json.Valid(data) {
+			var before, after any
+			if json.Unmarshal(data, &before) != nil || json.Unmarshal(got, &after) != nil || !reflect.DeepEqual(before, after) {
+				t.Fatalf("validUTF8 changed the meaning of %q: %v, then %v", data, before, after)
+			}
+		}
+	})
 }

@@ -51,17 +51,19 @@ type resourceHub struct {
 	wake chan struct{}            // cap 1: something became dirty
 }
 
-// maxSubscriptions bounds the subscriptions one client may hold; each MMKV
-// instance name is a URI of its own.
+// maxSubscriptions bounds the subscriptions one client may hold (client.go)
+// and the URIs watched here for all of them; each MMKV instance name is a
+// URI of its own.
 const maxSubscriptions = 256
 
 type subscription struct {
 	dirty    bool
 	lastSent time.Time
+	holders  int // clients watching the URI
 }
 
 func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	q := adapterQueries{cfg: cfg, link: link}
+	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
 	if link != nil {
 		q.sessions = link.sessions
 	}
@@ -189,8 +191,9 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 		}
 	}
 	if err != nil {
-		return nil, readError(uri, err)
+		return nil, readError(uri, h.redact.Err(err))
 	}
+	body = h.redact.JSON(body)
 	if int64(len(body)) > h.cfg.MaxPayloadSize {
 		return nil, readError(uri, newToolError(codePayloadTooLarge, map[string]any{"size": len(body), "limit": h.cfg.MaxPayloadSize},
 			"the resource is %d bytes, over MAX_PAYLOAD_SIZE (%d)", len(body), h.cfg.MaxPayloadSize))
@@ -310,13 +313,21 @@ func (h *resourceHub) subscribe(uri string) error {
 		}
 		h.subs[uri] = &subscription{}
 	}
+	h.subs[uri].holders++
 	return nil
 }
 
+// unsubscribe drops one holder of uri; the URI stops being watched when its
+// last holder goes. Each MCP client calls subscribe once per URI it holds
+// and unsubscribe once when it lets go (mcp.go keeps the per-client sets).
 func (h *resourceHub) unsubscribe(uri string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	delete(h.subs, uri)
+	if sub := h.subs[uri]; sub != nil {
+		if sub.holders--; sub.holders <= 0 {
+			delete(h.subs, uri)
+		}
+	}
 }
 
 // eventPushed marks the subscribed URIs that a pushed event of stream may

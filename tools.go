@@ -76,7 +76,7 @@ type toolSet struct {
 }
 
 func newToolSet(cfg config, link *adapterLink) *toolSet {
-	q := adapterQueries{cfg: cfg, link: link}
+	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
 	if link != nil {
 		q.sessions = link.sessions
 	}
@@ -136,26 +136,28 @@ func inputSchema(args []argSpec) map[string]any {
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
 	args, err := parseArgs(t.args, rawArgs)
 	if err != nil {
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	// With no session at all, args.session is nil and the tool answers
 	// NOT_CONNECTED once its own arguments have been checked.
 	ref, _ := args.str("session")
 	if args.session, err = ts.sessions.find(ref); err != nil {
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	res, err := t.run(ctx, ts, args)
 	if err != nil {
 		if ctx.Err() != nil && asToolError(err) == nil {
-			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name))
+			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
 		}
-		return errorResult(err)
+		return errorResult(err, ts.redact)
 	}
 	if t.name != "debug_health_check" {
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
+	// Redacted before the budget is judged: the budget is for what is sent.
+	res.body = ts.redact.JSON(res.body)
 	if len(res.body) > ts.cfg.MaxResultBytes {
-		return errorResult(ts.overBudget(res))
+		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
 }
@@ -212,9 +214,10 @@ func successResult(body []byte) json.RawMessage {
 	return append(out, `,"isError":false}`...)
 }
 
-// errorResult encodes a failure. It carries no structuredContent: clients
-// validate structuredContent against outputSchema even on errors.
-func errorResult(err error) json.RawMessage {
+// errorResult encodes a failure, redacted by r: messages and details can
+// quote the app's data. It carries no structuredContent: clients validate
+// structuredContent against outputSchema even on errors.
+func errorResult(err error, r *redactor) json.RawMessage {
 	te := asToolError(err)
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
@@ -227,13 +230,18 @@ func errorResult(err error) json.RawMessage {
 		body["suggestion"] = s
 	}
 	data, _ := json.Marshal(body)
+	data = r.JSON(data)
 	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
 	return append(out, `}],"isError":true}`...)
 }
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
 // (encoding/json would take "Stream" for "stream") and a repeated name is
-// refused rather than silently merged.
+// refused rather than silently merged. An explicit null is refused like any
+// other wrong type ("must be a string, not null"): the input schemas say
+// string or integer, not null, and reading null as "absent" would let a
+// client's bug (an unset variable sent as null) pass as a request for the
+// default.
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}}
 	members := map[string][]byte{}
@@ -263,7 +271,7 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	}
 	for _, s := range specs {
 		v, ok := members[s.name]
-		if !ok || string(v) == "null" {
+		if !ok {
 			if s.required {
 				return args, invalidParams(s.name, "required")
 			}
@@ -481,6 +489,7 @@ type healthServer struct {
 	ListenError string          `json:"listenError,omitempty"`
 	Listening   bool            `json:"listening"`
 	Reactotron  *healthListener `json:"reactotron,omitempty"`
+	Redaction   string          `json:"redaction"` // "on" or "off" (REDACT)
 	Version     string          `json:"version"`
 	WSURL       string          `json:"wsUrl"`
 }
@@ -514,7 +523,7 @@ type healthStream struct {
 func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	st := ts.link.status()
 	out := healthOutput{
-		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Version: version, WSURL: st.WSURL},
+		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: version, WSURL: st.WSURL},
 		Streams:  []healthStream{},
 		Sessions: []healthSession{},
 	}
@@ -723,6 +732,7 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
 	}
 	changes, total := diffValues(baseState, targetState, maxDiffChanges)
+	ts.redact.Changes(changes) // on the unredacted diff, so a changed token still shows
 	if changes == nil {
 		changes = []change{}
 	}

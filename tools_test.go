@@ -564,3 +564,84 @@ func TestParseIntegerEdges(t *testing.T) {
 		}
 	}
 }
+
+// TestParseArgsRefusesExplicitNull pins the decision for `null` arguments:
+// the input schemas say string or integer and none allows null, so an
+// explicit null is an INVALID_PARAMS error naming the argument, for
+// optional arguments as much as for required ones (issue 11: {"scope": null}
+// and {"limit": null} passed as if absent). Rows pin the message of every
+// argument of every tool; an argument without a row is checked by its kind.
+func TestParseArgsRefusesExplicitNull(t *testing.T) {
+	const notString, notInteger = "must be a string, not null", "must be an integer, not null"
+	want := map[[2]string]string{
+		{"debug_get_snapshot", "stream"}:       notString,
+		{"debug_get_snapshot", "scope"}:        notString,
+		{"debug_query_events", "stream"}:       notString,
+		{"debug_query_events", "limit"}:        notInteger,
+		{"debug_query_events", "since_seq"}:    notInteger,
+		{"debug_query_events", "event_type"}:   notString,
+		{"debug_get_state_path", "path"}:       notString,
+		{"debug_diff_snapshots", "stream"}:     notString,
+		{"debug_diff_snapshots", "base_seq"}:   notInteger,
+		{"debug_diff_snapshots", "target_seq"}: notInteger,
+	}
+	byKind := map[argKind]string{argString: notString, argInteger: notInteger}
+	checked := 0
+	for _, tl := range allTools {
+		for _, arg := range tl.args {
+			t.Run(tl.name+"/"+arg.name, func(t *testing.T) {
+				problem, ok := want[[2]string{tl.name, arg.name}]
+				if !ok {
+					if problem, ok = byKind[arg.kind]; !ok {
+						t.Fatalf("no expectation for argument kind %v", arg.kind)
+					}
+				}
+				// Every other required argument is valid, so only the
+				// null one can be refused.
+				args := map[string]any{}
+				for _, other := range tl.args {
+					switch {
+					case other.name == arg.name:
+						args[other.name] = nil
+					case other.required && other.kind == argString:
+						args[other.name] = "redux"
+					case other.required:
+						args[other.name] = other.min + 1
+					}
+				}
+				raw, _ := json.Marshal(args)
+				_, err := parseArgs(tl.args, raw)
+				te := asToolError(err)
+				if te == nil {
+					t.Fatalf("parseArgs(%s) = %v, want INVALID_PARAMS", raw, err)
+				}
+				got := map[string]any{"code": te.Code, "details": te.Details}
+				wantErr := map[string]any{"code": codeInvalidParams, "details": map[string]string{"argument": arg.name, "problem": problem}}
+				if diff := cmp.Diff(wantErr, got); diff != "" {
+					t.Errorf("parseArgs(%s) (-want +got):\n%s", raw, diff)
+				}
+			})
+			checked++
+		}
+	}
+	if checked < len(want) {
+		t.Errorf("checked %d arguments, fewer than the %d rows: a tool lost an argument", checked, len(want))
+	}
+
+	// Absent optional arguments still take their defaults; null is not absent.
+	for _, tl := range allTools {
+		if tl.name != "debug_query_events" {
+			continue
+		}
+		args, err := parseArgs(tl.args, json.RawMessage(`{"stream":"redux"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if limit, _ := args.int("limit"); limit != 50 {
+			t.Errorf("absent limit = %d, want the default 50", limit)
+		}
+		if _, ok := args.str("event_type"); ok {
+			t.Error("absent event_type reads as given")
+		}
+	}
+}

@@ -1,0 +1,497 @@
+package main
+
+// Streamable HTTP: the MCP endpoint /mcp, for both eras. A POST whose body
+// carries a 2026-07-28 _meta is served statelessly, its headers checked
+// against the body, with subscriptions/listen as a long-lived SSE response.
+// Anything else is the legacy transport (2025-03-26 to 2025-11-25): initialize
+// opens a session (MCP-Session-Id), each session is one client of the
+// shared server (client.go), GET opens its notification stream and DELETE
+// ends it. The transport only moves JSON-RPC messages: decoding is
+// jsonrpc.go's, dispatch the MCP core's.
+
+import (
+	"bytes"
+	"context"
+	"crypto/subtle"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unicode/utf8"
+)
+
+// Bounds of the HTTP transport; each is named in the error that enforces it.
+const (
+	maxHTTPBodyBytes   = maxLineBytes     // one JSON-RPC message, as on stdio
+	maxHTTPSessions    = 64               // legacy sessions at once
+	maxHTTPStreams     = 32               // SSE streams open at once (GET and subscriptions/listen)
+	sessionIdleTimeout = 30 * time.Minute // an idle session may be dropped to make room for a new one
+	sseKeepAlive       = 15 * time.Second // comment line on quiet streams, so intermediaries keep them
+	sseQueueLen        = 256              // notifications waiting for a slow stream; more are dropped
+)
+
+// mcpPath is the MCP endpoint.
+const mcpPath = "/mcp"
+
+// httpTransport serves MCP over Streamable HTTP. It is an http.Handler;
+// close ends its streams and sessions.
+type httpTransport struct {
+	srv    *mcpServer
+	cfg    config
+	logger *slog.Logger
+
+	stopping  chan struct{} // closed by close: streams end, listen requests answer
+	closeOnce sync.Once
+	streams   chan struct{} // one token per open SSE stream, cap maxHTTPStreams
+	requests  chan struct{} // one token per POST being served, cap maxInFlight
+
+	mu       sync.Mutex
+	sessions map[string]*httpSession
+}
+
+func newHTTPTransport(srv *mcpServer, cfg config, logger *slog.Logger) *httpTransport {
+	return &httpTransport{srv: srv, cfg: cfg, logger: logger, stopping: make(chan struct{}),
+		streams: make(chan struct{}, maxHTTPStreams), requests: make(chan struct{}, maxInFlight),
+		sessions: make(map[string]*httpSession)}
+}
+
+// close ends every stream and session. Safe to call twice.
+func (t *httpTransport) close() {
+	t.closeOnce.Do(func() {
+		close(t.stopping)
+		t.mu.Lock()
+		sessions := t.sessions
+		t.sessions = map[string]*httpSession{}
+		t.mu.Unlock()
+		for _, s := range sessions {
+			s.end()
+		}
+	})
+}
+
+// serveHTTP runs the HTTP transport on cfg.HTTPAddr until ctx ends. Stdin
+// is not read: the process serves until SIGINT or SIGTERM.
+func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, logger *slog.Logger) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", cfg.HTTPAddr)
+	if err != nil {
+		return fmt.Errorf("MCP HTTP listener on %s (MCP_HTTP_ADDR): %w", cfg.HTTPAddr, err)
+	}
+	t := newHTTPTransport(srv, cfg, logger)
+	hs := &http.Server{
+		Handler:           t,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       60 * time.Second, // bodies are bounded; a slow sender is cut off
+		// No WriteTimeout: SSE streams (GET, subscriptions/listen) are long-lived
+		// by design; each ends with its client, its session or the server.
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		ErrorLog:       slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+	}
+	auth := "none (loopback only)"
+	if cfg.HTTPToken != "" {
+		auth = "bearer token (MCP_HTTP_TOKEN)"
+	}
+	logger.Info("MCP over Streamable HTTP", "url", "http://"+ln.Addr().String()+mcpPath, "auth", auth)
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+	}
+	t.close()
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace/2)
+	defer cancel()
+	if hs.Shutdown(shutdownCtx) != nil {
+		hs.Close()
+	}
+	if err == nil {
+		err = <-served
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+// ServeHTTP applies the checks every request to /mcp passes — path, Host
+// and Origin against DNS rebinding, the bearer token — then serves it.
+func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path != mcpPath {
+		http.Error(w, "not found: the MCP endpoint is "+mcpPath, http.StatusNotFound)
+		return
+	}
+	// The adapter port's rebinding rules (handshake.go): Host must be an IP
+	// literal, localhost or in WS_ALLOWED_HOSTS; an Origin must match Host
+	// or be in WS_ALLOWED_ORIGINS.
+	if reason := t.srv.link.checkUpgrade(r); reason != "" {
+		t.logger.Warn("refused an MCP HTTP request", "reason", reason, "remote", r.RemoteAddr)
+		writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil, "forbidden: %s", reason))
+		return
+	}
+	if t.cfg.HTTPToken != "" && !bearerMatches(r.Header.Get("Authorization"), t.cfg.HTTPToken) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="devtools-mcp"`)
+		writeRPCError(w, http.StatusUnauthorized, nil, rpcErrorf(errInvalidRequest, nil,
+			"unauthorized: send Authorization: Bearer <MCP_HTTP_TOKEN>"))
+		return
+	}
+	switch r.Method {
+	case http.MethodPost:
+		t.post(w, r)
+	case http.MethodGet:
+		t.get(w, r)
+	case http.MethodDelete:
+		t.delete(w, r)
+	default:
+		w.Header().Set("Allow", "GET, POST, DELETE")
+		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcErrorf(errInvalidRequest, nil,
+			"method not allowed: %s; the MCP endpoint takes POST (and GET, DELETE for legacy sessions)", r.Method))
+	}
+}
+
+func bearerMatches(header, token string) bool {
+	scheme, value, ok := strings.Cut(header, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(value)), []byte(token)) == 1
+}
+
+// parseHTTPMessage decodes one POST body with the strictness of stdio
+// (jsonrpc.go): depth bound, valid JSON, exact member names, duplicates
+// refused, the id kept byte for byte. A body is one message: batches were
+// removed from MCP in 2025-06-18. isResponse marks a client's JSON-RPC
+// response, which the server has no use for.
+func parseHTTPMessage(body []byte) (req request, isResponse bool, err *rpcError) {
+	body = bytes.TrimSpace(body)
+	switch {
+	case len(body) == 0:
+		return req, false, rpcErrorf(errInvalidRequest, nil, "invalid request: empty body; send one JSON-RPC message")
+	case nestingExceeds(body, maxNestingDepth):
+		return req, false, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxNestingDepth},
+			"invalid request: nesting deeper than %d levels", maxNestingDepth)
+	case !json.Valid(body):
+		return req, false, rpcErrorf(errParse, nil, "parse error: %s", syntaxError(body))
+	case body[0] == '[':
+		return req, false, rpcErrorf(errInvalidRequest, nil, "invalid request: batches are not accepted over HTTP; POST one message at a time")
+	}
+	req, e := decodeMessage(body)
+	if errors.Is(e, errClientResponse) {
+		return req, true, nil
+	}
+	if e != nil {
+		return req, false, asRPCError(e)
+	}
+	return req, false, nil
+}
+
+// post serves one JSON-RPC message, at most maxInFlight (as on stdio) at once.
+func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
+	select {
+	case t.requests <- struct{}{}:
+		defer func() { <-t.requests }()
+	default:
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": cap(t.requests)},
+			"service unavailable: %d requests are being served, the limit; retry when one has been answered", cap(t.requests)))
+		return
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		writeRPCError(w, http.StatusUnsupportedMediaType, nil, rpcErrorf(errInvalidRequest, nil,
+			"invalid request: Content-Type must be application/json, not %q", r.Header.Get("Content-Type")))
+		return
+	}
+	if !accepts(r, "application/json") || !accepts(r, "text/event-stream") {
+		writeRPCError(w, http.StatusNotAcceptable, nil, rpcErrorf(errInvalidRequest, nil,
+			"not acceptable: Accept must list both application/json and text/event-stream"))
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHTTPBodyBytes))
+	if err != nil {
+		var tooLarge *http.MaxBytesError
+		if errors.As(err, &tooLarge) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, rpcErrorf(errInvalidRequest, map[string]int64{"limit": maxHTTPBodyBytes},
+				"invalid request: body exceeds the %d-byte (16 MiB) limit", int64(maxHTTPBodyBytes)))
+			return
+		}
+		writeRPCError(w, http.StatusBadRequest, nil, rpcErrorf(errInvalidRequest, nil, "invalid request: reading the body: %v", err))
+		return
+	}
+	req, isResponse, rerr := parseHTTPMessage(body)
+	switch {
+	case isResponse:
+		w.WriteHeader(http.StatusAccepted)
+		return
+	case rerr != nil:
+		writeRPCError(w, http.StatusBadRequest, req.ID, rerr)
+		return
+	}
+	session, status, serr := t.sessionFor(r)
+	initialized := session != nil && session.client.initialized.Load()
+	meta, merr := readRequestMeta(req.Params, initialized)
+	if merr != nil {
+		writeRPCError(w, http.StatusBadRequest, req.ID, asRPCError(merr))
+		return
+	}
+	if meta != nil {
+		t.postModern(w, r, &req, meta)
+		return
+	}
+	if v := r.Header.Get("MCP-Protocol-Version"); slices.Contains(modernVersions, v) && session == nil && req.Method != "initialize" {
+		// A 2026-07-28 request whose body lacks the version: malformed, not legacy.
+		writeRPCError(w, http.StatusBadRequest, req.ID, rpcErrorf(errInvalidParams, nil,
+			"invalid params: _meta %q is required (MCP-Protocol-Version is %s)", metaProtocolVersion, v))
+		return
+	}
+	if serr != nil && !(status == http.StatusBadRequest && req.Method == "initialize") {
+		writeRPCError(w, status, req.ID, serr)
+		return
+	}
+	t.postLegacy(w, r, &req, session)
+}
+
+// accepts reports whether the Accept header lists mediaType (or a wildcard
+// covering it).
+func accepts(r *http.Request, mediaType string) bool {
+	major, _, _ := strings.Cut(mediaType, "/")
+	for _, v := range r.Header.Values("Accept") {
+		for item := range strings.SplitSeq(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(item))
+			if err == nil && (mt == mediaType || mt == "*/*" || mt == major+"/*") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// postModern serves a 2026-07-28 request: headers checked against the
+// body, no session, a JSON reply or, for subscriptions/listen, a stream.
+func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *request, meta *requestMeta) {
+	if err := checkModernHeaders(r.Header, req, meta); err != nil {
+		writeRPCError(w, http.StatusBadRequest, req.ID, err)
+		return
+	}
+	if req.isNotification() {
+		// Closing a response stream is how HTTP cancels: no notification
+		// of this revision needs an answer or an effect.
+		w.WriteHeader(http.StatusAccepted)
+		return
+	}
+	if m, ok := methods[req.Method]; !ok || m.legacyOnly {
+		writeRPCError(w, http.StatusNotFound, req.ID, asRPCError(modernMethodNotFound(req.Method)))
+		return
+	}
+	req.Info = meta
+	call := &callInfo{id: req.ID, meta: meta, stopped: t.stopping}
+	handle := func(ctx context.Context, req *request) (any, error) { return t.srv.dispatch(ctx, call, req) }
+	if req.Method == "subscriptions/listen" {
+		t.stream(w, newSSEQueue(), func(send func(string, any)) []byte {
+			call.send = send
+			return reply(r.Context(), handle, t.logger, req)
+		})
+		return
+	}
+	writeJSON(w, http.StatusOK, reply(r.Context(), handle, t.logger, req))
+}
+
+// checkModernHeaders applies the transport's request metadata rules:
+// MCP-Protocol-Version, Mcp-Method and, for the named methods, Mcp-Name
+// must be present and equal the body's values.
+func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcError {
+	check := func(name, body string) *rpcError {
+		values := h.Values(name)
+		switch {
+		case len(values) == 0:
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: required header %s is missing", name)
+		case len(values) > 1:
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: header %s appears %d times", name, len(values))
+		}
+		value := values[0]
+		for _, b := range []byte(value) {
+			if (b < 0x20 || b > 0x7e) && b != '\t' {
+				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
+			}
+		}
+		if name == "Mcp-Name" {
+			decoded, ok := decodeHeaderValue(value)
+			if !ok {
+				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds invalid =?base64?…?= encoding", name)
+			}
+			value = decoded
+		}
+		if value != body {
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s header value %q does not match body value %q", name, value, body)
+		}
+		return nil
+	}
+	if err := check("MCP-Protocol-Version", meta.version); err != nil {
+		return err
+	}
+	if err := check("Mcp-Method", req.Method); err != nil {
+		return err
+	}
+	member := ""
+	switch req.Method {
+	case "tools/call", "prompts/get":
+		member = "name"
+	case "resources/read":
+		member = "uri"
+	default:
+		return nil
+	}
+	var raw []byte
+	if req.Params != nil {
+		_ = eachMember(req.Params, func(name string, value []byte) bool {
+			if name == member {
+				raw = value
+			}
+			return raw == nil
+		})
+	}
+	value, ok := wireString(raw)
+	if !ok {
+		// The body is wrong, not the headers: the handler names the param.
+		return nil
+	}
+	return check("Mcp-Name", value)
+}
+
+// decodeHeaderValue undoes the =?base64?…?= sentinel encoding of Mcp-Name
+// and Mcp-Param-* values; other values are returned as they are.
+func decodeHeaderValue(v string) (string, bool) {
+	inner, ok := strings.CutPrefix(v, "=?base64?")
+	if !ok {
+		return v, true
+	}
+	inner, ok = strings.CutSuffix(inner, "?=")
+	if !ok {
+		return v, true
+	}
+	data, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil || !utf8.Valid(data) {
+		return "", false
+	}
+	return string(data), true
+}
+
+// reply runs a request's handler and encodes its reply.
+func reply(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) []byte {
+	result, err := callSafely(ctx, handle, logger, req)
+	if err != nil {
+		return encodeReply(req.ID, nil, asRPCError(err))
+	}
+	return encodeReply(req.ID, result, nil)
+}
+
+// stream answers with an SSE stream: run gets a send function for the
+// request's notifications and returns the final reply. The stream ends
+// when run returns; run's context ends when the client goes.
+func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send func(string, any)) []byte) {
+	select {
+	case t.streams <- struct{}{}:
+		defer func() { <-t.streams }()
+	default:
+		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxHTTPStreams},
+			"service unavailable: %d streams are open, the limit (maxHTTPStreams); close one first", maxHTTPStreams))
+		return
+	}
+	final := make(chan []byte, 1)
+	go func() { final <- run(q.send) }()
+	sse := startSSE(w)
+	defer sse.tick.Stop()
+	for {
+		select {
+		case ev := <-q.events:
+			sse.event(ev)
+		case msg := <-final:
+			for q.drain(sse) {
+			}
+			if msg != nil {
+				sse.event(msg)
+			}
+			return
+		case <-sse.tick.C:
+			sse.comment()
+		}
+	}
+}
+
+// sseQueue holds notifications for one stream. send never blocks: a
+// stream that does not keep up loses notifications, not the server.
+type sseQueue struct {
+	events  chan []byte
+	dropped atomic.Int64
+}
+
+func newSSEQueue() *sseQueue { return &sseQueue{events: make(chan []byte, sseQueueLen)} }
+
+func (q *sseQueue) send(method string, params any) {
+	data, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
+	if err != nil {
+		return
+	}
+	select {
+	case q.events <- data:
+	default:
+		q.dropped.Add(1)
+	}
+}
+
+// drain writes one queued event, reporting whether there was one.
+func (q *sseQueue) drain(sse *sseWriter) bool {
+	select {
+	case ev := <-q.events:
+		sse.event(ev)
+		return true
+	default:
+		return false
+	}
+}
+
+// sseWriter writes Server-Sent Events and flushes each.
+type sseWriter struct {
+	w    http.ResponseWriter
+	rc   *http.ResponseController
+	tick *time.Ticker
+}
+
+func startSSE(w http.ResponseWriter) *sseWriter {
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	w.WriteHeader(http.StatusOK)
+	s := &sseWriter{w: w, rc: http.NewResponseController(w), tick: time.NewTicker(sseKeepAlive)}
+	_ = s.rc.Flush()
+	return s
+}
+
+func (s *sseWriter) event(data []byte) {
+	data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
+	fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data)
+	_ = s.rc.Flush()
+}
+
+func (s *sseWriter) comment() {
+	_, _ = io.WriteString(s.w, ":\n\n")
+	_ = s.rc.Flush()
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(bytes.ToValidUTF8(body, []byte("\uFFFD")))
+}
+
+// writeRPCError answers with a JSON-RPC error; id is nil when unknown.
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, err *rpcError) {
+	writeJSON(w, status, encodeReply(id, nil, err))
+}

@@ -1,0 +1,510 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+)
+
+// The text rules of redaction (redact.go) and the matcher of sensitive key
+// names they share with the JSON walk: what a secret looks like in a
+// string, and which names hold one.
+
+// keyMatcher finds any of a set of words within a key name, ignoring case
+// and the separators - _ . and space: an Aho-Corasick automaton compiled to
+// a table, so a key costs one lookup per byte however many words there are.
+type keyMatcher struct {
+	next   []uint16 // next[state*keyClasses+class]
+	accept []bool
+}
+
+// keyClasses counts the byte classes: separators (skipped), 26 letters, 10
+// digits and everything else.
+const keyClasses = 38
+
+var keyClass = func() (t [256]uint8) {
+	for c := range 256 {
+		switch {
+		case c >= 'a' && c <= 'z':
+			t[c] = uint8(1 + c - 'a')
+		case c >= 'A' && c <= 'Z':
+			t[c] = uint8(1 + c - 'A')
+		case c >= '0' && c <= '9':
+			t[c] = uint8(27 + c - '0')
+		case c == '-' || c == '_' || c == '.' || c == ' ':
+			t[c] = 0
+		default:
+			t[c] = keyClasses - 1
+		}
+	}
+	return t
+}()
+
+func newKeyMatcher(words []string) *keyMatcher {
+	// The trie: goto[state][class], -1 where there is no edge.
+	var trie [][keyClasses]int
+	var accept []bool
+	newState := func() int {
+		var row [keyClasses]int
+		for i := range row {
+			row[i] = -1
+		}
+		trie = append(trie, row)
+		accept = append(accept, false)
+		return len(trie) - 1
+	}
+	newState()
+	for _, w := range words {
+		s := 0
+		for i := 0; i < len(w); i++ {
+			cl := keyClass[w[i]]
+			if cl == 0 {
+				continue
+			}
+			if trie[s][cl] < 0 {
+				n := newState()
+				trie[s][cl] = n
+			}
+			s = trie[s][cl]
+		}
+		if s != 0 {
+			accept[s] = true
+		}
+	}
+	// Breadth first, fill in the missing edges from the failure links.
+	m := &keyMatcher{next: make([]uint16, len(trie)*keyClasses), accept: accept}
+	fail := make([]int, len(trie))
+	queue := []int{}
+	for cl := 1; cl < keyClasses; cl++ {
+		if t := trie[0][cl]; t >= 0 {
+			m.next[cl] = uint16(t)
+			queue = append(queue, t)
+		}
+	}
+	for len(queue) > 0 {
+		s := queue[0]
+		queue = queue[1:]
+		accept[s] = accept[s] || accept[fail[s]]
+		for cl := 1; cl < keyClasses; cl++ {
+			if t := trie[s][cl]; t >= 0 {
+				fail[t] = int(m.next[fail[s]*keyClasses+cl])
+				m.next[s*keyClasses+cl] = uint16(t)
+				queue = append(queue, t)
+			} else {
+				m.next[s*keyClasses+cl] = m.next[fail[s]*keyClasses+cl]
+			}
+		}
+	}
+	return m
+}
+
+// match reports whether name holds one of the words.
+func (m *keyMatcher) match(name []byte) bool {
+	s := 0
+	for _, c := range name {
+		cl := keyClass[c]
+		if cl == 0 {
+			continue
+		}
+		s = int(m.next[s*keyClasses+int(cl)])
+		if m.accept[s] {
+			return true
+		}
+	}
+	return false
+}
+
+// scan is match that also reports whether name holds a byte where a text
+// rule may match, or an escape: a name without one needs no other look.
+func (m *keyMatcher) scan(name []byte) (matched, closer bool) {
+	s := 0
+	for _, c := range name {
+		closer = closer || textTrigger[c] || c == '\\'
+		cl := keyClass[c]
+		if cl == 0 {
+			continue
+		}
+		s = int(m.next[s*keyClasses+int(cl)])
+		matched = matched || m.accept[s]
+	}
+	return matched, closer
+}
+
+// validRedactKey checks one REDACT_KEYS item: a word of letters and digits,
+// possibly with separators, as key names are matched.
+func validRedactKey(k string) error {
+	letters := 0
+	for i := 0; i < len(k); i++ {
+		switch cl := keyClass[k[i]]; {
+		case cl == keyClasses-1:
+			return fmt.Errorf("%q is not a key name: use letters and digits, with - _ . or space between", k)
+		case cl >= 1 && cl <= 26:
+			letters++
+		}
+	}
+	if letters == 0 {
+		return fmt.Errorf("%q is not a key name: it needs a letter", k)
+	}
+	return nil
+}
+
+// ---------------------------------------------------------------------------
+// Text.
+
+// textTrigger marks the bytes at which a text rule may match: each rule is
+// checked only where its rarest fixed character is.
+var textTrigger = func() (t [256]bool) {
+	for _, c := range []byte("JBb-_A=:") {
+		t[c] = true
+	}
+	return t
+}()
+
+// appendText appends s to dst with every secret found replaced, and reports
+// whether any was; when none was, dst is returned as it came.
+func (r *redactor) appendText(dst, s []byte) ([]byte, bool) {
+	last, changed := 0, false
+	for i := 0; i < len(s); i++ {
+		// Most text has no trigger: test eight bytes per branch.
+		for i+8 <= len(s) && !(textTrigger[s[i]] || textTrigger[s[i+1]] || textTrigger[s[i+2]] || textTrigger[s[i+3]] ||
+			textTrigger[s[i+4]] || textTrigger[s[i+5]] || textTrigger[s[i+6]] || textTrigger[s[i+7]]) {
+			i += 8
+		}
+		if i >= len(s) || !textTrigger[s[i]] {
+			continue
+		}
+		start, end, marker, ok := r.secretAt(s, i)
+		if !ok {
+			continue
+		}
+		// A match may overlap the one before it; only its new part counts.
+		start = max(start, last)
+		if start >= end || string(s[start:end]) == marker {
+			continue
+		}
+		changed = true
+		dst = append(dst, s[last:start]...)
+		dst = append(dst, marker...)
+		last = end
+		// Look again inside what was hidden: a rule that stopped early
+		// ("password=Bearer" of "password=Bearer xyz") must not leave the
+		// rest of a secret behind. Matches there only extend past last.
+		// Long matches reach a delimiter or the end, and are not looked
+		// into again, so that the work stays linear.
+		i = end - 1
+		if end-start <= 256 {
+			i = start - 1
+		}
+	}
+	if !changed {
+		return dst, false
+	}
+	return append(dst, s[last:]...), true
+}
+
+// secretAt checks the rules whose trigger is s[i] and returns the part to
+// replace, s[start:end], and what to replace it with.
+func (r *redactor) secretAt(s []byte, i int) (start, end int, marker string, ok bool) {
+	switch s[i] {
+	case 'J':
+		return jwtAt(s, i)
+	case 'B', 'b':
+		return authSchemeAt(s, i)
+	case '-':
+		if start, end, ok := pemAt(s, i); ok {
+			return start, end, redactedMarker, true
+		}
+		if prefixedAt(s, i, "sk") {
+			return tokenAfter(s, i+1, 16)
+		}
+		if i >= 4 && prefixedAt(s, i-1, "xox") && isLetter(s[i-1]) {
+			return tokenAfter(s, i+1, 10)
+		}
+	case '_':
+		if i >= 3 && prefixedAt(s, i-1, "gh") && strings.IndexByte("pousr", s[i-1]) >= 0 {
+			return tokenAfter(s, i+1, 20)
+		}
+		if prefixedAt(s, i, "github") && bytes.HasPrefix(s[i:], []byte("_pat_")) {
+			return tokenAfter(s, i+5, 20)
+		}
+		if prefixedAt(s, i, "sk") {
+			return tokenAfter(s, i+1, 16)
+		}
+	case 'A':
+		if (bytes.HasPrefix(s[i:], []byte("AKIA")) || bytes.HasPrefix(s[i:], []byte("ASIA"))) && boundaryAt(s, i) {
+			e := i + 4
+			for e < len(s) && (s[e] >= 'A' && s[e] <= 'Z' || s[e] >= '0' && s[e] <= '9') {
+				e++
+			}
+			if e-(i+4) >= 16 {
+				return i + 4, e, redactedMarker, true
+			}
+		}
+	case '=':
+		return r.paramAt(s, i)
+	case ':':
+		return r.colonAt(s, i)
+	}
+	return 0, 0, "", false
+}
+
+func isTokenChar(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// boundaryAt reports whether a token may start at s[p]: nothing of a token
+// precedes it ("task-…" holds no sk- key).
+func boundaryAt(s []byte, p int) bool { return p == 0 || !isTokenChar(s[p-1]) }
+
+// prefixedAt reports whether prefix ends just before s[i] and starts a token.
+func prefixedAt(s []byte, i int, prefix string) bool {
+	p := i - len(prefix)
+	return p >= 0 && string(s[p:i]) == prefix && boundaryAt(s, p)
+}
+
+func tokenRun(s []byte, j int) int {
+	for j < len(s) && isTokenChar(s[j]) {
+		j++
+	}
+	return j
+}
+
+// tokenAfter hides the token starting at s[j] when it has at least n
+// characters: the key prefix before it stays, to say what kind it was.
+func tokenAfter(s []byte, j, n int) (int, int, string, bool) {
+	e := tokenRun(s, j)
+	if e-j < n {
+		return 0, 0, "", false
+	}
+	return j, e, redactedMarker, true
+}
+
+// jwtAt finds a JWT whose "eyJ" ends at s[i]: base64url header, '.', a
+// payload and an optional signature. Two parts are enough: a token cut
+// after its payload still carries it.
+func jwtAt(s []byte, i int) (int, int, string, bool) {
+	p := i - 2
+	if p < 0 || s[p] != 'e' || s[p+1] != 'y' || !boundaryAt(s, p) {
+		return 0, 0, "", false
+	}
+	e1 := tokenRun(s, p)
+	if e1-p < 10 || e1 >= len(s) || s[e1] != '.' {
+		return 0, 0, "", false
+	}
+	e2 := tokenRun(s, e1+1)
+	if e2-(e1+1) < 4 {
+		return 0, 0, "", false
+	}
+	if e2 < len(s) && s[e2] == '.' {
+		e2 = tokenRun(s, e2+1)
+	}
+	return p, e2, redactedMarker, true
+}
+
+// authSchemeAt finds "Bearer <credentials>" or "Basic <credentials>" (the
+// scheme in any case) and hides the credentials. Short ones must look
+// random, so that "basic settings" stays prose.
+func authSchemeAt(s []byte, i int) (int, int, string, bool) {
+	if i+1 >= len(s) || s[i+1]|0x20 != 'e' && s[i+1]|0x20 != 'a' || !boundaryAt(s, i) {
+		return 0, 0, "", false
+	}
+	j := -1
+	for _, scheme := range []string{"bearer", "basic"} {
+		if len(s)-i > len(scheme) && bytes.EqualFold(s[i:i+len(scheme)], []byte(scheme)) {
+			j = i + len(scheme)
+			break
+		}
+	}
+	if j < 0 || (s[j] != ' ' && s[j] != '\t') {
+		return 0, 0, "", false
+	}
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	e := j
+	for e < len(s) && (isTokenChar(s[e]) || strings.IndexByte(".~+/", s[e]) >= 0) {
+		e++
+	}
+	for e < len(s) && s[e] == '=' {
+		e++
+	}
+	if n := e - j; n < 8 || n < 20 && !looksRandom(s[j:e]) {
+		return 0, 0, "", false
+	}
+	return j, e, redactedMarker, true
+}
+
+// looksRandom reports whether a credential mixes at least two of lower
+// case, upper case, digits and symbols, as generated ones do.
+func looksRandom(t []byte) bool {
+	var lower, upper, digit, other int
+	for _, c := range t {
+		switch {
+		case c >= 'a' && c <= 'z':
+			lower = 1
+		case c >= 'A' && c <= 'Z':
+			upper = 1
+		case c >= '0' && c <= '9':
+			digit = 1
+		default:
+			other = 1
+		}
+	}
+	return lower+upper+digit+other >= 2
+}
+
+// pemAt finds a PEM private key block starting at s[i] and returns its body,
+// between the BEGIN and END lines; without an END line, everything after
+// BEGIN is the body.
+func pemAt(s []byte, i int) (int, int, bool) {
+	const begin = "-----BEGIN "
+	if !bytes.HasPrefix(s[i:], []byte(begin)) {
+		return 0, 0, false
+	}
+	rest := s[i+len(begin):]
+	j := bytes.Index(rest, []byte("-----"))
+	if j < 0 || !bytes.Contains(rest[:j], []byte("PRIVATE KEY")) {
+		return 0, 0, false
+	}
+	body := i + len(begin) + j + 5
+	end := bytes.Index(s[body:], []byte("-----END"))
+	if end < 0 {
+		return body, len(s), true
+	}
+	return body, body + end, true
+}
+
+// paramAt finds name=value at the '=' at s[i], the name starting the text
+// or following one of ? & # ; , or white space, as in URLs, form bodies and
+// cookies; a sensitive name's value is hidden up to the next delimiter.
+func (r *redactor) paramAt(s []byte, i int) (int, int, string, bool) {
+	p := i
+	for p > 0 && i-p < 64 && (isTokenChar(s[p-1]) || s[p-1] == '.' || s[p-1] == '[' || s[p-1] == ']') {
+		p--
+	}
+	if p == i || (p > 0 && strings.IndexByte("?&#;, \t\r\n", s[p-1]) < 0) {
+		return 0, 0, "", false
+	}
+	if name := s[p:i]; !r.params.match(name) && !exactParamName(name) {
+		return 0, 0, "", false
+	}
+	e := i + 1
+	for e < len(s) && strings.IndexByte("&#; \t\r\n,\"'<>", s[e]) < 0 {
+		e++
+	}
+	if e == i+1 {
+		return 0, 0, "", false
+	}
+	return i + 1, e, redactedMarker, true
+}
+
+func exactParamName(name []byte) bool {
+	for _, n := range sensitiveParamNames {
+		if bytes.EqualFold(name, []byte(n)) {
+			return true
+		}
+	}
+	return false
+}
+
+// colonAt handles a ':' at s[i]: a sensitive "name": value of JSON embedded
+// in text (also with its quotes escaped, as in JSON inside a JSON string),
+// or a header line "Authorization: …" at the start of a line.
+func (r *redactor) colonAt(s []byte, i int) (int, int, string, bool) {
+	j := i - 1
+	for j >= 0 && (s[j] == ' ' || s[j] == '\t') {
+		j--
+	}
+	if j >= 0 && s[j] == '"' {
+		return r.embeddedMemberAt(s, i, j)
+	}
+	if i+1 >= len(s) || (s[i+1] != ' ' && s[i+1] != '\t') || j != i-1 {
+		return 0, 0, "", false
+	}
+	p := i
+	for p > 0 && i-p < 64 && isTokenChar(s[p-1]) {
+		p--
+	}
+	if p == i || (p > 0 && s[p-1] != '\n') || !r.keys.match(s[p:i]) {
+		return 0, 0, "", false
+	}
+	v := i + 1
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t') {
+		v++
+	}
+	e := v
+	for e < len(s) && s[e] != '\n' && s[e] != '\r' {
+		e++
+	}
+	if e == v {
+		return 0, 0, "", false
+	}
+	return v, e, redactedMarker, true
+}
+
+// embeddedMemberAt handles "name": value in text, where s[q] is the quote
+// closing the name and s[i] the colon.
+func (r *redactor) embeddedMemberAt(s []byte, i, q int) (int, int, string, bool) {
+	quote := `"`
+	if q > 0 && s[q-1] == '\\' {
+		quote = `\"`
+	}
+	nameEnd := q + 1 - len(quote)
+	from := max(0, nameEnd-128)
+	open := bytes.LastIndex(s[from:nameEnd], []byte(quote))
+	if open < 0 || !r.keys.match(s[from+open+len(quote):nameEnd]) {
+		return 0, 0, "", false
+	}
+	v := i + 1
+	for v < len(s) && (s[v] == ' ' || s[v] == '\t' || s[v] == '\n' || s[v] == '\r') {
+		v++
+	}
+	if v >= len(s) {
+		return 0, 0, "", false
+	}
+	marker := quote + redactedMarker + quote
+	switch c := s[v]; {
+	case c == 't' || c == 'f' || c == 'n':
+		return 0, 0, "", false
+	case quote == `"` && c == '"':
+		e := skipString(s, v)
+		if e < 0 {
+			e = len(s)
+		}
+		if e-v == 2 {
+			return 0, 0, "", false
+		}
+		return v, e, marker, true
+	case quote == `\"` && bytes.HasPrefix(s[v:], []byte(quote)):
+		k := bytes.Index(s[v+2:], []byte(quote))
+		if k == 0 {
+			return 0, 0, "", false
+		}
+		e := len(s)
+		if k > 0 {
+			e = v + 2 + k + 2
+		}
+		return v, e, marker, true
+	case c == '{' || c == '[':
+		e := -1
+		if quote == `"` {
+			e = skipValue(s, v)
+		}
+		if e < 0 {
+			e = len(s) // unsure where it ends: hide all of it
+		}
+		return v, e, marker, true
+	}
+	// Not JSON: hide up to the next member or line, spaces included, so that
+	// "token": Bearer xyz loses all of it.
+	e := v
+	for e < len(s) && strings.IndexByte(",}]\r\n\\\"", s[e]) < 0 {
+		e++
+	}
+	if e == v {
+		return 0, 0, "", false
+	}
+	return v, e, marker, true
+}

@@ -1,0 +1,333 @@
+package main
+
+// Many agents, one app. The app's adapter connects to one port, so only one
+// devtools-mcp process can hold it. The holder also answers MCP at /mcp on
+// that port, for loopback callers; a process that cannot bind the port
+// relays its clients' requests there, as stateless 2026-07-28 requests,
+// and serves them itself again once it holds the port (the link retries the
+// bind every 2 s), so its client never restarts.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// relayMethods are the requests answered from the app, worth relaying.
+// Lifecycle, discovery and subscriptions stay local.
+var relayMethods = map[string]bool{
+	"tools/call":          true,
+	"resources/list":      true,
+	"resources/read":      true,
+	"completion/complete": true,
+}
+
+// relay forwards requests to the process holding the adapter port.
+type relay struct {
+	link   *adapterLink
+	url    string
+	client *http.Client
+}
+
+func newRelay(cfg config, link *adapterLink) *relay {
+	host := cfg.WSHost
+	if !isLoopbackHost(host) {
+		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
+	}
+	return &relay{
+		link: link,
+		url:  "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
+		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
+		// bounds a holder that stops answering altogether.
+		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
+	}
+}
+
+// holderPIDHeader names the process answering MCP on the adapter port, so
+// that a relaying process's health check can say who holds the app.
+const holderPIDHeader = "Devtools-Mcp-Pid"
+
+// relayEndpoint serves the transport to loopback callers only: the adapter
+// port may listen on the network for devices, but its MCP is for the
+// processes of this machine.
+func relayEndpoint(t *httpTransport) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ap, err := netip.ParseAddrPort(r.RemoteAddr)
+		if err != nil || !ap.Addr().Unmap().IsLoopback() {
+			writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil,
+				"forbidden: MCP on the adapter port is for loopback callers only"))
+			return
+		}
+		w.Header().Set(holderPIDHeader, strconv.Itoa(os.Getpid()))
+		t.ServeHTTP(w, r)
+	})
+}
+
+// forward sends req to the holder when this process does not hold the
+// port. ok is false when it holds it, or when nothing answering MCP holds
+// it: then the request is served here (and says NOT_CONNECTED, and why).
+func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, ok bool) {
+	if !relayMethods[req.Method] || rl.link.status().Listening {
+		return nil, nil, false
+	}
+	params := map[string]json.RawMessage{}
+	if req.Params != nil {
+		_ = eachMember(req.Params, func(name string, value []byte) bool {
+			params[name] = value
+			return true
+		})
+	}
+	meta := map[string]any{
+		metaProtocolVersion:    modernVersions[0],
+		metaClientCapabilities: map[string]any{},
+		metaClientInfo:         json.RawMessage(serverInfoJSON),
+	}
+	params["_meta"], _ = json.Marshal(meta)
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": req.Method, "params": params})
+	hreq, herr := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
+	if herr != nil {
+		return nil, nil, false
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json, text/event-stream")
+	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
+	hreq.Header.Set("Mcp-Method", req.Method)
+	if name, has := relayName(req.Method, params); has {
+		hreq.Header.Set("Mcp-Name", name)
+	}
+	resp, herr := rl.client.Do(hreq)
+	if herr != nil {
+		return nil, nil, false
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "application/json" {
+		return nil, nil, false // not a devtools-mcp with /mcp: serve locally
+	}
+	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
+	if herr != nil || len(data) > maxHTTPBodyBytes {
+		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: reply unreadable or over %d bytes", req.Method, rl.url, maxHTTPBodyBytes), true
+	}
+	var msg struct {
+		Result json.RawMessage `json:"result"`
+		Error  *rpcError       `json:"error"`
+	}
+	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+		return nil, nil, false
+	}
+	if msg.Error != nil {
+		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
+			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
+		}
+		return nil, msg.Error, true
+	}
+	out := msg.Result
+	if req.Method == "tools/call" && string(params["name"]) == `"debug_health_check"` {
+		out = rl.annotateHealth(out, resp.Header.Get(holderPIDHeader))
+	}
+	if call.meta == nil {
+		out = legacyResult(out)
+	}
+	return json.RawMessage(out), nil, true
+}
+
+// annotateHealth adds server.relay to a relayed health check, in the
+// structured content and in the text that mirrors it: which process holds
+// the app, how this one reaches it, and why it does not hold the port.
+func (rl *relay) annotateHealth(result []byte, holderPID string) []byte {
+	var r map[string]any
+	if json.Unmarshal(result, &r) != nil {
+		return result
+	}
+	note := map[string]any{
+		"via":         rl.url,
+		"holderPid":   holderPID,
+		"pid":         os.Getpid(),
+		"listenError": rl.link.status().ListenError,
+		"note":        "this process cannot bind the adapter port and answers through the devtools-mcp process holding it; it takes the port over when that one exits",
+	}
+	addTo := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			if server, ok := m["server"].(map[string]any); ok {
+				server["relay"] = note
+			}
+		}
+	}
+	addTo(r["structuredContent"])
+	if content, ok := r["content"].([]any); ok && len(content) > 0 {
+		if item, ok := content[0].(map[string]any); ok {
+			if text, ok := item["text"].(string); ok {
+				var inner map[string]any
+				if json.Unmarshal([]byte(text), &inner) == nil {
+					addTo(inner)
+					if data, err := json.Marshal(inner); err == nil {
+						item["text"] = string(data)
+					}
+				}
+			}
+		}
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return result
+	}
+	return data
+}
+
+func resourceNotFoundMessage(m string) bool { return strings.HasPrefix(m, "resource not found") }
+
+// relayName is the Mcp-Name header for a relayed request, base64-encoded
+// when the name is not plain visible ASCII.
+func relayName(method string, params map[string]json.RawMessage) (string, bool) {
+	member := map[string]string{"tools/call": "name", "resources/read": "uri"}[method]
+	if member == "" {
+		return "", false
+	}
+	name, ok := wireString(params[member])
+	if !ok {
+		return "", false
+	}
+	plain := name != "" && name[0] != ' ' && name[len(name)-1] != ' '
+	for i := 0; i < len(name) && plain; i++ {
+		plain = name[i] >= 0x20 && name[i] <= 0x7e
+	}
+	if plain && !strings.HasPrefix(name, "=?base64?") {
+		return name, true
+	}
+	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(name)) + "?=", true
+}
+
+// legacyResult drops the members 2026-07-28 adds to results, so that a
+// legacy client gets what this process would have answered itself.
+func legacyResult(result []byte) []byte {
+	if rawKind(result) != "object" {
+		return result
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	_ = eachMemberRaw(result, func(quotedName, value []byte) bool {
+		switch string(quotedName) {
+		case `"resultType"`, `"ttlMs"`, `"cacheScope"`, `"_meta"`:
+			return true
+		}
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		out.Write(quotedName)
+		out.WriteByte(':')
+		out.Write(value)
+		return true
+	})
+	out.WriteByte('}')
+	return out.Bytes()
+}
+
+// watch keeps, while this process relays, one subscriptions/listen stream
+// open to the holder for resource list changes and the resources local
+// clients hold, and hands what it delivers to them, so that subscriptions
+// work through the relay too. It returns when ctx ends.
+func (rl *relay) watch(ctx context.Context, s *mcpServer) {
+	for ctx.Err() == nil {
+		if !rl.link.status().Listening && rl.listenOnce(ctx, s) {
+			continue // the subscriptions changed: listen again at once
+		}
+		select {
+		case <-ctx.Done():
+		case <-s.subsChanged:
+		case <-time.After(linkBindRetry): // the link retries its bind as often
+		}
+	}
+}
+
+// listenOnce holds one listen stream until it ends, the local
+// subscriptions change (then it reports true) or this process binds the
+// port.
+func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	uris := s.heldURIs()
+	done := make(chan bool, 1)
+	go func() {
+		tick := time.NewTicker(linkBindRetry)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				done <- false
+				return
+			case <-s.subsChanged:
+				cancel()
+				done <- true
+				return
+			case <-tick.C:
+				if rl.link.status().Listening {
+					cancel()
+					done <- false
+					return
+				}
+			}
+		}
+	}()
+	rl.listen(ctx, uris, s)
+	cancel()
+	return <-done
+}
+
+// listen opens subscriptions/listen on the holder and hands its
+// notifications to the local clients until the stream ends.
+func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
+	params := map[string]any{
+		"notifications": map[string]any{"resourcesListChanged": true, "resourceSubscriptions": uris},
+		"_meta": map[string]any{metaProtocolVersion: modernVersions[0], metaClientCapabilities: map[string]any{},
+			metaClientInfo: json.RawMessage(serverInfoJSON)},
+	}
+	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "relay", "method": "subscriptions/listen", "params": params})
+	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
+	if err != nil {
+		return
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json, text/event-stream")
+	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
+	hreq.Header.Set("Mcp-Method", "subscriptions/listen")
+	// No client timeout: the stream is long-lived; ctx ends it.
+	resp, err := (&http.Client{Transport: rl.client.Transport}).Do(hreq)
+	if err != nil {
+		return
+	}
+	defer resp.Body.Close()
+	if resp.Header.Get("Content-Type") != "text/event-stream" {
+		return
+	}
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(make([]byte, 0, 4096), maxHTTPBodyBytes)
+	for sc.Scan() {
+		data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
+		if !ok {
+			continue
+		}
+		var msg struct {
+			Method string `json:"method"`
+			Params struct {
+				URI string `json:"uri"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(data, &msg) != nil {
+			continue
+		}
+		switch msg.Method {
+		case "notifications/resources/list_changed":
+			s.notifyClient(msg.Method, struct{}{})
+		case "notifications/resources/updated":
+			s.resourceUpdated(map[string]string{"uri": msg.Params.URI})
+		}
+	}
+}
