@@ -28,6 +28,12 @@ import (
 // resolvedPrefix, or a path the demo app is asked for.
 const maxWirePathSegments = 256
 
+// maxWireIndex bounds the indexes sent as integers: an app in JavaScript
+// reads every integer below it exactly. A longer bare decimal is sent as
+// its key string, which misses on an array as the index would (no array
+// is that long) and names the same key on an object.
+const maxWireIndex = 1_000_000_000
+
 // wirePath encodes parsed segments as a wire path: an index that a bare
 // canonical decimal may name becomes an int64 (on an object the app takes
 // it as the key of its decimal spelling, as resolvePath does), every other
@@ -38,7 +44,7 @@ func wirePath(segs []pathSegment) []any {
 	}
 	out := make([]any, len(segs))
 	for i, seg := range segs {
-		if idx, ok := arrayIndex(seg); ok {
+		if idx, ok := parseIndex(seg); ok && idx < maxWireIndex {
 			out[i] = int64(idx)
 		} else {
 			out[i] = seg.Key
@@ -91,7 +97,7 @@ func parseWirePath(raw []byte) ([]pathSegment, error) {
 func (q *adapterQueries) stateAtPushed(ctx context.Context, s *session, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
 	snap, err := q.fetchSnapshotWith(ctx, s, snapshotParams{Stream: stream, Path: wirePath(segs)})
 	if err == nil {
-		return snap, compactJSON(snap.state), nil
+		return snap, q.redact.At(segs, compactJSON(snap.state)), nil
 	}
 	te := asToolError(err)
 	switch {

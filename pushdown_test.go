@@ -671,3 +671,16 @@ func TestPushedAnswersMatchLocalSlicing(t *testing.T) {
 		t.Errorf("only %d paths compared", len(paths))
 	}
 }
+
+// A value the app resolved itself is redacted as a slice of the whole
+// state would be: its path names the sensitive key, its text no longer.
+func TestPushedValuesRedacted(t *testing.T) {
+	e := startPathServer(t)
+	startPathAdapter(t, e, []string{capSnapshotPath}, func(id, method string, params map[string]json.RawMessage) []byte {
+		return pathTestResult(id, `{"seq":3,"timestamp":"2026-11-21T10:00:00.000Z","state":"hunter2"}`)
+	})
+	res, isError := e.callTool("debug_get_state_path", map[string]any{"path": "auth.password"})
+	if isError || strings.Contains(string(res), "hunter2") {
+		t.Errorf("a pushed-down read of auth.password: %s, want it redacted", res)
+	}
+}
