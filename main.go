@@ -11,8 +11,10 @@
 // revision; relay.go to the process holding the adapter port) to tools.go
 // and resources.go, which ask the adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
-// decoding it). errors.go holds the tool error codes, config.go the
-// settings, and demo.go a simulated app for -demo and the tests.
+// decoding it). pushdown.go asks apps that resolve paths themselves for the
+// value alone. errors.go holds the tool error codes, config.go the
+// settings, and demo.go a simulated app for -demo and the tests
+// (demo_paths.go its path requests).
 package main
 
 import (
