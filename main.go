@@ -12,9 +12,10 @@
 // (tools_app.go: logs, network requests and acting on the app) and
 // resources.go, which ask the adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
-// decoding it). errors.go holds the tool error codes, config.go the
-// settings, and demo.go (with demo_streams.go and demo_actions.go) a
-// simulated app for -demo and the tests.
+// decoding it). pushdown.go asks apps that resolve paths themselves for the
+// value alone. errors.go holds the tool error codes, config.go the
+// settings, and demo.go (with demo_streams.go, demo_actions.go and
+// demo_paths.go) a simulated app for -demo and the tests.
 // urgent.go gives debug_health_check a worker lane of its own, and
 // memory.go returns memory to the system once a burst is over.
 package main
