@@ -310,11 +310,18 @@ func benchStartServer(tb testing.TB, cfg config) *benchClient {
 
 // benchConnectApp connects a simulated app, whose Redux state is state when
 // not nil, to the server behind c, and waits until the server reports it
-// connected. The app disconnects when the benchmark ends.
+// connected. The app disconnects when the benchmark ends. It offers no
+// path requests: these benchmarks measure the server slicing whole states.
 func benchConnectApp(tb testing.TB, c *benchClient, state json.RawMessage) *demoApp {
 	tb.Helper()
+	return benchConnectAppWith(tb, c, state, demoOptions{Seed: 7, WithoutPathRequests: true})
+}
+
+// benchConnectAppWith is benchConnectApp with the app's options.
+func benchConnectAppWith(tb testing.TB, c *benchClient, state json.RawMessage, opts demoOptions) *demoApp {
+	tb.Helper()
 	url := c.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
-	app := newDemoApp(demoOptions{Seed: 7})
+	app := newDemoApp(opts)
 	if state != nil {
 		app.setReduxState(state) // before connecting: the big snapshot is not pushed
 	}
@@ -580,6 +587,43 @@ func BenchmarkStatePath(b *testing.B) {
 	benchToolOnState(b, "debug_get_state_path", map[string]any{"path": benchLeafPath})
 }
 
+// BenchmarkStatePathPushDown: debug_get_state_path of the same leaf on
+// 5 KB, 512 KB and 5 MB states, with the path pushed down to the app
+// (default settings) and without (the app predates snapshot.path and sends
+// the whole state, so MAX_PAYLOAD_SIZE must exceed 5 MB). Target: pushed
+// down, 5 MB within 1.5× of 5 KB.
+func BenchmarkStatePathPushDown(b *testing.B) {
+	args := `{"path":` + strconv.Quote(benchLeafPath) + `}`
+	for _, mode := range []struct {
+		name     string
+		withPath bool
+	}{{"pushed", true}, {"whole", false}} {
+		for _, size := range []struct {
+			name  string
+			bytes int
+		}{{"5KB", 5 << 10}, {"512KB", 512 << 10}, {"5MB", 5 << 20}} {
+			b.Run(mode.name+"/"+size.name, func(b *testing.B) {
+				state := benchStateOfSize(b, size.bytes).baseJSON
+				cfg := benchConfig(b)
+				if !mode.withPath {
+					cfg.MaxPayloadSize = benchMaxPayload
+				}
+				c := benchStartServer(b, cfg)
+				benchConnectAppWith(b, c, state, demoOptions{Seed: 7, WithoutPathRequests: !mode.withPath})
+				line := c.tool("debug_get_state_path", args) // warm: the app decodes its state once
+				if !bytes.Contains(line, []byte(`"structuredContent":{"path"`)) {
+					b.Fatalf("%q", benchClip(line))
+				}
+				runtime.GC()
+				b.ReportAllocs()
+				for b.Loop() {
+					c.tool("debug_get_state_path", args)
+				}
+			})
+		}
+	}
+}
+
 // BenchmarkSnapshot: debug_get_snapshot of the whole Redux state (the reply
 // line carries it twice, as text and as structuredContent).
 func BenchmarkSnapshot(b *testing.B) {
@@ -810,7 +854,7 @@ func benchResidentSession(b *testing.B, bin string, state json.RawMessage) bench
 	url := p.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	sizes.idle = rss("VmRSS")
 
-	app := newDemoApp(demoOptions{Seed: 7})
+	app := newDemoApp(demoOptions{Seed: 7, WithoutPathRequests: true}) // the server holds whole states
 	app.setReduxState(state)
 	ctx, cancel := context.WithCancel(context.Background())
 	appDone := make(chan error, 1)

@@ -1352,8 +1352,9 @@ func adapterAnswerError(method string, raw []byte) *toolError {
 	if !ok && !wireAbsent(message) {
 		return malformed("error.message is not a string")
 	}
-	switch codeStr {
-	case codeStreamUnavailable, codeSnapshotNotFound, codePayloadTooLarge:
+	pathMiss := codeStr == codePathNotFound && (method == "snapshot.get" || method == "snapshot.keys")
+	switch {
+	case codeStr == codeStreamUnavailable, codeStr == codeSnapshotNotFound, codeStr == codePayloadTooLarge, pathMiss:
 		if msg == "" {
 			msg = fmt.Sprintf("the app adapter answered %s with %s", method, codeStr)
 		}

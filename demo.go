@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -90,6 +91,10 @@ type demoOptions struct {
 	// PAYLOAD_TOO_LARGE and skipping the push; for tests of the server's
 	// own handling of oversized frames (spec §7).
 	SendOversized bool
+
+	// WithoutPathRequests leaves snapshot.path and snapshot.keys out of the
+	// handshake's capabilities, as an app that predates them would.
+	WithoutPathRequests bool
 }
 
 // demoApp is a simulated shop app with a debug adapter. All its methods are
@@ -123,6 +128,8 @@ type demoApp struct {
 	nav      demoNavState    // the root stack
 	mmkv     map[string]map[string]any
 	traffic  demoTraffic // console and network (demo_streams.go)
+
+	paths demoTrees // decoded snapshots for path requests (demo_paths.go)
 }
 
 // newDemoApp returns an app that has recorded its start: an initial snapshot
@@ -226,6 +233,9 @@ func (a *demoApp) setReduxState(state json.RawMessage) {
 		panic("demoApp.setReduxState: state is not valid JSON")
 	}
 	owned := bytes.Clone(state)
+	// A real app holds its store as objects: decode the state now, so
+	// that path requests do not pay for it (demo_paths.go).
+	a.paths.tree(a.reduxStream.name, owned)
 	a.mutate(func() {
 		a.override = owned
 		a.reduxStream.state = owned
@@ -454,7 +464,17 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 		}
 		return res, nil
 	case "snapshot.get":
-		res, werr := a.getSnapshot(params)
+		get := a.getSnapshot
+		if demoAsksPath(params) {
+			get = a.getSnapshotAt // demo_paths.go
+		}
+		res, werr := get(params)
+		if werr != nil {
+			return nil, werr
+		}
+		return res, nil
+	case "snapshot.keys":
+		res, werr := a.snapshotKeys(params)
 		if werr != nil {
 			return nil, werr
 		}
@@ -465,7 +485,7 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 	}
 	return nil, &wireError{
 		Code:    demoCodeUnknownMethod,
-		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query and snapshot.get", method),
+		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query, snapshot.get and snapshot.keys", method),
 		Details: map[string]string{"method": method},
 	}
 }
@@ -900,6 +920,9 @@ func (a *demoApp) handshakeMessage() []byte {
 		Device:          map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
 		Capabilities:    demoCapabilities,
 		Token:           a.opts.Token,
+	}
+	if !a.opts.WithoutPathRequests {
+		msg.Capabilities = append(slices.Clone(demoCapabilities), demoPathCapabilities...)
 	}
 	a.mu.Lock()
 	for _, s := range a.streams {

@@ -191,13 +191,16 @@ type handlerFunc func(ctx context.Context, req *request) (any, error)
 // rpcConn serves JSON-RPC over a line-oriented stream. Requests run
 // concurrently, at most maxInFlight at a time, except those for which
 // inline returns true, which run on the reading goroutine in arrival order
-// (cheap methods, and ones whose effect later lines depend on). admit runs
+// (cheap methods, and ones whose effect later lines depend on), and those
+// for which urgent returns true, which have a small pool of their own
+// (urgent.go) so that they never wait behind the others. admit runs
 // on the reading goroutine for every request before it is dispatched, so its
 // verdict follows arrival order too.
 type rpcConn struct {
 	handle handlerFunc
 	inline func(method string) bool
 	admit  func(req *request) error
+	urgent func(req *request) bool // nil: none; else run on lane (urgent.go)
 	logger *slog.Logger
 	out    *lineWriter
 	// stopped is closed when intake ends (EOF or ctx done), before serve
@@ -223,6 +226,8 @@ type rpcConn struct {
 	taskReady   *sync.Cond     // on qmu: the queue gained a task, or closing
 	queueRoom   *sync.Cond     // on qmu: the queue lost a task
 	wg          sync.WaitGroup // one per worker
+
+	lane urgentLane
 }
 
 // task is a request waiting for a worker, with the size of its line.
@@ -305,6 +310,7 @@ intake:
 	c.taskReady.Broadcast()
 	c.qmu.Unlock()
 	c.wg.Wait()
+	c.lane.close()
 	if err := c.out.flush(); err != nil && readErr == nil {
 		readErr = fmt.Errorf("write stdout: %w", err)
 	}
@@ -421,6 +427,10 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	}
 	if req.isNotification() {
 		c.spawn(ctx, nil, len(line), func(ctx context.Context) { _, _ = c.callHandler(ctx, &req) })
+		return
+	}
+	if c.urgent != nil && c.urgent(&req) {
+		c.spawnUrgent(ctx, req)
 		return
 	}
 	c.spawn(ctx, req.ID, len(line), func(ctx context.Context) {

@@ -12,9 +12,12 @@
 // (tools_app.go: logs, network requests and acting on the app) and
 // resources.go, which ask the adapter through conn.go (handshake.go vets new connections) and shape
 // answers with jsonpath.go, diff.go and rawjson.go (JSON read without
-// decoding it). errors.go holds the tool error codes, config.go the
-// settings, and demo.go (with demo_streams.go and demo_actions.go) a
-// simulated app for -demo and the tests.
+// decoding it). pushdown.go asks apps that resolve paths themselves for the
+// value alone. errors.go holds the tool error codes, config.go the
+// settings, and demo.go (with demo_streams.go, demo_actions.go and
+// demo_paths.go) a simulated app for -demo and the tests.
+// urgent.go gives debug_health_check a worker lane of its own, and
+// memory.go returns memory to the system once a burst is over.
 package main
 
 import (
@@ -39,6 +42,12 @@ const version = "0.1.0"
 const shutdownGrace = 900 * time.Millisecond
 
 func main() {
+	// A client may close the read end of stdout or stderr before it closes
+	// stdin (some do on every close). Go kills a program whose write to a
+	// broken pipe on fd 1 or 2 raises an unhandled SIGPIPE; ignored, the
+	// write fails with EPIPE instead, and shutdown goes on: adapters get
+	// their 1001 and the exit status is 0.
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr) }()
@@ -115,6 +124,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	}
 	wg.Go(func() { srv.relay.watch(ctx, srv) })
+	wg.Go(func() { runReclaimer(ctx) }) // memory.go: an idle server gives back what a burst took
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
 	select {
@@ -132,12 +142,23 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		err = serveHTTP(ctx, srv, cfg, logger) // stdin is not read: signals stop it
 	} else {
 		err = srv.serve(ctx, stdin, stdout)
+		if clientHungUp(err) {
+			// The client closed stdout: nobody is left to tell, and stopping
+			// because the client went away is a normal end.
+			logger.Info("the client closed stdout; replies written after that were dropped", "err", err)
+			err = nil
+		}
 	}
 	cancel()
 	portMCP.close() // its streams must not hold the adapter listener's shutdown
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")
 	return err
+}
+
+// clientHungUp reports whether err is a write to a pipe whose reader has gone.
+func clientHungUp(err error) bool {
+	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
 }
 
 // runDemo connects the built-in simulated app to this server's own listener.

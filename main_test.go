@@ -19,6 +19,11 @@ import (
 
 // TestMain fails the run when goroutines of this program outlive the tests.
 func TestMain(m *testing.M) {
+	if os.Getenv(runAsProgramEnv) == "1" {
+		// Re-executed by a test as the program itself, on real pipes.
+		main()
+		os.Exit(0)
+	}
 	code := m.Run()
 	if code == 0 {
 		if leaked := leakedGoroutines(10 * time.Second); leaked != "" {
@@ -219,3 +224,7 @@ func TestStopClosesAdaptersWith1001(t *testing.T) {
 		t.Errorf("adapter saw %v (%v), want close 1001", got, err)
 	}
 }
+
+// runAsProgramEnv, set to 1 in the environment of a re-executed test binary,
+// makes it run main instead of the tests (see closedpipe_test.go).
+const runAsProgramEnv = "DEVTOOLS_MCP_TEST_RUN_MAIN"

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -62,7 +63,7 @@ var methods = map[string]method{
 	"logging/setLevel":          {handle: (*mcpServer).setLevel, inline: true, legacyOnly: true},
 	"tools/list":                {handle: (*mcpServer).listTools, inline: true},
 	"tools/call":                {handle: (*mcpServer).callTool},
-	"resources/list":            {handle: (*mcpServer).listResources, inline: true},
+	"resources/list":            {handle: (*mcpServer).listResources}, // a page may be 256 KiB: not on the reading path
 	"resources/templates/list":  {handle: (*mcpServer).listResourceTemplates, inline: true},
 	"resources/read":            {handle: (*mcpServer).readResource},
 	"resources/subscribe":       {handle: (*mcpServer).subscribe, inline: true, legacyOnly: true},
@@ -106,6 +107,7 @@ func isInline(name string) bool { return methods[name].inline }
 func (s *mcpServer) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
 	c := newClient(s, "stdio", nil, nil)
 	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, s.logger)
+	rpc.urgent = isUrgent // debug_health_check never waits behind other calls
 	c.notify, c.stopped = rpc.notify, rpc.stopped
 	s.addClient(c)
 	err := rpc.serve(ctx, stdin)
@@ -306,11 +308,34 @@ func (s *mcpServer) callTool(ctx context.Context, params json.RawMessage) (any, 
 	return s.tools.call(ctx, t, args), nil
 }
 
+// listResources answers one page of the listing; an adapter may advertise
+// any number of MMKV instances (see resourceHub.listPage).
 func (s *mcpServer) listResources(_ context.Context, params json.RawMessage) (any, error) {
-	if err := refuseCursor(params); err != nil {
+	var p struct {
+		Cursor *string `json:"cursor"`
+	}
+	if err := decodeParams(params, &p); err != nil {
 		return nil, err
 	}
-	return map[string]any{"resources": s.resources.list()}, nil
+	start := 0
+	if p.Cursor != nil {
+		pos, ok := parseListCursor(*p.Cursor)
+		if !ok {
+			return nil, rpcErrorf(errInvalidParams, nil,
+				"invalid params: cursor %s was not issued by this server; pass a nextCursor back unchanged, or none for the first page", quoteClipped(*p.Cursor, 64))
+		}
+		start = pos
+	}
+	return s.resources.listPage(start), nil
+}
+
+// quoteClipped quotes s, clipped to limit bytes: an error must not echo a
+// megabyte of the client's input.
+func quoteClipped(s string, limit int) string {
+	if len(s) <= limit {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(strings.ToValidUTF8(s[:limit], "")) + "…"
 }
 
 func (s *mcpServer) listResourceTemplates(_ context.Context, params json.RawMessage) (any, error) {

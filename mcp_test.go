@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -156,4 +159,65 @@ func normaliseValue(v any) any {
 		}
 	}
 	return v
+}
+
+// TestHealthCheckAnswersWithEveryWorkerStalled fills every worker with a
+// call that the adapter never answers and the queue to its bound behind
+// them: debug_health_check must still answer, within its own bound (the
+// adapter does not answer its streams.list either, so the figures are
+// stale), before any of the stalled calls.
+func TestHealthCheckAnswersWithEveryWorkerStalled(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.RequestTimeout = 10 * time.Minute // the stalled calls end only when the adapter leaves
+	ts := startServer(t, cfg)
+	// The stalled calls fail once the adapter leaves at cleanup; their
+	// replies must not fill the harness's buffer while it waits for the end.
+	defer func() {
+		go func() {
+			for range ts.lines {
+			}
+		}()
+	}()
+	ts.initialize()
+	e := &e2e{testServer: ts}
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	var mu sync.Mutex
+	stalled := 0
+	allBusy := make(chan struct{})
+	scriptedAdapter(t, url, func(id, method string) []byte {
+		mu.Lock()
+		defer mu.Unlock()
+		if method == "snapshot.get" {
+			if stalled++; stalled == maxInFlight {
+				close(allBusy)
+			}
+		}
+		return nil
+	})
+	e.waitHealth(func(h healthOut) bool { return h.Connected })
+
+	var burst strings.Builder
+	for i := range maxInFlight + maxQueued {
+		fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"debug_get_snapshot","arguments":{"stream":"redux"}}}`+"\n", 10000+i)
+	}
+	ts.send(strings.TrimSuffix(burst.String(), "\n"))
+	select {
+	case <-allBusy:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the workers never all reached the adapter")
+	}
+	ts.call(1, "ping", nil) // answered in arrival order: every stalled call has been read
+
+	reply := ts.call(2, "tools/call", map[string]any{"name": "debug_health_check"})
+	var res struct {
+		StructuredContent struct {
+			Connected bool `json:"connected"`
+			Stale     bool `json:"stale"`
+		} `json:"structuredContent"`
+		IsError bool `json:"isError"`
+	}
+	raw, _ := json.Marshal(reply["result"])
+	if err := json.Unmarshal(raw, &res); err != nil || res.IsError || !res.StructuredContent.Connected || !res.StructuredContent.Stale {
+		t.Errorf("health check with every worker stalled: %s, want connected with stale figures", raw)
+	}
 }

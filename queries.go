@@ -114,10 +114,19 @@ type snapshot struct {
 }
 
 func (q *adapterQueries) fetchSnapshot(ctx context.Context, s *session, stream string, seq int64) (snapshot, error) {
+	return q.fetchSnapshotWith(ctx, s, snapshotParams{Stream: stream, Seq: seq})
+}
+
+// fetchSnapshotWith asks snapshot.get with params; with a Path, the answer's
+// state is the value there (pushdown.go).
+func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, params snapshotParams) (snapshot, error) {
 	if err := q.present(s); err != nil {
 		return snapshot{}, err
 	}
-	raw, err := s.request(ctx, "snapshot.get", snapshotParams{Stream: stream, Seq: seq})
+	raw, err := s.request(ctx, "snapshot.get", params)
+	if te := asToolError(err); te != nil && te.Code == codePathNotFound && params.Path == nil {
+		return snapshot{}, malformedAnswer("snapshot.get", "PATH_NOT_FOUND without a path")
+	}
 	if err != nil {
 		return snapshot{}, err
 	}
@@ -141,10 +150,14 @@ func (q *adapterQueries) fetchSnapshot(ctx context.Context, s *session, stream s
 }
 
 // stateAt fetches the current snapshot of stream and slices out the value at
-// path without decoding the state; a miss is reported with missCode.
+// path without decoding the state; a miss is reported with missCode. An app
+// that offers snapshot.path is asked for the value alone (pushdown.go).
 func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
 	if err := q.checkStream(s, stream); err != nil {
 		return snapshot{}, nil, err
+	}
+	if s.offers(capSnapshotPath) {
+		return q.stateAtPushed(ctx, s, stream, path, segs, missCode)
 	}
 	snap, err := q.fetchSnapshot(ctx, s, stream, 0)
 	if err != nil {

@@ -12,6 +12,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -40,7 +41,7 @@ func (s *sentUpdates) take() []string {
 func TestUpdatesAreThrottledAndCoalesced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentUpdates{start: time.Now()}
-		hub := newResourceHub(config{}, nil, sent.notify)
+		hub := newResourceHub(config{}, newAdapterLink(config{}, nil, nil), sent.notify)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		go hub.run(ctx)
@@ -343,7 +344,7 @@ func TestNoNotificationsBeforeInitialized(t *testing.T) {
 }
 
 func TestSubscriptionsAreBounded(t *testing.T) {
-	hub := newResourceHub(config{}, nil, func(string, any) {})
+	hub := newResourceHub(config{}, newAdapterLink(config{}, nil, nil), func(string, any) {})
 	for i := range maxSubscriptions {
 		if err := hub.subscribe(fmt.Sprintf("debug://mmkv/i%d", i)); err != nil {
 			t.Fatalf("subscription %d: %v", i, err)
@@ -393,4 +394,129 @@ func TestResourceOverPayloadLimit(t *testing.T) {
 	if errObj["code"] != float64(-32603) || data["code"] != codePayloadTooLarge || data["uri"] != uriRedux {
 		t.Errorf("redux state over MAX_PAYLOAD_SIZE: %v, want -32603 with data.code PAYLOAD_TOO_LARGE", errObj)
 	}
+}
+
+// connectInstancesAdapter connects an adapter that advertises the MMKV
+// instances given and answers nothing.
+func connectInstancesAdapter(t *testing.T, e *e2e, instances []string) {
+	t.Helper()
+	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
+	hs, _ := json.Marshal(map[string]any{"type": "handshake", "protocolVersion": 1, "sessionId": "many", "adapterVersion": "1",
+		"streams": []map[string]any{{"name": "mmkv", "active": true, "instances": instances}}})
+	c, _, err := websocket.Dial(t.Context(), url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
+	if err := c.Write(t.Context(), websocket.MessageText, hs); err != nil {
+		t.Fatal(err)
+	}
+	if _, ack, err := c.Read(t.Context()); err != nil || !strings.Contains(string(ack), "handshake_ack") {
+		t.Fatalf("handshake: %.200s %v", ack, err)
+	}
+	e.waitHealth(func(h healthOut) bool { return h.Connected })
+}
+
+// TestResourcesListIsPaginated lists an adapter's MMKV instances, as many
+// as a handshake may advertise (maxWireInstances, three pages' worth):
+// no page may carry more than the page bounds, following nextCursor yields
+// every resource once in order, and a cursor the server did not issue is
+// -32602.
+func TestResourcesListIsPaginated(t *testing.T) {
+	ts := startServer(t, testConfig(t))
+	ts.initialize()
+	e := &e2e{testServer: ts}
+	names := []string{"a/b c", "ünï"}
+	for i := range maxWireInstances - len(names) {
+		names = append(names, fmt.Sprintf("instance-%04d", i))
+	}
+	connectInstancesAdapter(t, e, names)
+
+	want := []string{uriSession, uriSessions, uriRedux, uriNavigation}
+	for _, name := range names {
+		want = append(want, mmkvURI(name))
+	}
+	var got []string
+	cursor, pages := "", 0
+	for {
+		if pages++; pages > len(want) {
+			t.Fatal("the listing never ends")
+		}
+		var params any
+		if cursor != "" {
+			params = map[string]any{"cursor": cursor}
+		}
+		e.nextID++
+		reply := e.call(e.nextID, "resources/list", params)
+		result, ok := reply["result"].(map[string]any)
+		if !ok {
+			t.Fatalf("page %d: %v", pages, reply)
+		}
+		raw, _ := json.Marshal(result)
+		list := result["resources"].([]any)
+		if len(list) == 0 || len(list) > maxListPage || len(raw) > maxListPageBytes+1024 {
+			t.Errorf("page %d: %d resources in %d bytes, want 1 to %d in at most %d", pages, len(list), len(raw), maxListPage, maxListPageBytes)
+		}
+		for _, r := range list {
+			got = append(got, r.(map[string]any)["uri"].(string))
+		}
+		next, more := result["nextCursor"].(string)
+		if !more {
+			break
+		}
+		cursor = next
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("resources over all pages (-want +got):\n%s", diff)
+	}
+	if isInline("resources/list") {
+		t.Error("resources/list runs on the reading goroutine: a page of 256 KiB would hold up every later request")
+	}
+
+	for _, bad := range []string{"", "abc", cursor + "x", "bGlzdDow"} {
+		e.nextID++
+		reply := e.call(e.nextID, "resources/list", map[string]any{"cursor": bad})
+		if errObj, _ := reply["error"].(map[string]any); errObj["code"] != float64(-32602) {
+			t.Errorf("cursor %q: %v, want -32602", bad, reply)
+		}
+	}
+}
+
+// TestSubscribeToUnknownInstanceAgreesWithRead: with the app connected,
+// subscribing to an MMKV instance it does not advertise is refused with the
+// error a read of it gets; a known instance is accepted.
+func TestSubscribeToUnknownInstanceAgreesWithRead(t *testing.T) {
+	e := startE2E(t, testConfig(t), 12)
+	const uri = "debug://mmkv/nope"
+	_, readErr := readResource(t, e, uri)
+	e.nextID++
+	subErr, _ := e.call(e.nextID, "resources/subscribe", map[string]any{"uri": uri})["error"].(map[string]any)
+	if diff := cmp.Diff(readErr, subErr); diff != "" || readErr["code"] != float64(-32002) {
+		t.Errorf("subscribe vs read of %s (-read +subscribe):\n%s", uri, diff)
+	}
+	e.nextID++
+	if reply := e.call(e.nextID, "resources/subscribe", map[string]any{"uri": "debug://mmkv/auth"}); reply["error"] != nil {
+		t.Errorf("subscribe to an advertised instance: %v", reply)
+	}
+}
+
+// FuzzListCursor checks that a position survives its cursor, and that only
+// cursors the server issues are accepted: any string accepted is the one
+// cursor of its position.
+func FuzzListCursor(f *testing.F) {
+	for _, seed := range []string{listCursor(1), listCursor(503), listCursor(1 << 40), "", "abc", "bGlzdDow",
+		listCursor(3) + "=", "bGlzdDowMw", "bGlzdDorMw", "bGlzdDogMw"} {
+		f.Add(seed, 7)
+	}
+	f.Fuzz(func(t *testing.T, cursor string, n int) {
+		if pos, ok := parseListCursor(cursor); ok && (pos < 1 || listCursor(pos) != cursor) {
+			t.Errorf("accepted %q as position %d, whose cursor is %q", cursor, pos, listCursor(pos))
+		}
+		if n < 1 {
+			return
+		}
+		if pos, ok := parseListCursor(listCursor(n)); !ok || pos != n {
+			t.Errorf("cursor of %d read back as %d, %v", n, pos, ok)
+		}
+	})
 }

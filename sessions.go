@@ -513,6 +513,14 @@ type (
 		SinceSeq  *int64 `json:"since_seq,omitempty"`
 		EventType string `json:"event_type,omitempty"`
 	}
+	// snapshotParams asks for a snapshot, or with Path for the value at a
+	// path in it (wire protocol "Paths in requests"). Path holds one
+	// segment per parsed pathSegment, built by wirePath: a string for an
+	// object key, an int64 for a bare index, which on an object names the
+	// key of its decimal spelling; nil is the whole state. Only sessions
+	// whose app offers capSnapshotPath are asked with a Path; a feed that
+	// leaves such a request to the session gets it answered from the
+	// snapshot the server holds.
 	snapshotParams struct {
 		Stream string `json:"stream"`
 		Seq    int64  `json:"seq,omitempty"`
@@ -530,6 +538,14 @@ type (
 	}
 )
 
+// offers reports whether the session's app named capability in its
+// handshake's capabilities.
+func (s *session) offers(capability string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info != nil && slices.Contains(s.info.Capabilities, capability)
+}
+
 // answerLocally answers from the server's buffers.
 func (s *session) answerLocally(method string, params any) (json.RawMessage, error) {
 	s.mu.Lock()
@@ -541,6 +557,7 @@ func (s *session) answerLocally(method string, params any) (json.RawMessage, err
 		if p.Path == nil {
 			return s.snapshotLocked(p)
 		}
+		return s.snapshotAtLocked(p)
 	case listCommandsParams:
 		if s.commands != nil || s.via == sessionViaReactotron {
 			return s.commandsLocked(), nil

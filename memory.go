@@ -1,0 +1,99 @@
+package main
+
+import (
+	"context"
+	"runtime/debug"
+	"runtime/metrics"
+	"time"
+)
+
+// After a burst (hundreds of 100 KB requests, a huge listing) the heap falls
+// back under a megabyte, but the process keeps the pages it grew into: an
+// idle server allocates nothing, so no collection runs to lower the heap
+// goal, and the runtime's background scavenger returns memory slowly. The
+// resident size then stays at its peak for minutes. reclaimMemory returns
+// it once the burst is over.
+
+const (
+	reclaimInterval  = 2 * time.Second // how often the heap is looked at
+	reclaimIdleBytes = 1 << 20         // allocated within an interval below which the server counts as idle
+	reclaimFloor     = 8 << 20         // held memory below which nothing is worth returning; an idle server holds about 6 MB
+)
+
+// memSample is what the reclaimer reads of the runtime's memory.
+type memSample struct {
+	allocated uint64 // bytes allocated since the program started
+	retained  uint64 // bytes the runtime holds from the system: all it mapped, less the heap pages it released
+}
+
+// reclaimer decides when to return memory: when nothing much was
+// allocated during the last interval (the burst is over) and the runtime
+// holds more than reclaimFloor and more than twice what it held after the
+// last return, so that a server that really needs the memory is not made
+// to give it back again and again.
+type reclaimer struct {
+	sampled       bool
+	lastAllocated uint64
+	baseline      uint64 // retained just after the last return
+}
+
+// observe takes the sample of one tick and reports whether to return memory now.
+func (r *reclaimer) observe(s memSample) bool {
+	idle := r.sampled && s.allocated-r.lastAllocated < reclaimIdleBytes
+	r.sampled, r.lastAllocated = true, s.allocated
+	return idle && s.retained > max(reclaimFloor, 2*r.baseline)
+}
+
+// returned records the sample taken just after memory was returned.
+func (r *reclaimer) returned(s memSample) {
+	r.baseline, r.lastAllocated = s.retained, s.allocated
+}
+
+// reclaimMemory looks at the heap at every tick until ctx ends and calls
+// release after a burst, once the server is idle. Tests inject the ticks,
+// the samples and the release.
+func reclaimMemory(ctx context.Context, ticks <-chan time.Time, sample func() memSample, release func()) {
+	var r reclaimer
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticks:
+		}
+		if r.observe(sample()) {
+			release()
+			r.returned(sample())
+		}
+	}
+}
+
+// runReclaimer is reclaimMemory with the real clock and runtime: it
+// collects and returns every free page (debug.FreeOSMemory), which costs
+// one collection of a heap that is small by then.
+func runReclaimer(ctx context.Context) {
+	ticker := time.NewTicker(reclaimInterval)
+	defer ticker.Stop()
+	reclaimMemory(ctx, ticker.C, readMemSample, debug.FreeOSMemory)
+}
+
+// memMetrics are the runtime/metrics names readMemSample reads, in order.
+var memMetrics = []string{
+	"/gc/heap/allocs:bytes",
+	"/memory/classes/total:bytes",
+	"/memory/classes/heap/released:bytes",
+}
+
+func readMemSample() memSample {
+	samples := make([]metrics.Sample, len(memMetrics))
+	for i, name := range memMetrics {
+		samples[i].Name = name
+	}
+	metrics.Read(samples)
+	v := func(i int) uint64 {
+		if samples[i].Value.Kind() != metrics.KindUint64 {
+			return 0 // unknown to this runtime: count as nothing
+		}
+		return samples[i].Value.Uint64()
+	}
+	return memSample{allocated: v(0), retained: v(1) - min(v(1), v(2))}
+}
