@@ -8,11 +8,11 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"cmp"
 	"fmt"
 	"io"
 	"log/slog"
@@ -185,7 +185,7 @@ type reactotronConn struct {
 
 	mu      sync.Mutex
 	session *session
-	reason  string                            // why the connection ended, once it has
+	reason  string                             // why the connection ended, once it has
 	waiters map[string][]chan reactotronAnswer // by answer key, oldest first
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"net"
 	"strings"
@@ -449,5 +450,41 @@ func TestReactotronActsOnTheApp(t *testing.T) {
 	}
 	if diff := cmp.Diff([]string{"resetCart", "login", "ping"}, names); diff != "" {
 		t.Errorf("commands (-want +got):\n%s", diff)
+	}
+}
+
+// TestHealthCheckSummarisesWithinBudget pins that the health check never
+// fails for size: beyond MAX_RESULT_BYTES it drops the sessions' stream
+// names, then streams, then sessions, and says how many there were.
+func TestHealthCheckSummarisesWithinBudget(t *testing.T) {
+	ts := newToolSet(config{MaxResultBytes: 1024}, nil)
+	out := healthOutput{Streams: []healthStream{}, Sessions: []healthSession{}}
+	for i := range 40 {
+		out.Streams = append(out.Streams, healthStream{Name: fmt.Sprintf("stream-%02d", i)})
+	}
+	for i := range 10 {
+		h := healthSession{ID: fmt.Sprintf("session-%d", i), Via: sessionViaWire, Device: json.RawMessage("null")}
+		for j := range 30 {
+			h.Streams = append(h.Streams, fmt.Sprintf("stream-%02d", j))
+		}
+		out.Sessions = append(out.Sessions, h)
+	}
+	res, err := ts.healthResult(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.body) > 1024-256 {
+		t.Errorf("health check of %d bytes, over the budget less its margin", len(res.body))
+	}
+	var got healthOutput
+	if err := json.Unmarshal(res.body, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.SessionsTotal != 10 || len(got.Sessions) == 0 || len(got.Sessions) >= 10 || got.StreamsTotal != 40 || len(got.Streams) > 5 {
+		t.Errorf("sessions %d of %d, streams %d of %d; want some of 10 and at most 5 of 40",
+			len(got.Sessions), got.SessionsTotal, len(got.Streams), got.StreamsTotal)
+	}
+	if s := got.Sessions[0]; len(s.Streams) != 0 || s.StreamsTotal != 30 {
+		t.Errorf("first session lists %d streams of %d, want none of 30", len(s.Streams), s.StreamsTotal)
 	}
 }

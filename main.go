@@ -1,23 +1,26 @@
-// Command devtools-mcp lets an AI coding agent look inside a running app in
-// development: the app's debug adapter connects over a WebSocket (Wire
-// Protocol v1, see PROTOCOL.md) and the server offers what the adapter
-// knows — Redux state, navigation state, MMKV storage and the events that
-// changed them — as MCP tools and resources on stdin/stdout or Streamable
-// HTTP.
+// Command devtools-mcp lets an AI coding agent look inside running apps in
+// development: apps connect over a WebSocket, through a debug adapter
+// speaking Wire Protocol v1 (PROTOCOL.md) or unchanged through Reactotron's
+// client, and the server offers their Redux state, navigation, storage,
+// logs, network requests and the events that changed them as MCP tools,
+// resources and prompts, on stdin/stdout or Streamable HTTP, in both MCP eras.
 //
-// Data flows from the agent through jsonrpc.go (framing, JSON-RPC) or
-// http.go and http_session.go (Streamable HTTP), client.go (one client's
-// state) and mcp.go (dispatch, notifications; era.go the 2026-07-28
-// revision; relay.go to the process holding the adapter port) to tools.go
-// (tools_app.go: logs, network requests and acting on the app) and
-// resources.go, which ask the adapter through conn.go (handshake.go vets new connections) and shape
-// answers with jsonpath.go, diff.go and rawjson.go (JSON read without
-// decoding it). pushdown.go asks apps that resolve paths themselves for the
-// value alone. errors.go holds the tool error codes, config.go the
-// settings, and demo.go (with demo_streams.go, demo_actions.go and
-// demo_paths.go) a simulated app for -demo and the tests.
-// urgent.go gives debug_health_check a worker lane of its own, and
-// memory.go returns memory to the system once a burst is over.
+// Data flows from the agent through a transport — jsonrpc.go (JSON-RPC,
+// stdio lines; urgent.go a lane of its own for debug_health_check),
+// http.go and http_session.go (Streamable HTTP), relay.go (to the process
+// holding the adapter port) — to client.go (one client's state) and mcp.go
+// (dispatch, notifications; era.go the 2026-07-28 revision), then to the
+// answers: tools.go and tools_app.go (the tools), resources.go, prompts.go
+// and prompttexts.go, redact.go and redact_text.go (secrets hidden on the
+// way out), errors.go (codes and suggestions). Answers ask a session
+// (queries.go, pushdown.go); sessions.go keeps every app's session, live or
+// post-mortem, with its buffered events. Sessions are fed by links:
+// conn.go (wire adapters; handshake.go vets them) and bridge.go (Reactotron
+// clients; reactotron.go and reactotron_translate.go know their messages).
+// At the bottom, JSON without decoding it: rawjson.go, jsonpath.go, diff.go.
+// config.go holds the settings, memory.go returns memory to the system after
+// a burst, and demo.go (demo_streams.go, demo_actions.go, demo_paths.go) is
+// the simulated app of -demo and the tests.
 package main
 
 import (

@@ -199,8 +199,9 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
 	// Redacted before the budget is judged: the budget is for what is sent.
+	// The health check keeps to the budget by summarising, never failing.
 	res.body = ts.redact.JSON(res.body)
-	if len(res.body) > ts.cfg.MaxResultBytes {
+	if len(res.body) > ts.cfg.MaxResultBytes && t.name != "debug_health_check" {
 		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
@@ -514,13 +515,14 @@ const healthStreamsTimeout = time.Second
 // healthOutput is debug_health_check's result. Structs, not maps: this is
 // the most called tool, and maps cost a sort and an allocation per key.
 type healthOutput struct {
-	Adapter      *healthAdapter  `json:"adapter"`
-	Connected    bool            `json:"connected"`
-	Server       healthServer    `json:"server"`
-	Sessions     []healthSession `json:"sessions"`
-	Stale        bool            `json:"stale,omitempty"`
-	Streams      []healthStream  `json:"streams"`
-	StreamsTotal int             `json:"streamsTotal,omitempty"` // set when streams lists only the first maxHealthStreams
+	Adapter       *healthAdapter  `json:"adapter"`
+	Connected     bool            `json:"connected"`
+	Server        healthServer    `json:"server"`
+	Sessions      []healthSession `json:"sessions"`
+	Stale         bool            `json:"stale,omitempty"`
+	Streams       []healthStream  `json:"streams"`
+	StreamsTotal  int             `json:"streamsTotal,omitempty"`  // set when streams lists only the first ones
+	SessionsTotal int             `json:"sessionsTotal,omitempty"` // set when sessions lists only the first ones
 }
 
 // maxHealthStreams bounds the streams a health check lists in full, per
@@ -547,7 +549,7 @@ type healthServer struct {
 type healthListener struct {
 	ListenError string `json:"listenError,omitempty"`
 	Listening   bool   `json:"listening"`
-	URL         string `json:"url"`
+	URL         any    `json:"url"` // null when the bridge is off
 }
 
 type healthSession struct {
@@ -583,7 +585,7 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		out.Sessions = append(out.Sessions, describeSession(s.view()))
 	}
 	if a.session == nil || !a.session.isLive() {
-		return encodeResult(out)
+		return ts.healthResult(out)
 	}
 	v := a.session.view()
 	info := v.Info
@@ -608,7 +610,54 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		out.StreamsTotal = len(out.Streams)
 		out.Streams = out.Streams[:maxHealthStreams]
 	}
-	return encodeResult(out)
+	return ts.healthResult(out)
+}
+
+// firstSessions keeps the first n sessions, recording how many there were.
+func firstSessions(all []healthSession, total, n int) ([]healthSession, int) {
+	if len(all) <= n {
+		return all, total
+	}
+	return all[:n], max(total, len(all))
+}
+
+// healthResult encodes a health check within the result budget: the health
+// check never fails, so beyond the budget it summarises, each step saying
+// what it left out — first the sessions' stream names, then all but the
+// first streams, then all but the first sessions.
+func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
+	budget := ts.cfg.MaxResultBytes - 256 // room for the session and redaction marks
+	steps := []func(){
+		func() {
+			for i := range out.Sessions {
+				if n := len(out.Sessions[i].Streams); n > 0 {
+					out.Sessions[i].StreamsTotal = max(out.Sessions[i].StreamsTotal, n)
+					out.Sessions[i].Streams = []string{}
+				}
+			}
+		},
+		func() {
+			if len(out.Streams) > 5 {
+				out.StreamsTotal = max(out.StreamsTotal, len(out.Streams))
+				out.Streams = out.Streams[:5]
+			}
+		},
+		func() { out.Sessions, out.SessionsTotal = firstSessions(out.Sessions, out.SessionsTotal, 3) },
+		func() { out.Sessions, out.SessionsTotal = firstSessions(out.Sessions, out.SessionsTotal, 1) },
+		func() {
+			out.StreamsTotal = max(out.StreamsTotal, len(out.Streams))
+			out.Streams = []healthStream{}
+		},
+	}
+	res, err := encodeResult(out)
+	for _, step := range steps {
+		if err != nil || len(res.body) <= budget {
+			break
+		}
+		step()
+		res, err = encodeResult(out)
+	}
+	return res, err
 }
 
 // describeSession is a session's entry in debug_health_check and
