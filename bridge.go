@@ -439,7 +439,11 @@ func reactotronInfo(intro reactotronIntro, now time.Time) *adapterInfo {
 		"library": nullable(strings.TrimSpace(intro.LibraryName + " " + intro.LibraryVersion))})
 	device, _ := json.Marshal(map[string]any{"platform": nullable(intro.Platform), "osVersion": nullable(cmp.Or(intro.PlatformVersion, intro.OSRelease)),
 		"model": nullable(intro.Model), "systemName": nullable(intro.SystemName)})
-	info := &adapterInfo{SessionID: intro.ClientID, AdapterVersion: cmp.Or(intro.CoreClientVersion, "reactotron"),
+	version := intro.CoreClientVersion
+	if strings.HasPrefix(version, "REACTOTRON_") {
+		version = "" // a build placeholder some reactotron-core-client builds send as is
+	}
+	info := &adapterInfo{SessionID: intro.ClientID, AdapterVersion: cmp.Or(version, intro.LibraryVersion, "reactotron"),
 		ConnectedAt: now, App: app, Device: device, Capabilities: []string{capSnapshotPath, capStateDispatch, capCommands}}
 	for _, name := range reactotronStreams {
 		info.Streams = append(info.Streams, streamState{Name: name, Active: true})

@@ -488,3 +488,21 @@ func TestHealthCheckSummarisesWithinBudget(t *testing.T) {
 		t.Errorf("first session lists %d streams of %d, want none of 30", len(s.Streams), s.StreamsTotal)
 	}
 }
+
+// TestReactotronInfo pins how a client.intro describes the session: the
+// real client's build placeholder is not a version.
+func TestReactotronInfo(t *testing.T) {
+	for _, c := range []struct {
+		intro reactotronIntro
+		want  string
+	}{
+		{reactotronIntro{ClientID: "a", CoreClientVersion: "2.10.0"}, "2.10.0"},
+		{reactotronIntro{ClientID: "a", CoreClientVersion: "REACTOTRON_CORE_CLIENT_VERSION", LibraryVersion: "5.1.14"}, "5.1.14"},
+		{reactotronIntro{ClientID: "a", CoreClientVersion: "REACTOTRON_CORE_CLIENT_VERSION"}, "reactotron"},
+	} {
+		info := reactotronInfo(c.intro, time.Now())
+		if info.AdapterVersion != c.want || info.SessionID != "a" {
+			t.Errorf("reactotronInfo(%+v) = version %q, id %q; want %q, a", c.intro, info.AdapterVersion, info.SessionID, c.want)
+		}
+	}
+}
