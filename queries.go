@@ -187,3 +187,27 @@ func notFound(code, path string, miss *pathMiss) *toolError {
 	}
 	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(path), at, miss.Segment)
 }
+
+// splitEventsAnswer checks the shape of an events.query answer and returns
+// its members as JSON: the events array, hasMore, oldestSeq and latestSeq.
+func splitEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, err error) {
+	err = eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "events":
+			events = v
+		case "hasMore":
+			hasMore = v
+		case "oldestSeq":
+			oldest = v
+		case "latestSeq":
+			latest = v
+		}
+		return true
+	})
+	_, ok1 := wireInt(oldest)
+	_, ok2 := wireInt(latest)
+	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {
+		return nil, nil, nil, nil, malformedAnswer("events.query", "want {events: [...], hasMore, oldestSeq, latestSeq}")
+	}
+	return events, hasMore, oldest, latest, nil
+}

@@ -769,23 +769,9 @@ func queryEvents(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	var events, hasMore, oldest, latest []byte
-	err = eachMember(raw, func(name string, v []byte) bool {
-		switch name {
-		case "events":
-			events = v
-		case "hasMore":
-			hasMore = v
-		case "oldestSeq":
-			oldest = v
-		case "latestSeq":
-			latest = v
-		}
-		return true
-	})
-	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" ||
-		rawKind(oldest) != "number" || rawKind(latest) != "number" {
-		return nil, malformedAnswer("events.query", "want {events: [...], hasMore, oldestSeq, latestSeq}")
+	events, hasMore, oldest, latest, err := splitEventsAnswer(raw)
+	if err != nil {
+		return nil, err
 	}
 	var o jsonObject
 	o.raw("events", compactJSON(events))

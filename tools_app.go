@@ -194,26 +194,12 @@ func (q *adapterQueries) fetchEvents(ctx context.Context, s *session, p eventsPa
 		return eventPage{}, err
 	}
 	var page eventPage
-	var events, hasMore, oldest, latest []byte
-	err = eachMember(raw, func(name string, v []byte) bool {
-		switch name {
-		case "events":
-			events = v
-		case "hasMore":
-			hasMore = v
-		case "oldestSeq":
-			oldest = v
-		case "latestSeq":
-			latest = v
-		}
-		return true
-	})
-	var ok1, ok2 bool
-	page.oldestSeq, ok1 = wireInt(oldest)
-	page.latestSeq, ok2 = wireInt(latest)
-	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {
-		return eventPage{}, malformedAnswer("events.query", "want {events: [...], hasMore, oldestSeq, latestSeq}")
+	events, hasMore, oldest, latest, err := splitEventsAnswer(raw)
+	if err != nil {
+		return eventPage{}, err
 	}
+	page.oldestSeq, _ = wireInt(oldest)
+	page.latestSeq, _ = wireInt(latest)
 	page.hasMore = string(hasMore) == "true"
 	bad := false
 	_ = eachElement(events, func(_ int, ev []byte) bool {
