@@ -798,7 +798,8 @@ func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
 		wasLive = l.sessions.detach(s, c, reason)
 	}
 	pending := c.leave(linkReasonDisconnected)
-	failAdapterPending(pending, linkReasonDisconnected)
+	// Logged before the waiting requests hear of it, so that whoever sees a
+	// request fail finds the reason in the log.
 	if wasLive {
 		l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", reason,
 			"closeCode", int(websocket.CloseStatus(readErr)), "failedRequests", len(pending))
@@ -806,6 +807,7 @@ func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
 		l.logger.Debug("adapter connection closed", "remote", c.remote, "session", c.sessionID,
 			"closeCode", int(websocket.CloseStatus(readErr)))
 	}
+	failAdapterPending(pending, linkReasonDisconnected)
 }
 
 // adapterConnPhase is where a connection is in the handshake.
