@@ -14,7 +14,7 @@
 // and prompttexts.go, redact.go and redact_text.go (secrets hidden on the
 // way out), errors.go (codes and suggestions). Answers ask a session
 // (queries.go, pushdown.go); sessions.go keeps every app's session, live or
-// post-mortem, with its buffered events. Sessions are fed by links:
+// post-mortem, and sessionbuffers.go answers from its buffered events. Sessions are fed by links:
 // conn.go (wire adapters; handshake.go vets them) and bridge.go (Reactotron
 // clients; reactotron.go and reactotron_translate.go know their messages).
 // At the bottom, JSON without decoding it: rawjson.go, jsonpath.go, diff.go.

@@ -1,0 +1,340 @@
+package main
+
+// sessionbuffers.go is what a session answers from the server's own
+// buffers: the wire protocol's requests (streams.list, events.query,
+// snapshot.get, commands.list) answered from per-stream rings of received
+// events, the last snapshot fetched per stream and the commands recorded,
+// with the bounds that keep those buffers small.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Params of the requests sessions answer from their buffers. They encode
+// as the wire protocol's params.
+type (
+	eventsParams struct {
+		Stream    string `json:"stream"`
+		Limit     int64  `json:"limit"`
+		SinceSeq  *int64 `json:"since_seq,omitempty"`
+		EventType string `json:"event_type,omitempty"`
+	}
+	// snapshotParams asks for a snapshot, or with Path for the value at a
+	// path in it (wire protocol "Paths in requests"). Path holds one
+	// segment per parsed pathSegment, built by wirePath: a string for an
+	// object key, an int64 for a bare index, which on an object names the
+	// key of its decimal spelling; nil is the whole state. Only sessions
+	// whose app offers capSnapshotPath are asked with a Path; a feed that
+	// leaves such a request to the session gets it answered from the
+	// snapshot the server holds.
+	snapshotParams struct {
+		Stream string `json:"stream"`
+		Seq    int64  `json:"seq,omitempty"`
+		Path   []any  `json:"path,omitempty"`
+	}
+	// The optional requests that act on the app (capabilities
+	// state.dispatch and commands).
+	dispatchParams struct {
+		Action json.RawMessage `json:"action"`
+	}
+	listCommandsParams struct{}
+	runCommandParams   struct {
+		Command string          `json:"command"`
+		Args    json.RawMessage `json:"args"`
+	}
+)
+
+// offers reports whether the session's app named capability in its
+// handshake's capabilities.
+func (s *session) offers(capability string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.info != nil && slices.Contains(s.info.Capabilities, capability)
+}
+
+// answerLocally answers from the server's buffers.
+func (s *session) answerLocally(method string, params any) (json.RawMessage, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch p := params.(type) {
+	case eventsParams:
+		return s.eventsLocked(p), nil
+	case snapshotParams:
+		if p.Path == nil {
+			return s.snapshotLocked(p)
+		}
+		return s.snapshotAtLocked(p)
+	case listCommandsParams:
+		if s.commands != nil || s.via == sessionViaReactotron {
+			return s.commandsLocked(), nil
+		}
+	default:
+		if method == "streams.list" {
+			return s.streamsLocked(), nil
+		}
+	}
+	return nil, s.goneErrorLocked(method)
+}
+
+// goneErrorLocked says that what was asked needs the app, which has left.
+func (s *session) goneErrorLocked(method string) *toolError {
+	if s.feed != nil {
+		return newToolError(codeAdapterError, map[string]string{"adapterMessage": method + " is not offered by this app"},
+			"the app's %s session does not offer %s", s.via, method)
+	}
+	e := linkNotConnectedError(linkReasonDisconnected, "", "")
+	e.Message = fmt.Sprintf("the app of session %s disconnected at %s, and %s needs the app", s.id, s.disconnectedAt.UTC().Format(timeFormat), method)
+	return e
+}
+
+func (s *session) streamsLocked() json.RawMessage {
+	var o jsonObject
+	o.key("streams")
+	o.buf = append(o.buf, '[')
+	for i, st := range s.info.Streams {
+		if i > 0 {
+			o.buf = append(o.buf, ',')
+		}
+		r := s.rings[st.Name]
+		var oldest, latest int64
+		hasSnapshot := false
+		if r != nil {
+			oldest, latest = r.seqRange()
+			hasSnapshot = r.snapshot != nil || r.newestSnapshot() != nil
+		}
+		entry := map[string]any{"name": st.Name, "active": st.Active, "eventCount": st.EventCount,
+			"oldestSeq": oldest, "latestSeq": max(latest, st.LatestSeq), "hasSnapshot": hasSnapshot,
+			"lastEventAt": formatTime(st.LastEventAt)}
+		if st.Instances != nil {
+			entry["instances"] = st.Instances
+		}
+		b, _ := json.Marshal(entry)
+		o.buf = append(o.buf, b...)
+	}
+	o.buf = append(o.buf, ']')
+	return o.close()
+}
+
+// eventsLocked answers events.query with the semantics of wire protocol §4.
+func (s *session) eventsLocked(p eventsParams) json.RawMessage {
+	r := s.rings[p.Stream]
+	var matched []bufferedEvent
+	hasMore := false
+	var oldest, latest int64
+	if r != nil {
+		oldest, latest = r.seqRange()
+		live := r.events[r.start:]
+		match := func(e bufferedEvent) bool { return p.EventType == "" || e.typ == p.EventType }
+		if p.SinceSeq != nil {
+			for _, e := range live {
+				if e.seq <= *p.SinceSeq || !match(e) {
+					continue
+				}
+				if int64(len(matched)) == p.Limit {
+					hasMore = true
+					break
+				}
+				matched = append(matched, e)
+			}
+		} else {
+			for i := len(live) - 1; i >= 0; i-- {
+				if !match(live[i]) {
+					continue
+				}
+				if int64(len(matched)) == p.Limit {
+					hasMore = true
+					break
+				}
+				matched = append(matched, live[i])
+			}
+			slices.Reverse(matched)
+		}
+	}
+	buf := append([]byte(nil), `{"events":[`...)
+	for i, e := range matched {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, e.raw...)
+	}
+	buf = fmt.Appendf(buf, `],"hasMore":%t,"oldestSeq":%d,"latestSeq":%d}`, hasMore, oldest, latest)
+	return buf
+}
+
+// snapshotLocked answers snapshot.get from the snapshot events held and the
+// last snapshot fetched.
+func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
+	r := s.rings[p.Stream]
+	if r != nil {
+		if p.Seq == 0 {
+			ev := r.newestSnapshot()
+			if r.snapshot != nil && (ev == nil || r.snapshotSeq >= ev.seq) {
+				return bytes.Clone(r.snapshot), nil
+			}
+			if ev != nil {
+				return snapshotAnswer(ev.raw), nil
+			}
+		} else {
+			if r.snapshot != nil && r.snapshotSeq == p.Seq {
+				return bytes.Clone(r.snapshot), nil
+			}
+			for _, e := range r.events[r.start:] {
+				if e.seq == p.Seq && isSnapshotEvent(e.raw) {
+					return snapshotAnswer(e.raw), nil
+				}
+			}
+		}
+	}
+	if p.Seq == 0 && s.feed == nil {
+		// The current state needs the app: there is no seq to look for.
+		return nil, s.goneErrorLocked(fmt.Sprintf("the current state of stream %q", p.Stream))
+	}
+	what := "no snapshot"
+	if p.Seq != 0 {
+		what = fmt.Sprintf("no snapshot event with seq %d", p.Seq)
+	}
+	state := "holds"
+	if s.feed == nil {
+		state = "kept"
+	}
+	return nil, newToolError(codeSnapshotNotFound, nil, "the server %s %s of stream %q for session %s", state, what, p.Stream, s.id)
+}
+
+// isSnapshotEvent reports whether an event's payload carries a state.
+func isSnapshotEvent(event []byte) bool {
+	payload := rawMember(event, "payload")
+	return rawKind(payload) == "object" && rawMember(payload, "state") != nil
+}
+
+// snapshotAnswer builds snapshot.get's answer from a snapshot event.
+func snapshotAnswer(event []byte) json.RawMessage {
+	var o jsonObject
+	o.raw("seq", rawMember(event, "seq"))
+	ts := rawMember(event, "timestamp")
+	if ts == nil {
+		ts = []byte("null")
+	}
+	o.raw("timestamp", ts)
+	o.raw("state", rawMember(rawMember(event, "payload"), "state"))
+	return o.close()
+}
+
+// eventRing is one stream's buffered events, oldest first, and the last
+// current-state snapshot fetched.
+type eventRing struct {
+	events      []bufferedEvent
+	start       int // events before start have been evicted
+	bytes       int64
+	snapshot    json.RawMessage // a snapshot.get answer
+	snapshotSeq int64
+}
+
+type bufferedEvent struct {
+	seq int64
+	typ string
+	at  time.Time
+	raw []byte
+}
+
+// add appends e, evicting the oldest events beyond the count bound and, for
+// the whole session, beyond the byte bound.
+func (r *eventRing) add(s *session, e bufferedEvent) {
+	r.events = append(r.events, e)
+	r.bytes += int64(len(e.raw))
+	s.bytes += int64(len(e.raw))
+	for len(r.events)-r.start > s.reg.eventBuffer {
+		s.bytes -= r.evictOldest()
+	}
+	s.evictLocked()
+}
+
+// evictOldest drops the oldest event and returns its size. The slice is
+// compacted when half of it is dead, so eviction is amortised O(1).
+func (r *eventRing) evictOldest() int64 {
+	n := int64(len(r.events[r.start].raw))
+	r.events[r.start] = bufferedEvent{}
+	r.start++
+	r.bytes -= n
+	if r.start > len(r.events)/2 {
+		r.events = slices.Clone(r.events[r.start:])
+		r.start = 0
+	}
+	return n
+}
+
+func (r *eventRing) seqRange() (oldest, latest int64) {
+	if len(r.events) == r.start {
+		return 0, 0
+	}
+	return r.events[r.start].seq, r.events[len(r.events)-1].seq
+}
+
+func (r *eventRing) newestSnapshot() *bufferedEvent {
+	for i := len(r.events) - 1; i >= r.start; i-- {
+		if strings.HasSuffix(r.events[i].typ, "_snapshot") && isSnapshotEvent(r.events[i].raw) {
+			return &r.events[i]
+		}
+	}
+	return nil
+}
+
+// evictLocked drops the oldest events of the largest rings, then the
+// largest snapshots, until the session is within its byte bound.
+func (s *session) evictLocked() {
+	for s.bytes > s.reg.bufferBytes {
+		var largest *eventRing
+		for _, r := range s.rings {
+			if len(r.events) > r.start && (largest == nil || r.bytes > largest.bytes) {
+				largest = r
+			}
+		}
+		if largest != nil {
+			s.bytes -= largest.evictOldest()
+			continue
+		}
+		for _, r := range s.rings {
+			s.bytes -= int64(len(r.snapshot))
+			r.snapshot, r.snapshotSeq = nil, 0
+		}
+		return
+	}
+}
+
+// commandsLocked answers commands.list from the commands recorded.
+func (s *session) commandsLocked() json.RawMessage {
+	buf := append([]byte(nil), `{"commands":[`...)
+	for i, c := range s.commands {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, c...)
+	}
+	return append(buf, "]}"...)
+}
+
+// keepCommands records a live app's commands.list answer, for answers
+// after the app has gone.
+func (s *session) keepCommands(method string, raw json.RawMessage) {
+	if method != "commands.list" {
+		return
+	}
+	var res struct {
+		Commands []json.RawMessage `json:"commands"`
+	}
+	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
+		return
+	}
+	s.setCommands(res.Commands)
+}
+
+// setCommands records the commands the app registered.
+func (s *session) setCommands(commands []json.RawMessage) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.commands = commands
+}
