@@ -16,7 +16,8 @@
 // (queries.go, pushdown.go); sessions.go keeps every app's session, live or
 // post-mortem, and sessionbuffers.go answers from its buffered events. Sessions are fed by links:
 // conn.go (wire adapters; handshake.go vets them) and bridge.go (Reactotron
-// clients; reactotron.go and reactotron_translate.go know their messages).
+// clients; reactotron.go and reactotron_translate.go know their messages,
+// reactotron_session.go what such a session keeps).
 // At the bottom, JSON without decoding it: rawjson.go, jsonpath.go, diff.go.
 // config.go holds the settings, memory.go returns memory to the system after
 // a burst, and demo.go (demo_streams.go, demo_actions.go, demo_paths.go) is
