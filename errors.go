@@ -36,7 +36,7 @@ var suggestions = map[string]string{
 	codeEventNotFound:     "List the events held first (debug_get_network without `seq`, or debug_query_events) and pass one of their seqs.",
 }
 
-// toolError is a tool failure. conn.go returns it for adapter conditions,
+// toolError is a tool failure. adapterrequest.go returns it for adapter conditions,
 // tools.go for argument and lookup problems; tools/call turns it into a
 // result with isError set. Details is encoded as JSON and uses the field
 // names of spec §2.

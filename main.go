@@ -15,7 +15,9 @@
 // way out), errors.go (codes and suggestions). Answers ask a session
 // (queries.go, pushdown.go); sessions.go keeps every app's session, live or
 // post-mortem, and sessionbuffers.go answers from its buffered events. Sessions are fed by links:
-// conn.go (wire adapters; handshake.go vets them) and bridge.go (Reactotron
+// link.go (wire adapters: adapterconn.go one connection, adapterrequest.go
+// request matching, handshake.go vets them, wire.go message shapes,
+// linkevents.go what the link reports) and bridge.go (Reactotron
 // clients; reactotron.go and reactotron_translate.go know their messages,
 // reactotron_session.go what such a session keeps).
 // At the bottom, JSON without decoding it: rawjson.go, jsonpath.go, diff.go.

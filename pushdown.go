@@ -7,7 +7,7 @@ package main
 // offer it send the whole state, which queries.go slices.
 //
 // A value too large for one frame is refused by the app (or dropped by
-// conn.go) with PAYLOAD_TOO_LARGE. The server does not ask snapshot.keys
+// adapterconn.go) with PAYLOAD_TOO_LARGE. The server does not ask snapshot.keys
 // before every read to learn sizes in advance: that would double the round
 // trips of every read to spare one on the rare read that fails. Instead,
 // after a PAYLOAD_TOO_LARGE, an app that names capSnapshotKeys is asked

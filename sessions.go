@@ -2,7 +2,7 @@ package main
 
 // sessions.go is the session registry. A session is one app, connected now
 // or until recently, whichever way it came in: a Wire Protocol adapter
-// (conn.go) or a Reactotron client through the bridge. Tools and resources
+// (link.go, adapterconn.go) or a Reactotron client through the bridge. Tools and resources
 // ask a session; they never see how it is fed.
 //
 // The seam speaks the wire protocol's request vocabulary (streams.list,

@@ -1,0 +1,585 @@
+package main
+
+// link.go is the server side of Wire Protocol v1's transport: the listener
+// that app debug adapters dial (bound and retried by bindAndServe, which the
+// Reactotron listener shares), its status, and the upgrade of a connection,
+// which adapterconn.go then serves and sessions.go attaches to a session.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// Defaults of the adapterLink tunables (wire protocol §2, §6; spec §6).
+const (
+	linkHandshakeTimeout = 10 * time.Second
+	linkPingInterval     = 15 * time.Second
+	linkPongTimeout      = 10 * time.Second
+	linkBindRetry        = 2 * time.Second
+	// Disconnected sessions expire unasked: the link looks this often.
+	linkPruneInterval = time.Minute
+	// A close handshake gets this long before the socket is dropped, so
+	// shutdown stays well inside the one second spec §6 allows even when an
+	// adapter never answers the close frame.
+	linkCloseTimeout = 500 * time.Millisecond
+	// A single frame write (request, cancel, pong, handshake reply) that
+	// takes longer means the adapter stopped reading; the connection is
+	// dropped.
+	linkWriteTimeout = 10 * time.Second
+	linkMaxPending   = 1024
+)
+
+// Reasons in NOT_CONNECTED details and linkStatus.Reason (spec §2).
+const (
+	linkReasonNeverConnected = "never_connected"
+	linkReasonDisconnected   = "disconnected"
+	linkReasonReplaced       = "replaced"
+	linkReasonNotListening   = "not_listening"
+)
+
+const (
+	// wirePrefixLen is how much of an oversized frame is kept to find the
+	// "type" and "id" of a response (wire protocol §7).
+	wirePrefixLen = 256
+	// wireReadBufferMin is the first size of a connection's read buffer; it
+	// doubles up to MAX_PAYLOAD_SIZE as larger messages arrive.
+	wireReadBufferMin = 16 << 10
+	// wireHandoffMin: a response result at least this large is handed to the
+	// waiting request together with the read buffer it was read into, instead
+	// of being copied out of it; the connection then starts a new buffer.
+	// Smaller results are copied, which is cheaper than regrowing a buffer.
+	wireHandoffMin = 32 << 10
+	// maxQueuedLinkEvents bounds every event waiting for notify.
+	maxQueuedLinkEvents = 4096
+	// maxQueuedPushEvents bounds the linkEventPushed notifications waiting
+	// for notify; further ones are dropped (connection and stream-list
+	// events never are).
+	maxQueuedPushEvents = 1024
+)
+
+// linkStatus is a snapshot of the link, returned by adapterLink.status.
+type linkStatus struct {
+	WSURL       string // "ws://127.0.0.1:19850/" (actual port once bound)
+	Listening   bool
+	ListenError string // why the bind fails, "" when listening
+	Connected   bool
+	Reason      string       // when !Connected: "never_connected", "disconnected" or "not_listening"
+	Adapter     *adapterInfo // nil when !Connected; a copy, safe to keep
+}
+
+// adapterInfo describes a session's app: its handshake (or Reactotron
+// intro), and stream figures kept up to date by its pushes.
+type adapterInfo struct {
+	SessionID, AdapterVersion string
+	DeviceID                  string          // "" when the handshake had none
+	Capabilities              []string        // optional requests the app offers
+	StartedAt, ConnectedAt    time.Time       // StartedAt zero when the handshake had none
+	App, Device               json.RawMessage // nil when absent
+	Streams                   []streamState   // handshake order, updated by `streams` pushes
+}
+
+// streamState is one advertised stream and what its pushes told us.
+type streamState struct {
+	Name        string
+	Active      bool
+	Instances   []string
+	EventCount  int64     // pushed events seen on this connection
+	LatestSeq   int64     // highest pushed seq
+	LastEventAt time.Time // zero when none; the event's timestamp, else when it arrived
+}
+
+func (a *adapterInfo) clone() *adapterInfo {
+	if a == nil {
+		return nil
+	}
+	c := *a
+	c.Capabilities = slices.Clone(a.Capabilities)
+	c.App = bytes.Clone(a.App)
+	c.Device = bytes.Clone(a.Device)
+	c.Streams = make([]streamState, len(a.Streams))
+	for i, s := range a.Streams {
+		s.Instances = append([]string(nil), s.Instances...)
+		c.Streams[i] = s
+	}
+	return &c
+}
+
+// adapterLink is the server side of Wire Protocol v1. It listens for app
+// adapters and attaches each that handshakes to a session of the registry
+// (a newer valid handshake of the same device replaces the older
+// connection); the session forwards requests to it.
+//
+// run must be called once; addr, request and status may be called from any
+// goroutine at any time, before, during and after run. The duration fields
+// and maxPending may be changed only before run starts; tests shorten them.
+type adapterLink struct {
+	cfg    config
+	logger *slog.Logger
+	notify func(linkEvent)
+
+	handshakeTimeout time.Duration // upgrade to handshake (4004 after it)
+	pingInterval     time.Duration // between WebSocket pings of a live adapter
+	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
+	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
+	pruneInterval    time.Duration // between looks for expired sessions
+	closeTimeout     time.Duration // close handshake, then the socket is dropped
+	writeTimeout     time.Duration // one frame write
+	maxPending       int           // requests pending on one connection
+	mcp              http.Handler  // serves /mcp on this port (relay.go); nil: none. Set before run.
+
+	allowedHosts   map[string]bool // WS_ALLOWED_HOSTS
+	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
+	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
+	bound          chan struct{}   // closed once the first bind succeeded
+	bindTried      chan struct{}   // closed once the first bind was attempted
+	events         linkEventQueue
+	sessions       *sessionRegistry
+
+	mu        sync.Mutex
+	started   bool
+	stopping  bool // run is shutting down: no new connections
+	listening bool
+	boundAddr string // listener address once bound
+	listenErr string
+	conns     map[*adapterConn]struct{} // every upgraded connection
+	// wg counts every goroutine the link starts (connection handlers,
+	// keepalives, closers, cancel senders); run waits for it. Add is called
+	// either under mu while !stopping, or by a goroutine wg already counts.
+	wg sync.WaitGroup
+}
+
+// newAdapterLink returns a link configured by cfg that logs to logger (nil
+// discards) and reports connection changes and pushes to notify (nil for
+// none). Call run to start listening. A zero RequestTimeout or
+// MaxPayloadSize takes the spec's default.
+//
+// notify is called from one goroutine of the link, one event at a time, in
+// the order the changes happened, and never while the link holds a lock. It
+// must not block: the link queues events for it (dropping linkEventPushed
+// beyond maxQueuedPushEvents). It may call status, but must not wait for
+// request.
+func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *adapterLink {
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.RequestTimeout <= 0 {
+		cfg.RequestTimeout = 5 * time.Second
+	}
+	if cfg.MaxPayloadSize <= 0 {
+		cfg.MaxPayloadSize = 524288
+	}
+	l := &adapterLink{
+		cfg:              cfg,
+		logger:           logger,
+		notify:           notify,
+		handshakeTimeout: linkHandshakeTimeout,
+		pingInterval:     linkPingInterval,
+		pongTimeout:      linkPongTimeout,
+		bindRetry:        linkBindRetry,
+		pruneInterval:    linkPruneInterval,
+		closeTimeout:     linkCloseTimeout,
+		writeTimeout:     linkWriteTimeout,
+		maxPending:       linkMaxPending,
+		allowedHosts:     make(map[string]bool),
+		allowedOrigins:   make(map[string]bool),
+		bound:            make(chan struct{}),
+		bindTried:        make(chan struct{}),
+		conns:            make(map[*adapterConn]struct{}),
+	}
+	l.events.wake = make(chan struct{}, 1)
+	l.sessions = newSessionRegistry(cfg, logger, &l.events)
+	for _, h := range cfg.WSAllowedHosts {
+		l.allowedHosts[strings.ToLower(h)] = true
+	}
+	for _, o := range cfg.WSAllowedOrigins {
+		if n, ok := normalizeWireOrigin(o); ok {
+			l.allowedOrigins[n] = true
+		}
+	}
+	return l
+}
+
+// rawConnKey carries the accepted net.Conn in the request context, so that a
+// close handshake can be bounded with a socket deadline and a dead adapter
+// dropped at once.
+type rawConnKey struct{}
+
+// run binds WS_HOST:WS_PORT, retrying every bindRetry while the bind fails
+// (e.g. another instance holds the port), and serves adapter upgrades until
+// ctx is done. Then it stops intake, closes adapter connections with 1001
+// (each close handshake bounded by closeTimeout), closes the listener, and
+// returns nil only after every goroutine it started has exited and every
+// event has been passed to notify.
+func (l *adapterLink) run(ctx context.Context) error {
+	l.mu.Lock()
+	if l.started {
+		l.mu.Unlock()
+		return errors.New("adapterLink.run called twice")
+	}
+	l.started = true
+	l.mu.Unlock()
+
+	if !isLoopbackHost(l.cfg.WSHost) && l.cfg.WSToken == "" {
+		l.logger.Warn("WS_HOST is not a loopback address and WS_TOKEN is empty: any device that can reach this port can read the app's state",
+			"host", l.cfg.WSHost)
+	}
+
+	dispatched := make(chan struct{})
+	go func() {
+		defer close(dispatched)
+		l.events.run(l.notify)
+	}()
+
+	srv := &http.Server{
+		Handler:           http.HandlerFunc(l.serveUpgrade),
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(l.logger.Handler(), slog.LevelDebug),
+		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
+			return context.WithValue(ctx, rawConnKey{}, c)
+		},
+	}
+	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
+	defer l.markBindTried()
+	// Forgotten post-mortem sessions are noticed (and clients told) even
+	// when nobody asks for the session list.
+	pruned := make(chan struct{})
+	go func() {
+		defer close(pruned)
+		tick := time.NewTicker(l.pruneInterval)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				l.sessions.prune()
+			}
+		}
+	}()
+	defer func() { <-pruned }()
+	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
+		if err != nil {
+			l.setListenError(hostPort, err)
+		} else {
+			l.setListening(addr)
+		}
+		l.markBindTried()
+	})
+
+	// Stop intake, detach the live adapters, then close every connection.
+	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
+	// tool result may carry); the events say "shutdown".
+	l.mu.Lock()
+	l.stopping = true
+	conns := make([]*adapterConn, 0, len(l.conns))
+	for c := range l.conns {
+		conns = append(conns, c)
+	}
+	l.mu.Unlock()
+	for _, c := range conns {
+		if s := c.attached(); s != nil && l.sessions.detach(s, c, "shutdown") {
+			pending := c.leave(linkReasonDisconnected)
+			l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", "shutdown", "failedRequests", len(pending))
+			failAdapterPending(pending, linkReasonDisconnected)
+		}
+		c.closeWith(websocket.StatusGoingAway, "server shutting down")
+	}
+	stopServing() // the listener and any connection not yet upgraded
+	l.wg.Wait()
+	l.mu.Lock()
+	l.listening = false
+	l.listenErr = ""
+	l.mu.Unlock()
+	l.events.close()
+	<-dispatched
+	return nil
+}
+
+// bindAndServe binds hostPort and serves srv on it until ctx ends, binding
+// again every retry while the bind fails (another process may hold the
+// port) or the listener breaks. onBind hears of every attempt: the bound
+// address, or why it failed. The returned stop closes srv (its listener and
+// every connection it has not handed over) and waits until it has stopped.
+func bindAndServe(ctx context.Context, hostPort string, retry time.Duration, srv *http.Server, onBind func(addr string, err error)) (stop func()) {
+	serveDone := make(chan error, 1)
+	serving := false
+	for ctx.Err() == nil {
+		if !serving {
+			ln, err := net.Listen("tcp", hostPort)
+			if err != nil {
+				onBind("", err)
+				select {
+				case <-ctx.Done():
+				case <-time.After(retry):
+				}
+				continue
+			}
+			onBind(ln.Addr().String(), nil)
+			serving = true
+			go func() { serveDone <- srv.Serve(ln) }()
+		}
+		select {
+		case <-ctx.Done():
+		case err := <-serveDone:
+			// The listener broke (it does not on its own in practice).
+			// Existing connections carry on; bind again.
+			serving = false
+			onBind("", err)
+		}
+	}
+	return func() {
+		srv.Close()
+		if serving {
+			<-serveDone
+		}
+	}
+}
+
+func (l *adapterLink) setListening(addr string) {
+	l.mu.Lock()
+	wasFailing := l.listenErr != ""
+	l.listening, l.boundAddr, l.listenErr = true, addr, ""
+	l.mu.Unlock()
+	select {
+	case <-l.bound:
+	default:
+		close(l.bound)
+	}
+	l.logger.Info("listening for app adapters", "url", l.status().WSURL, "afterRetry", wasFailing)
+}
+
+func (l *adapterLink) setListenError(hostPort string, err error) {
+	msg := err.Error()
+	l.mu.Lock()
+	repeated := l.listenErr == msg
+	l.listening, l.listenErr = false, msg
+	l.mu.Unlock()
+	if repeated {
+		l.logger.Debug("still cannot listen for app adapters", "addr", hostPort, "err", msg)
+		return
+	}
+	l.logger.Warn("cannot listen for app adapters; retrying", "addr", hostPort, "err", msg, "every", l.bindRetry)
+}
+
+func (l *adapterLink) markBindTried() {
+	select {
+	case <-l.bindTried:
+	default:
+		close(l.bindTried)
+	}
+}
+
+// bindAttempted is closed once run has tried to bind the first time,
+// whether or not it succeeded, so that status reflects the listener.
+func (l *adapterLink) bindAttempted() <-chan struct{} { return l.bindTried }
+
+// addr waits until the link is listening, or ctx is done, and returns the
+// listener's host:port.
+func (l *adapterLink) addr(ctx context.Context) (string, error) {
+	select {
+	case <-l.bound:
+	case <-ctx.Done():
+		return "", ctx.Err()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.boundAddr, nil
+}
+
+// status reports the listener and the most recently connected live
+// adapter. It never blocks on I/O.
+func (l *adapterLink) status() linkStatus {
+	live := l.sessions.currentLive(sessionViaWire)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
+	if live != nil {
+		s.Connected = true
+		s.Adapter = live.view().Info
+	} else {
+		s.Reason = l.reasonLocked()
+	}
+	return s
+}
+
+func (l *adapterLink) wsURLLocked() string {
+	port := strconv.Itoa(l.cfg.WSPort)
+	if l.boundAddr != "" {
+		if _, p, err := net.SplitHostPort(l.boundAddr); err == nil {
+			port = p
+		}
+	}
+	return "ws://" + net.JoinHostPort(l.cfg.WSHost, port) + "/"
+}
+
+func (l *adapterLink) reasonLocked() string {
+	switch {
+	case !l.listening:
+		return linkReasonNotListening
+	case l.sessions.hasConnected():
+		return linkReasonDisconnected
+	}
+	return linkReasonNeverConnected
+}
+
+// linkNotConnectedDetails are the details of a NOT_CONNECTED error (spec §2).
+type linkNotConnectedDetails struct {
+	Reason      string `json:"reason"`
+	ListenError string `json:"listenError,omitempty"`
+}
+
+func linkNotConnectedError(reason, wsURL, listenErr string) *toolError {
+	details := linkNotConnectedDetails{Reason: reason}
+	var msg string
+	switch reason {
+	case linkReasonNeverConnected:
+		msg = "no app adapter has connected since the server started"
+	case linkReasonReplaced:
+		msg = "the app adapter was replaced by a newer connection before it answered"
+	case linkReasonNotListening:
+		details.ListenError = listenErr
+		msg = "the server is not listening for app adapters on " + wsURL
+		if listenErr != "" {
+			msg += ": " + listenErr + "; another devtools-mcp may hold the port, and the bind is retried until it is free"
+		}
+	default:
+		msg = "the app adapter disconnected"
+	}
+	e := newToolError(codeNotConnected, details, "%s", msg)
+	switch port := wsPort(wsURL); {
+	case reason == linkReasonNotListening:
+		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
+	case port != "" && port != "19850":
+		e.Suggestion = "Start the app's dev build with the debug adapter enabled and pointed at port " + port +
+			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
+	}
+	return e
+}
+
+// wsPort returns the port of a ws:// URL, or "".
+func wsPort(wsURL string) string {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return ""
+	}
+	return u.Port()
+}
+
+// serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the
+// WebSocket and serves the connection until it ends. Any path is accepted:
+// adapters dial "/", and nothing else is served here.
+func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
+	if l.mcp != nil && r.URL.Path == mcpPath {
+		l.mcp.ServeHTTP(w, r)
+		return
+	}
+	if reason := l.checkUpgrade(r); reason != "" {
+		l.logger.Warn("refused adapter upgrade", "remote", r.RemoteAddr, "host", r.Host,
+			"origin", r.Header.Get("Origin"), "reason", reason)
+		http.Error(w, "devtools-mcp: "+reason, http.StatusForbidden)
+		return
+	}
+	l.mu.Lock()
+	if l.stopping {
+		l.mu.Unlock()
+		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	l.wg.Add(1)
+	l.mu.Unlock()
+	defer l.wg.Done()
+
+	// Host and Origin were checked above, by the rules of wire protocol §7,
+	// which differ from coder/websocket's own origin check.
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		l.logger.Debug("adapter upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	// Frames over MAX_PAYLOAD_SIZE are streamed and discarded by readMessage
+	// instead of closing the connection with 1009 as the stock limit does.
+	ws.SetReadLimit(-1)
+	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
+	c := &adapterConn{
+		link:       l,
+		ws:         ws,
+		raw:        raw,
+		remote:     r.RemoteAddr,
+		writeSem:   make(chan struct{}, 1),
+		handshaken: make(chan struct{}),
+		readEnded:  make(chan struct{}),
+		done:       make(chan struct{}),
+		pending:    make(map[string]*adapterPending),
+	}
+	l.mu.Lock()
+	l.conns[c] = struct{}{}
+	stopping := l.stopping
+	l.mu.Unlock()
+	l.logger.Debug("adapter connection opened", "remote", c.remote)
+	if stopping {
+		c.closeWith(websocket.StatusGoingAway, "server shutting down")
+	}
+	c.serve()
+}
+
+// install attaches c, which has just acknowledged a valid handshake, to its
+// session. The live connection of the same device (or, without a deviceId,
+// of the adapter without one) is replaced: its pending requests fail at once
+// and it is closed with 4000.
+func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
+	l.mu.Lock()
+	if l.stopping {
+		// run is closing every connection; c is among them.
+		l.mu.Unlock()
+		return
+	}
+	// Attached under l.mu, so that run's shutdown sees the session.
+	s, displaced := l.sessions.attach(sessionViaWire, info.SessionID, info.DeviceID, info, c)
+	c.mu.Lock()
+	c.session = s
+	c.mu.Unlock()
+	l.mu.Unlock()
+
+	l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
+		"device", info.DeviceID, "remote", c.remote, "streams", len(info.Streams))
+	for _, old := range displaced {
+		old.replaced()
+	}
+}
+
+// connEnded is called once per connection when its read loop has ended.
+func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
+	l.mu.Lock()
+	delete(l.conns, c)
+	l.mu.Unlock()
+	wasLive := false
+	if s := c.attached(); s != nil {
+		wasLive = l.sessions.detach(s, c, reason)
+	}
+	pending := c.leave(linkReasonDisconnected)
+	// Logged before the waiting requests hear of it, so that whoever sees a
+	// request fail finds the reason in the log.
+	if wasLive {
+		l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", reason,
+			"closeCode", int(websocket.CloseStatus(readErr)), "failedRequests", len(pending))
+	} else {
+		l.logger.Debug("adapter connection closed", "remote", c.remote, "session", c.sessionID,
+			"closeCode", int(websocket.CloseStatus(readErr)))
+	}
+	failAdapterPending(pending, linkReasonDisconnected)
+}
