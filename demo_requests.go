@@ -1,0 +1,393 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// demo_requests.go answers the server's requests as an adapter does:
+// streams.list, events.query and snapshot.get over the app's ring buffers,
+// with strict params and results encoded once.
+
+// handle answers one request. It is safe for concurrent use; results are
+// immutable once returned and marshal to the spec's result objects.
+func (a *demoApp) handle(method string, params json.RawMessage) (result any, err *wireError) {
+	switch method {
+	case "streams.list":
+		return a.listStreams(), nil
+	case "events.query":
+		// Results are returned through explicit nils: a nil *demoEventsResult
+		// in an interface would not be a nil result.
+		res, werr := a.queryEvents(params)
+		if werr != nil {
+			return nil, werr
+		}
+		return res, nil
+	case "snapshot.get":
+		get := a.getSnapshot
+		if demoAsksPath(params) {
+			get = a.getSnapshotAt // demo_paths.go
+		}
+		res, werr := get(params)
+		if werr != nil {
+			return nil, werr
+		}
+		return res, nil
+	case "snapshot.keys":
+		res, werr := a.snapshotKeys(params)
+		if werr != nil {
+			return nil, werr
+		}
+		return res, nil
+	}
+	if res, werr, ok := a.handleAction(method, params); ok {
+		return res, werr
+	}
+	return nil, &wireError{
+		Code:    demoCodeUnknownMethod,
+		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query, snapshot.get and snapshot.keys", method),
+		Details: map[string]string{"method": method},
+	}
+}
+
+type demoStreamInfo struct {
+	Name        string   `json:"name"`
+	Active      bool     `json:"active"`
+	EventCount  int      `json:"eventCount"`
+	OldestSeq   int64    `json:"oldestSeq"`
+	LatestSeq   int64    `json:"latestSeq"`
+	HasSnapshot bool     `json:"hasSnapshot"`
+	LastEventAt *string  `json:"lastEventAt"`
+	Instances   []string `json:"instances,omitempty"`
+}
+
+type demoStreamsResult struct {
+	Streams []demoStreamInfo `json:"streams"`
+}
+
+func (r *demoStreamsResult) appendJSON(dst []byte) []byte { return append(dst, demoMarshal(r)...) }
+
+func (r *demoStreamsResult) encodedSize() int { return len(demoMarshal(r)) }
+
+func (a *demoApp) listStreams() *demoStreamsResult {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	res := &demoStreamsResult{Streams: make([]demoStreamInfo, 0, len(a.streams))}
+	for _, s := range a.streams {
+		info := demoStreamInfo{Name: s.name, Active: true, EventCount: s.ring.n,
+			OldestSeq: s.ring.oldestSeq(), LatestSeq: s.ring.latestSeq(), Instances: s.instances}
+		if s.ring.n > 0 {
+			at := s.ring.at(s.ring.n - 1).timestamp
+			info.LastEventAt = &at
+		}
+		for i := range s.ring.n {
+			if s.ring.at(i).isSnapshot() {
+				info.HasSnapshot = true
+				break
+			}
+		}
+		res.Streams = append(res.Streams, info)
+	}
+	return res
+}
+
+// demoEventsResult is the result of events.query. It encodes itself by
+// copying the events' encodings.
+type demoEventsResult struct {
+	events               []*demoEvent
+	hasMore              bool
+	oldestSeq, latestSeq int64
+}
+
+func (r *demoEventsResult) appendTail(dst []byte) []byte {
+	dst = append(dst, `],"hasMore":`...)
+	dst = strconv.AppendBool(dst, r.hasMore)
+	dst = append(dst, `,"oldestSeq":`...)
+	dst = strconv.AppendInt(dst, r.oldestSeq, 10)
+	dst = append(dst, `,"latestSeq":`...)
+	dst = strconv.AppendInt(dst, r.latestSeq, 10)
+	return append(dst, '}')
+}
+
+func (r *demoEventsResult) appendJSON(dst []byte) []byte {
+	dst = append(dst, `{"events":[`...)
+	for i, ev := range r.events {
+		if i > 0 {
+			dst = append(dst, ',')
+		}
+		dst = ev.appendJSON(dst)
+	}
+	return r.appendTail(dst)
+}
+
+func (r *demoEventsResult) encodedSize() int {
+	var tail [80]byte
+	n := len(`{"events":[`) + len(r.appendTail(tail[:0]))
+	for i, ev := range r.events {
+		if i > 0 {
+			n++
+		}
+		n += ev.encodedSize()
+	}
+	return n
+}
+
+func (r *demoEventsResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
+
+func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireError) {
+	const method = "events.query"
+	p, werr := demoParseParams(method, raw)
+	if werr != nil {
+		return nil, werr
+	}
+	name, _, werr := p.str("stream", true)
+	if werr != nil {
+		return nil, werr
+	}
+	limit, _, werr := p.int("limit", true, 1, demoMaxLimit)
+	if werr != nil {
+		return nil, werr
+	}
+	since, hasSince, werr := p.int("since_seq", false, 0, math.MaxInt64)
+	if werr != nil {
+		return nil, werr
+	}
+	eventType, hasType, werr := p.str("event_type", false)
+	if werr != nil {
+		return nil, werr
+	}
+
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	s, werr := a.streamLocked(method, name)
+	if werr != nil {
+		return nil, werr
+	}
+	r := &s.ring
+	res := &demoEventsResult{events: []*demoEvent{}, oldestSeq: r.oldestSeq(), latestSeq: r.latestSeq()}
+	matches := func(ev *demoEvent) bool { return !hasType || ev.typ == eventType }
+	if hasSince {
+		first := 0
+		if r.n > 0 && since >= r.oldestSeq() {
+			first = int(min(since-r.oldestSeq()+1, int64(r.n)))
+		}
+		for i := first; i < r.n; i++ {
+			if ev := r.at(i); matches(ev) {
+				if len(res.events) == int(limit) {
+					res.hasMore = true
+					break
+				}
+				res.events = append(res.events, ev)
+			}
+		}
+		return res, nil
+	}
+	for i := r.n - 1; i >= 0; i-- {
+		if ev := r.at(i); matches(ev) {
+			if len(res.events) == int(limit) {
+				res.hasMore = true
+				break
+			}
+			res.events = append(res.events, ev)
+		}
+	}
+	for i, j := 0, len(res.events)-1; i < j; i, j = i+1, j-1 {
+		res.events[i], res.events[j] = res.events[j], res.events[i]
+	}
+	return res, nil
+}
+
+// demoSnapshotResult is the result of snapshot.get. It encodes itself by
+// copying the snapshot's pre-encoded state.
+type demoSnapshotResult struct {
+	seq       int64
+	timestamp string
+	state     json.RawMessage
+}
+
+func (r *demoSnapshotResult) appendHead(dst []byte) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendInt(dst, r.seq, 10)
+	dst = append(dst, `,"timestamp":`...)
+	dst = demoAppendString(dst, r.timestamp)
+	return append(dst, `,"state":`...)
+}
+
+func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
+	return append(append(r.appendHead(dst), r.state...), '}')
+}
+
+func (r *demoSnapshotResult) encodedSize() int {
+	var head [96]byte
+	return len(r.appendHead(head[:0])) + len(r.state) + 1
+}
+
+func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
+
+// getSnapshot answers snapshot.get. Without seq it returns the current
+// state: the latest snapshot event when the state has not changed since
+// (and that event is still buffered), else a fresh snapshot event recorded
+// now. Either way the returned seq can be asked for again with seq.
+func (a *demoApp) getSnapshot(raw json.RawMessage) (*demoSnapshotResult, *wireError) {
+	const method = "snapshot.get"
+	p, werr := demoParseParams(method, raw)
+	if werr != nil {
+		return nil, werr
+	}
+	name, _, werr := p.str("stream", true)
+	if werr != nil {
+		return nil, werr
+	}
+	seq, hasSeq, werr := p.int("seq", false, 1, math.MaxInt64)
+	if werr != nil {
+		return nil, werr
+	}
+
+	var ev *demoEvent
+	a.mutate(func() {
+		var s *demoStream
+		if s, werr = a.streamLocked(method, name); werr != nil {
+			return
+		}
+		notFound := func(why string) *wireError {
+			details := map[string]any{"stream": name, "oldestSeq": s.ring.oldestSeq(), "latestSeq": s.ring.latestSeq()}
+			if hasSeq {
+				details["seq"] = seq
+			}
+			return &wireError{Code: demoCodeSnapshotNotFound, Message: fmt.Sprintf("%s %s: %s", method, name, why), Details: details}
+		}
+		switch {
+		case hasSeq:
+			ev = s.ring.find(seq)
+			switch {
+			case ev == nil:
+				werr = notFound(fmt.Sprintf("no event with seq %d in the buffer (it holds %d to %d)", seq, s.ring.oldestSeq(), s.ring.latestSeq()))
+			case !ev.isSnapshot():
+				werr = notFound(fmt.Sprintf("event %d is a %s, not a snapshot", seq, ev.typ))
+				ev = nil
+			}
+		case s.encode == nil:
+			werr = notFound("the stream has no snapshots")
+		case !s.changed && s.lastSnapshot != nil && s.ring.find(s.lastSnapshot.seq) == s.lastSnapshot:
+			ev = s.lastSnapshot
+		default:
+			ev = a.snapshotLocked(s)
+		}
+	})
+	if werr != nil {
+		return nil, werr
+	}
+	return &demoSnapshotResult{seq: ev.seq, timestamp: ev.timestamp, state: ev.state}, nil
+}
+
+// demoParams are a request's params, matched by exact member name: unlike
+// encoding/json's struct decoding, "Stream" is not "stream".
+type demoParams struct {
+	method string
+	fields map[string]json.RawMessage
+}
+
+func demoParseParams(method string, raw json.RawMessage) (demoParams, *wireError) {
+	p := demoParams{method: method}
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		return p, nil
+	}
+	fields, err := demoObject(raw)
+	if err != nil {
+		return p, demoInvalidParams(method, "params", "must be a JSON object")
+	}
+	p.fields = fields
+	return p, nil
+}
+
+// get returns the member name; null counts as absent.
+func (p demoParams) get(name string) (json.RawMessage, bool) {
+	v, ok := p.fields[name]
+	if !ok || string(v) == "null" {
+		return nil, false
+	}
+	return v, true
+}
+
+func (p demoParams) str(name string, required bool) (string, bool, *wireError) {
+	v, ok := p.get(name)
+	if !ok {
+		if required {
+			return "", false, demoInvalidParams(p.method, name, "required")
+		}
+		return "", false, nil
+	}
+	var s string
+	if err := json.Unmarshal(v, &s); err != nil || s == "" {
+		return "", false, demoInvalidParams(p.method, name, "must be a non-empty string")
+	}
+	return s, true, nil
+}
+
+func (p demoParams) int(name string, required bool, lo, hi int64) (int64, bool, *wireError) {
+	v, ok := p.get(name)
+	if !ok {
+		if required {
+			return 0, false, demoInvalidParams(p.method, name, "required")
+		}
+		return 0, false, nil
+	}
+	problem := fmt.Sprintf("must be an integer from %d to %d", lo, hi)
+	if hi == math.MaxInt64 {
+		problem = fmt.Sprintf("must be an integer of at least %d", lo)
+	}
+	var num json.Number
+	if err := json.Unmarshal(v, &num); err != nil || len(v) == 0 || v[0] == '"' {
+		return 0, false, demoInvalidParams(p.method, name, problem)
+	}
+	n, err := num.Int64()
+	if err != nil {
+		// Accept integral numbers written with a fraction or exponent (50.0, 5e1).
+		f, ferr := num.Float64()
+		if ferr != nil || f != math.Trunc(f) || f < float64(math.MinInt64) || f >= float64(math.MaxInt64) {
+			return 0, false, demoInvalidParams(p.method, name, problem)
+		}
+		n = int64(f)
+	}
+	if n < lo || n > hi {
+		return 0, false, demoInvalidParams(p.method, name, problem)
+	}
+	return n, true, nil
+}
+
+// demoObject splits a JSON object into its members (the last of duplicates
+// wins). It fails on anything but an object.
+func demoObject(data []byte) (map[string]json.RawMessage, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(data, &m); err != nil {
+		return nil, err
+	}
+	if m == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	return m, nil
+}
+
+func demoString(v json.RawMessage) (string, bool) {
+	var s string
+	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func demoMarshal(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("demo app: encoding %T: %v", v, err)) // only our own types get here
+	}
+	return b
+}
+
+func demoAppendString(dst []byte, s string) []byte {
+	return append(dst, demoMarshal(s)...)
+}

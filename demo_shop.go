@@ -1,0 +1,517 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+)
+
+// demo_shop.go is the simulated shop itself: its Redux, navigation and MMKV
+// state, and the user actions that change them a step at a time.
+
+type demoUser struct {
+	ID    string `json:"id"`
+	Name  string `json:"name"`
+	Email string `json:"email"`
+	Role  string `json:"role"`
+}
+
+type demoAuthState struct {
+	User   *demoUser `json:"user"`
+	Token  *string   `json:"token"`
+	Status string    `json:"status"`
+	// RememberedLogin is what a "remember me" box keeps: a password in the
+	// store, which redaction must keep from agents.
+	RememberedLogin *demoLogin `json:"rememberedLogin,omitempty"`
+}
+
+type demoLogin struct {
+	Email    string `json:"email"`
+	Password string `json:"password"`
+}
+
+// demoPassword is the demo user's password, remembered in the auth state.
+const demoPassword = "Ada-Lovelace-1815"
+
+type demoCartItem struct {
+	SKU   string  `json:"sku"`
+	Name  string  `json:"name"`
+	Qty   int     `json:"qty"`
+	Price float64 `json:"price"`
+}
+
+type demoCartState struct {
+	Items    []demoCartItem `json:"items"`
+	Total    float64        `json:"total"`
+	Currency string         `json:"currency"`
+}
+
+type demoProduct struct {
+	SKU      string  `json:"sku"`
+	Name     string  `json:"name"`
+	Price    float64 `json:"price"`
+	Category string  `json:"category"`
+}
+
+type demoCatalogState struct {
+	ByID           map[string]demoProduct `json:"byId"`
+	Categories     []string               `json:"categories"`
+	Loading        bool                   `json:"loading"`
+	RecentlyViewed []string               `json:"recentlyViewed"`
+}
+
+type demoToast struct {
+	ID      int    `json:"id"`
+	Message string `json:"message"`
+	Kind    string `json:"kind"`
+}
+
+type demoUIState struct {
+	Theme         string      `json:"theme"`
+	Toasts        []demoToast `json:"toasts"`
+	Modal         *string     `json:"modal"`
+	CurrentScreen string      `json:"currentScreen"`
+}
+
+type demoReduxState struct {
+	Auth    demoAuthState    `json:"auth"`
+	Cart    demoCartState    `json:"cart"`
+	Catalog demoCatalogState `json:"catalog"`
+	UI      demoUIState      `json:"ui"`
+}
+
+type demoAction struct {
+	Type    string `json:"type"`
+	Payload any    `json:"payload,omitempty"`
+}
+
+type demoActionDispatched struct {
+	Action     demoAction `json:"action"`
+	DurationMs float64    `json:"durationMs"`
+}
+
+// demoNavState is a React Navigation state; nested navigators sit in
+// routes[i].state.
+type demoNavState struct {
+	Stale      bool        `json:"stale"`
+	Type       string      `json:"type"`
+	Key        string      `json:"key"`
+	Index      int         `json:"index"`
+	RouteNames []string    `json:"routeNames"`
+	Routes     []demoRoute `json:"routes"`
+}
+
+type demoRoute struct {
+	Key    string            `json:"key"`
+	Name   string            `json:"name"`
+	Params map[string]string `json:"params,omitempty"`
+	State  *demoNavState     `json:"state,omitempty"`
+}
+
+type demoRouteRef struct {
+	Name   string            `json:"name"`
+	Params map[string]string `json:"params,omitempty"`
+}
+
+type demoNavAction struct {
+	Type    string        `json:"type"`
+	Payload *demoRouteRef `json:"payload,omitempty"`
+}
+
+type demoRouteChange struct {
+	From   *demoRouteRef  `json:"from"`
+	To     demoRouteRef   `json:"to"`
+	Action *demoNavAction `json:"action,omitempty"`
+}
+
+type demoMMKVMutation struct {
+	Instance string `json:"instance"`
+	Key      string `json:"key"` // "" for clear
+	Op       string `json:"op"`
+	Value    any    `json:"value,omitempty"`
+}
+
+type demoMMKVSnapshot struct {
+	Keys      map[string]any `json:"keys"`
+	TotalSize int            `json:"totalSize"`
+}
+
+var (
+	demoMMKVInstances = []string{"default", "auth"}
+	demoTabs          = []string{"Home", "Catalog", "Cart", "Profile"}
+	demoRootRoutes    = []string{"Main", "ProductDetail", "Checkout"}
+	demoCategories    = []string{"shoes", "shirts", "bags"}
+	demoProductNames  = [][]string{
+		{"Trail Runner", "City Sneaker", "Canvas Low", "Hiking Boot", "Slip-On", "Court Classic"},
+		{"Oxford Shirt", "Linen Tee", "Piqué Polo", "Flannel Shirt", "Henley", "Rugby Shirt"},
+		{"Market Tote", "Day Backpack", "Gym Duffel", "Sling Bag", "Messenger", "Weekender"},
+	}
+	demoToastMessages = []string{"Added to cart", "Saved for later", "Network is slow", "Order synced", "Coupon applied"}
+	demoAdmin         = demoUser{ID: "u_1042", Name: "Ada Lovelace", Email: "ada@example.com", Role: "admin"}
+)
+
+// demoProducts is the whole catalog; SKUs are "A-1" to "C-6".
+var demoProducts = demoCatalog()
+
+func demoCatalog() []demoProduct {
+	var products []demoProduct
+	for c, category := range demoCategories {
+		for i, name := range demoProductNames[c] {
+			cents := 1999 + 1000*i + 500*c
+			products = append(products, demoProduct{
+				SKU: fmt.Sprintf("%c-%d", 'A'+c, i+1), Name: name, Price: float64(cents) / 100, Category: category})
+		}
+	}
+	return products
+}
+
+func (a *demoApp) initModelLocked() {
+	token := a.tokenLocked()
+	user := demoAdmin
+	a.redux = demoReduxState{
+		Auth:    demoAuthState{User: &user, Token: &token, Status: "authenticated", RememberedLogin: &demoLogin{Email: user.Email, Password: demoPassword}},
+		Cart:    demoCartState{Items: []demoCartItem{}, Currency: "EUR"},
+		Catalog: demoCatalogState{ByID: map[string]demoProduct{}, Categories: demoCategories, RecentlyViewed: []string{}},
+		UI:      demoUIState{Theme: "light", Toasts: []demoToast{}, CurrentScreen: "Home"},
+	}
+	tabs := &demoNavState{Type: "tab", Key: a.keyLocked("tab"), RouteNames: demoTabs}
+	for _, name := range demoTabs {
+		tabs.Routes = append(tabs.Routes, demoRoute{Key: a.keyLocked(name), Name: name})
+	}
+	a.nav = demoNavState{Type: "stack", Key: a.keyLocked("stack"), RouteNames: demoRootRoutes,
+		Routes: []demoRoute{{Key: a.keyLocked("Main"), Name: "Main", State: tabs}}}
+	a.mmkv = map[string]map[string]any{
+		"default": {"theme": "light", "launchCount": 1 + a.rng.IntN(40), "onboarding.done": true, "lastSeenVersion": "2.4.0"},
+		"auth":    {"token": token, "userId": demoAdmin.ID},
+	}
+}
+
+func (a *demoApp) encodeRedux() json.RawMessage {
+	if a.override != nil {
+		return a.override
+	}
+	return demoMarshal(a.redux)
+}
+
+func (a *demoApp) encodeMMKV() json.RawMessage {
+	snap := map[string]demoMMKVSnapshot{}
+	for _, instance := range demoMMKVInstances {
+		keys := a.mmkv[instance]
+		size := 0
+		for k, v := range keys {
+			size += len(k) + len(demoMarshal(v))
+		}
+		snap[instance] = demoMMKVSnapshot{Keys: keys, TotalSize: size}
+	}
+	return demoMarshal(snap)
+}
+
+const demoKeyAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-"
+
+// keyLocked returns a React Navigation style route key, "Home-xK3f…".
+func (a *demoApp) keyLocked(name string) string {
+	b := []byte(name + "-")
+	for range 10 {
+		b = append(b, demoKeyAlphabet[a.rng.IntN(len(demoKeyAlphabet))])
+	}
+	return string(b)
+}
+
+func (a *demoApp) tokenLocked() string {
+	b := []byte("eyJhbGciOiJIUzI1NiJ9.")
+	for range 32 {
+		b = append(b, demoKeyAlphabet[a.rng.IntN(len(demoKeyAlphabet))])
+	}
+	return string(b)
+}
+
+// dispatchLocked records a Redux action after applying reduce to the store.
+func (a *demoApp) dispatchLocked(actionType string, payload any, reduce func(*demoReduxState)) {
+	if reduce != nil {
+		reduce(&a.redux)
+		if a.override == nil {
+			a.reduxStream.markChanged()
+		}
+	}
+	a.recordLocked(a.reduxStream, "action_dispatched", demoActionDispatched{
+		Action:     demoAction{Type: actionType, Payload: payload},
+		DurationMs: float64(1+a.rng.IntN(30)) / 10,
+	})
+}
+
+func (a *demoApp) mmkvLocked(instance, op, key string, value any) {
+	keys := a.mmkv[instance]
+	switch op {
+	case "set":
+		keys[key] = value
+	case "delete":
+		delete(keys, key)
+	case "clear":
+		clear(keys)
+	}
+	a.mmkvStream.markChanged()
+	a.recordLocked(a.mmkvStream, "mmkv_mutation", demoMMKVMutation{Instance: instance, Key: key, Op: op, Value: value})
+}
+
+func (a *demoApp) userActionLocked() {
+	switch n := a.rng.IntN(100); {
+	case n < 22:
+		a.addToCartLocked()
+	case n < 30:
+		a.removeFromCartLocked()
+	case n < 34:
+		a.checkoutLocked()
+	case n < 48:
+		a.browseCategoryLocked()
+	case n < 64:
+		a.openProductLocked()
+	case n < 74:
+		a.switchTabLocked()
+	case n < 82:
+		a.showToastLocked()
+	case n < 88:
+		a.refreshTokenLocked()
+	case n < 93:
+		a.toggleThemeLocked()
+	case n < 97:
+		a.toggleModalLocked()
+	default:
+		a.reloginLocked()
+	}
+}
+
+func (a *demoApp) randomProductLocked() demoProduct {
+	return demoProducts[a.rng.IntN(len(demoProducts))]
+}
+
+func (a *demoApp) persistCartLocked() {
+	if len(a.redux.Cart.Items) == 0 {
+		if _, ok := a.mmkv["default"]["cart"]; ok {
+			a.mmkvLocked("default", "delete", "cart", nil)
+		}
+		return
+	}
+	a.mmkvLocked("default", "set", "cart", string(demoMarshal(a.redux.Cart.Items)))
+}
+
+func demoCartTotal(items []demoCartItem) float64 {
+	cents := 0
+	for _, it := range items {
+		cents += int(math.Round(it.Price*100)) * it.Qty
+	}
+	return float64(cents) / 100
+}
+
+func (a *demoApp) addToCartLocked() {
+	p := a.randomProductLocked()
+	item := demoCartItem{SKU: p.SKU, Name: p.Name, Qty: 1 + a.rng.IntN(2), Price: p.Price}
+	a.dispatchLocked("cart/addItem", item, func(s *demoReduxState) {
+		items := s.Cart.Items
+		found := false
+		for i := range items {
+			if items[i].SKU == item.SKU {
+				items[i].Qty += item.Qty
+				found = true
+			}
+		}
+		if !found {
+			items = append(items, item)
+		}
+		s.Cart.Items = items
+		s.Cart.Total = demoCartTotal(items)
+	})
+	a.persistCartLocked()
+}
+
+func (a *demoApp) removeFromCartLocked() {
+	if len(a.redux.Cart.Items) == 0 {
+		a.addToCartLocked()
+		return
+	}
+	sku := a.redux.Cart.Items[a.rng.IntN(len(a.redux.Cart.Items))].SKU
+	a.dispatchLocked("cart/removeItem", map[string]string{"sku": sku}, func(s *demoReduxState) {
+		items := make([]demoCartItem, 0, len(s.Cart.Items))
+		for _, it := range s.Cart.Items {
+			if it.SKU != sku {
+				items = append(items, it)
+			}
+		}
+		s.Cart.Items = items
+		s.Cart.Total = demoCartTotal(items)
+	})
+	a.persistCartLocked()
+}
+
+// checkoutLocked opens Checkout and places the order, which empties the
+// cart (and deletes its persisted copy).
+func (a *demoApp) checkoutLocked() {
+	if len(a.redux.Cart.Items) == 0 || len(a.nav.Routes) >= 3 {
+		a.addToCartLocked()
+		return
+	}
+	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: "Checkout"}}, func() {
+		a.nav.Routes = append(a.nav.Routes, demoRoute{Key: a.keyLocked("Checkout"), Name: "Checkout"})
+		a.nav.Index = len(a.nav.Routes) - 1
+	})
+	total := a.redux.Cart.Total
+	a.dispatchLocked("cart/checkoutStarted", map[string]float64{"total": total}, nil)
+	if a.checkoutFailsLocked() {
+		a.dispatchLocked("cart/checkoutFailed", map[string]string{"error": "Request failed with status code 500"}, nil)
+		return
+	}
+	orderID := fmt.Sprintf("o_%06d", a.rng.IntN(1_000_000))
+	a.dispatchLocked("cart/checkoutSucceeded", map[string]any{"orderId": orderID, "total": total}, func(s *demoReduxState) {
+		s.Cart.Items = []demoCartItem{}
+		s.Cart.Total = 0
+	})
+	a.persistCartLocked()
+}
+
+func (a *demoApp) browseCategoryLocked() {
+	if a.focusedRouteLocked().Name != "Catalog" {
+		a.navigateToTabLocked("Catalog")
+	}
+	category := demoCategories[a.rng.IntN(len(demoCategories))]
+	a.dispatchLocked("catalog/fetchStarted", map[string]string{"category": category}, func(s *demoReduxState) {
+		s.Catalog.Loading = true
+	})
+	var products []demoProduct
+	for _, p := range demoProducts {
+		if p.Category == category {
+			products = append(products, p)
+		}
+	}
+	a.dispatchLocked("catalog/fetchSucceeded", map[string]any{"category": category, "products": products}, func(s *demoReduxState) {
+		for _, p := range products {
+			s.Catalog.ByID[p.SKU] = p
+		}
+		s.Catalog.Loading = false
+	})
+}
+
+func (a *demoApp) focusedRouteLocked() demoRouteRef {
+	r := a.nav.Routes[a.nav.Index]
+	if r.State != nil {
+		r = r.State.Routes[r.State.Index]
+	}
+	return demoRouteRef{Name: r.Name, Params: r.Params}
+}
+
+// navigateLocked changes the navigation state with apply and records the
+// route_change and the ui/screenChanged action that follows it.
+func (a *demoApp) navigateLocked(action demoNavAction, apply func()) {
+	from := a.focusedRouteLocked()
+	apply()
+	to := a.focusedRouteLocked()
+	a.navStream.markChanged()
+	a.recordLocked(a.navStream, "route_change", demoRouteChange{From: &from, To: to, Action: &action})
+	a.dispatchLocked("ui/screenChanged", map[string]string{"name": to.Name}, func(s *demoReduxState) {
+		s.UI.CurrentScreen = to.Name
+	})
+}
+
+func (a *demoApp) navigateToTabLocked(tab string) {
+	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: tab}}, func() {
+		a.nav.Routes = a.nav.Routes[:1]
+		a.nav.Index = 0
+		for i, name := range demoTabs {
+			if name == tab {
+				a.nav.Routes[0].State.Index = i
+			}
+		}
+	})
+}
+
+func (a *demoApp) switchTabLocked() {
+	current := a.focusedRouteLocked().Name
+	var choices []string
+	for _, tab := range demoTabs {
+		if tab != current {
+			choices = append(choices, tab)
+		}
+	}
+	a.navigateToTabLocked(choices[a.rng.IntN(len(choices))])
+}
+
+func (a *demoApp) openProductLocked() {
+	if len(a.nav.Routes) >= 3 {
+		a.navigateLocked(demoNavAction{Type: "GO_BACK"}, func() {
+			a.nav.Routes = a.nav.Routes[:len(a.nav.Routes)-1]
+			a.nav.Index = len(a.nav.Routes) - 1
+		})
+		return
+	}
+	p := a.randomProductLocked()
+	params := map[string]string{"sku": p.SKU}
+	a.navigateLocked(demoNavAction{Type: "PUSH", Payload: &demoRouteRef{Name: "ProductDetail", Params: params}}, func() {
+		a.nav.Routes = append(a.nav.Routes, demoRoute{Key: a.keyLocked("ProductDetail"), Name: "ProductDetail", Params: params})
+		a.nav.Index = len(a.nav.Routes) - 1
+	})
+	a.dispatchLocked("catalog/productViewed", params, func(s *demoReduxState) {
+		viewed := append([]string{p.SKU}, s.Catalog.RecentlyViewed...)
+		s.Catalog.RecentlyViewed = viewed[:min(len(viewed), 5)]
+	})
+}
+
+func (a *demoApp) showToastLocked() {
+	a.toastID++
+	toast := demoToast{ID: a.toastID, Message: demoToastMessages[a.rng.IntN(len(demoToastMessages))], Kind: "info"}
+	a.dispatchLocked("ui/showToast", toast, func(s *demoReduxState) {
+		toasts := append(s.UI.Toasts, toast)
+		s.UI.Toasts = toasts[max(0, len(toasts)-3):]
+	})
+}
+
+// toastCycleLocked is pushEvents' action: show a toast, or hide the oldest.
+func (a *demoApp) toastCycleLocked() {
+	if len(a.redux.UI.Toasts) == 0 {
+		a.showToastLocked()
+		return
+	}
+	id := a.redux.UI.Toasts[0].ID
+	a.dispatchLocked("ui/hideToast", map[string]int{"id": id}, func(s *demoReduxState) {
+		s.UI.Toasts = s.UI.Toasts[1:]
+	})
+}
+
+func (a *demoApp) refreshTokenLocked() {
+	token := a.tokenLocked()
+	a.dispatchLocked("auth/refreshToken", map[string]string{"token": token}, func(s *demoReduxState) {
+		s.Auth.Token = &token
+	})
+	a.mmkvLocked("auth", "set", "token", token)
+}
+
+func (a *demoApp) toggleThemeLocked() {
+	theme := "dark"
+	if a.redux.UI.Theme == "dark" {
+		theme = "light"
+	}
+	a.dispatchLocked("ui/setTheme", map[string]string{"theme": theme}, func(s *demoReduxState) {
+		s.UI.Theme = theme
+	})
+	a.mmkvLocked("default", "set", "theme", theme)
+}
+
+func (a *demoApp) toggleModalLocked() {
+	if a.redux.UI.Modal != nil {
+		a.dispatchLocked("ui/closeModal", nil, func(s *demoReduxState) { s.UI.Modal = nil })
+		return
+	}
+	modal := "promo"
+	a.dispatchLocked("ui/openModal", map[string]string{"name": modal}, func(s *demoReduxState) { s.UI.Modal = &modal })
+}
+
+func (a *demoApp) reloginLocked() {
+	a.dispatchLocked("auth/logout", nil, func(s *demoReduxState) {
+		s.Auth = demoAuthState{Status: "anonymous"}
+	})
+	a.mmkvLocked("auth", "clear", "", nil)
+	token := a.tokenLocked()
+	user := demoAdmin
+	a.dispatchLocked("auth/loginSucceeded", map[string]any{"user": user, "token": token}, func(s *demoReduxState) {
+		s.Auth = demoAuthState{User: &user, Token: &token, Status: "authenticated", RememberedLogin: &demoLogin{Email: user.Email, Password: demoPassword}}
+	})
+	a.mmkvLocked("auth", "set", "token", token)
+	a.mmkvLocked("auth", "set", "userId", user.ID)
+}
