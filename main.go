@@ -10,7 +10,8 @@
 // http.go and http_session.go (Streamable HTTP), relay.go (to the process
 // holding the adapter port) — to client.go (one client's state) and mcp.go
 // (dispatch, notifications; era.go the 2026-07-28 revision), then to the
-// answers: tools.go and tools_app.go (the tools), resources.go, prompts.go
+// answers: tools.go (the tool table), toolcall.go (arguments, result
+// envelope, budget), tools_health.go, tools_logs.go and tools_app.go, resources.go, prompts.go
 // and prompttexts.go, redact.go and redact_text.go (secrets hidden on the
 // way out), errors.go (codes and suggestions). Answers ask a session
 // (queries.go, pushdown.go); sessions.go keeps every app's session, live or

@@ -1,0 +1,417 @@
+package main
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// toolcall.go is how one tool call is made: argument specs and their
+// strict parsing, the input schema generated from them, and the result
+// envelope — redaction, the result budget, which session answered.
+
+// argKind is the JSON type a tool argument must have.
+type argKind int
+
+const (
+	argString argKind = iota
+	argInteger
+	argObject // a JSON object, kept as JSON
+)
+
+// argSpec describes one tool argument. The input schema is generated from
+// these, and arguments are checked against them, so the two cannot drift.
+type argSpec struct {
+	name        string
+	kind        argKind
+	required    bool
+	description string
+	min, max    int64 // integers: max 0 means unbounded
+	def         int64 // integers: default, 0 means none
+	clamp       bool  // integers: out-of-range values are clamped, not refused
+}
+
+// toolHints are a tool's MCP annotations.
+type toolHints struct {
+	ReadOnly    bool `json:"readOnlyHint"`
+	Destructive bool `json:"destructiveHint"`
+	Idempotent  bool `json:"idempotentHint"`
+	OpenWorld   bool `json:"openWorldHint"`
+}
+
+// readOnlyHints are the annotations of a tool that only reads.
+var readOnlyHints = toolHints{ReadOnly: true, Idempotent: true}
+
+// MarshalJSON leaves out what MCP ignores for a read-only tool (whether it
+// destroys or repeats), saving bytes of every tools/list.
+func (h toolHints) MarshalJSON() ([]byte, error) {
+	if h.ReadOnly {
+		return fmt.Appendf(nil, `{"readOnlyHint":true,"openWorldHint":%t}`, h.OpenWorld), nil
+	}
+	return fmt.Appendf(nil, `{"readOnlyHint":false,"destructiveHint":%t,"idempotentHint":%t,"openWorldHint":%t}`,
+		h.Destructive, h.Idempotent, h.OpenWorld), nil
+}
+
+// toolArgs holds validated arguments: strings and integers by name, and
+// the session the `session` argument named (nil for the health check when
+// no app has connected).
+type toolArgs struct {
+	strings map[string]string
+	ints    map[string]int64
+	objects map[string]json.RawMessage
+	session *session
+}
+
+func (a toolArgs) str(name string) (string, bool) { s, ok := a.strings[name]; return s, ok }
+
+func (a toolArgs) int(name string) (int64, bool) { n, ok := a.ints[name]; return n, ok }
+
+func (a toolArgs) object(name string) (json.RawMessage, bool) {
+	o, ok := a.objects[name]
+	return o, ok
+}
+
+// toolResult is a successful answer: body is the result object as JSON. When
+// the body exceeds the result budget, the failure's outline lists the
+// children of focus, the value found at focusPath.
+type toolResult struct {
+	body      []byte
+	focus     []byte
+	focusPath []pathSegment
+	narrow    string // the suggestion when the body is over budget
+}
+
+func inputSchema(args []argSpec) map[string]any {
+	props := map[string]any{}
+	required := []string{}
+	for _, a := range args {
+		p := map[string]any{"description": a.description}
+		switch a.kind {
+		case argString:
+			p["type"] = "string"
+		case argInteger:
+			p["type"] = "integer"
+			if !a.clamp {
+				p["minimum"] = a.min
+			}
+			if a.def != 0 {
+				p["default"] = a.def
+			}
+		case argObject:
+			p["type"] = "object"
+		}
+		props[a.name] = p
+		if a.required {
+			required = append(required, a.name)
+		}
+	}
+	schema := map[string]any{"type": "object", "properties": props, "additionalProperties": false}
+	if len(required) > 0 {
+		schema["required"] = required
+	}
+	return schema
+}
+
+// call runs a tool and returns its CallToolResult, encoded. Failures are
+// results with isError set, never JSON-RPC errors.
+func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
+	if ts.cfg.ReadOnly && t.changesApp() {
+		return errorResult(readOnlyError(t.name), ts.redact)
+	}
+	args, err := parseArgs(t.args, rawArgs)
+	if err != nil {
+		return errorResult(err, ts.redact)
+	}
+	// With no session at all, args.session is nil and the tool answers
+	// NOT_CONNECTED once its own arguments have been checked.
+	ref, _ := args.str("session")
+	if args.session, err = ts.sessions.find(ref); err != nil {
+		return errorResult(err, ts.redact)
+	}
+	res, err := t.run(ctx, ts, args)
+	if err != nil {
+		if ctx.Err() != nil && asToolError(err) == nil {
+			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
+		}
+		return errorResult(err, ts.redact)
+	}
+	if t.name != "debug_health_check" {
+		res.body = ts.sayWhoAnswered(res.body, args.session)
+	}
+	// Redacted before the budget is judged: the budget is for what is sent.
+	// The health check keeps to the budget by summarising, never failing.
+	res.body = ts.redact.JSON(res.body)
+	if len(res.body) > ts.cfg.MaxResultBytes && t.name != "debug_health_check" {
+		return errorResult(ts.overBudget(res), ts.redact)
+	}
+	return successResult(res.body)
+}
+
+// sayWhoAnswered adds to a result object which session answered, when more
+// than one could have, and `live: false` when the app has left and the
+// answer comes from what the server kept.
+func (ts *toolSet) sayWhoAnswered(body []byte, s *session) []byte {
+	if s == nil || len(body) < 2 || body[0] != '{' {
+		return body
+	}
+	live := s.isLive()
+	if live && ts.sessions.count() < 2 {
+		return body
+	}
+	v := s.view()
+	head, _ := json.Marshal(map[string]any{"id": v.ID, "app": nullable(v.AppName())})
+	out := make([]byte, 0, len(body)+len(head)+32)
+	out = append(out, `{"session":`...)
+	out = append(out, head...)
+	if !live {
+		out = append(out, `,"live":false`...)
+	}
+	if rest := body[1:]; len(bytes.TrimSpace(rest)) > 1 {
+		out = append(out, ',')
+		return append(out, rest...)
+	}
+	return append(out, '}')
+}
+
+// overBudget describes a result too large to send, with an outline of where
+// the bytes are so the agent can narrow its request in one more call.
+func (ts *toolSet) overBudget(res *toolResult) *toolError {
+	details := map[string]any{"size": len(res.body), "limit": ts.cfg.MaxResultBytes}
+	if res.focus != nil {
+		details["path"] = formatPath(res.focusPath)
+		if outline, err := rawOutline(res.focus, res.focusPath); err == nil && len(outline) > 0 {
+			details["outline"] = outline
+		}
+	}
+	e := newToolError(codePayloadTooLarge, details, "the result is %d bytes, over the %d-byte budget (MAX_RESULT_BYTES)", len(res.body), ts.cfg.MaxResultBytes)
+	e.Suggestion = res.narrow
+	return e
+}
+
+// successResult wraps a result object as structuredContent and, for clients
+// that read only content, as the same JSON in one text item.
+func successResult(body []byte) json.RawMessage {
+	out := make([]byte, 0, 2*len(body)+64)
+	out = append(out, `{"content":[{"type":"text","text":`...)
+	out = appendJSONString(out, body, false)
+	out = append(out, `}],"structuredContent":`...)
+	out = append(out, body...)
+	return append(out, `,"isError":false}`...)
+}
+
+// errorResult encodes a failure, redacted by r: messages and details can
+// quote the app's data. It carries no structuredContent: clients validate
+// structuredContent against outputSchema even on errors.
+func errorResult(err error, r *redactor) json.RawMessage {
+	te := asToolError(err)
+	if te == nil {
+		te = newToolError(codeAdapterError, nil, "%v", err)
+	}
+	body := map[string]any{"error": true, "code": te.Code, "message": te.Message}
+	if te.Details != nil {
+		body["details"] = te.Details
+	}
+	if s := cmp.Or(te.Suggestion, suggestions[te.Code]); s != "" {
+		body["suggestion"] = s
+	}
+	data, _ := json.Marshal(body)
+	data = r.JSON(data)
+	out := append([]byte(`{"content":[{"type":"text","text":`), appendJSONString(nil, data, false)...)
+	return append(out, `}],"isError":true}`...)
+}
+
+// parseArgs checks tool arguments against specs. Names are matched exactly
+// (encoding/json would take "Stream" for "stream") and a repeated name is
+// refused rather than silently merged. An explicit null is refused like any
+// other wrong type ("must be a string, not null"): the input schemas say
+// string or integer, not null, and reading null as "absent" would let a
+// client's bug (an unset variable sent as null) pass as a request for the
+// default.
+func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
+	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}, objects: map[string]json.RawMessage{}}
+	members := map[string][]byte{}
+	if len(raw) > 0 && string(raw) != "null" {
+		if rawKind(raw) != "object" {
+			return args, invalidParams("arguments", "must be an object, not "+jsonKind(raw))
+		}
+		var problem error
+		err := eachMember(raw, func(name string, v []byte) bool {
+			if _, dup := members[name]; dup {
+				problem = invalidParams(name, "given twice")
+				return false
+			}
+			if !slices.ContainsFunc(specs, func(s argSpec) bool { return s.name == name }) {
+				problem = invalidParams(name, "unknown argument; this tool takes "+argNames(specs))
+				return false
+			}
+			members[name] = v
+			return true
+		})
+		if err != nil {
+			return args, invalidParams("arguments", "malformed JSON")
+		}
+		if problem != nil {
+			return args, problem
+		}
+	}
+	for _, s := range specs {
+		v, ok := members[s.name]
+		if !ok {
+			if s.required {
+				return args, invalidParams(s.name, "required")
+			}
+			if s.def != 0 {
+				args.ints[s.name] = s.def
+			}
+			continue
+		}
+		switch s.kind {
+		case argString:
+			var str string
+			if rawKind(v) != "string" || json.Unmarshal(v, &str) != nil {
+				return args, invalidParams(s.name, "must be a string, not "+jsonKind(v))
+			}
+			args.strings[s.name] = str
+		case argInteger:
+			n, err := parseInteger(v, s)
+			if err != nil {
+				return args, err
+			}
+			args.ints[s.name] = n
+		case argObject:
+			if rawKind(v) != "object" {
+				return args, invalidParams(s.name, "must be an object, not "+jsonKind(v))
+			}
+			args.objects[s.name] = compactJSON(v)
+		}
+	}
+	return args, nil
+}
+
+func argNames(specs []argSpec) string {
+	if len(specs) == 0 {
+		return "no arguments"
+	}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// parseInteger reads an integer argument. Integral values written as 5.0 or
+// 5e1 are accepted, as JSON Schema's "integer" accepts them; fractions are
+// refused. Values beyond int64 saturate: since_seq 1e30 means "after
+// everything", limit 1e30 is clamped to 200.
+func parseInteger(v []byte, s argSpec) (int64, error) {
+	if rawKind(v) != "number" {
+		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))
+	}
+	n, err := strconv.ParseInt(string(v), 10, 64) // exact, beyond 2^53 too
+	if err != nil {
+		f, ferr := strconv.ParseFloat(string(v), 64)
+		switch {
+		case ferr != nil && !isRangeError(ferr), f != math.Trunc(f), f == 0 && nonZeroMantissa(v):
+			return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
+		case f >= math.MaxInt64:
+			n = math.MaxInt64
+		case f <= math.MinInt64:
+			n = math.MinInt64
+		default:
+			n = int64(f)
+		}
+	}
+	hi := int64(math.MaxInt64)
+	if s.max != 0 {
+		hi = s.max
+	}
+	switch {
+	case n >= s.min && n <= hi:
+		return n, nil
+	case s.clamp && n < s.min:
+		return s.min, nil
+	case s.clamp:
+		return hi, nil
+	case n < s.min:
+		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
+	}
+	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", hi))
+}
+
+// nonZeroMantissa reports whether a number's digits before any exponent
+// are not all zero: 1e-400 parses as 0 but is no integer.
+func nonZeroMantissa(v []byte) bool {
+	mantissa, _, _ := strings.Cut(strings.ToLower(string(v)), "e")
+	return strings.ContainsAny(mantissa, "123456789")
+}
+
+func isRangeError(err error) bool {
+	ne, ok := err.(*strconv.NumError)
+	return ok && ne.Err == strconv.ErrRange
+}
+
+// parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
+// sessionArg is the optional `session` argument every tool takes.
+var sessionArg = argSpec{name: "session", kind: argString,
+	description: "Session id or app name."}
+
+// withSession appends sessionArg to a tool's own arguments.
+func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
+
+func parsePathArg(name, path string) ([]pathSegment, error) {
+	segs, err := parsePath(path)
+	if err != nil {
+		return nil, invalidParams(name, err.Error())
+	}
+	return segs, nil
+}
+
+func encodeResult(v any) (*toolResult, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body}, nil
+}
+
+// jsonObject builds a JSON object by appending members, so that large raw
+// values are copied once instead of re-encoded.
+type jsonObject struct{ buf []byte }
+
+func (o *jsonObject) key(name string) {
+	if len(o.buf) == 0 {
+		o.buf = append(o.buf, '{')
+	} else {
+		o.buf = append(o.buf, ',')
+	}
+	o.buf = appendJSONString(o.buf, name, false)
+	o.buf = append(o.buf, ':')
+}
+
+// raw adds a member whose value is already JSON.
+func (o *jsonObject) raw(name string, value []byte) {
+	o.key(name)
+	o.buf = append(o.buf, value...)
+}
+
+// value adds a member encoded with encoding/json.
+func (o *jsonObject) value(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte("null")
+	}
+	o.raw(name, data)
+}
+
+func (o *jsonObject) close() []byte {
+	if len(o.buf) == 0 {
+		return []byte("{}")
+	}
+	return append(o.buf, '}')
+}

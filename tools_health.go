@@ -1,0 +1,198 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// tools_health.go is debug_health_check: never an error, never slow, and
+// within the result budget however many sessions and streams there are.
+
+// healthStreamsTimeout bounds the live streams.list of a health check.
+const healthStreamsTimeout = time.Second
+
+// healthOutput is debug_health_check's result. Structs, not maps: this is
+// the most called tool, and maps cost a sort and an allocation per key.
+type healthOutput struct {
+	Adapter       *healthAdapter  `json:"adapter"`
+	Connected     bool            `json:"connected"`
+	Server        healthServer    `json:"server"`
+	Sessions      []healthSession `json:"sessions"`
+	Stale         bool            `json:"stale,omitempty"`
+	Streams       []healthStream  `json:"streams"`
+	StreamsTotal  int             `json:"streamsTotal,omitempty"`  // set when streams lists only the first ones
+	SessionsTotal int             `json:"sessionsTotal,omitempty"` // set when sessions lists only the first ones
+}
+
+// maxHealthStreams bounds the streams a health check lists in full, per
+// session: the health check never fails, not even for PAYLOAD_TOO_LARGE.
+const maxHealthStreams = 100
+
+type healthAdapter struct {
+	AdapterVersion string `json:"adapterVersion"`
+	ConnectedAt    string `json:"connectedAt"`
+	SessionID      string `json:"sessionId"`
+	Uptime         int64  `json:"uptime"`
+}
+
+type healthServer struct {
+	ListenError string          `json:"listenError,omitempty"`
+	Listening   bool            `json:"listening"`
+	Reactotron  *healthListener `json:"reactotron,omitempty"`
+	Redaction   string          `json:"redaction"` // "on" or "off" (REDACT)
+	Version     string          `json:"version"`
+	WSURL       string          `json:"wsUrl"`
+}
+
+// healthListener is the state of the Reactotron bridge's listener.
+type healthListener struct {
+	ListenError string `json:"listenError,omitempty"`
+	Listening   bool   `json:"listening"`
+	URL         any    `json:"url"` // null when the bridge is off
+}
+
+type healthSession struct {
+	App            any             `json:"app"`
+	Connected      bool            `json:"connected"`
+	ConnectedAt    string          `json:"connectedAt"`
+	Device         json.RawMessage `json:"device"`
+	DisconnectedAt *string         `json:"disconnectedAt,omitempty"`
+	ID             string          `json:"id"`
+	Streams        []string        `json:"streams"`
+	StreamsTotal   int             `json:"streamsTotal,omitempty"`
+	Via            string          `json:"via"`
+}
+
+type healthStream struct {
+	Active      bool    `json:"active"`
+	EventCount  int64   `json:"eventCount"`
+	LastEventAt *string `json:"lastEventAt"`
+	Name        string  `json:"name"`
+}
+
+func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
+	st := ts.link.status()
+	out := healthOutput{
+		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: version, WSURL: st.WSURL},
+		Streams:  []healthStream{},
+		Sessions: []healthSession{},
+	}
+	if ts.reactotronStatus != nil {
+		out.Server.Reactotron = ts.reactotronStatus()
+	}
+	for _, s := range ts.sessions.list() {
+		out.Sessions = append(out.Sessions, describeSession(s.view()))
+	}
+	if a.session == nil || !a.session.isLive() {
+		return ts.healthResult(out)
+	}
+	v := a.session.view()
+	info := v.Info
+	out.Connected = true
+	out.Adapter = &healthAdapter{AdapterVersion: info.AdapterVersion, ConnectedAt: info.ConnectedAt.UTC().Format(timeFormat),
+		SessionID: info.SessionID, Uptime: uptime(info)}
+	ctx, cancel := context.WithTimeout(ctx, min(ts.cfg.RequestTimeout, healthStreamsTimeout))
+	defer cancel()
+	if live, err := ts.fetchStreams(ctx, a.session); err == nil {
+		for _, s := range live {
+			out.Streams = append(out.Streams, healthStream{Active: s.Active, EventCount: s.EventCount, LastEventAt: s.LastEventAt, Name: s.Name})
+		}
+	} else {
+		// The app is slow or misbehaving: report what the handshake and
+		// pushes said, marked stale, rather than fail or wait.
+		for _, s := range info.Streams {
+			out.Streams = append(out.Streams, healthStream{Active: s.Active, EventCount: s.EventCount, LastEventAt: formatTime(s.LastEventAt), Name: s.Name})
+		}
+		out.Stale = true
+	}
+	if len(out.Streams) > maxHealthStreams {
+		out.StreamsTotal = len(out.Streams)
+		out.Streams = out.Streams[:maxHealthStreams]
+	}
+	return ts.healthResult(out)
+}
+
+// firstSessions keeps the first n sessions, recording how many there were.
+func firstSessions(all []healthSession, total, n int) ([]healthSession, int) {
+	if len(all) <= n {
+		return all, total
+	}
+	return all[:n], max(total, len(all))
+}
+
+// healthResult encodes a health check within the result budget: the health
+// check never fails, so beyond the budget it summarises, each step saying
+// what it left out — first the sessions' stream names, then all but the
+// first streams, then all but the first sessions.
+func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
+	budget := ts.cfg.MaxResultBytes - 256 // room for the session and redaction marks
+	steps := []func(){
+		func() {
+			for i := range out.Sessions {
+				if n := len(out.Sessions[i].Streams); n > 0 {
+					out.Sessions[i].StreamsTotal = max(out.Sessions[i].StreamsTotal, n)
+					out.Sessions[i].Streams = []string{}
+				}
+			}
+		},
+		func() {
+			if len(out.Streams) > 5 {
+				out.StreamsTotal = max(out.StreamsTotal, len(out.Streams))
+				out.Streams = out.Streams[:5]
+			}
+		},
+		func() { out.Sessions, out.SessionsTotal = firstSessions(out.Sessions, out.SessionsTotal, 3) },
+		func() { out.Sessions, out.SessionsTotal = firstSessions(out.Sessions, out.SessionsTotal, 1) },
+		func() {
+			out.StreamsTotal = max(out.StreamsTotal, len(out.Streams))
+			out.Streams = []healthStream{}
+		},
+	}
+	res, err := encodeResult(out)
+	for _, step := range steps {
+		if err != nil || len(res.body) <= budget {
+			break
+		}
+		step()
+		res, err = encodeResult(out)
+	}
+	return res, err
+}
+
+// describeSession is a session's entry in debug_health_check and
+// debug://sessions.
+func describeSession(v sessionView) healthSession {
+	h := healthSession{ID: v.ID, App: nullable(v.AppName()), Via: v.Via, Connected: v.Connected,
+		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: rawOrNull(v.Info.Device), Streams: []string{}}
+	if !v.Connected {
+		h.DisconnectedAt = formatTime(v.DisconnectedAt)
+	}
+	for i, st := range v.Info.Streams {
+		if i == maxHealthStreams {
+			h.StreamsTotal = len(v.Info.Streams)
+			break
+		}
+		h.Streams = append(h.Streams, st.Name)
+	}
+	return h
+}
+
+// uptime is how long the adapter has run in whole seconds: since the
+// handshake's startedAt, else since it connected.
+func uptime(a *adapterInfo) int64 {
+	since := a.ConnectedAt
+	if !a.StartedAt.IsZero() {
+		since = a.StartedAt
+	}
+	return max(0, int64(time.Since(since)/time.Second))
+}
+
+// formatTime formats t for a JSON answer; the zero time is null.
+func formatTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(timeFormat)
+	return &s
+}
