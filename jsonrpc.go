@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"sync"
 	"sync/atomic"
-	"time"
 	"unicode/utf8"
 )
 
@@ -315,67 +314,6 @@ intake:
 		readErr = fmt.Errorf("write stdout: %w", err)
 	}
 	return readErr
-}
-
-// inputLine is one line read from the client, or why reading stopped.
-type inputLine struct {
-	data    []byte // trimmed and non-empty; the receiver owns it
-	err     error  // errLineTooLong (then skipped is its length), io.EOF or a read error
-	skipped int64
-}
-
-// readLines reads lines from in and hands them over until reading fails or
-// quit is closed. Reading has its own goroutine so that serve can stop
-// intake at once when its context ends: a read cannot be interrupted unless
-// in supports deadlines (see interruptRead). Otherwise this goroutine ends
-// at in's next data, EOF or error; serve does not wait for it.
-func readLines(in io.Reader, input chan<- []inputLine, quit <-chan struct{}) {
-	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
-	var batch []inputLine
-	size := 0
-	for {
-		line, err := lines.next()
-		item := inputLine{err: err, skipped: lines.skipped}
-		if err == nil {
-			line = bytes.TrimSpace(line)
-			if len(line) > 0 {
-				// The line reader reuses its buffer; decoded messages point into the line.
-				item.data = bytes.Clone(line)
-				batch, size = append(batch, item), size+len(line)
-			}
-		} else {
-			batch = append(batch, item)
-		}
-		// Hand over what is ready before a read that may block, and in
-		// batches of at most readBatchBytes: one handoff per line would cost
-		// a goroutine switch per message.
-		if err == nil && size < readBatchBytes && lines.hasLine() {
-			continue
-		}
-		if len(batch) > 0 {
-			select {
-			case input <- batch:
-			case <-quit:
-				return
-			}
-			batch, size = nil, 0
-		}
-		if err != nil && !errors.Is(err, errLineTooLong) {
-			return
-		}
-	}
-}
-
-// readBatchBytes bounds the lines read ahead of the one being handled.
-const readBatchBytes = 256 << 10
-
-// interruptRead unblocks a pending read when in supports deadlines (a pipe
-// made with os.Pipe does; an inherited stdin usually does not). Otherwise
-// the reading goroutine ends at the next input or EOF; serve does not wait.
-func interruptRead(in io.Reader) {
-	if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
-		_ = d.SetReadDeadline(time.Now())
-	}
 }
 
 // receive handles one line. Replies written on this goroutine are flushed
@@ -693,113 +631,4 @@ func syntaxError(data []byte) string {
 		return err.Error()
 	}
 	return "invalid JSON"
-}
-
-// lineWriter writes one message per line under one lock. It flushes when no
-// other writer is waiting, so a burst of replies costs few system calls and
-// the last reply of a burst is never left in the buffer.
-type lineWriter struct {
-	waiting atomic.Int32
-	mu      sync.Mutex
-	w       *bufio.Writer
-	err     error // first write error; later writes are dropped
-}
-
-func (lw *lineWriter) write(msg []byte, flush bool) {
-	// Invalid bytes can only sit inside JSON strings (elsewhere the JSON
-	// would be invalid), where U+FFFD keeps it valid. validUTF8 replaces
-	// each such byte, as appendJSONString does, so that the raw
-	// structuredContent of a tool result and its escaped text item agree.
-	msg = validUTF8(msg)
-	lw.waiting.Add(1)
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	lw.waiting.Add(-1)
-	if lw.err != nil {
-		return
-	}
-	if _, err := lw.w.Write(msg); err != nil {
-		lw.err = err
-		return
-	}
-	if err := lw.w.WriteByte('\n'); err != nil {
-		lw.err = err
-		return
-	}
-	if flush && lw.waiting.Load() == 0 {
-		lw.err = lw.w.Flush()
-	}
-}
-
-func (lw *lineWriter) flush() error {
-	lw.mu.Lock()
-	defer lw.mu.Unlock()
-	if lw.err == nil {
-		lw.err = lw.w.Flush()
-	}
-	return lw.err
-}
-
-// errLineTooLong reports a line over the limit; it has been skipped.
-var errLineTooLong = errors.New("line too long")
-
-// lineReader splits input into lines of at most limit bytes. A longer line is
-// read through and dropped without being held, and next reports
-// errLineTooLong with its length in skipped.
-type lineReader struct {
-	r       *bufio.Reader
-	limit   int
-	buf     []byte
-	skipped int64
-}
-
-// hasLine reports whether a whole line is buffered, so that next will not block.
-func (lr *lineReader) hasLine() bool {
-	buffered, _ := lr.r.Peek(lr.r.Buffered())
-	return bytes.IndexByte(buffered, '\n') >= 0
-}
-
-// next returns the next line without its newline. The slice is valid until
-// the next call.
-func (lr *lineReader) next() ([]byte, error) {
-	if cap(lr.buf) > 1<<20 {
-		lr.buf = nil // do not keep a huge line's buffer around
-	}
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if len(lr.buf)+len(chunk) > lr.limit+1 { // +1: the newline itself
-			lr.skipped = int64(len(lr.buf)) + int64(len(chunk))
-			lr.buf = lr.buf[:0]
-			for errors.Is(err, bufio.ErrBufferFull) {
-				chunk, err = lr.r.ReadSlice('\n')
-				lr.skipped += int64(len(chunk))
-			}
-			if err != nil && err != io.EOF {
-				return nil, err
-			}
-			if err == nil {
-				lr.skipped-- // the newline
-			}
-			return nil, errLineTooLong
-		}
-		if need := len(lr.buf) + len(chunk); need > cap(lr.buf) {
-			// Grow by doubling, but never past the limit: a line at the limit
-			// must not cost twice the limit.
-			grown := make([]byte, len(lr.buf), min(max(2*cap(lr.buf), need), lr.limit+1))
-			copy(grown, lr.buf)
-			lr.buf = grown
-		}
-		lr.buf = append(lr.buf, chunk...)
-		switch {
-		case err == nil:
-			return lr.buf[:len(lr.buf)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && len(lr.buf) > 0:
-			return lr.buf, nil // a last line without a newline
-		default:
-			return nil, err
-		}
-	}
 }

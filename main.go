@@ -5,26 +5,34 @@
 // logs, network requests and the events that changed them as MCP tools,
 // resources and prompts, on stdin/stdout or Streamable HTTP, in both MCP eras.
 //
-// Data flows from the agent through a transport — jsonrpc.go (JSON-RPC,
-// stdio lines; urgent.go a lane of its own for debug_health_check),
-// http.go and http_session.go (Streamable HTTP), relay.go (to the process
-// holding the adapter port) — to client.go (one client's state) and mcp.go
-// (dispatch, notifications; era.go the 2026-07-28 revision), then to the
-// answers: tools.go (the tool table), toolcall.go (arguments, result
-// envelope, budget), tools_health.go, tools_logs.go and tools_app.go, resources.go, prompts.go
-// and prompttexts.go, redact.go and redact_text.go (secrets hidden on the
-// way out), errors.go (codes and suggestions). Answers ask a session
-// (queries.go, pushdown.go); sessions.go keeps every app's session, live or
-// post-mortem, and sessionbuffers.go answers from its buffered events. Sessions are fed by links:
-// link.go (wire adapters: adapterconn.go one connection, adapterrequest.go
-// request matching, handshake.go vets them, wire.go message shapes,
-// linkevents.go what the link reports) and bridge.go (Reactotron
-// clients; reactotron.go and reactotron_translate.go know their messages,
-// reactotron_session.go what such a session keeps).
-// At the bottom, JSON without decoding it: rawjson.go, jsonpath.go, diff.go.
+// Data flows down through the files and answers come back up:
+//
+//   - transports: jsonrpc.go (JSON-RPC; lines.go stdio framing, urgent.go
+//     a lane of its own for debug_health_check), http.go and
+//     http_session.go (Streamable HTTP), relay.go (to the process holding
+//     the adapter port);
+//   - MCP core: client.go (one client's state), mcp.go (dispatch,
+//     notifications), era.go (the 2026-07-28 revision);
+//   - answers: tools.go (the tool table), toolcall.go (arguments, result
+//     envelope, budget), tools_health.go, tools_logs.go, tools_app.go,
+//     resources.go, prompts.go and prompttexts.go, redact.go and
+//     redact_text.go (secrets hidden on the way out), errors.go;
+//   - sessions: queries.go and pushdown.go (what answers ask a session),
+//     sessions.go (every app's session, live or post-mortem),
+//     sessionbuffers.go (answers from buffered events);
+//   - links: link.go (the adapter listener; adapterconn.go one connection,
+//     adapterrequest.go request matching, handshake.go vetting, wire.go
+//     message shapes, linkevents.go what the link reports) and bridge.go
+//     (Reactotron clients; bridge_requests.go what a session asks them,
+//     reactotron.go and reactotron_translate.go their messages,
+//     reactotron_session.go what such a session keeps);
+//   - JSON without decoding it: jsonscan.go (the validating scanner),
+//     rawjson.go, jsonpath.go, diff.go.
+//
 // config.go holds the settings, memory.go returns memory to the system after
-// a burst, and demo.go (demo_streams.go, demo_actions.go, demo_paths.go) is
-// the simulated app of -demo and the tests.
+// a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
+// demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
+// -demo and the tests.
 package main
 
 import (

@@ -1,0 +1,212 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// bridge_requests.go is what a Reactotron session asks its app: the whole
+// state (state.backup.request), the value at a path (state.values.request),
+// dispatches and custom commands. Reactotron answers carry no id, so answers
+// are matched to requests by type and path, oldest first.
+
+// reactotronAnswer is what the client sent back for a request: the value,
+// or missing when the app had nothing at the path.
+type reactotronAnswer struct {
+	value   json.RawMessage
+	missing bool
+}
+
+// Keys under which answers are matched to the requests waiting for them.
+func valuesKey(path string) string { return "values:" + path }
+
+func keysKey(path string) string { return "keys:" + path }
+
+const backupKey = "backup"
+
+// deliver hands an answer to the oldest request waiting for it.
+func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
+	c.mu.Lock()
+	list := c.waiters[key]
+	var w chan reactotronAnswer
+	if len(list) > 0 {
+		w = list[0]
+		c.waiters[key] = list[1:]
+		if len(list) == 1 {
+			delete(c.waiters, key)
+		}
+	}
+	c.mu.Unlock()
+	if w == nil {
+		c.bridge.logger.Debug("dropping an unrequested Reactotron answer", "remote", c.remote, "key", key)
+		return
+	}
+	w <- a
+}
+
+// maxReactotronWaiters bounds the requests waiting on one connection.
+const maxReactotronWaiters = 256
+
+// ask sends frame and waits for the answer the client sends back under key.
+// Reactotron answers carry no id: answers under the same key are matched to
+// requests oldest first.
+func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, key string) (reactotronAnswer, error) {
+	w := make(chan reactotronAnswer, 1)
+	c.mu.Lock()
+	if c.reason != "" {
+		c.mu.Unlock()
+		return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+	if len(c.waiters[key]) >= maxReactotronWaiters {
+		c.mu.Unlock()
+		return reactotronAnswer{}, newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", maxReactotronWaiters)
+	}
+	c.waiters[key] = append(c.waiters[key], w)
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		list := c.waiters[key]
+		for i, x := range list {
+			if x == w {
+				c.waiters[key] = append(list[:i:i], list[i+1:]...)
+				break
+			}
+		}
+	}
+	if err := c.send(ctx, frame); err != nil {
+		forget()
+		return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+	timeout := c.bridge.cfg.RequestTimeout
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case a, ok := <-w:
+		if !ok {
+			return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+		}
+		return a, nil
+	case <-timer.C:
+		forget()
+		return reactotronAnswer{}, newToolError(codeTimeout, linkTimeoutDetails{Method: method, TimeoutMs: timeout.Milliseconds()},
+			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", method, timeout.Milliseconds())
+	case <-ctx.Done():
+		forget()
+		return reactotronAnswer{}, ctx.Err()
+	}
+}
+
+// request answers what the session asks in Reactotron's terms: the Redux
+// state through state.backup.request (recorded as a state_snapshot event,
+// so that snapshots can be diffed), the value at a path through
+// state.values.request, the MMKV keys observed so far; everything else from
+// the session's buffers.
+func (c *reactotronConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case dispatchParams:
+		frame, err := reactotronDispatch(p.Action)
+		if err != nil {
+			return nil, invalidParams("action", err.Error())
+		}
+		return c.tell(ctx, frame)
+	case runCommandParams:
+		frame, err := reactotronRunCommand(p.Command, p.Args)
+		if err != nil {
+			return nil, invalidParams("command", err.Error())
+		}
+		return c.tell(ctx, frame)
+	}
+	p, ok := params.(snapshotParams)
+	if method != "snapshot.get" || !ok || p.Seq != 0 {
+		return nil, errAnswerLocally
+	}
+	s := c.attached()
+	switch {
+	case s == nil:
+		return nil, errAnswerLocally
+	case p.Stream == "mmkv":
+		return s.observedMMKV(), nil
+	case p.Stream != "redux":
+		return nil, errAnswerLocally
+	}
+	if p.Path != nil {
+		if answer, err := c.valueAt(ctx, s, p.Path); answer != nil || err != nil {
+			return answer, err
+		}
+	}
+	a, err := c.ask(ctx, "state.backup.request", reactotronBackupRequest(), backupKey)
+	if err != nil {
+		return nil, err
+	}
+	var payload jsonObject
+	payload.raw("state", a.value)
+	event := s.appendEvent(c, "redux", "state_snapshot", time.Now(), payload.close())
+	if event == nil {
+		return nil, linkNotConnectedError(linkReasonReplaced, "", "")
+	}
+	answer := snapshotAnswer(event)
+	if p.Path == nil {
+		return answer, nil
+	}
+	// The path holds a key Reactotron cannot name, or the app had nothing
+	// there: slice the whole state, which also tells what does exist.
+	segs := pathSegments(p.Path)
+	value, miss, err := resolveRaw(a.value, segs)
+	if err != nil {
+		return nil, malformedAnswer("state.backup.request", "state is not valid JSON")
+	}
+	if miss != nil {
+		return nil, notFound(codePathNotFound, formatPath(segs), miss)
+	}
+	var o jsonObject
+	o.raw("seq", rawMember(event, "seq"))
+	o.raw("timestamp", rawMember(event, "timestamp"))
+	o.raw("state", value)
+	return o.close(), nil
+}
+
+// tell sends a message Reactotron does not answer (a dispatch, a custom
+// command); its effects arrive as events. The answer is an empty object.
+func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessage, error) {
+	if err := c.send(ctx, frame); err != nil {
+		return nil, linkNotConnectedError(linkReasonDisconnected, "", "")
+	}
+	return json.RawMessage("{}"), nil
+}
+
+// valueAt asks for the value at path with state.values.request, so only
+// that value crosses the network. It answers nil, nil when the caller
+// should fall back to the whole state: Reactotron cannot name the path, or
+// the app had nothing there.
+func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (json.RawMessage, error) {
+	dotted, err := reactotronPath(pathSegments(path))
+	if err != nil || dotted == "" {
+		return nil, nil
+	}
+	a, err := c.ask(ctx, "state.values.request", reactotronValuesRequest(dotted), valuesKey(dotted))
+	if err != nil || a.missing {
+		return nil, err
+	}
+	var o jsonObject
+	o.value("seq", s.latestSeq("redux"))
+	o.value("timestamp", time.Now().UTC().Format(timeFormat))
+	o.raw("state", a.value)
+	return o.close(), nil
+}
+
+// pathSegments turns snapshotParams' path back into segments.
+func pathSegments(path []any) []pathSegment {
+	segs := make([]pathSegment, len(path))
+	for i, p := range path {
+		switch v := p.(type) {
+		case string:
+			segs[i] = pathSegment{Key: v, Quoted: isCanonicalDecimal(v)}
+		default:
+			segs[i] = pathSegment{Key: fmt.Sprint(v)}
+		}
+	}
+	return segs
+}

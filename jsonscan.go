@@ -1,0 +1,373 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"unicode/utf8"
+)
+
+// jsonscan.go is the validating JSON scanner: it checks a whole value as
+// RFC 8259 and encoding/json do (exact members, depth bound, string escapes)
+// while handing out members and elements, without decoding anything.
+
+// scanMaxDepth bounds the nesting the validating scanner accepts, as
+// encoding/json bounds it.
+const scanMaxDepth = 10000
+
+// scanObject validates data as exactly one JSON object (surrounding
+// whitespace allowed) and calls fn with each member's key, unescaped, and
+// raw value, in order. fn's error stops the walk. Both slices alias data.
+func scanObject(data []byte, fn func(key, value []byte) error) error {
+	s := jsonScanner{data: data}
+	if err := s.members(fn); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	return nil
+}
+
+// scanArray is scanObject for a JSON array: fn gets each element's index
+// and raw value.
+func scanArray(data []byte, fn func(i int, value []byte) error) error {
+	s := jsonScanner{data: data}
+	s.skipSpace()
+	if err := s.expect('[', "looking for beginning of array"); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == ']' {
+		s.pos++
+	} else {
+		for i := 0; ; i++ {
+			s.skipSpace()
+			start := s.pos
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+			if err := fn(i, s.data[start:s.pos]); err != nil {
+				return err
+			}
+			s.skipSpace()
+			if s.pos < len(s.data) && s.data[s.pos] == ',' {
+				s.pos++
+				continue
+			}
+			if err := s.expect(']', "after array element"); err != nil {
+				return err
+			}
+			break
+		}
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return s.syntaxError("after top-level value")
+	}
+	return nil
+}
+
+// jsonScanner validates JSON (RFC 8259, as encoding/json accepts it) and
+// finds value boundaries in one forward pass, without recursion and
+// without allocating.
+type jsonScanner struct {
+	data []byte
+	pos  int
+}
+
+var errJSONEnd = errors.New("unexpected end of JSON input")
+
+func (s *jsonScanner) syntaxError(context string) error {
+	if s.pos >= len(s.data) {
+		return errJSONEnd
+	}
+	return fmt.Errorf("invalid character %q %s at offset %d", s.data[s.pos], context, s.pos)
+}
+
+func (s *jsonScanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\n', '\r':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (s *jsonScanner) expect(c byte, context string) error {
+	if s.pos < len(s.data) && s.data[s.pos] == c {
+		s.pos++
+		return nil
+	}
+	return s.syntaxError(context)
+}
+
+// members walks the object at s.pos (after optional whitespace).
+func (s *jsonScanner) members(fn func(key, value []byte) error) error {
+	s.skipSpace()
+	if err := s.expect('{', "looking for beginning of object"); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+		s.pos++
+		return nil
+	}
+	for {
+		key, err := s.key()
+		if err != nil {
+			return err
+		}
+		s.skipSpace()
+		start := s.pos
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		if err := fn(key, s.data[start:s.pos]); err != nil {
+			return err
+		}
+		s.skipSpace()
+		if s.pos < len(s.data) && s.data[s.pos] == ',' {
+			s.pos++
+			continue
+		}
+		return s.expect('}', "after object key:value pair")
+	}
+}
+
+// key reads `"key" :` (with whitespace) and returns the key, unescaped.
+func (s *jsonScanner) key() ([]byte, error) {
+	s.skipSpace()
+	start := s.pos
+	raw, escaped, err := s.str()
+	if err != nil {
+		if s.pos == start {
+			return nil, s.syntaxError("looking for beginning of object key string")
+		}
+		return nil, err
+	}
+	if escaped || !utf8.Valid(raw) {
+		var k string
+		if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
+			return nil, err
+		}
+		raw = []byte(k)
+	}
+	s.skipSpace()
+	if err := s.expect(':', "after object key"); err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// str consumes the string at s.pos and returns what is between its quotes
+// and whether it holds escapes.
+func (s *jsonScanner) str() ([]byte, bool, error) {
+	if s.pos >= len(s.data) || s.data[s.pos] != '"' {
+		return nil, false, s.syntaxError("looking for beginning of string")
+	}
+	start := s.pos + 1
+	escaped := false
+	d := s.data
+	for i := start; i < len(d); {
+		// Most bytes of a large state are plain string content.
+		for i < len(d) && !jsonStringStop[d[i]] {
+			i++
+		}
+		if i >= len(d) {
+			break
+		}
+		c := d[i]
+		switch {
+		case c == '"':
+			s.pos = i + 1
+			return d[start:i], escaped, nil
+		case c == '\\':
+			escaped = true
+			if i+1 >= len(d) {
+				s.pos = len(d)
+				return nil, false, errJSONEnd
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for j := i + 2; j < i+6; j++ {
+					if j >= len(d) {
+						s.pos = len(d)
+						return nil, false, errJSONEnd
+					}
+					if !isHexDigit(d[j]) {
+						s.pos = j
+						return nil, false, s.syntaxError("in \\u hexadecimal character escape")
+					}
+				}
+				i += 6
+			default:
+				s.pos = i + 1
+				return nil, false, s.syntaxError("in string escape code")
+			}
+		default: // a control character
+			s.pos = i
+			return nil, false, s.syntaxError("in string literal")
+		}
+	}
+	s.pos = len(d)
+	return nil, false, errJSONEnd
+}
+
+// jsonStringStop marks the bytes that end a run of plain string content.
+var jsonStringStop = func() (t [256]bool) {
+	for c := range 0x20 {
+		t[c] = true
+	}
+	t['"'], t['\\'] = true, true
+	return t
+}()
+
+func isHexDigit(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// skipValue consumes one value of any kind at s.pos, validating it.
+func (s *jsonScanner) skipValue() error {
+	// open holds the containers entered and not yet left: '{' or '['.
+	var openBuf [64]byte
+	open := openBuf[:0]
+	d := s.data
+value:
+	for {
+		s.skipSpace()
+		if s.pos >= len(d) {
+			return errJSONEnd
+		}
+		switch c := d[s.pos]; {
+		case c == '{' || c == '[':
+			if len(open) >= scanMaxDepth {
+				return fmt.Errorf("JSON nested deeper than %d levels at offset %d", scanMaxDepth, s.pos)
+			}
+			s.pos++
+			s.skipSpace()
+			closer := byte('}')
+			if c == '[' {
+				closer = ']'
+			}
+			if s.pos < len(d) && d[s.pos] == closer {
+				s.pos++
+				break // an empty container is a complete value
+			}
+			open = append(open, c)
+			if c == '{' {
+				if _, err := s.key(); err != nil {
+					return err
+				}
+			}
+			continue value
+		case c == '"':
+			if _, _, err := s.str(); err != nil {
+				return err
+			}
+		case c == 't':
+			if err := s.literal("true"); err != nil {
+				return err
+			}
+		case c == 'f':
+			if err := s.literal("false"); err != nil {
+				return err
+			}
+		case c == 'n':
+			if err := s.literal("null"); err != nil {
+				return err
+			}
+		case c == '-' || '0' <= c && c <= '9':
+			if err := s.number(); err != nil {
+				return err
+			}
+		default:
+			return s.syntaxError("looking for beginning of value")
+		}
+		// A value is complete: leave finished containers, or go on to the
+		// next element or member.
+		for len(open) > 0 {
+			s.skipSpace()
+			if s.pos >= len(d) {
+				return errJSONEnd
+			}
+			top := open[len(open)-1]
+			switch c := d[s.pos]; {
+			case c == ',':
+				s.pos++
+				if top == '{' {
+					if _, err := s.key(); err != nil {
+						return err
+					}
+				}
+				continue value
+			case c == '}' && top == '{', c == ']' && top == '[':
+				s.pos++
+				open = open[:len(open)-1]
+			case top == '{':
+				return s.syntaxError("after object key:value pair")
+			default:
+				return s.syntaxError("after array element")
+			}
+		}
+		return nil
+	}
+}
+
+func (s *jsonScanner) literal(lit string) error {
+	for i := 0; i < len(lit); i++ {
+		if s.pos >= len(s.data) {
+			return errJSONEnd
+		}
+		if s.data[s.pos] != lit[i] {
+			return s.syntaxError("in literal " + lit)
+		}
+		s.pos++
+	}
+	return nil
+}
+
+func (s *jsonScanner) number() error {
+	d := s.data
+	digits := func() bool {
+		start := s.pos
+		for s.pos < len(d) && '0' <= d[s.pos] && d[s.pos] <= '9' {
+			s.pos++
+		}
+		return s.pos > start
+	}
+	if d[s.pos] == '-' {
+		s.pos++
+	}
+	switch {
+	case s.pos >= len(d):
+		return errJSONEnd
+	case d[s.pos] == '0':
+		s.pos++
+	case '1' <= d[s.pos] && d[s.pos] <= '9':
+		digits()
+	default:
+		return s.syntaxError("in numeric literal")
+	}
+	if s.pos < len(d) && d[s.pos] == '.' {
+		s.pos++
+		if !digits() {
+			return s.syntaxError("after decimal point in numeric literal")
+		}
+	}
+	if s.pos < len(d) && (d[s.pos] == 'e' || d[s.pos] == 'E') {
+		s.pos++
+		if s.pos < len(d) && (d[s.pos] == '+' || d[s.pos] == '-') {
+			s.pos++
+		}
+		if !digits() {
+			return s.syntaxError("in exponent of numeric literal")
+		}
+	}
+	return nil
+}
