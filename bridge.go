@@ -139,10 +139,7 @@ func (b *reactotronBridge) addr(ctx context.Context) (string, error) {
 }
 
 func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) {
-	if reason := b.link.checkUpgrade(r); reason != "" {
-		b.logger.Warn("refused Reactotron upgrade", "remote", r.RemoteAddr, "host", r.Host,
-			"origin", r.Header.Get("Origin"), "reason", reason)
-		http.Error(w, "devtools-mcp: "+reason, http.StatusForbidden)
+	if !b.link.admitUpgrade(w, r, b.logger, "Reactotron") {
 		return
 	}
 	b.mu.Lock()

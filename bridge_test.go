@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -503,6 +504,31 @@ func TestReactotronInfo(t *testing.T) {
 		info := reactotronInfo(c.intro, time.Now())
 		if info.AdapterVersion != c.want || info.SessionID != "a" {
 			t.Errorf("reactotronInfo(%+v) = version %q, id %q; want %q, a", c.intro, info.AdapterVersion, info.SessionID, c.want)
+		}
+	}
+}
+
+// TestReactotronUpgradeChecks pins that the Reactotron port refuses what
+// the adapter port refuses: a foreign Origin or Host gets 403.
+func TestReactotronUpgradeChecks(t *testing.T) {
+	_, _, url := startBridge(t)
+	for _, h := range []http.Header{
+		{"Origin": {"http://evil.example"}},
+		{"Host": {"rebind.example"}},
+	} {
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		opts := &websocket.DialOptions{HTTPHeader: h}
+		if host := h.Get("Host"); host != "" {
+			opts.Host = host
+		}
+		ws, resp, err := websocket.Dial(ctx, url, opts)
+		cancel()
+		if err == nil {
+			ws.CloseNow()
+			t.Fatalf("upgrade with %v accepted, want 403", h)
+		}
+		if resp == nil || resp.StatusCode != http.StatusForbidden {
+			t.Errorf("upgrade with %v: %v, want 403", h, err)
 		}
 	}
 }

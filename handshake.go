@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -24,6 +25,20 @@ import (
 
 	"github.com/coder/websocket"
 )
+
+// admitUpgrade applies checkUpgrade for a WebSocket listener (the adapter
+// port, the Reactotron port): a refused upgrade is logged, naming what, and
+// answered 403.
+func (l *adapterLink) admitUpgrade(w http.ResponseWriter, r *http.Request, logger *slog.Logger, what string) bool {
+	reason := l.checkUpgrade(r)
+	if reason == "" {
+		return true
+	}
+	logger.Warn("refused "+what+" upgrade", "remote", r.RemoteAddr, "host", r.Host,
+		"origin", r.Header.Get("Origin"), "reason", reason)
+	http.Error(w, "devtools-mcp: "+reason, http.StatusForbidden)
+	return false
+}
 
 // checkUpgrade applies wire protocol §7 to an upgrade request and returns why
 // it is refused, or "".

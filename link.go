@@ -488,10 +488,7 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 		l.mcp.ServeHTTP(w, r)
 		return
 	}
-	if reason := l.checkUpgrade(r); reason != "" {
-		l.logger.Warn("refused adapter upgrade", "remote", r.RemoteAddr, "host", r.Host,
-			"origin", r.Header.Get("Origin"), "reason", reason)
-		http.Error(w, "devtools-mcp: "+reason, http.StatusForbidden)
+	if !l.admitUpgrade(w, r, l.logger, "adapter") {
 		return
 	}
 	l.mu.Lock()
