@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -493,6 +497,63 @@ func TestRunVersion(t *testing.T) {
 				t.Errorf("run(%q) stderr = %q, want empty", args, stderr)
 			}
 		})
+	}
+}
+
+func TestResolveVersion(t *testing.T) {
+	t.Parallel()
+	info := func(v string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "devtools-mcp", Version: v}}, true
+		}
+	}
+	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	tests := []struct {
+		name, stamped string
+		buildInfo     func() (*debug.BuildInfo, bool)
+		want          string
+	}{
+		{"stamped wins over the build info", "1.2.3", info("v9.9.9"), "1.2.3"},
+		{"stamped pre-release", "1.2.3-rc.1", none, "1.2.3-rc.1"},
+		{"stamped with spaces around", " 1.2.3\n", none, "1.2.3"},
+		{"tag from go install", "", info("v1.4.0"), "1.4.0"},
+		{"pseudo-version from a checkout", "", info("v0.0.0-20261125142804-5f17da8b1c2d+dirty"), "0.0.0-20261125142804-5f17da8b1c2d+dirty"},
+		{"devel build", "", info("(devel)"), devVersion},
+		{"empty module version", "", info(""), devVersion},
+		{"no build info", "", none, devVersion},
+		{"blank stamp falls back", "  ", info("v1.4.0"), "1.4.0"},
+	}
+	for _, tt := range tests {
+		if got := resolveVersion(tt.stamped, tt.buildInfo); got != tt.want {
+			t.Errorf("%s: resolveVersion(%q) = %q, want %q", tt.name, tt.stamped, got, tt.want)
+		}
+	}
+}
+
+// TestVersionStampedAtBuild builds the program as npm/build.sh does, with
+// the version stamped through -ldflags -X, and runs -version.
+func TestVersionStampedAtBuild(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the program")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command to build the binary with: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "devtools-mcp")
+	const stamp = "7.8.9-test.1"
+	build := exec.CommandContext(t.Context(), goCmd, "build", "-trimpath", "-ldflags", "-X main.version="+stamp, "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.CommandContext(t.Context(), bin, "-version").Output()
+	if err != nil {
+		t.Fatalf("%s -version: %v", bin, err)
+	}
+	if want := "devtools-mcp " + stamp + "\n"; string(out) != want {
+		t.Errorf("-version printed %q, want %q", out, want)
 	}
 }
 
