@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -750,5 +751,72 @@ func TestConfigHTTPTransport(t *testing.T) {
 				t.Errorf("loadConfig mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestServerJSONListsTheSettings keeps server.json, the MCP Registry entry,
+// in step with the settings and with npm/package.json: every setting a user
+// of the stdio package may set is listed with its default (the HTTP
+// transport's are not: that package is the stdio server), and the entry
+// names the npm package by the name and mcpName that package.json gives.
+func TestServerJSONListsTheSettings(t *testing.T) {
+	t.Parallel()
+	var server struct {
+		Name     string `json:"name"`
+		Packages []struct {
+			RegistryType string `json:"registryType"`
+			Identifier   string `json:"identifier"`
+			Transport    struct {
+				Type string `json:"type"`
+			} `json:"transport"`
+			EnvironmentVariables []struct {
+				Name    string  `json:"name"`
+				Default *string `json:"default"`
+			} `json:"environmentVariables"`
+		} `json:"packages"`
+	}
+	var pkg struct {
+		Name    string `json:"name"`
+		MCPName string `json:"mcpName"`
+	}
+	for file, v := range map[string]any{"server.json": &server, "npm/package.json": &pkg} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	if server.Name != pkg.MCPName {
+		t.Errorf("server.json name %q, npm/package.json mcpName %q: the registry wants them equal", server.Name, pkg.MCPName)
+	}
+	if len(server.Packages) != 1 || server.Packages[0].RegistryType != "npm" || server.Packages[0].Identifier != pkg.Name ||
+		server.Packages[0].Transport.Type != "stdio" {
+		t.Fatalf("server.json packages = %+v, want the one npm package %q over stdio", server.Packages, pkg.Name)
+	}
+	listed := map[string]*string{}
+	for _, v := range server.Packages[0].EnvironmentVariables {
+		listed[v.Name] = v.Default
+	}
+	httpOnly := map[string]bool{"MCP_TRANSPORT": true, "MCP_HTTP_ADDR": true, "MCP_HTTP_TOKEN": true}
+	for _, s := range settings {
+		def, ok := listed[s.env]
+		delete(listed, s.env)
+		switch {
+		case httpOnly[s.env]:
+			if ok {
+				t.Errorf("server.json lists %s, a setting of the HTTP transport", s.env)
+			}
+		case !ok:
+			t.Errorf("server.json does not list %s", s.env)
+		case s.def == "" && def != nil:
+			t.Errorf("server.json gives %s the default %q, want none", s.env, *def)
+		case s.def != "" && (def == nil || *def != s.def):
+			t.Errorf("server.json gives %s the default %v, want %q", s.env, def, s.def)
+		}
+	}
+	for name := range listed {
+		t.Errorf("server.json lists %s, which is no setting", name)
 	}
 }
