@@ -214,9 +214,7 @@ for via in npx bin; do
 	done
 	[ -n "$server" ] || fail "$via: no devtools-mcp process below the launcher (pid $launcher)"
 	echo "processes: $(for pid in $launcher $(descendants "$launcher"); do printf '%s:%s ' "$pid" "$(tr '\0' ' ' <"/proc/$pid/cmdline" | cut -c1-60)"; done)"
-	started_pids="$started_pids $server"
 	tree="$launcher $(descendants "$launcher")"
-	started_pids="$started_pids $tree"
 	started_pids="$started_pids $tree"
 	kill -TERM "$launcher"
 	status=0
