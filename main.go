@@ -32,7 +32,9 @@
 // config.go holds the settings, memory.go returns memory to the system after
 // a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
 // demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
-// -demo and the tests.
+// -demo and the tests. Outside the package, npm/ packages the binary for
+// npm (build.sh, check.sh, the launcher) and server.json describes it to the
+// MCP Registry.
 package main
 
 import (
