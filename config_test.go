@@ -488,10 +488,10 @@ func TestRunVersion(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run(%q) error = %v, want nil", args, err)
 			}
-			if want := fmt.Sprintf("devtools-mcp %s\n", version); stdout != want {
+			if want := fmt.Sprintf("devtools-mcp %s\n", serverVersion); stdout != want {
 				t.Errorf("run(%q) stdout = %q, want %q", args, stdout, want)
 			}
-			if version == "" {
+			if serverVersion == "" {
 				t.Errorf("version is empty")
 			}
 			if stderr != "" {

@@ -52,16 +52,19 @@ import (
 	"time"
 )
 
-// version is the server's version, reported to MCP clients and adapters and
-// printed by -version. Release builds stamp it (npm/build.sh):
+// version is the version a release build is stamped with (npm/build.sh):
 //
 //	go build -ldflags "-X main.version=1.2.3"
 //
-// Unstamped, it is the main module's version from the build info (a tag
-// under go install, a pseudo-version in a Git checkout), else devVersion.
+// Code reads serverVersion, which falls back when nothing was stamped.
 var version string
 
-func init() { version = resolveVersion(version, debug.ReadBuildInfo) }
+// serverVersion is the server's version, reported to MCP clients and
+// adapters and printed by -version: the stamped one, else the main module's
+// version from the build info (a tag under go install, a pseudo-version in
+// a Git checkout), else devVersion. As a package-level variable it is
+// resolved before any other that uses it (serverInfoJSON).
+var serverVersion = resolveVersion(version, debug.ReadBuildInfo)
 
 // devVersion is the version of a build that says nothing about its own: go
 // test, or go build outside version control.
@@ -128,7 +131,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printUsage(stdout)
 		return nil
 	case cfg.Version:
-		fmt.Fprintln(stdout, "devtools-mcp", version)
+		fmt.Fprintln(stdout, "devtools-mcp", serverVersion)
 		return nil
 	}
 	return serve(ctx, cfg, stdin, stdout, stderr)
@@ -178,7 +181,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if cfg.Demo {
 		wg.Go(func() { runDemo(ctx, srv.link, cfg, logger) })
 	}
-	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
+	logger.Info("devtools-mcp started", "version", serverVersion, "wsUrl", srv.link.status().WSURL,
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
 	var err error

@@ -185,6 +185,8 @@ for via in npx bin; do
 	grep '^{"jsonrpc":"2.0","id":2,"result":{"tools":\[' "$work/out.jsonl" | grep -q '"name":"debug_health_check"' ||
 		{ cat "$work/out.jsonl"; fail "$via: no tools/list reply"; }
 	[ "$(wc -l <"$work/out.jsonl")" -eq 2 ] || { cat "$work/out.jsonl"; fail "$via: stdout holds more than the two replies"; }
+	grep '"id":1,' "$work/out.jsonl" | grep -qF "\"serverInfo\":{\"name\":\"devtools-mcp\",\"title\":\"App DevTools (Redux, navigation, MMKV)\",\"version\":\"$version\"}" ||
+		{ cat "$work/out.jsonl"; fail "$via: initialize does not report version $version"; }
 	grep -q "version=$version" "$work/err" || { cat "$work/err"; fail "$via: the start log does not name version $version"; }
 	ok "$via: initialize and tools/list over stdio; stdout holds only the replies; exit 0 at EOF"
 
