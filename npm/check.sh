@@ -133,8 +133,9 @@ binary="$proj/node_modules/$platform_pkg/bin/devtools-mcp"
 ok "installed"
 
 # The two ways to run the launcher: npx, and the installed link.
-run_npx() { (cd "$proj" && exec npx devtools-mcp "$@"); }
-run_bin() { "$proj/node_modules/.bin/devtools-mcp" "$@"; }
+# Bounded, so that a hang fails the check instead of stalling CI.
+run_npx() { (cd "$proj" && exec timeout 120 npx devtools-mcp "$@"); }
+run_bin() { timeout 120 "$proj/node_modules/.bin/devtools-mcp" "$@"; }
 
 # descendants PID: the pids of every process below PID.
 descendants() {
