@@ -284,8 +284,14 @@ for via in npx bin; do
 		grep -qF -- "$want" "$work/err" || { cat "$work/err"; fail "$via: the message lacks $want"; }
 	done
 done
+# A platform without a package: Node is made to report another cpu.
+echo "Object.defineProperty(process, 'arch', {value: 'ppc64'});" >"$work/ppc64.js"
+status=0
+NODE_OPTIONS="--require $work/ppc64.js" "$proj/node_modules/.bin/devtools-mcp" -version >"$work/out" 2>"$work/err" || status=$?
+[ "$status" -ne 0 ] && [ ! -s "$work/out" ] && grep -qF "$name-${host%%-*}-ppc64" "$work/err" && grep -q 'no package for this platform' "$work/err" ||
+	{ cat "$work/err"; fail "an unsupported platform: status $status"; }
 out=$(cd "$bare" && DEVTOOLS_MCP_BINARY="$binary" npx devtools-mcp -version) || fail "DEVTOOLS_MCP_BINARY without the platform package"
 [ "$out" = "devtools-mcp $version" ] || fail "DEVTOOLS_MCP_BINARY without the platform package printed '$out'"
-ok "a missing platform package is named on stderr (exit $status); DEVTOOLS_MCP_BINARY still works"
+ok "a missing platform package, or a platform without one, is named on stderr (exit 1); DEVTOOLS_MCP_BINARY still works"
 
 echo "ok: npm packaging"

@@ -9,6 +9,7 @@
 "use strict";
 
 const { spawn } = require("child_process");
+const fs = require("fs");
 const os = require("os");
 
 const launcher = require("../package.json");
@@ -20,7 +21,13 @@ const target = `${process.platform}-${process.arch}`;
 const platformPackage = `${launcher.name}-${target}`;
 
 function fail(lines) {
-  process.stderr.write(lines.map((l) => `${launcher.name}: ${l}\n`).join(""));
+  // Written synchronously: process.stderr may be asynchronous (a pipe on
+  // Windows), and process.exit would cut the message short.
+  try {
+    fs.writeSync(2, lines.map((l) => `${launcher.name}: ${l}\n`).join(""));
+  } catch {
+    // stderr is closed: the exit status still tells.
+  }
   process.exit(1);
 }
 
