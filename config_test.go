@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -483,16 +488,73 @@ func TestRunVersion(t *testing.T) {
 			if err != nil {
 				t.Fatalf("run(%q) error = %v, want nil", args, err)
 			}
-			if want := fmt.Sprintf("devtools-mcp %s\n", version); stdout != want {
+			if want := fmt.Sprintf("devtools-mcp %s\n", serverVersion); stdout != want {
 				t.Errorf("run(%q) stdout = %q, want %q", args, stdout, want)
 			}
-			if version == "" {
+			if serverVersion == "" {
 				t.Errorf("version is empty")
 			}
 			if stderr != "" {
 				t.Errorf("run(%q) stderr = %q, want empty", args, stderr)
 			}
 		})
+	}
+}
+
+func TestResolveVersion(t *testing.T) {
+	t.Parallel()
+	info := func(v string) func() (*debug.BuildInfo, bool) {
+		return func() (*debug.BuildInfo, bool) {
+			return &debug.BuildInfo{Main: debug.Module{Path: "devtools-mcp", Version: v}}, true
+		}
+	}
+	none := func() (*debug.BuildInfo, bool) { return nil, false }
+	tests := []struct {
+		name, stamped string
+		buildInfo     func() (*debug.BuildInfo, bool)
+		want          string
+	}{
+		{"stamped wins over the build info", "1.2.3", info("v9.9.9"), "1.2.3"},
+		{"stamped pre-release", "1.2.3-rc.1", none, "1.2.3-rc.1"},
+		{"stamped with spaces around", " 1.2.3\n", none, "1.2.3"},
+		{"tag from go install", "", info("v1.4.0"), "1.4.0"},
+		{"pseudo-version from a checkout", "", info("v0.0.0-20261125142804-5f17da8b1c2d+dirty"), "0.0.0-20261125142804-5f17da8b1c2d+dirty"},
+		{"devel build", "", info("(devel)"), devVersion},
+		{"empty module version", "", info(""), devVersion},
+		{"no build info", "", none, devVersion},
+		{"blank stamp falls back", "  ", info("v1.4.0"), "1.4.0"},
+	}
+	for _, tt := range tests {
+		if got := resolveVersion(tt.stamped, tt.buildInfo); got != tt.want {
+			t.Errorf("%s: resolveVersion(%q) = %q, want %q", tt.name, tt.stamped, got, tt.want)
+		}
+	}
+}
+
+// TestVersionStampedAtBuild builds the program as npm/build.sh does, with
+// the version stamped through -ldflags -X, and runs -version.
+func TestVersionStampedAtBuild(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds the program")
+	}
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("no go command to build the binary with: %v", err)
+	}
+	bin := filepath.Join(t.TempDir(), "devtools-mcp")
+	const stamp = "7.8.9-test.1"
+	build := exec.CommandContext(t.Context(), goCmd, "build", "-trimpath", "-ldflags", "-X main.version="+stamp, "-o", bin, ".")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.CommandContext(t.Context(), bin, "-version").Output()
+	if err != nil {
+		t.Fatalf("%s -version: %v", bin, err)
+	}
+	if want := "devtools-mcp " + stamp + "\n"; string(out) != want {
+		t.Errorf("-version printed %q, want %q", out, want)
 	}
 }
 
@@ -689,5 +751,72 @@ func TestConfigHTTPTransport(t *testing.T) {
 				t.Errorf("loadConfig mismatch (-want +got):\n%s", diff)
 			}
 		})
+	}
+}
+
+// TestServerJSONListsTheSettings keeps server.json, the MCP Registry entry,
+// in step with the settings and with npm/package.json: every setting a user
+// of the stdio package may set is listed with its default (the HTTP
+// transport's are not: that package is the stdio server), and the entry
+// names the npm package by the name and mcpName that package.json gives.
+func TestServerJSONListsTheSettings(t *testing.T) {
+	t.Parallel()
+	var server struct {
+		Name     string `json:"name"`
+		Packages []struct {
+			RegistryType string `json:"registryType"`
+			Identifier   string `json:"identifier"`
+			Transport    struct {
+				Type string `json:"type"`
+			} `json:"transport"`
+			EnvironmentVariables []struct {
+				Name    string  `json:"name"`
+				Default *string `json:"default"`
+			} `json:"environmentVariables"`
+		} `json:"packages"`
+	}
+	var pkg struct {
+		Name    string `json:"name"`
+		MCPName string `json:"mcpName"`
+	}
+	for file, v := range map[string]any{"server.json": &server, "npm/package.json": &pkg} {
+		data, err := os.ReadFile(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, v); err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+	}
+	if server.Name != pkg.MCPName {
+		t.Errorf("server.json name %q, npm/package.json mcpName %q: the registry wants them equal", server.Name, pkg.MCPName)
+	}
+	if len(server.Packages) != 1 || server.Packages[0].RegistryType != "npm" || server.Packages[0].Identifier != pkg.Name ||
+		server.Packages[0].Transport.Type != "stdio" {
+		t.Fatalf("server.json packages = %+v, want the one npm package %q over stdio", server.Packages, pkg.Name)
+	}
+	listed := map[string]*string{}
+	for _, v := range server.Packages[0].EnvironmentVariables {
+		listed[v.Name] = v.Default
+	}
+	httpOnly := map[string]bool{"MCP_TRANSPORT": true, "MCP_HTTP_ADDR": true, "MCP_HTTP_TOKEN": true}
+	for _, s := range settings {
+		def, ok := listed[s.env]
+		delete(listed, s.env)
+		switch {
+		case httpOnly[s.env]:
+			if ok {
+				t.Errorf("server.json lists %s, a setting of the HTTP transport", s.env)
+			}
+		case !ok:
+			t.Errorf("server.json does not list %s", s.env)
+		case s.def == "" && def != nil:
+			t.Errorf("server.json gives %s the default %q, want none", s.env, *def)
+		case s.def != "" && (def == nil || *def != s.def):
+			t.Errorf("server.json gives %s the default %v, want %q", s.env, def, s.def)
+		}
+	}
+	for name := range listed {
+		t.Errorf("server.json lists %s, which is no setting", name)
 	}
 }

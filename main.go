@@ -32,7 +32,9 @@
 // config.go holds the settings, memory.go returns memory to the system after
 // a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
 // demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
-// -demo and the tests.
+// -demo and the tests. Outside the package, npm/ packages the binary for
+// npm (build.sh, check.sh, the launcher) and server.json describes it to the
+// MCP Registry.
 package main
 
 import (
@@ -43,13 +45,43 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 )
 
-// version is the server's version, reported to MCP clients and adapters.
-const version = "0.1.0"
+// version is the version a release build is stamped with (npm/build.sh):
+//
+//	go build -ldflags "-X main.version=1.2.3"
+//
+// Code reads serverVersion, which falls back when nothing was stamped.
+var version string
+
+// serverVersion is the server's version, reported to MCP clients and
+// adapters and printed by -version: the stamped one, else the main module's
+// version from the build info (a tag under go install, a pseudo-version in
+// a Git checkout), else devVersion. As a package-level variable it is
+// resolved before any other that uses it (serverInfoJSON).
+var serverVersion = resolveVersion(version, debug.ReadBuildInfo)
+
+// devVersion is the version of a build that says nothing about its own: go
+// test, or go build outside version control.
+const devVersion = "0.0.0-devel"
+
+// resolveVersion picks the version: the stamped one, else the main module's
+// from buildInfo without Go's leading "v" (so that a tag v1.2.3 and the npm
+// release 1.2.3 report the same), else devVersion.
+func resolveVersion(stamped string, buildInfo func() (*debug.BuildInfo, bool)) string {
+	if v := strings.TrimSpace(stamped); v != "" {
+		return v
+	}
+	if info, ok := buildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return strings.TrimPrefix(info.Main.Version, "v")
+	}
+	return devVersion
+}
 
 // shutdownGrace is how long a signalled stop may take: a client that no
 // longer reads stdout can block the last writes, and the process must still
@@ -99,7 +131,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		printUsage(stdout)
 		return nil
 	case cfg.Version:
-		fmt.Fprintln(stdout, "devtools-mcp", version)
+		fmt.Fprintln(stdout, "devtools-mcp", serverVersion)
 		return nil
 	}
 	return serve(ctx, cfg, stdin, stdout, stderr)
@@ -149,7 +181,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if cfg.Demo {
 		wg.Go(func() { runDemo(ctx, srv.link, cfg, logger) })
 	}
-	logger.Info("devtools-mcp started", "version", version, "wsUrl", srv.link.status().WSURL,
+	logger.Info("devtools-mcp started", "version", serverVersion, "wsUrl", srv.link.status().WSURL,
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
 	var err error

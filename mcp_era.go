@@ -151,7 +151,7 @@ var cachePolicy = map[string]struct {
 }
 
 var serverInfoJSON = func() []byte {
-	data, _ := json.Marshal(map[string]string{"name": "devtools-mcp", "title": "App DevTools (Redux, navigation, MMKV)", "version": version})
+	data, _ := json.Marshal(map[string]string{"name": "devtools-mcp", "title": "App DevTools (Redux, navigation, MMKV)", "version": serverVersion})
 	return data
 }()
 

@@ -173,7 +173,7 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 		"serverInfo": map[string]string{
 			"name":    "devtools-mcp",
 			"title":   "App DevTools (Redux, navigation, MMKV)",
-			"version": version,
+			"version": serverVersion,
 		},
 		"instructions": serverInstructions,
 	}, nil

@@ -102,7 +102,8 @@ var (
 )
 
 // normaliseJSON re-encodes one JSON text with sorted keys, replacing values
-// that differ from run to run (ports, clocks) and expanding tool results'
+// that differ from run to run (ports, clocks) or build to build (the
+// server's version) and expanding tool results'
 // text items that hold JSON so that golden files show their structure.
 func normaliseJSON(t *testing.T, line string) string {
 	t.Helper()
@@ -127,6 +128,13 @@ func normaliseValue(v any) any {
 			case "uptime":
 				x[k] = "<uptime>"
 				continue
+			case "version":
+				// The server's own version depends on the build (stamped,
+				// from the build info, or devVersion under go test).
+				if s, ok := child.(string); ok && s == serverVersion {
+					x[k] = "<version>"
+					continue
+				}
 			case "connectedAt":
 				x[k] = "<time>"
 				continue

@@ -74,7 +74,7 @@ type healthStream struct {
 func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	st := ts.link.status()
 	out := healthOutput{
-		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: version, WSURL: st.WSURL},
+		Server:   healthServer{ListenError: st.ListenError, Listening: st.Listening, Redaction: ts.redact.Mode(), Version: serverVersion, WSURL: st.WSURL},
 		Streams:  []healthStream{},
 		Sessions: []healthSession{},
 	}

@@ -177,7 +177,7 @@ func (c *adapterConn) handleHandshake(data []byte) {
 	ack := map[string]any{
 		"type":             "handshake_ack",
 		"protocolVersion":  wireProtocolVersion,
-		"server":           map[string]string{"name": "devtools-mcp", "version": version},
+		"server":           map[string]string{"name": "devtools-mcp", "version": serverVersion},
 		"maxPayload":       l.cfg.MaxPayloadSize,
 		"requestTimeoutMs": l.cfg.RequestTimeout.Milliseconds(),
 	}

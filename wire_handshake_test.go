@@ -22,7 +22,7 @@ func TestHandshakeAccepted(t *testing.T) {
 	a.send(testHandshake("s-1"))
 	wantAck := map[string]any{
 		"type": "handshake_ack", "protocolVersion": 1.0,
-		"server":     map[string]any{"name": "devtools-mcp", "version": version},
+		"server":     map[string]any{"name": "devtools-mcp", "version": serverVersion},
 		"maxPayload": 524288.0, "requestTimeoutMs": 60000.0,
 	}
 	if diff := cmp.Diff(a.recv(), wantAck); diff != "" {
