@@ -459,7 +459,7 @@ func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) 
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := q.stateAt(ctx, sess, "redux", formatPath(parent), parent, codePathNotFound)
+	_, value, err := q.stateAt(ctx, sess, "redux", formatPath(parent), parent)
 	if err != nil {
 		return nil, err
 	}

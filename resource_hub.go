@@ -226,7 +226,7 @@ func resourceNotFound(uri string) *rpcError {
 // readError turns a tool error into a resources/read error: -32002 when the
 // URI names nothing that exists, -32603 for adapter conditions.
 func readError(uri string, err error) *rpcError {
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil {
 		return rpcErrorf(errInternal, map[string]string{"uri": uri}, "read %s: %v", uri, err)
 	}

@@ -82,14 +82,11 @@ func (s *session) answerLocally(method string, params any) (json.RawMessage, err
 }
 
 // goneErrorLocked says that what was asked needs the app, which has left.
-func (s *session) goneErrorLocked(method string) *toolError {
+func (s *session) goneErrorLocked(method string) error {
 	if s.feed != nil {
-		return newToolError(codeAdapterError, map[string]string{"adapterMessage": method + " is not offered by this app"},
-			"the app's %s session does not offer %s", s.via, method)
+		return &errNotOffered{Via: s.via, Method: method}
 	}
-	e := linkNotConnectedError(linkReasonDisconnected, "", "")
-	e.Message = fmt.Sprintf("the app of session %s disconnected at %s, and %s needs the app", s.id, s.disconnectedAt.UTC().Format(timeFormat), method)
-	return e
+	return &errSessionGone{ID: s.id, At: s.disconnectedAt, What: method}
 }
 
 func (s *session) streamsLocked() json.RawMessage {
@@ -194,15 +191,7 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 		// The current state needs the app: there is no seq to look for.
 		return nil, s.goneErrorLocked(fmt.Sprintf("the current state of stream %q", p.Stream))
 	}
-	what := "no snapshot"
-	if p.Seq != 0 {
-		what = fmt.Sprintf("no snapshot event with seq %d", p.Seq)
-	}
-	state := "holds"
-	if s.feed == nil {
-		state = "kept"
-	}
-	return nil, newToolError(codeSnapshotNotFound, nil, "the server %s %s of stream %q for session %s", state, what, p.Stream, s.id)
+	return nil, &errSnapshotNotFound{Session: s.id, Stream: p.Stream, Seq: p.Seq, Gone: s.feed == nil}
 }
 
 // isSnapshotEvent reports whether an event's payload carries a state.

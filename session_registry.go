@@ -21,7 +21,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -295,27 +294,14 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 			byApp = append(byApp, s)
 		}
 	}
-	switch len(byApp) {
-	case 1:
+	if len(byApp) == 1 {
 		return byApp[0], nil
-	case 0:
-		return nil, sessionArgError(all, fmt.Sprintf("no session has the id or app name %q", ref))
 	}
-	return nil, sessionArgError(all, fmt.Sprintf("%d sessions have the app name %q; pass a session id", len(byApp), ref))
-}
-
-// sessionArgError is the INVALID_PARAMS error of a session argument that
-// names no session, or several, listing the sessions there are.
-func sessionArgError(all []*session, problem string) *toolError {
-	list := make([]map[string]any, 0, len(all))
-	for _, s := range all {
-		v := s.view()
-		list = append(list, map[string]any{"id": v.ID, "app": nullable(v.AppName()), "connected": v.Connected})
+	views := make([]sessionView, len(all))
+	for i, s := range all {
+		views[i] = s.view()
 	}
-	e := invalidParams("session", problem)
-	e.Details = map[string]any{"argument": "session", "problem": problem, "sessions": list}
-	e.Suggestion = "Pass one of the listed session ids as `session`, or call debug_health_check to see the sessions."
-	return e
+	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
 
 // nullable is s, or nil (JSON null) when s is empty.

@@ -500,7 +500,7 @@ func TestAnswersThatNeedTheApp(t *testing.T) {
 		}
 	}
 	// What a kept snapshot event can answer, it answers.
-	if _, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux", Seq: 3}); asToolError(err) == nil || asToolError(err).Code != codeSnapshotNotFound {
+	if _, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux", Seq: 3}); toolErrorOf(err) == nil || toolErrorOf(err).Code != codeSnapshotNotFound {
 		t.Errorf("snapshot.get of a seq never kept: %v, want SNAPSHOT_NOT_FOUND", err)
 	}
 }

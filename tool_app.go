@@ -353,7 +353,7 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 	params := runCommandParams{Command: command, Args: args}
 	if s.view().Via != sessionViaReactotron {
 		raw, err := s.request(ctx, "commands.run", params)
-		if te := asToolError(err); te != nil && te.Code == codeAdapterError {
+		if te := toolErrorOf(err); te != nil && te.Code == codeAdapterError {
 			// Most often a misspelt command or a wrong argument.
 			e := *te
 			e.Suggestion = "Check the command and its args with debug_list_commands; the message is the app's."

@@ -136,7 +136,7 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 	}
 	res, err := t.run(ctx, ts, args)
 	if err != nil {
-		if ctx.Err() != nil && asToolError(err) == nil {
+		if ctx.Err() != nil && toolErrorOf(err) == nil {
 			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
 		}
 		return errorResult(err, ts.redact)
@@ -209,7 +209,7 @@ func successResult(body []byte) json.RawMessage {
 // quote the app's data. It carries no structuredContent: clients validate
 // structuredContent against outputSchema even on errors.
 func errorResult(err error, r *redactor) json.RawMessage {
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
 	}

@@ -180,9 +180,9 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs, codeScopeNotFound)
+	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs)
 	if err != nil {
-		return nil, err
+		return nil, scopeError(err)
 	}
 	var o jsonObject
 	o.value("stream", stream)
@@ -202,7 +202,7 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs, codePathNotFound)
+	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs)
 	if err != nil {
 		return nil, err
 	}
@@ -259,7 +259,7 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		name string
 		err  error
 	}{{"base_seq", baseErr}, {"target_seq", targetErr}} {
-		if te := asToolError(e.err); te != nil && te.Code == codeSnapshotNotFound {
+		if te := toolErrorOf(e.err); te != nil && te.Code == codeSnapshotNotFound {
 			missing = append(missing, e.name)
 		} else if e.err != nil {
 			return nil, e.err

@@ -561,7 +561,7 @@ func TestParseIntegerEdges(t *testing.T) {
 	} {
 		got, err := parseInteger([]byte(tc.in), tc.spec)
 		problem := ""
-		if te := asToolError(err); te != nil {
+		if te := toolErrorOf(err); te != nil {
 			problem = te.Details.(map[string]string)["problem"]
 		}
 		if got != tc.want || problem != tc.problem {
@@ -618,7 +618,7 @@ func TestParseArgsRefusesExplicitNull(t *testing.T) {
 				}
 				raw, _ := json.Marshal(args)
 				_, err := parseArgs(tl.args, raw)
-				te := asToolError(err)
+				te := toolErrorOf(err)
 				if te == nil {
 					t.Fatalf("parseArgs(%s) = %v, want INVALID_PARAMS", raw, err)
 				}

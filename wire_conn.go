@@ -148,11 +148,10 @@ func (c *adapterConn) addPending(id string, p *adapterPending) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gone != "" {
-		return linkNotConnectedError(c.gone, "", "")
+		return &errNotConnected{Reason: c.gone}
 	}
 	if len(c.pending) >= c.link.maxPending {
-		return newToolError(codeAdapterError, nil,
-			"too many requests pending on the app adapter (limit %d); it is not answering", c.link.maxPending)
+		return &errTooManyPending{Limit: c.link.maxPending}
 	}
 	c.pending[id] = p
 	return nil
@@ -465,12 +464,7 @@ func (c *adapterConn) handleOversized(prefix []byte, size int64) {
 		return
 	}
 	if p := c.takePending(ids); p != nil {
-		e := newToolError(codePayloadTooLarge,
-			linkPayloadDetails{Size: size, Limit: l.cfg.MaxPayloadSize},
-			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", p.method, size, l.cfg.MaxPayloadSize)
-		// A scope cannot help here: it is applied after the whole answer arrives.
-		e.Suggestion = "The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."
-		p.done <- adapterOutcome{err: e}
+		p.done <- adapterOutcome{err: &errFrameTooLarge{Method: p.method, Size: size, Limit: l.cfg.MaxPayloadSize}}
 	}
 }
 

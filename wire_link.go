@@ -13,7 +13,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -435,49 +434,6 @@ func (l *adapterLink) reasonLocked() string {
 		return linkReasonDisconnected
 	}
 	return linkReasonNeverConnected
-}
-
-// linkNotConnectedDetails are the details of a NOT_CONNECTED error (spec §2).
-type linkNotConnectedDetails struct {
-	Reason      string `json:"reason"`
-	ListenError string `json:"listenError,omitempty"`
-}
-
-func linkNotConnectedError(reason, wsURL, listenErr string) *toolError {
-	details := linkNotConnectedDetails{Reason: reason}
-	var msg string
-	switch reason {
-	case linkReasonNeverConnected:
-		msg = "no app adapter has connected since the server started"
-	case linkReasonReplaced:
-		msg = "the app adapter was replaced by a newer connection before it answered"
-	case linkReasonNotListening:
-		details.ListenError = listenErr
-		msg = "the server is not listening for app adapters on " + wsURL
-		if listenErr != "" {
-			msg += ": " + listenErr + "; another devtools-mcp may hold the port, and the bind is retried until it is free"
-		}
-	default:
-		msg = "the app adapter disconnected"
-	}
-	e := newToolError(codeNotConnected, details, "%s", msg)
-	switch port := wsPort(wsURL); {
-	case reason == linkReasonNotListening:
-		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
-	case port != "" && port != "19850":
-		e.Suggestion = "Start the app's dev build with the debug adapter enabled and pointed at port " + port +
-			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
-	}
-	return e
-}
-
-// wsPort returns the port of a ws:// URL, or "".
-func wsPort(wsURL string) string {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return ""
-	}
-	return u.Port()
 }
 
 // serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the

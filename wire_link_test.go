@@ -336,7 +336,7 @@ func linkNormJSON(t *testing.T, v any) any {
 // details is nil, details that encode to the same JSON.
 func wantLinkToolError(t *testing.T, err error, code string, details any) *toolError {
 	t.Helper()
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil {
 		t.Fatalf("error = %v (%T), want a %s tool error", err, err, code)
 	}
@@ -500,7 +500,7 @@ func TestRequestRoundTrip(t *testing.T) {
 
 	t.Run("params that do not encode", func(t *testing.T) {
 		_, err := h.link.request(t.Context(), "m", map[string]any{"c": make(chan int)})
-		if err == nil || asToolError(err) != nil || !strings.Contains(err.Error(), "m: encoding params") {
+		if err == nil || toolErrorOf(err) != nil || !strings.Contains(err.Error(), "m: encoding params") {
 			t.Errorf("error = %v, want a plain encoding error", err)
 		}
 	})
