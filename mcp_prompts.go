@@ -463,7 +463,7 @@ func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) 
 	if err != nil {
 		return nil, err
 	}
-	return childrenAt(value)
+	return childrenAt(l.s.redact.At(parent, value))
 }
 
 func (l serverLookups) mmkvInstanceNames() []string { return l.s.resources.mmkvInstances() }

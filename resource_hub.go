@@ -46,6 +46,7 @@ var resourceTemplates = []map[string]string{
 // one notification at once and one trailing notification per interval.
 type resourceHub struct {
 	adapterQueries
+	redact *redactor // nil when REDACT=off
 	notify func(method string, params any)
 
 	mu   sync.Mutex
@@ -64,12 +65,8 @@ type subscription struct {
 	holders  int // clients watching the URI
 }
 
-func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
-	if link != nil {
-		q.sessions = link.sessions
-	}
-	return &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
+func newResourceHub(q adapterQueries, redact *redactor, notify func(string, any)) *resourceHub {
+	return &resourceHub{adapterQueries: q, redact: redact, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
 }
 

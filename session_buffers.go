@@ -49,12 +49,23 @@ type (
 	}
 )
 
-// offers reports whether the session's app named capability in its
-// handshake's capabilities.
+// offers reports whether the session's app offers capability: it named it
+// in its handshake, or it is an action Reactotron's client takes without
+// saying so (dispatches and custom commands).
 func (s *session) offers(capability string) bool {
+	if s.via == sessionViaReactotron && (capability == capStateDispatch || capability == capCommands) {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.info != nil && slices.Contains(s.info.Capabilities, capability)
+}
+
+// answersActions reports whether the app answers the actions it takes
+// (state.dispatch, commands.run). A Reactotron app does not: what an action
+// did is known only from the events that follow it.
+func (s *session) answersActions() bool {
+	return s.via != sessionViaReactotron
 }
 
 // answerLocally answers from the server's buffers.

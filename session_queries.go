@@ -15,7 +15,6 @@ type adapterQueries struct {
 	cfg      config
 	link     *adapterLink
 	sessions *sessionRegistry
-	redact   *redactor // nil when REDACT=off
 }
 
 // session resolves a `session` argument ("" for the default session). With
@@ -139,7 +138,7 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 }
 
 // stateAt fetches the current snapshot of stream and slices out the value at
-// path without decoding the state; a miss is an *errPathNotFound. An app
+// path without decoding the state, unredacted; a miss is an *errPathNotFound. An app
 // that offers snapshot.path is asked for the value alone (pushdown.go).
 func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
 	if err := q.checkStream(s, stream); err != nil {
@@ -159,7 +158,7 @@ func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path s
 	if miss != nil {
 		return snapshot{}, nil, notFound(path, miss)
 	}
-	return snap, q.redact.At(segs, compactJSON(value)), nil
+	return snap, compactJSON(value), nil
 }
 
 // splitEventsAnswer checks the shape of an events.query answer and returns

@@ -28,12 +28,6 @@ import (
 	"time"
 )
 
-// Session transports, as debug_health_check names them.
-const (
-	sessionViaWire       = "wire"
-	sessionViaReactotron = "reactotron"
-)
-
 const (
 	// sessionPostMortemTTL is how long a disconnected session stays listed
 	// and queryable, unless the same device connects again first.
@@ -46,20 +40,6 @@ const (
 	// defaultEventBuffer is EVENT_BUFFER's default: events kept per stream.
 	defaultEventBuffer = 1000
 )
-
-// sessionFeed is how a live session reaches its app. request asks the app
-// in the wire protocol's vocabulary and returns the answer's result, or
-// errAnswerLocally when the session should answer from its buffers; its
-// errors are tool errors. replaced ends the feed because a newer connection
-// of the same app or device took its session; it must not block.
-type sessionFeed interface {
-	request(ctx context.Context, method string, params any) (json.RawMessage, error)
-	replaced()
-}
-
-// errAnswerLocally is what a feed returns for a request the session answers
-// from the server's own buffers.
-var errAnswerLocally = errors.New("answered from the session's buffers")
 
 // sessionRegistry holds every session: the live ones and, for
 // sessionPostMortemTTL after they disconnect, the ones that left. Its
@@ -186,6 +166,24 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	return s, displaced
 }
 
+// connect attaches a link's connection (appSink).
+func (r *sessionRegistry) connect(via, id, deviceID string, info *adapterInfo, feed sessionFeed) (appSession, []sessionFeed) {
+	return r.attach(via, id, deviceID, info, feed)
+}
+
+// liveInfo describes the most recently connected live session of via.
+func (r *sessionRegistry) liveInfo(via string) *adapterInfo {
+	if s := r.currentLive(via); s != nil {
+		return s.view().Info
+	}
+	return nil
+}
+
+// leave detaches feed from s (appSession).
+func (s *session) leave(feed sessionFeed, reason string) bool {
+	return s.reg.detach(s, feed, reason)
+}
+
 // detach records that feed of s went away for reason. It reports whether
 // feed was still s's live feed (a replaced feed is already detached).
 func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bool {
@@ -229,7 +227,7 @@ func (r *sessionRegistry) pruneLocked(now time.Time) {
 }
 
 // prune forgets expired sessions now; the link calls it periodically so
-// that clients hear of expiries.
+// that clients hear of expiries (appSink).
 func (r *sessionRegistry) prune() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

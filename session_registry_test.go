@@ -572,7 +572,7 @@ func answerOnce(t *testing.T, a *wireTestAdapter, ch <-chan linkOutcome, result 
 func TestWireReplacementByDeviceID(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)
-	reg := h.link.sessions
+	reg := registryOf(h.link)
 	phone1 := connectWith(t, h, "phone-1", hsWith("deviceId", "phone"))
 	tablet := connectWith(t, h, "tablet-1", hsWith("deviceId", "tablet"))
 	pending := sessionRequestInBackground(t.Context(), sessionByID(t, reg, "phone-1"), "snapshot.get", snapshotParams{Stream: "redux"})
@@ -600,7 +600,7 @@ func TestWireReplacementByDeviceID(t *testing.T) {
 func TestWireReplacementWithoutDeviceID(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)
-	reg := h.link.sessions
+	reg := registryOf(h.link)
 	bare1 := connectWith(t, h, "bare-1")
 	phone := connectWith(t, h, "phone-1", hsWith("deviceId", "phone"))
 	pending := sessionRequestInBackground(t.Context(), sessionByID(t, reg, "bare-1"), "streams.list", struct{}{})
@@ -624,7 +624,7 @@ func TestWireReplacementWithoutDeviceID(t *testing.T) {
 func TestWireReconnectKeepsSession(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)
-	reg := h.link.sessions
+	reg := registryOf(h.link)
 	first := connectWith(t, h, "s-1", hsWith("deviceId", "phone"))
 	for seq := 1; seq <= 3; seq++ {
 		first.sendText(fmt.Sprintf(`{"type":"event","event":{"stream":"redux","seq":%d,"type":"action_dispatched","payload":{}}}`, seq))
@@ -1187,7 +1187,7 @@ func TestLinkExpiresSessionsUnasked(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, func(l *adapterLink) {
 		l.pruneInterval = time.Millisecond
-		l.sessions.ttl = 0 // expired as soon as it leaves
+		registryOf(l).ttl = 0 // expired as soon as it leaves
 	})
 	a := connectWith(t, h, "s")
 	if err := a.ws.Close(websocket.StatusNormalClosure, "bye"); err != nil {
@@ -1274,7 +1274,7 @@ func TestEventBufferSetting(t *testing.T) {
 	}
 	a.sync()
 	want := eventsAnswer{[]int64{3, 4, 5}, false, 3, 5}
-	if diff := cmp.Diff(queryBuffer(t, sessionByID(t, h.link.sessions, "s"), eventsParams{Stream: "navigation", Limit: 200}), want); diff != "" {
+	if diff := cmp.Diff(queryBuffer(t, sessionByID(t, registryOf(h.link), "s"), eventsParams{Stream: "navigation", Limit: 200}), want); diff != "" {
 		t.Errorf("navigation buffer (-got +want):\n%s", diff)
 	}
 }

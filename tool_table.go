@@ -28,18 +28,18 @@ func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 // toolSet is the registry of tools, with their tools/list reply encoded once.
 type toolSet struct {
 	adapterQueries
+	redact           *redactor              // nil when REDACT=off
 	reactotronStatus func() *healthListener // nil: no bridge
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
 }
 
-func newToolSet(cfg config, link *adapterLink) *toolSet {
-	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
-	if link != nil {
-		q.sessions = link.sessions
-	}
-	ts := &toolSet{adapterQueries: q, byName: make(map[string]*tool)}
+// newToolSet builds the tools over q (the link and the session registry)
+// with the server's redactor.
+func newToolSet(q adapterQueries, redact *redactor) *toolSet {
+	cfg := q.cfg
+	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool)}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -184,6 +184,7 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, scopeError(err)
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("stream", stream)
 	o.raw("seq", snap.seq)
@@ -206,6 +207,7 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("path", path)
 	o.raw("value", value)

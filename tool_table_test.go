@@ -495,7 +495,7 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 // TestToolListContract pins what every tool must declare, and the size of
 // the whole tools/list reply: every word of a description costs the agent.
 func TestToolListContract(t *testing.T) {
-	ts := newToolSet(testConfig(t), nil)
+	ts := newTestToolSet(testConfig(t), nil)
 	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
 	if len(reply) >= 9000 {
 		t.Errorf("tools/list reply is %d bytes, want under 9000", len(reply))

@@ -34,7 +34,7 @@ func (c *adapterConn) replaced() {
 }
 
 // attached is the session c was attached to, or nil before its handshake.
-func (c *adapterConn) attached() *session {
+func (c *adapterConn) attached() appSession {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session
@@ -84,7 +84,7 @@ type adapterConn struct {
 	dropReason string // why the connection is being dropped, if we drop it
 	finished   bool   // serve has returned: no new goroutines for this connection
 
-	session *session // set by install
+	session appSession // set by install
 }
 
 // serve runs the connection until it ends, then tears it down.

@@ -145,8 +145,10 @@ type adapterLink struct {
 	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
 	bound          chan struct{}   // closed once the first bind succeeded
 	bindTried      chan struct{}   // closed once the first bind was attempted
-	events         linkEventQueue
-	sessions       *sessionRegistry
+	events         *linkEventQueue // the sessions report into it too
+	// sessions is where connections that handshake are reported; set by
+	// serve before run.
+	sessions appSink
 
 	mu        sync.Mutex
 	started   bool
@@ -199,8 +201,7 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		bindTried:        make(chan struct{}),
 		conns:            make(map[*adapterConn]struct{}),
 	}
-	l.events.wake = make(chan struct{}, 1)
-	l.sessions = newSessionRegistry(cfg, logger, &l.events)
+	l.events = &linkEventQueue{wake: make(chan struct{}, 1)}
 	for _, h := range cfg.WSAllowedHosts {
 		l.allowedHosts[strings.ToLower(h)] = true
 	}
@@ -291,7 +292,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 	}
 	l.mu.Unlock()
 	for _, c := range conns {
-		if s := c.attached(); s != nil && l.sessions.detach(s, c, "shutdown") {
+		if s := c.attached(); s != nil && s.leave(c, "shutdown") {
 			pending := c.leave(linkReasonDisconnected)
 			l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", "shutdown", "failedRequests", len(pending))
 			failAdapterPending(pending, linkReasonDisconnected)
@@ -403,13 +404,13 @@ func (l *adapterLink) addr(ctx context.Context) (string, error) {
 // status reports the listener and the most recently connected live
 // adapter. It never blocks on I/O.
 func (l *adapterLink) status() linkStatus {
-	live := l.sessions.currentLive(sessionViaWire)
+	live := l.sessions.liveInfo(sessionViaWire)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
 	if live != nil {
 		s.Connected = true
-		s.Adapter = live.view().Info
+		s.Adapter = live
 	} else {
 		s.Reason = l.reasonLocked()
 	}
@@ -502,7 +503,7 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 		return
 	}
 	// Attached under l.mu, so that run's shutdown sees the session.
-	s, displaced := l.sessions.attach(sessionViaWire, info.SessionID, info.DeviceID, info, c)
+	s, displaced := l.sessions.connect(sessionViaWire, info.SessionID, info.DeviceID, info, c)
 	c.mu.Lock()
 	c.session = s
 	c.mu.Unlock()
@@ -522,7 +523,7 @@ func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
 	l.mu.Unlock()
 	wasLive := false
 	if s := c.attached(); s != nil {
-		wasLive = l.sessions.detach(s, c, reason)
+		wasLive = s.leave(c, reason)
 	}
 	pending := c.leave(linkReasonDisconnected)
 	// Logged before the waiting requests hear of it, so that whoever sees a
