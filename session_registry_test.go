@@ -122,8 +122,8 @@ func checkSessionBytes(t *testing.T, s *session) {
 	var total int64
 	for name, r := range s.rings {
 		var ring int64
-		for _, e := range r.events[r.start:] {
-			ring += int64(len(e.raw))
+		for i := range r.events.len() {
+			ring += int64(len(r.events.at(i).raw))
 		}
 		if ring != r.bytes {
 			t.Errorf("ring %s counts %d bytes, holds %d", name, r.bytes, ring)
