@@ -229,7 +229,7 @@ func snapshotAnswer(event []byte) json.RawMessage {
 // current-state snapshot fetched.
 type eventRing struct {
 	events      ring[bufferedEvent]
-	bytes       int64 // of the events held
+	bytes       int64           // of the events held
 	snapshot    json.RawMessage // a snapshot.get answer
 	snapshotSeq int64
 }
