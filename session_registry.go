@@ -166,24 +166,6 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	return s, displaced
 }
 
-// connect attaches a link's connection (appSink).
-func (r *sessionRegistry) connect(via, id, deviceID string, info *adapterInfo, feed sessionFeed) (appSession, []sessionFeed) {
-	return r.attach(via, id, deviceID, info, feed)
-}
-
-// liveInfo describes the most recently connected live session of via.
-func (r *sessionRegistry) liveInfo(via string) *adapterInfo {
-	if s := r.currentLive(via); s != nil {
-		return s.view().Info
-	}
-	return nil
-}
-
-// leave detaches feed from s (appSession).
-func (s *session) leave(feed sessionFeed, reason string) bool {
-	return s.reg.detach(s, feed, reason)
-}
-
 // detach records that feed of s went away for reason. It reports whether
 // feed was still s's live feed (a replaced feed is already detached).
 func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bool {
@@ -473,19 +455,6 @@ func (s *session) keepSnapshot(method string, params any, raw json.RawMessage) {
 	r.snapshot, r.snapshotSeq = bytes.Clone(raw), seq
 	s.bytes += int64(len(raw))
 	s.evictLocked()
-}
-
-// rawMember returns the value of member name of a JSON object, or nil.
-func rawMember(obj []byte, name string) []byte {
-	var v []byte
-	_ = eachMember(obj, func(n string, value []byte) bool {
-		if n == name {
-			v = value
-			return false
-		}
-		return true
-	})
-	return v
 }
 
 // appendEvent records an event that the server itself numbers (the

@@ -149,18 +149,14 @@ type adapterLink struct {
 	// sessions is where connections that handshake are reported; set by
 	// serve before run.
 	sessions appSink
+	// sockets are the upgraded connections and every goroutine they run.
+	sockets socketHost[*adapterConn]
 
 	mu        sync.Mutex
 	started   bool
-	stopping  bool // run is shutting down: no new connections
 	listening bool
 	boundAddr string // listener address once bound
 	listenErr string
-	conns     map[*adapterConn]struct{} // every upgraded connection
-	// wg counts every goroutine the link starts (connection handlers,
-	// keepalives, closers, cancel senders); run waits for it. Add is called
-	// either under mu while !stopping, or by a goroutine wg already counts.
-	wg sync.WaitGroup
 }
 
 // newAdapterLink returns a link configured by cfg that logs to logger (nil
@@ -199,7 +195,6 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		allowedOrigins:   make(map[string]bool),
 		bound:            make(chan struct{}),
 		bindTried:        make(chan struct{}),
-		conns:            make(map[*adapterConn]struct{}),
 	}
 	l.events = &linkEventQueue{wake: make(chan struct{}, 1)}
 	for _, h := range cfg.WSAllowedHosts {
@@ -212,11 +207,6 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 	}
 	return l
 }
-
-// rawConnKey carries the accepted net.Conn in the request context, so that a
-// close handshake can be bounded with a socket deadline and a dead adapter
-// dropped at once.
-type rawConnKey struct{}
 
 // run binds WS_HOST:WS_PORT, retrying every bindRetry while the bind fails
 // (e.g. another instance holds the port), and serves adapter upgrades until
@@ -249,9 +239,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(l.logger.Handler(), slog.LevelDebug),
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, rawConnKey{}, c)
-		},
+		ConnContext:       socketConnContext,
 	}
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
@@ -284,14 +272,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 	// Stop intake, detach the live adapters, then close every connection.
 	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
 	// tool result may carry); the events say "shutdown".
-	l.mu.Lock()
-	l.stopping = true
-	conns := make([]*adapterConn, 0, len(l.conns))
-	for c := range l.conns {
-		conns = append(conns, c)
-	}
-	l.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range l.sockets.stop() {
 		if s := c.attached(); s != nil && s.leave(c, "shutdown") {
 			pending := c.leave(linkReasonDisconnected)
 			l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", "shutdown", "failedRequests", len(pending))
@@ -300,7 +281,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 		c.closeWith(websocket.StatusGoingAway, "server shutting down")
 	}
 	stopServing() // the listener and any connection not yet upgraded
-	l.wg.Wait()
+	l.sockets.wait()
 	l.mu.Lock()
 	l.listening = false
 	l.listenErr = ""
@@ -448,47 +429,16 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	if !l.admitUpgrade(w, r, l.logger, "adapter") {
 		return
 	}
-	l.mu.Lock()
-	if l.stopping {
-		l.mu.Unlock()
-		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
-		return
-	}
-	l.wg.Add(1)
-	l.mu.Unlock()
-	defer l.wg.Done()
-
-	// Host and Origin were checked above, by the rules of wire protocol §7,
-	// which differ from coder/websocket's own origin check.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
-	if err != nil {
-		l.logger.Debug("adapter upgrade failed", "remote", r.RemoteAddr, "err", err)
-		return
-	}
-	// Frames over MAX_PAYLOAD_SIZE are streamed and discarded by readMessage
-	// instead of closing the connection with 1009 as the stock limit does.
-	ws.SetReadLimit(-1)
-	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
-	c := &adapterConn{
-		link:       l,
-		ws:         ws,
-		raw:        raw,
-		remote:     r.RemoteAddr,
-		writeSem:   make(chan struct{}, 1),
-		handshaken: make(chan struct{}),
-		readEnded:  make(chan struct{}),
-		done:       make(chan struct{}),
-		pending:    make(map[string]*adapterPending),
-	}
-	l.mu.Lock()
-	l.conns[c] = struct{}{}
-	stopping := l.stopping
-	l.mu.Unlock()
-	l.logger.Debug("adapter connection opened", "remote", c.remote)
-	if stopping {
-		c.closeWith(websocket.StatusGoingAway, "server shutting down")
-	}
-	c.serve()
+	opts := socketOptions{limit: l.cfg.MaxPayloadSize, closeTimeout: l.closeTimeout, writeTimeout: l.writeTimeout}
+	l.sockets.upgrade(w, r, l.logger, "adapter", opts, func(sock *wireSocket) *adapterConn {
+		return &adapterConn{
+			wireSocket: sock,
+			link:       l,
+			handshaken: make(chan struct{}),
+			readEnded:  make(chan struct{}),
+			pending:    make(map[string]*adapterPending),
+		}
+	}, (*adapterConn).serve)
 }
 
 // install attaches c, which has just acknowledged a valid handshake, to its
@@ -496,18 +446,18 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 // of the adapter without one) is replaced: its pending requests fail at once
 // and it is closed with 4000.
 func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
-	l.mu.Lock()
-	if l.stopping {
-		// run is closing every connection; c is among them.
-		l.mu.Unlock()
+	var displaced []sessionFeed
+	// Attached under the host's lock, so that run's shutdown sees the
+	// session; once run is closing every connection (c among them), not at all.
+	if !l.sockets.whileRunning(func() {
+		var s appSession
+		s, displaced = l.sessions.connect(sessionViaWire, info.SessionID, info.DeviceID, info, c)
+		c.mu.Lock()
+		c.session = s
+		c.mu.Unlock()
+	}) {
 		return
 	}
-	// Attached under l.mu, so that run's shutdown sees the session.
-	s, displaced := l.sessions.connect(sessionViaWire, info.SessionID, info.DeviceID, info, c)
-	c.mu.Lock()
-	c.session = s
-	c.mu.Unlock()
-	l.mu.Unlock()
 
 	l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
 		"device", info.DeviceID, "remote", c.remote, "streams", len(info.Streams))
@@ -518,9 +468,6 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 
 // connEnded is called once per connection when its read loop has ended.
 func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
-	l.mu.Lock()
-	delete(l.conns, c)
-	l.mu.Unlock()
 	wasLive := false
 	if s := c.attached(); s != nil {
 		wasLive = s.leave(c, reason)
