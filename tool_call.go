@@ -379,39 +379,3 @@ func encodeResult(v any) (*toolResult, error) {
 	}
 	return &toolResult{body: body}, nil
 }
-
-// jsonObject builds a JSON object by appending members, so that large raw
-// values are copied once instead of re-encoded.
-type jsonObject struct{ buf []byte }
-
-func (o *jsonObject) key(name string) {
-	if len(o.buf) == 0 {
-		o.buf = append(o.buf, '{')
-	} else {
-		o.buf = append(o.buf, ',')
-	}
-	o.buf = appendJSONString(o.buf, name, false)
-	o.buf = append(o.buf, ':')
-}
-
-// raw adds a member whose value is already JSON.
-func (o *jsonObject) raw(name string, value []byte) {
-	o.key(name)
-	o.buf = append(o.buf, value...)
-}
-
-// value adds a member encoded with encoding/json.
-func (o *jsonObject) value(name string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		data = []byte("null")
-	}
-	o.raw(name, data)
-}
-
-func (o *jsonObject) close() []byte {
-	if len(o.buf) == 0 {
-		return []byte("{}")
-	}
-	return append(o.buf, '}')
-}

@@ -150,9 +150,6 @@ var stateTools = []*tool{
 	},
 }
 
-// timeFormat is RFC 3339 with milliseconds, as the wire protocol's timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // maxDiffChanges is how many changes one diff result lists.
 const maxDiffChanges = 500
 
