@@ -1,7 +1,8 @@
 package main
 
-// json_object.go builds JSON answers without decoding what goes into them:
-// objects member by member, and timestamps in the wire protocol's form.
+// json_object.go handles JSON objects without decoding them: reading one
+// member, and building answers member by member, with timestamps in the
+// wire protocol's form.
 
 import (
 	"encoding/json"
@@ -54,4 +55,17 @@ func (o *jsonObject) close() []byte {
 		return []byte("{}")
 	}
 	return append(o.buf, '}')
+}
+
+// rawMember returns the value of member name of a JSON object, or nil.
+func rawMember(obj []byte, name string) []byte {
+	var v []byte
+	_ = eachMember(obj, func(n string, value []byte) bool {
+		if n == name {
+			v = value
+			return false
+		}
+		return true
+	})
+	return v
 }

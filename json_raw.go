@@ -239,19 +239,6 @@ func rawKind(v []byte) string {
 	return "number"
 }
 
-// rawMember returns the value of member name of a JSON object, or nil.
-func rawMember(obj []byte, name string) []byte {
-	var v []byte
-	_ = eachMember(obj, func(n string, value []byte) bool {
-		if n == name {
-			v = value
-			return false
-		}
-		return true
-	})
-	return v
-}
-
 // member returns the value of the named member of a JSON object. Like
 // encoding/json, the last of duplicate members wins. Names without escapes
 // are compared as bytes, so a lookup allocates nothing.
