@@ -134,6 +134,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { sessions.run(ctx) }) // expiries, told to clients unasked
 	if cfg.ReactotronPort != 0 {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status

@@ -32,6 +32,9 @@ const (
 	// sessionPostMortemTTL is how long a disconnected session stays listed
 	// and queryable, unless the same device connects again first.
 	sessionPostMortemTTL = 30 * time.Minute
+	// sessionPruneInterval: disconnected sessions expire unasked; run
+	// looks this often.
+	sessionPruneInterval = time.Minute
 	// sessionBufferBytes bounds the events and snapshots one session holds.
 	sessionBufferBytes = 32 << 20
 	// maxSessions bounds the sessions kept at once; beyond it the oldest
@@ -50,6 +53,7 @@ type sessionRegistry struct {
 	eventBuffer int           // events kept per stream (EVENT_BUFFER)
 	bufferBytes int64         // bytes kept per session
 	ttl         time.Duration // post-mortem lifetime
+	pruneEvery  time.Duration // between looks for expired sessions (run)
 
 	mu            sync.Mutex
 	sessions      []*session // in order of connection, the newest last
@@ -64,7 +68,8 @@ func newSessionRegistry(cfg config, logger *slog.Logger, events *linkEventQueue)
 	if n <= 0 {
 		n = defaultEventBuffer
 	}
-	return &sessionRegistry{logger: logger, events: events, eventBuffer: n, bufferBytes: sessionBufferBytes, ttl: sessionPostMortemTTL}
+	return &sessionRegistry{logger: logger, events: events, eventBuffer: n, bufferBytes: sessionBufferBytes,
+		ttl: sessionPostMortemTTL, pruneEvery: sessionPruneInterval}
 }
 
 // session is one app. id, via and deviceID never change; the rest is
@@ -182,38 +187,6 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 		r.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
 	}
 	return wasLive
-}
-
-// boundLocked forgets the oldest disconnected sessions beyond maxSessions.
-func (r *sessionRegistry) boundLocked() {
-	for len(r.sessions) > maxSessions {
-		i := slices.IndexFunc(r.sessions, func(s *session) bool { return !s.isLive() })
-		if i < 0 {
-			return // every session is live: they are bounded by connections
-		}
-		r.sessions = slices.Delete(r.sessions, i, i+1)
-	}
-}
-
-// pruneLocked forgets sessions disconnected longer than the TTL ago.
-func (r *sessionRegistry) pruneLocked(now time.Time) {
-	r.sessions = slices.DeleteFunc(r.sessions, func(s *session) bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		expired := s.feed == nil && now.Sub(s.disconnectedAt) >= r.ttl
-		if expired {
-			r.events.push(linkEvent{Kind: linkSessionExpired, SessionID: s.id})
-		}
-		return expired
-	})
-}
-
-// prune forgets expired sessions now; the link calls it periodically so
-// that clients hear of expiries (appSink).
-func (r *sessionRegistry) prune() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pruneLocked(time.Now())
 }
 
 // list returns every session, the most recently connected first.

@@ -1181,19 +1181,30 @@ func TestPostMortemSession(t *testing.T) {
 	}
 }
 
-// TestLinkExpiresSessionsUnasked: the link looks for expired sessions by
+// TestSessionsExpireUnasked: the registry looks for expired sessions by
 // itself, so that clients hear of an expiry without calling anything.
-func TestLinkExpiresSessionsUnasked(t *testing.T) {
+func TestSessionsExpireUnasked(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, func(l *adapterLink) {
-		l.pruneInterval = time.Millisecond
-		registryOf(l).ttl = 0 // expired as soon as it leaves
+		reg := registryOf(l)
+		reg.pruneEvery = time.Millisecond
+		reg.ttl = 0 // expired as soon as it leaves
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			reg.run(ctx)
+		}()
+		t.Cleanup(func() {
+			cancel()
+			<-done
+		})
 	})
 	a := connectWith(t, h, "s")
 	if err := a.ws.Close(websocket.StatusNormalClosure, "bye"); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing here lists the sessions: only the link's own pruning can
+	// Nothing here lists the sessions: only the registry's own pruning can
 	// report the expiry.
 	h.events.waitFor(t, []linkEvent{
 		{Kind: linkConnected, SessionID: "s"},

@@ -29,8 +29,6 @@ const (
 	linkPingInterval     = 15 * time.Second
 	linkPongTimeout      = 10 * time.Second
 	linkBindRetry        = 2 * time.Second
-	// Disconnected sessions expire unasked: the link looks this often.
-	linkPruneInterval = time.Minute
 	// A close handshake gets this long before the socket is dropped, so
 	// shutdown stays well inside the one second spec §6 allows even when an
 	// adapter never answers the close frame.
@@ -134,7 +132,6 @@ type adapterLink struct {
 	pingInterval     time.Duration // between WebSocket pings of a live adapter
 	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
 	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
-	pruneInterval    time.Duration // between looks for expired sessions
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
@@ -187,7 +184,6 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		pingInterval:     linkPingInterval,
 		pongTimeout:      linkPongTimeout,
 		bindRetry:        linkBindRetry,
-		pruneInterval:    linkPruneInterval,
 		closeTimeout:     linkCloseTimeout,
 		writeTimeout:     linkWriteTimeout,
 		maxPending:       linkMaxPending,
@@ -243,23 +239,6 @@ func (l *adapterLink) run(ctx context.Context) error {
 	}
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
-	// Forgotten post-mortem sessions are noticed (and clients told) even
-	// when nobody asks for the session list.
-	pruned := make(chan struct{})
-	go func() {
-		defer close(pruned)
-		tick := time.NewTicker(l.pruneInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				l.sessions.prune()
-			}
-		}
-	}()
-	defer func() { <-pruned }()
 	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
 		if err != nil {
 			l.setListenError(hostPort, err)

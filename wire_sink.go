@@ -45,9 +45,6 @@ type appSink interface {
 	liveInfo(via string) *adapterInfo
 	// hasConnected reports whether any app has connected since the start.
 	hasConnected() bool
-	// prune forgets apps that left long enough ago; the link calls it
-	// periodically so that clients hear of expiries unasked.
-	prune()
 }
 
 // appSession is one connected app, as its link reports to it. Reports from
