@@ -1,6 +1,6 @@
 package main
 
-// sessionbuffers.go is what a session answers from the server's own
+// session_buffers.go is what a session answers from the server's own
 // buffers: the wire protocol's requests (streams.list, events.query,
 // snapshot.get, commands.list) answered from per-stream rings of received
 // events, the last snapshot fetched per stream and the commands recorded,

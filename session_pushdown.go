@@ -1,13 +1,13 @@
 package main
 
-// pushdown.go moves only the asked part of a state over the wire. An app
+// session_pushdown.go moves only the asked part of a state over the wire. An app
 // that names capSnapshotPath in its handshake resolves paths itself:
 // snapshot.get with a `path` answers just the value there, so reading one
 // leaf of a 5 MB store costs what it costs on a 5 KB one. Apps that do not
-// offer it send the whole state, which queries.go slices.
+// offer it send the whole state, which session_queries.go slices.
 //
 // A value too large for one frame is refused by the app (or dropped by
-// adapterconn.go) with PAYLOAD_TOO_LARGE. The server does not ask snapshot.keys
+// wire_conn.go) with PAYLOAD_TOO_LARGE. The server does not ask snapshot.keys
 // before every read to learn sizes in advance: that would double the round
 // trips of every read to spare one on the rare read that fails. Instead,
 // after a PAYLOAD_TOO_LARGE, an app that names capSnapshotKeys is asked

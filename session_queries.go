@@ -1,6 +1,6 @@
 package main
 
-// queries.go holds what tools and resources ask a session: which session a
+// session_queries.go holds what tools and resources ask a session: which session a
 // `session` argument names, stream checks, stream lists, snapshots and the
 // value at a path. Answers come back in the wire protocol's shapes, whoever
 // produced them (an adapter, the Reactotron bridge, the server's buffers).

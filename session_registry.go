@@ -1,9 +1,10 @@
 package main
 
-// sessions.go is the session registry. A session is one app, connected now
-// or until recently, whichever way it came in: a Wire Protocol adapter
-// (link.go, adapterconn.go) or a Reactotron client through the bridge. Tools and resources
-// ask a session; they never see how it is fed.
+// session_registry.go is the session registry, which serve creates and
+// hands to the links (as an appSink, wire_sink.go) and to the answers. A
+// session is one app, connected now or until recently, whichever way it
+// came in: a Wire Protocol adapter or a Reactotron client through the
+// bridge. Tools and resources ask a session; they never see how it is fed.
 //
 // The seam speaks the wire protocol's request vocabulary (streams.list,
 // events.query, snapshot.get, …). A live session hands a request to its

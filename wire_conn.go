@@ -9,10 +9,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// adapterconn.go is one adapter's WebSocket connection: its handshake
-// phase, reading (frames over MAX_PAYLOAD_SIZE streamed and discarded),
-// writing under one lock, keepalive, closing, and the messages a live
-// adapter pushes.
+// wire_conn.go is the Wire Protocol over one adapter's WebSocket connection
+// (whose life is wire_socket.go's): its handshake phase, keepalive, reading,
+// and the messages a live adapter pushes.
 
 // notice tells the MCP clients (at the level they asked for) about something
 // that went wrong with c's app.

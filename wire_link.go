@@ -1,9 +1,10 @@
 package main
 
-// link.go is the server side of Wire Protocol v1's transport: the listener
-// that app debug adapters dial (bound and retried by bindAndServe, which the
-// Reactotron listener shares), its status, and the upgrade of a connection,
-// which adapterconn.go then serves and sessions.go attaches to a session.
+// wire_link.go is the server side of Wire Protocol v1's transport: the
+// listener that app debug adapters dial (bound and retried by bindAndServe,
+// which the Reactotron listener shares), its status, and the upgrade of a
+// connection (wire_socket.go), which wire_conn.go then serves and reports to
+// the session registry (wire_sink.go).
 
 import (
 	"bytes"

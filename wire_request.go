@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// adapterrequest.go matches requests to an adapter with its responses:
+// wire_request.go matches requests to an adapter with its responses:
 // pending requests, timeouts and cancels, and the reading of an adapter's
 // error answers.
 
