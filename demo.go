@@ -330,7 +330,7 @@ func (a *demoApp) addStream(name, snapshotType string, instances []string, encod
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := &demoStream{name: name, snapshotType: snapshotType, instances: instances, encode: encode,
-		ring: demoRing{events: make([]*demoEvent, a.opts.BufferSize)}, changed: true}
+		ring: demoRing{size: a.opts.BufferSize, events: newRing[*demoEvent](a.opts.BufferSize)}, changed: true}
 	a.streams = append(a.streams, s)
 	return s
 }
@@ -400,23 +400,18 @@ func (a *demoApp) keepLocked(s *demoStream, ev *demoEvent) {
 
 // demoRing is a bounded FIFO of events with consecutive seqs.
 type demoRing struct {
-	events []*demoEvent // circular; len is the capacity
-	start  int          // index of the oldest event
-	n      int
+	size   int // the most events held
+	events ring[*demoEvent]
+	n      int // events held
 }
 
 func (r *demoRing) push(ev *demoEvent) {
-	if r.n < len(r.events) {
-		r.events[(r.start+r.n)%len(r.events)] = ev
-		r.n++
-		return
-	}
-	r.events[r.start] = ev
-	r.start = (r.start + 1) % len(r.events)
+	r.events.pushBounded(ev, r.size)
+	r.n = r.events.len()
 }
 
 // at returns the i-th oldest event.
-func (r *demoRing) at(i int) *demoEvent { return r.events[(r.start+i)%len(r.events)] }
+func (r *demoRing) at(i int) *demoEvent { return *r.events.at(i) }
 
 func (r *demoRing) oldestSeq() int64 {
 	if r.n == 0 {

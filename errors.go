@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
 )
 
 // Error codes of tool failures (spec §4). They travel to the agent inside a
@@ -36,10 +39,10 @@ var suggestions = map[string]string{
 	codeEventNotFound:     "List the events held first (debug_get_network without `seq`, or debug_query_events) and pass one of their seqs.",
 }
 
-// toolError is a tool failure. adapterrequest.go returns it for adapter conditions,
-// tools.go for argument and lookup problems; tools/call turns it into a
-// result with isError set. Details is encoded as JSON and uses the field
-// names of spec §2.
+// toolError is a tool failure as an agent reads it: tools/call turns it
+// into a result with isError set. Details is encoded as JSON and uses the
+// field names of spec §2. The layers below return typed errors
+// (wire_errors.go, session_errors.go); toolErrorOf turns them into this.
 type toolError struct {
 	Code       string
 	Message    string
@@ -54,17 +57,230 @@ func newToolError(code string, details any, format string, args ...any) *toolErr
 	return &toolError{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
 }
 
-// asToolError returns err as a *toolError, or nil.
-func asToolError(err error) *toolError {
-	var te *toolError
-	if errors.As(err, &te) {
-		return te
-	}
-	return nil
-}
-
 // invalidParams reports a bad tool argument with the details of spec §2.
 func invalidParams(argument, problem string) *toolError {
 	return newToolError(codeInvalidParams, map[string]string{"argument": argument, "problem": problem},
 		"argument %q: %s", argument, problem)
+}
+
+// toolErrorOf is the one place where what went wrong below becomes what an
+// agent reads: a code, a message, details and, where the code's own
+// suggestion would not help, a suggestion of its own. A *toolError passes
+// through. It returns nil for nil and for an error no layer typed (a
+// context's end, an encoding failure): the caller decides what those are.
+func toolErrorOf(err error) *toolError {
+	for e := err; e != nil; e = errors.Unwrap(e) {
+		if te := typedToolError(e); te != nil {
+			return te
+		}
+	}
+	return nil
+}
+
+func typedToolError(err error) *toolError {
+	switch e := err.(type) {
+	case *toolError:
+		return e
+
+	// The links (wire_errors.go).
+	case *errNotConnected:
+		return notConnectedError(e.Reason, e.WSURL, e.ListenError)
+	case *errTooManyPending:
+		return newToolError(codeAdapterError, nil,
+			"too many requests pending on the app adapter (limit %d); it is not answering", e.Limit)
+	case *errAdapterTimeout:
+		ms := e.After.Milliseconds()
+		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
+			"the app adapter did not answer %s within %d ms", e.Method, ms)
+	case *errFrameTooLarge:
+		te := newToolError(codePayloadTooLarge, linkPayloadDetails{Size: e.Size, Limit: e.Limit},
+			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", e.Method, e.Size, e.Limit)
+		// A scope cannot help here: it is applied after the whole answer arrives.
+		te.Suggestion = "The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."
+		return te
+	case *errAdapterMalformed:
+		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
+	case *errAdapterAnswered:
+		return adapterAnsweredError(e)
+
+	// The sessions (session_errors.go).
+	case *errUnknownSession:
+		return unknownSessionError(e)
+	case *errSessionGone:
+		return newToolError(codeNotConnected, linkNotConnectedDetails{Reason: linkReasonDisconnected},
+			"the app of session %s disconnected at %s, and %s needs the app", e.ID, e.At.UTC().Format(timeFormat), e.What)
+	case *errNotOffered:
+		return newToolError(codeAdapterError, map[string]string{"adapterMessage": e.Method + " is not offered by this app"},
+			"the app's %s session does not offer %s", e.Via, e.Method)
+	case *errSnapshotNotFound:
+		what := "no snapshot"
+		if e.Seq != 0 {
+			what = fmt.Sprintf("no snapshot event with seq %d", e.Seq)
+		}
+		state := "holds"
+		if e.Gone {
+			state = "kept"
+		}
+		return newToolError(codeSnapshotNotFound, nil, "the server %s %s of stream %q for session %s", state, what, e.Stream, e.Session)
+	case *errStreamUnavailable:
+		return newToolError(codeStreamUnavailable, map[string]any{"stream": e.Stream, "activeStreams": e.Active},
+			"stream %q is not active; active streams: %s", e.Stream, strings.Join(e.Active, ", "))
+	case *errAnswerMalformed:
+		return newToolError(codeAdapterError, map[string]string{"adapterMessage": e.Problem},
+			"the adapter's %s answer is malformed: %s", e.Method, e.Problem)
+	case *errPathNotFound:
+		return pathNotFoundError(codePathNotFound, e)
+	case *errValueTooLarge:
+		details := map[string]any{"size": e.Size, "limit": e.Limit, "path": e.Path, "outline": e.Outline}
+		at := "the whole state"
+		if e.Path != "" {
+			at = strconv.Quote(e.Path)
+		}
+		return newToolError(codePayloadTooLarge, details, "%s of stream %q is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)",
+			at, e.Stream, e.Size, e.Limit)
+	}
+	return nil
+}
+
+// scopeError is err, except that a path miss is a miss of a `scope`
+// argument (SCOPE_NOT_FOUND).
+func scopeError(err error) error {
+	var miss *errPathNotFound
+	if errors.As(err, &miss) {
+		return pathNotFoundError(codeScopeNotFound, miss)
+	}
+	return err
+}
+
+// linkNotConnectedDetails are the details of a NOT_CONNECTED error (spec §2).
+type linkNotConnectedDetails struct {
+	Reason      string `json:"reason"`
+	ListenError string `json:"listenError,omitempty"`
+}
+
+// notConnectedError says why there is no app to ask (spec §2).
+func notConnectedError(reason, wsURL, listenErr string) *toolError {
+	details := linkNotConnectedDetails{Reason: reason}
+	var msg string
+	switch reason {
+	case linkReasonNeverConnected:
+		msg = "no app adapter has connected since the server started"
+	case linkReasonReplaced:
+		msg = "the app adapter was replaced by a newer connection before it answered"
+	case linkReasonNotListening:
+		details.ListenError = listenErr
+		msg = "the server is not listening for app adapters on " + wsURL
+		if listenErr != "" {
+			msg += ": " + listenErr + "; another devtools-mcp may hold the port, and the bind is retried until it is free"
+		}
+	default:
+		msg = "the app adapter disconnected"
+	}
+	e := newToolError(codeNotConnected, details, "%s", msg)
+	switch port := wsPort(wsURL); {
+	case reason == linkReasonNotListening:
+		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
+	case port != "" && port != "19850":
+		e.Suggestion = "Start the app's dev build with the debug adapter enabled and pointed at port " + port +
+			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
+	}
+	return e
+}
+
+// wsPort returns the port of a ws:// URL, or "".
+func wsPort(wsURL string) string {
+	u, err := url.Parse(wsURL)
+	if err != nil {
+		return ""
+	}
+	return u.Port()
+}
+
+// linkPayloadDetails are the details of a PAYLOAD_TOO_LARGE error for a
+// frame over MAX_PAYLOAD_SIZE (spec §2).
+type linkPayloadDetails struct {
+	Size  int64 `json:"size"`
+	Limit int64 `json:"limit"`
+}
+
+// linkAdapterErrorDetails are the details of an ADAPTER_ERROR (spec §2).
+type linkAdapterErrorDetails struct {
+	AdapterCode    string `json:"adapterCode,omitempty"`
+	AdapterMessage string `json:"adapterMessage,omitempty"`
+}
+
+// adapterAnsweredError passes an app's own STREAM_UNAVAILABLE,
+// SNAPSHOT_NOT_FOUND and PAYLOAD_TOO_LARGE (and PATH_NOT_FOUND of a snapshot
+// request) on as they are; any other code is an ADAPTER_ERROR (spec §4).
+func adapterAnsweredError(e *errAdapterAnswered) *toolError {
+	pathMiss := e.Code == codePathNotFound && (e.Method == "snapshot.get" || e.Method == "snapshot.keys")
+	switch {
+	case e.Code == codeStreamUnavailable, e.Code == codeSnapshotNotFound, e.Code == codePayloadTooLarge, pathMiss:
+		msg := e.Message
+		if msg == "" {
+			msg = fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
+		}
+		var d any
+		if e.Details != nil {
+			d = e.Details
+		}
+		return &toolError{Code: e.Code, Message: msg, Details: d}
+	}
+	text := fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
+	if e.Message != "" {
+		text += ": " + e.Message
+	}
+	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: e.Code, AdapterMessage: e.Message}, "%s", text)
+}
+
+// unknownSessionError is the INVALID_PARAMS error of a session argument
+// that names no session, or several, listing the sessions there are.
+func unknownSessionError(e *errUnknownSession) *toolError {
+	problem := fmt.Sprintf("no session has the id or app name %q", e.Ref)
+	if e.Matches > 1 {
+		problem = fmt.Sprintf("%d sessions have the app name %q; pass a session id", e.Matches, e.Ref)
+	}
+	list := make([]map[string]any, 0, len(e.Sessions))
+	for _, v := range e.Sessions {
+		list = append(list, map[string]any{"id": v.ID, "app": nullable(v.AppName()), "connected": v.Connected})
+	}
+	te := invalidParams("session", problem)
+	te.Details = map[string]any{"argument": "session", "problem": problem, "sessions": list}
+	te.Suggestion = "Pass one of the listed session ids as `session`, or call debug_health_check to see the sessions."
+	return te
+}
+
+// pathNotFoundError is the code error of a path that resolves to nothing.
+func pathNotFoundError(code string, e *errPathNotFound) *toolError {
+	miss := e.Miss
+	details := map[string]any{"path": e.Path, "resolvedPrefix": miss.ResolvedPrefix, "available": miss.Available}
+	if miss.Available == nil {
+		details["available"] = []string{}
+	}
+	if keys, ok := miss.Available.([]string); ok && miss.AvailableTotal > len(keys) {
+		details["availableTotal"] = miss.AvailableTotal
+	}
+	at := miss.ResolvedPrefix
+	if at == "" {
+		at = "the root"
+	}
+	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(e.Path), at, miss.Segment)
+}
+
+// Err returns err with its message and details redacted: an error that
+// toolErrorOf knows becomes a *toolError, anything else a plain error with
+// the redacted text.
+func (r *redactor) Err(err error) error {
+	if r == nil || err == nil {
+		return err
+	}
+	te := toolErrorOf(err)
+	if te == nil {
+		return errors.New(r.Text(err.Error()))
+	}
+	out := &toolError{Code: te.Code, Message: r.Text(te.Message), Suggestion: r.Text(te.Suggestion)}
+	if te.Details != nil {
+		out.Details = r.Value(te.Details)
+	}
+	return out
 }

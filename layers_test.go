@@ -30,7 +30,7 @@ var layers = []struct {
 	{"answers", []string{"tool_", "resource_", "errors.go"}},
 	{"sessions", []string{"session_"}},
 	{"links", []string{"wire_", "rtron_"}},
-	{"base", []string{"json_", "redact_", "jsonrpc.go", "version.go"}},
+	{"base", []string{"json_", "redact_", "jsonrpc.go", "ring.go", "version.go"}},
 }
 
 // The demo app stands beside the server, not in its stack: it talks to the

@@ -113,8 +113,13 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	defer cancel()
 	srv := newMCPServer(cfg, logger)
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
-	srv.tools = newToolSet(cfg, srv.link)
-	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	// The registry is the server's: the links report apps into it (and
+	// their changes into the link's event queue), the answers read it.
+	sessions := newSessionRegistry(cfg, logger, srv.link.events)
+	srv.link.sessions = sessions
+	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
+	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
+	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (relay.go).
 	portMCP := newHTTPTransport(srv, cfg, logger)
@@ -128,6 +133,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { sessions.run(ctx) }) // expiries, told to clients unasked
 	if cfg.ReactotronPort != 0 {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status

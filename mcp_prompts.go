@@ -459,11 +459,11 @@ func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) 
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := q.stateAt(ctx, sess, "redux", formatPath(parent), parent, codePathNotFound)
+	_, value, err := q.stateAt(ctx, sess, "redux", formatPath(parent), parent)
 	if err != nil {
 		return nil, err
 	}
-	return childrenAt(value)
+	return childrenAt(l.s.redact.At(parent, value))
 }
 
 func (l serverLookups) mmkvInstanceNames() []string { return l.s.resources.mmkvInstances() }

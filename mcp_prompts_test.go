@@ -72,7 +72,7 @@ func TestPromptsOverMCP(t *testing.T) {
 
 	reply = ts.call(3, "prompts/get", map[string]any{"name": "why-did-this-change", "arguments": map[string]string{"path": `cart["items"].0`}})
 	got, _ = json.Marshal(reply["result"])
-	want, _ = json.Marshal(renderPrompt(promptByName("why-did-this-change"), map[string]string{"path": "cart.items.0"}, catalogOf(newToolSet(testConfig(t), nil))))
+	want, _ = json.Marshal(renderPrompt(promptByName("why-did-this-change"), map[string]string{"path": "cart.items.0"}, catalogOf(newTestToolSet(testConfig(t), nil))))
 	if diff := cmp.Diff(normaliseJSON(t, string(want)), normaliseJSON(t, string(got))); diff != "" {
 		t.Errorf("prompts/get (-want +got):\n%s", diff)
 	}

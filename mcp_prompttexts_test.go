@@ -310,7 +310,7 @@ func TestPromptTextsMatchTools(t *testing.T) {
 		schemas map[string]toolSchema
 		catalog toolCatalog
 	}{
-		{"live", live, catalogOf(newToolSet(testConfig(t), nil))},
+		{"live", live, catalogOf(newTestToolSet(testConfig(t), nil))},
 		{"future", future, catalogOfSchemas(future)},
 	} {
 		for _, p := range allPrompts {
@@ -425,7 +425,7 @@ func stepCalls(calls []promptCall) []promptCall {
 func TestWhyDidThisChangeOnDemo(t *testing.T) {
 	const path = "cart.total"
 	e := startE2E(t, testConfig(t), 40)
-	text := promptByName("why-did-this-change").text(map[string]string{"path": path}, catalogOf(newToolSet(testConfig(t), nil)))
+	text := promptByName("why-did-this-change").text(map[string]string{"path": path}, catalogOf(newTestToolSet(testConfig(t), nil)))
 	_, calls, err := promptMentions(text)
 	if err != nil {
 		t.Fatal(err)
@@ -537,7 +537,7 @@ func TestWhyDidThisChangeOnDemo(t *testing.T) {
 // nested navigators, as the text says, must find the screen that the last
 // route change went to and that the app's own UI state names.
 func TestExplainCurrentScreenOnDemo(t *testing.T) {
-	text := promptByName("explain-current-screen").text(nil, catalogOf(newToolSet(testConfig(t), nil)))
+	text := promptByName("explain-current-screen").text(nil, catalogOf(newTestToolSet(testConfig(t), nil)))
 	_, calls, err := promptMentions(text)
 	if err != nil {
 		t.Fatal(err)
@@ -650,7 +650,7 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 	if err := json.Unmarshal(health, &h); err != nil || h.Adapter.SessionID == "" {
 		t.Fatalf("health: %s", health)
 	}
-	catalog := catalogOf(newToolSet(testConfig(t), nil))
+	catalog := catalogOf(newTestToolSet(testConfig(t), nil))
 	ran := 0
 	for _, p := range allPrompts {
 		for _, set := range promptArgSets(p) {
@@ -770,7 +770,7 @@ func TestCompareSessionsOnDemo(t *testing.T) {
 		t.Errorf("b completes to %q, want PhoneApp among them", got)
 	}
 
-	text := promptByName("compare-sessions").text(map[string]string{"a": "ShopApp", "b": "PhoneApp"}, catalogOf(newToolSet(testConfig(t), nil)))
+	text := promptByName("compare-sessions").text(map[string]string{"a": "ShopApp", "b": "PhoneApp"}, catalogOf(newTestToolSet(testConfig(t), nil)))
 	_, calls, err := promptMentions(text)
 	if err != nil {
 		t.Fatal(err)

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 )
@@ -137,23 +136,6 @@ func (r *redactor) Value(v any) any {
 		return fmt.Sprintf("unencodable value: %v", err)
 	}
 	return json.RawMessage(r.JSON(data))
-}
-
-// Err returns err with its message and details redacted: a *toolError stays
-// a *toolError, anything else becomes a plain error with the redacted text.
-func (r *redactor) Err(err error) error {
-	if r == nil || err == nil {
-		return err
-	}
-	te := asToolError(err)
-	if te == nil {
-		return errors.New(r.Text(err.Error()))
-	}
-	out := &toolError{Code: te.Code, Message: r.Text(te.Message), Suggestion: r.Text(te.Suggestion)}
-	if te.Details != nil {
-		out.Details = r.Value(te.Details)
-	}
-	return out
 }
 
 // Changes hides the values of diff changes whose path passes through a

@@ -150,7 +150,7 @@ func TestRedactErr(t *testing.T) {
 	t.Parallel()
 	r := testRedactor(t)
 	te := newToolError(codeAdapterError, map[string]any{"adapterMessage": "bad " + testBearer, "token": "t0"}, "adapter said %s", testSK)
-	got := asToolError(r.Err(te))
+	got := toolErrorOf(r.Err(te))
 	if got == nil || got.Code != codeAdapterError {
 		t.Fatalf("Err(toolError) = %v, want a toolError with the same code", got)
 	}

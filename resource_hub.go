@@ -46,6 +46,7 @@ var resourceTemplates = []map[string]string{
 // one notification at once and one trailing notification per interval.
 type resourceHub struct {
 	adapterQueries
+	redact *redactor // nil when REDACT=off
 	notify func(method string, params any)
 
 	mu   sync.Mutex
@@ -64,12 +65,8 @@ type subscription struct {
 	holders  int // clients watching the URI
 }
 
-func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *resourceHub {
-	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
-	if link != nil {
-		q.sessions = link.sessions
-	}
-	return &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
+func newResourceHub(q adapterQueries, redact *redactor, notify func(string, any)) *resourceHub {
+	return &resourceHub{adapterQueries: q, redact: redact, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
 }
 
@@ -226,7 +223,7 @@ func resourceNotFound(uri string) *rpcError {
 // readError turns a tool error into a resources/read error: -32002 when the
 // URI names nothing that exists, -32603 for adapter conditions.
 func readError(uri string, err error) *rpcError {
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil {
 		return rpcErrorf(errInternal, map[string]string{"uri": uri}, "read %s: %v", uri, err)
 	}

@@ -41,7 +41,7 @@ func (s *sentUpdates) take() []string {
 func TestUpdatesAreThrottledAndCoalesced(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		sent := &sentUpdates{start: time.Now()}
-		hub := newResourceHub(config{}, newAdapterLink(config{}, nil, nil), sent.notify)
+		hub := newTestResourceHub(config{}, newTestLink(config{}, nil, nil), sent.notify)
 		ctx, cancel := context.WithCancel(t.Context())
 		defer cancel()
 		go hub.run(ctx)
@@ -344,7 +344,7 @@ func TestNoNotificationsBeforeInitialized(t *testing.T) {
 }
 
 func TestSubscriptionsAreBounded(t *testing.T) {
-	hub := newResourceHub(config{}, newAdapterLink(config{}, nil, nil), func(string, any) {})
+	hub := newTestResourceHub(config{}, newTestLink(config{}, nil, nil), func(string, any) {})
 	for i := range maxSubscriptions {
 		if err := hub.subscribe(fmt.Sprintf("debug://mmkv/i%d", i)); err != nil {
 			t.Fatalf("subscription %d: %v", i, err)

@@ -210,29 +210,12 @@ type rpcConn struct {
 	mu       sync.Mutex
 	inFlight map[string]*call // by idKey
 
-	// Requests run on workers started on demand, at most maxInFlight, that
-	// take tasks from a queue until serve closes it: a fresh goroutine per
-	// request would grow a new stack each time (17% of CPU under load).
-	// The queue lets reading go on while every worker is busy, so that
+	// Requests run on a pool of at most maxInFlight workers (rpc_pool.go).
+	// Its queue lets reading go on while every worker is busy, so that
 	// ping and cancellations are still answered; it is bounded, and reading
 	// waits only when it is full.
-	qmu         sync.Mutex
-	queue       []task
-	queuedBytes int
-	idle        int            // workers waiting for a task
-	workers     int            // workers started
-	closing     bool           // serve has stopped intake
-	taskReady   *sync.Cond     // on qmu: the queue gained a task, or closing
-	queueRoom   *sync.Cond     // on qmu: the queue lost a task
-	wg          sync.WaitGroup // one per worker
-
-	lane urgentLane
-}
-
-// task is a request waiting for a worker, with the size of its line.
-type task struct {
-	run  func()
-	size int
+	pool *workerPool
+	lane *workerPool // the urgent lane (rpc_urgent.go)
 }
 
 // call is one request being handled on its own goroutine.
@@ -251,8 +234,8 @@ func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, adm
 		inFlight: make(map[string]*call),
 		stopped:  make(chan struct{}),
 	}
-	c.taskReady = sync.NewCond(&c.qmu)
-	c.queueRoom = sync.NewCond(&c.qmu)
+	c.pool = newWorkerPool(maxInFlight, maxQueued, maxQueuedBytes)
+	c.lane = newUrgentLane()
 	return c
 }
 
@@ -304,11 +287,7 @@ intake:
 		}
 	}
 	close(c.stopped)
-	c.qmu.Lock()
-	c.closing = true // workers drain the queue, then return
-	c.taskReady.Broadcast()
-	c.qmu.Unlock()
-	c.wg.Wait()
+	c.pool.close() // workers drain the queue, then return
 	c.lane.close()
 	if err := c.out.flush(); err != nil && readErr == nil {
 		readErr = fmt.Errorf("write stdout: %w", err)
@@ -424,9 +403,8 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 	}
 }
 
-// spawn queues fn for a worker, starting one when no idle worker is left
-// for it and fewer than maxInFlight run. When id is not nil the request is
-// registered for cancellation first. size is the request line's length.
+// spawn queues fn on the connection's pool. When id is not nil the request
+// is registered for cancellation first. size is the request line's length.
 // Only the reading goroutine calls spawn; it waits only while the queue is
 // full.
 func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, size int, fn func(context.Context)) {
@@ -434,56 +412,7 @@ func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, size int, fn fu
 	if id != nil {
 		c.track(id, cancel)
 	}
-	t := task{run: func() { defer cancel(); fn(ctx) }, size: size}
-	c.qmu.Lock()
-	defer c.qmu.Unlock()
-	if c.queueFull(size) {
-		c.qmu.Unlock()
-		_ = c.out.flush() // replies held back must not wait for room
-		c.qmu.Lock()
-		for c.queueFull(size) {
-			c.queueRoom.Wait()
-		}
-	}
-	c.queue = append(c.queue, t)
-	c.queuedBytes += size
-	if len(c.queue) > c.idle && c.workers < maxInFlight {
-		c.workers++
-		c.wg.Add(1)
-		go c.worker()
-	}
-	c.taskReady.Signal()
-}
-
-// queueFull reports whether a task of size bytes must wait for room. A
-// lone task always fits, however large its line.
-func (c *rpcConn) queueFull(size int) bool {
-	return len(c.queue) >= maxQueued || (len(c.queue) > 0 && c.queuedBytes+size > maxQueuedBytes)
-}
-
-// worker runs queued tasks until serve stops intake and the queue is empty.
-func (c *rpcConn) worker() {
-	defer c.wg.Done()
-	c.qmu.Lock()
-	for {
-		for len(c.queue) == 0 && !c.closing {
-			c.idle++
-			c.taskReady.Wait()
-			c.idle--
-		}
-		if len(c.queue) == 0 {
-			c.qmu.Unlock()
-			return
-		}
-		t := c.queue[0]
-		c.queue[0] = task{}
-		c.queue = c.queue[1:]
-		c.queuedBytes -= t.size
-		c.queueRoom.Signal()
-		c.qmu.Unlock()
-		t.run()
-		c.qmu.Lock()
-	}
+	c.pool.submit(func() { defer cancel(); fn(ctx) }, size, func() { _ = c.out.flush() })
 }
 
 func (c *rpcConn) track(id json.RawMessage, cancel context.CancelFunc) {

@@ -43,9 +43,9 @@ func newTestHTTP(t *testing.T, cfg config) *testHTTP {
 func newTestTransport(cfg config) (*httpTransport, *mcpServer) {
 	logger := slog.New(slog.DiscardHandler)
 	srv := newMCPServer(cfg, logger)
-	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
-	srv.tools = newToolSet(cfg, srv.link)
-	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	srv.link = newTestLink(cfg, logger, srv.onLinkEvent)
+	srv.tools = newTestToolSet(cfg, srv.link)
+	srv.resources = newTestResourceHub(cfg, srv.link, srv.notifyClient)
 	return newHTTPTransport(srv, cfg, logger), srv
 }
 

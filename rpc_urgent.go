@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"strings"
-	"sync"
 )
 
 // Bounds of the urgent lane: requests of it running at once, and waiting.
@@ -12,66 +11,14 @@ const (
 	maxUrgentQueued = 256
 )
 
-// urgentLane runs the requests that promise an answer within their own
-// bound whatever else is running (debug_health_check: "never slow") on
-// workers of their own. In the main pool they would wait behind every
-// queued call, and a stalled adapter holds each of those for
-// REQUEST_TIMEOUT_MS. The lane is small because each of its requests ends
-// within its bound, so a full lane drains by itself.
-//
-// Only the reading goroutine calls submit, and close once after its last
-// submit. The zero value is ready for use.
-type urgentLane struct {
-	mu      sync.Mutex
-	tasks   chan func() // made on first use; closed by close
-	workers int         // started, at most maxUrgent
-	busy    int         // tasks submitted and not finished
-	wg      sync.WaitGroup
-}
-
-// submit queues fn for a worker of the lane, starting one when every
-// worker already has a task. When the queue is full it calls flush (a
-// reply held back must not wait for room) and waits for room.
-func (l *urgentLane) submit(fn func(), flush func()) {
-	l.mu.Lock()
-	if l.tasks == nil {
-		l.tasks = make(chan func(), maxUrgentQueued)
-	}
-	l.busy++
-	if l.busy > l.workers && l.workers < maxUrgent {
-		l.workers++
-		l.wg.Add(1)
-		go l.work(l.tasks)
-	}
-	tasks := l.tasks
-	l.mu.Unlock()
-	select {
-	case tasks <- fn:
-	default:
-		flush()
-		tasks <- fn
-	}
-}
-
-func (l *urgentLane) work(tasks <-chan func()) {
-	defer l.wg.Done()
-	for fn := range tasks {
-		fn()
-		l.mu.Lock()
-		l.busy--
-		l.mu.Unlock()
-	}
-}
-
-// close lets the queued tasks run and waits for every worker to return.
-func (l *urgentLane) close() {
-	l.mu.Lock()
-	tasks := l.tasks
-	l.mu.Unlock()
-	if tasks != nil {
-		close(tasks)
-	}
-	l.wg.Wait()
+// newUrgentLane is the pool that runs the requests that promise an answer
+// within their own bound whatever else is running (debug_health_check:
+// "never slow"). In the main pool they would wait behind every queued call,
+// and a stalled adapter holds each of those for REQUEST_TIMEOUT_MS. The
+// lane is small because each of its requests ends within its bound, so a
+// full lane drains by itself.
+func newUrgentLane() *workerPool {
+	return newWorkerPool(maxUrgent, maxUrgentQueued, 0)
 }
 
 // spawnUrgent runs a request on the urgent lane, registered for
@@ -85,7 +32,7 @@ func (c *rpcConn) spawnUrgent(ctx context.Context, req request) {
 		if !c.finish(req.ID) {
 			c.out.write(reply, true)
 		}
-	}, func() { _ = c.out.flush() })
+	}, 0, func() { _ = c.out.flush() })
 }
 
 // isUrgent picks the requests for the urgent lane: tools/call of

@@ -35,7 +35,7 @@ func TestIsUrgent(t *testing.T) {
 // workers: no more than maxUrgent start, the rest wait, and all run once
 // released; close returns only after the last.
 func TestUrgentLaneIsBounded(t *testing.T) {
-	var lane urgentLane
+	lane := newUrgentLane()
 	release := make(chan struct{})
 	started := make(chan struct{}, maxUrgent+10)
 	var ran atomic.Int32
@@ -45,7 +45,7 @@ func TestUrgentLaneIsBounded(t *testing.T) {
 			started <- struct{}{}
 			<-release
 			ran.Add(1)
-		}, func() { flushed++ })
+		}, 0, func() { flushed++ })
 	}
 	for range maxUrgent {
 		<-started

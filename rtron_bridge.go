@@ -227,7 +227,7 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 				close(w)
 			}
 		}
-		if s != nil && c.bridge.link.sessions.detach(s, c, reason) {
+		if s != nil && s.leave(c, reason) {
 			c.bridge.logger.Info("Reactotron app disconnected", "session", s.id, "reason", reason)
 		}
 		// The close handshake gets linkCloseTimeout; then the socket is
@@ -405,7 +405,8 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 			return
 		}
 	}
-	s, displaced := b.link.sessions.attach(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
+	attached, displaced := b.link.sessions.connect(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
+	s := attached.(*session) // until the bridge speaks to its session through appSession alone
 	c.mu.Lock()
 	c.session = s
 	c.mu.Unlock()

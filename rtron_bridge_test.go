@@ -369,7 +369,7 @@ func startBridge(t *testing.T) (*reactotronBridge, *adapterLink, string) {
 	cfg := testConfig(t)
 	cfg.ReactotronPort = -1
 	cfg.RequestTimeout = 2 * time.Second
-	link := newAdapterLink(cfg, nil, nil)
+	link := newTestLink(cfg, nil, nil)
 	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
@@ -397,7 +397,7 @@ func TestReactotronActsOnTheApp(t *testing.T) {
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	var s *session
 	linkWaitFor(t, "the session", func() bool {
-		s = link.sessions.currentLive(sessionViaReactotron)
+		s = registryOf(link).currentLive(sessionViaReactotron)
 		return s != nil
 	})
 	recorded := map[string]string{}
@@ -458,7 +458,7 @@ func TestReactotronActsOnTheApp(t *testing.T) {
 // fails for size: beyond MAX_RESULT_BYTES it drops the sessions' stream
 // names, then streams, then sessions, and says how many there were.
 func TestHealthCheckSummarisesWithinBudget(t *testing.T) {
-	ts := newToolSet(config{MaxResultBytes: 1024}, nil)
+	ts := newTestToolSet(config{MaxResultBytes: 1024}, nil)
 	out := healthOutput{Streams: []healthStream{}, Sessions: []healthSession{}}
 	for i := range 40 {
 		out.Streams = append(out.Streams, healthStream{Name: fmt.Sprintf("stream-%02d", i)})

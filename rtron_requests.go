@@ -57,7 +57,7 @@ func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, k
 	c.mu.Lock()
 	if c.reason != "" {
 		c.mu.Unlock()
-		return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+		return reactotronAnswer{}, &errNotConnected{Reason: linkReasonDisconnected}
 	}
 	if len(c.waiters[key]) >= maxReactotronWaiters {
 		c.mu.Unlock()
@@ -78,7 +78,7 @@ func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, k
 	}
 	if err := c.send(ctx, frame); err != nil {
 		forget()
-		return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+		return reactotronAnswer{}, &errNotConnected{Reason: linkReasonDisconnected}
 	}
 	timeout := c.bridge.cfg.RequestTimeout
 	timer := time.NewTimer(timeout)
@@ -86,7 +86,7 @@ func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, k
 	select {
 	case a, ok := <-w:
 		if !ok {
-			return reactotronAnswer{}, linkNotConnectedError(linkReasonDisconnected, "", "")
+			return reactotronAnswer{}, &errNotConnected{Reason: linkReasonDisconnected}
 		}
 		return a, nil
 	case <-timer.C:
@@ -145,7 +145,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	payload.raw("state", a.value)
 	event := s.appendEvent(c, "redux", "state_snapshot", time.Now(), payload.close())
 	if event == nil {
-		return nil, linkNotConnectedError(linkReasonReplaced, "", "")
+		return nil, &errNotConnected{Reason: linkReasonReplaced}
 	}
 	answer := snapshotAnswer(event)
 	if p.Path == nil {
@@ -159,7 +159,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 		return nil, malformedAnswer("state.backup.request", "state is not valid JSON")
 	}
 	if miss != nil {
-		return nil, notFound(codePathNotFound, formatPath(segs), miss)
+		return nil, notFound(formatPath(segs), miss)
 	}
 	var o jsonObject
 	o.raw("seq", rawMember(event, "seq"))
@@ -172,7 +172,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 // command); its effects arrive as events. The answer is an empty object.
 func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessage, error) {
 	if err := c.send(ctx, frame); err != nil {
-		return nil, linkNotConnectedError(linkReasonDisconnected, "", "")
+		return nil, &errNotConnected{Reason: linkReasonDisconnected}
 	}
 	return json.RawMessage("{}"), nil
 }

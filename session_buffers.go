@@ -1,6 +1,6 @@
 package main
 
-// sessionbuffers.go is what a session answers from the server's own
+// session_buffers.go is what a session answers from the server's own
 // buffers: the wire protocol's requests (streams.list, events.query,
 // snapshot.get, commands.list) answered from per-stream rings of received
 // events, the last snapshot fetched per stream and the commands recorded,
@@ -49,12 +49,23 @@ type (
 	}
 )
 
-// offers reports whether the session's app named capability in its
-// handshake's capabilities.
+// offers reports whether the session's app offers capability: it named it
+// in its handshake, or it is an action Reactotron's client takes without
+// saying so (dispatches and custom commands).
 func (s *session) offers(capability string) bool {
+	if s.via == sessionViaReactotron && (capability == capStateDispatch || capability == capCommands) {
+		return true
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.info != nil && slices.Contains(s.info.Capabilities, capability)
+}
+
+// answersActions reports whether the app answers the actions it takes
+// (state.dispatch, commands.run). A Reactotron app does not: what an action
+// did is known only from the events that follow it.
+func (s *session) answersActions() bool {
+	return s.via != sessionViaReactotron
 }
 
 // answerLocally answers from the server's buffers.
@@ -82,14 +93,11 @@ func (s *session) answerLocally(method string, params any) (json.RawMessage, err
 }
 
 // goneErrorLocked says that what was asked needs the app, which has left.
-func (s *session) goneErrorLocked(method string) *toolError {
+func (s *session) goneErrorLocked(method string) error {
 	if s.feed != nil {
-		return newToolError(codeAdapterError, map[string]string{"adapterMessage": method + " is not offered by this app"},
-			"the app's %s session does not offer %s", s.via, method)
+		return &errNotOffered{Via: s.via, Method: method}
 	}
-	e := linkNotConnectedError(linkReasonDisconnected, "", "")
-	e.Message = fmt.Sprintf("the app of session %s disconnected at %s, and %s needs the app", s.id, s.disconnectedAt.UTC().Format(timeFormat), method)
-	return e
+	return &errSessionGone{ID: s.id, At: s.disconnectedAt, What: method}
 }
 
 func (s *session) streamsLocked() json.RawMessage {
@@ -128,10 +136,10 @@ func (s *session) eventsLocked(p eventsParams) json.RawMessage {
 	var oldest, latest int64
 	if r != nil {
 		oldest, latest = r.seqRange()
-		live := r.events[r.start:]
 		match := func(e bufferedEvent) bool { return p.EventType == "" || e.typ == p.EventType }
 		if p.SinceSeq != nil {
-			for _, e := range live {
+			for i := range r.events.len() {
+				e := *r.events.at(i)
 				if e.seq <= *p.SinceSeq || !match(e) {
 					continue
 				}
@@ -142,15 +150,16 @@ func (s *session) eventsLocked(p eventsParams) json.RawMessage {
 				matched = append(matched, e)
 			}
 		} else {
-			for i := len(live) - 1; i >= 0; i-- {
-				if !match(live[i]) {
+			for i := r.events.len() - 1; i >= 0; i-- {
+				e := *r.events.at(i)
+				if !match(e) {
 					continue
 				}
 				if int64(len(matched)) == p.Limit {
 					hasMore = true
 					break
 				}
-				matched = append(matched, live[i])
+				matched = append(matched, e)
 			}
 			slices.Reverse(matched)
 		}
@@ -183,8 +192,8 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 			if r.snapshot != nil && r.snapshotSeq == p.Seq {
 				return bytes.Clone(r.snapshot), nil
 			}
-			for _, e := range r.events[r.start:] {
-				if e.seq == p.Seq && isSnapshotEvent(e.raw) {
+			for i := range r.events.len() {
+				if e := r.events.at(i); e.seq == p.Seq && isSnapshotEvent(e.raw) {
 					return snapshotAnswer(e.raw), nil
 				}
 			}
@@ -194,15 +203,7 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 		// The current state needs the app: there is no seq to look for.
 		return nil, s.goneErrorLocked(fmt.Sprintf("the current state of stream %q", p.Stream))
 	}
-	what := "no snapshot"
-	if p.Seq != 0 {
-		what = fmt.Sprintf("no snapshot event with seq %d", p.Seq)
-	}
-	state := "holds"
-	if s.feed == nil {
-		state = "kept"
-	}
-	return nil, newToolError(codeSnapshotNotFound, nil, "the server %s %s of stream %q for session %s", state, what, p.Stream, s.id)
+	return nil, &errSnapshotNotFound{Session: s.id, Stream: p.Stream, Seq: p.Seq, Gone: s.feed == nil}
 }
 
 // isSnapshotEvent reports whether an event's payload carries a state.
@@ -227,9 +228,8 @@ func snapshotAnswer(event []byte) json.RawMessage {
 // eventRing is one stream's buffered events, oldest first, and the last
 // current-state snapshot fetched.
 type eventRing struct {
-	events      []bufferedEvent
-	start       int // events before start have been evicted
-	bytes       int64
+	events      ring[bufferedEvent]
+	bytes       int64           // of the events held
 	snapshot    json.RawMessage // a snapshot.get answer
 	snapshotSeq int64
 }
@@ -244,40 +244,33 @@ type bufferedEvent struct {
 // add appends e, evicting the oldest events beyond the count bound and, for
 // the whole session, beyond the byte bound.
 func (r *eventRing) add(s *session, e bufferedEvent) {
-	r.events = append(r.events, e)
+	r.events.push(e)
 	r.bytes += int64(len(e.raw))
 	s.bytes += int64(len(e.raw))
-	for len(r.events)-r.start > s.reg.eventBuffer {
+	for r.events.len() > s.reg.eventBuffer {
 		s.bytes -= r.evictOldest()
 	}
 	s.evictLocked()
 }
 
-// evictOldest drops the oldest event and returns its size. The slice is
-// compacted when half of it is dead, so eviction is amortised O(1).
+// evictOldest drops the oldest event and returns its size.
 func (r *eventRing) evictOldest() int64 {
-	n := int64(len(r.events[r.start].raw))
-	r.events[r.start] = bufferedEvent{}
-	r.start++
+	n := int64(len(r.events.dropOldest().raw))
 	r.bytes -= n
-	if r.start > len(r.events)/2 {
-		r.events = slices.Clone(r.events[r.start:])
-		r.start = 0
-	}
 	return n
 }
 
 func (r *eventRing) seqRange() (oldest, latest int64) {
-	if len(r.events) == r.start {
+	if r.events.len() == 0 {
 		return 0, 0
 	}
-	return r.events[r.start].seq, r.events[len(r.events)-1].seq
+	return r.events.at(0).seq, r.events.at(r.events.len() - 1).seq
 }
 
 func (r *eventRing) newestSnapshot() *bufferedEvent {
-	for i := len(r.events) - 1; i >= r.start; i-- {
-		if strings.HasSuffix(r.events[i].typ, "_snapshot") && isSnapshotEvent(r.events[i].raw) {
-			return &r.events[i]
+	for i := r.events.len() - 1; i >= 0; i-- {
+		if e := r.events.at(i); strings.HasSuffix(e.typ, "_snapshot") && isSnapshotEvent(e.raw) {
+			return e
 		}
 	}
 	return nil
@@ -289,7 +282,7 @@ func (s *session) evictLocked() {
 	for s.bytes > s.reg.bufferBytes {
 		var largest *eventRing
 		for _, r := range s.rings {
-			if len(r.events) > r.start && (largest == nil || r.bytes > largest.bytes) {
+			if r.events.len() > 0 && (largest == nil || r.bytes > largest.bytes) {
 				largest = r
 			}
 		}

@@ -1,13 +1,13 @@
 package main
 
-// pushdown.go moves only the asked part of a state over the wire. An app
+// session_pushdown.go moves only the asked part of a state over the wire. An app
 // that names capSnapshotPath in its handshake resolves paths itself:
 // snapshot.get with a `path` answers just the value there, so reading one
 // leaf of a 5 MB store costs what it costs on a 5 KB one. Apps that do not
-// offer it send the whole state, which queries.go slices.
+// offer it send the whole state, which session_queries.go slices.
 //
 // A value too large for one frame is refused by the app (or dropped by
-// adapterconn.go) with PAYLOAD_TOO_LARGE. The server does not ask snapshot.keys
+// wire_conn.go) with PAYLOAD_TOO_LARGE. The server does not ask snapshot.keys
 // before every read to learn sizes in advance: that would double the round
 // trips of every read to spare one on the rare read that fails. Instead,
 // after a PAYLOAD_TOO_LARGE, an app that names capSnapshotKeys is asked
@@ -94,34 +94,37 @@ func parseWirePath(raw []byte) ([]pathSegment, error) {
 
 // stateAtPushed reads the value at segs of stream's current state by asking
 // the app for that value only.
-func (q *adapterQueries) stateAtPushed(ctx context.Context, s *session, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
+func (q *adapterQueries) stateAtPushed(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
 	snap, err := q.fetchSnapshotWith(ctx, s, snapshotParams{Stream: stream, Path: wirePath(segs)})
 	if err == nil {
-		return snap, q.redact.At(segs, compactJSON(snap.state)), nil
+		return snap, compactJSON(snap.state), nil
 	}
-	te := asToolError(err)
-	switch {
-	case te == nil:
-	case te.Code == codePathNotFound:
-		miss, perr := pathMissFromAnswer(te.Details, segs)
-		if perr != nil {
-			return snapshot{}, nil, malformedAnswer("snapshot.get", "PATH_NOT_FOUND details: "+perr.Error())
+	switch e := err.(type) {
+	case *errPathNotFound: // answered from the session's buffers, or by a bridge
+		return snapshot{}, nil, notFound(path, e.Miss)
+	case *errAdapterAnswered:
+		switch {
+		case e.Code == wireCodePathNotFound:
+			miss, perr := pathMissFromAnswer(e.Details, segs)
+			if perr != nil {
+				return snapshot{}, nil, malformedAnswer("snapshot.get", "PATH_NOT_FOUND details: "+perr.Error())
+			}
+			return snapshot{}, nil, notFound(path, miss)
+		case e.Code == wireCodePayloadTooLarge && s.offers(capSnapshotKeys):
+			return snapshot{}, nil, q.outlineTooLarge(ctx, s, stream, segs, err)
 		}
-		return snapshot{}, nil, notFound(missCode, path, miss)
-	case te.Code == codePayloadTooLarge && s.offers(capSnapshotKeys):
-		return snapshot{}, nil, q.outlineTooLarge(ctx, s, stream, segs, te)
+	case *errFrameTooLarge:
+		if s.offers(capSnapshotKeys) {
+			return snapshot{}, nil, q.outlineTooLarge(ctx, s, stream, segs, err)
+		}
 	}
 	return snapshot{}, nil, err
 }
 
 // pathMissFromAnswer reads the details of a PATH_NOT_FOUND answer to a
 // request for segs: the app's {resolvedPrefix: [segments], available: [keys]
-// or {length}, availableTotal?}, or the *pathMiss of a local answer.
-func pathMissFromAnswer(details any, segs []pathSegment) (*pathMiss, error) {
-	if miss, ok := details.(*pathMiss); ok {
-		return miss, nil
-	}
-	raw, _ := details.(json.RawMessage)
+// or {length}, availableTotal?}.
+func pathMissFromAnswer(raw []byte, segs []pathSegment) (*pathMiss, error) {
 	var prefixRaw, availableRaw, totalRaw []byte
 	if err := scanObject(raw, func(key, value []byte) error {
 		switch string(key) {
@@ -195,7 +198,7 @@ type keysParams struct {
 // outlineTooLarge answers a read refused as too large with an outline of
 // the value from one snapshot.keys call; if that call fails, with the
 // refusal as it was.
-func (q *adapterQueries) outlineTooLarge(ctx context.Context, s *session, stream string, segs []pathSegment, tooLarge *toolError) error {
+func (q *adapterQueries) outlineTooLarge(ctx context.Context, s *session, stream string, segs []pathSegment, tooLarge error) error {
 	params := keysParams{Stream: stream, Path: wirePath(segs), Limit: maxOutlineEntries}
 	if params.Path == nil {
 		params.Path = []any{}
@@ -208,14 +211,7 @@ func (q *adapterQueries) outlineTooLarge(ctx context.Context, s *session, stream
 	if err != nil {
 		return tooLarge
 	}
-	path := formatPath(segs)
-	details := map[string]any{"size": size, "limit": q.cfg.MaxPayloadSize, "path": path, "outline": outline}
-	at := "the whole state"
-	if path != "" {
-		at = strconv.Quote(path)
-	}
-	return newToolError(codePayloadTooLarge, details, "%s of stream %q is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)",
-		at, stream, size, q.cfg.MaxPayloadSize)
+	return &errValueTooLarge{Stream: stream, Path: formatPath(segs), Size: size, Limit: q.cfg.MaxPayloadSize, Outline: outline}
 }
 
 // parseKeysAnswer reads a snapshot.keys answer for segs: the value's size,
@@ -292,7 +288,7 @@ func (s *session) snapshotAtLocked(p snapshotParams) (json.RawMessage, error) {
 		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
 	}
 	if miss != nil {
-		return nil, &toolError{Code: codePathNotFound, Message: "no value at the path", Details: miss}
+		return nil, notFound(formatPath(pathFromWire(p.Path)), miss)
 	}
 	ts := rawMember(whole, "timestamp")
 	if ts == nil {

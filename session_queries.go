@@ -1,6 +1,6 @@
 package main
 
-// queries.go holds what tools and resources ask a session: which session a
+// session_queries.go holds what tools and resources ask a session: which session a
 // `session` argument names, stream checks, stream lists, snapshots and the
 // value at a path. Answers come back in the wire protocol's shapes, whoever
 // produced them (an adapter, the Reactotron bridge, the server's buffers).
@@ -8,8 +8,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"strconv"
-	"strings"
 )
 
 // adapterQueries are the session calls that tools and resources share.
@@ -17,7 +15,6 @@ type adapterQueries struct {
 	cfg      config
 	link     *adapterLink
 	sessions *sessionRegistry
-	redact   *redactor // nil when REDACT=off
 }
 
 // session resolves a `session` argument ("" for the default session). With
@@ -33,7 +30,8 @@ func (q *adapterQueries) session(ref string) (*session, error) {
 // present is NOT_CONNECTED, saying why, when there is no session to ask.
 func (q *adapterQueries) present(s *session) error {
 	if s == nil {
-		return notConnectedError(q.link.status())
+		st := q.link.status()
+		return &errNotConnected{Reason: st.Reason, WSURL: st.WSURL, ListenError: st.ListenError}
 	}
 	return nil
 }
@@ -67,10 +65,6 @@ func (q *adapterQueries) fetchStreams(ctx context.Context, s *session) ([]liveSt
 	return *res.Streams, nil
 }
 
-func malformedAnswer(method, problem string) *toolError {
-	return newToolError(codeAdapterError, map[string]string{"adapterMessage": problem}, "the adapter's %s answer is malformed: %s", method, problem)
-}
-
 // checkStream makes sure the session advertises stream as active.
 func (q *adapterQueries) checkStream(s *session, stream string) error {
 	if err := q.present(s); err != nil {
@@ -78,8 +72,7 @@ func (q *adapterQueries) checkStream(s *session, stream string) error {
 	}
 	found, active := s.streamActive(stream)
 	if !found {
-		return newToolError(codeStreamUnavailable, map[string]any{"stream": stream, "activeStreams": active},
-			"stream %q is not active; active streams: %s", stream, strings.Join(active, ", "))
+		return &errStreamUnavailable{Stream: stream, Active: active}
 	}
 	return nil
 }
@@ -101,11 +94,6 @@ func (s *session) streamActive(stream string) (bool, []string) {
 	return false, active
 }
 
-// notConnectedError explains why no app is there to ask.
-func notConnectedError(st linkStatus) *toolError {
-	return linkNotConnectedError(st.Reason, st.WSURL, st.ListenError)
-}
-
 // snapshot is a snapshot.get answer with the state left as JSON.
 type snapshot struct {
 	seq       []byte
@@ -124,7 +112,7 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 		return snapshot{}, err
 	}
 	raw, err := s.request(ctx, "snapshot.get", params)
-	if te := asToolError(err); te != nil && te.Code == codePathNotFound && params.Path == nil {
+	if answered, ok := err.(*errAdapterAnswered); ok && answered.Code == wireCodePathNotFound && params.Path == nil {
 		return snapshot{}, malformedAnswer("snapshot.get", "PATH_NOT_FOUND without a path")
 	}
 	if err != nil {
@@ -150,14 +138,14 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 }
 
 // stateAt fetches the current snapshot of stream and slices out the value at
-// path without decoding the state; a miss is reported with missCode. An app
+// path without decoding the state, unredacted; a miss is an *errPathNotFound. An app
 // that offers snapshot.path is asked for the value alone (pushdown.go).
-func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment, missCode string) (snapshot, []byte, error) {
+func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
 	if err := q.checkStream(s, stream); err != nil {
 		return snapshot{}, nil, err
 	}
 	if s.offers(capSnapshotPath) {
-		return q.stateAtPushed(ctx, s, stream, path, segs, missCode)
+		return q.stateAtPushed(ctx, s, stream, path, segs)
 	}
 	snap, err := q.fetchSnapshot(ctx, s, stream, 0)
 	if err != nil {
@@ -168,24 +156,9 @@ func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path s
 		return snapshot{}, nil, malformedAnswer("snapshot.get", "state is not valid JSON")
 	}
 	if miss != nil {
-		return snapshot{}, nil, notFound(missCode, path, miss)
+		return snapshot{}, nil, notFound(path, miss)
 	}
-	return snap, q.redact.At(segs, compactJSON(value)), nil
-}
-
-func notFound(code, path string, miss *pathMiss) *toolError {
-	details := map[string]any{"path": path, "resolvedPrefix": miss.ResolvedPrefix, "available": miss.Available}
-	if miss.Available == nil {
-		details["available"] = []string{}
-	}
-	if keys, ok := miss.Available.([]string); ok && miss.AvailableTotal > len(keys) {
-		details["availableTotal"] = miss.AvailableTotal
-	}
-	at := miss.ResolvedPrefix
-	if at == "" {
-		at = "the root"
-	}
-	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(path), at, miss.Segment)
+	return snap, compactJSON(value), nil
 }
 
 // splitEventsAnswer checks the shape of an events.query answer and returns

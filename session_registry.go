@@ -1,9 +1,10 @@
 package main
 
-// sessions.go is the session registry. A session is one app, connected now
-// or until recently, whichever way it came in: a Wire Protocol adapter
-// (link.go, adapterconn.go) or a Reactotron client through the bridge. Tools and resources
-// ask a session; they never see how it is fed.
+// session_registry.go is the session registry, which serve creates and
+// hands to the links (as an appSink, wire_sink.go) and to the answers. A
+// session is one app, connected now or until recently, whichever way it
+// came in: a Wire Protocol adapter or a Reactotron client through the
+// bridge. Tools and resources ask a session; they never see how it is fed.
 //
 // The seam speaks the wire protocol's request vocabulary (streams.list,
 // events.query, snapshot.get, …). A live session hands a request to its
@@ -21,7 +22,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -29,16 +29,13 @@ import (
 	"time"
 )
 
-// Session transports, as debug_health_check names them.
-const (
-	sessionViaWire       = "wire"
-	sessionViaReactotron = "reactotron"
-)
-
 const (
 	// sessionPostMortemTTL is how long a disconnected session stays listed
 	// and queryable, unless the same device connects again first.
 	sessionPostMortemTTL = 30 * time.Minute
+	// sessionPruneInterval: disconnected sessions expire unasked; run
+	// looks this often.
+	sessionPruneInterval = time.Minute
 	// sessionBufferBytes bounds the events and snapshots one session holds.
 	sessionBufferBytes = 32 << 20
 	// maxSessions bounds the sessions kept at once; beyond it the oldest
@@ -47,20 +44,6 @@ const (
 	// defaultEventBuffer is EVENT_BUFFER's default: events kept per stream.
 	defaultEventBuffer = 1000
 )
-
-// sessionFeed is how a live session reaches its app. request asks the app
-// in the wire protocol's vocabulary and returns the answer's result, or
-// errAnswerLocally when the session should answer from its buffers; its
-// errors are tool errors. replaced ends the feed because a newer connection
-// of the same app or device took its session; it must not block.
-type sessionFeed interface {
-	request(ctx context.Context, method string, params any) (json.RawMessage, error)
-	replaced()
-}
-
-// errAnswerLocally is what a feed returns for a request the session answers
-// from the server's own buffers.
-var errAnswerLocally = errors.New("answered from the session's buffers")
 
 // sessionRegistry holds every session: the live ones and, for
 // sessionPostMortemTTL after they disconnect, the ones that left. Its
@@ -71,6 +54,7 @@ type sessionRegistry struct {
 	eventBuffer int           // events kept per stream (EVENT_BUFFER)
 	bufferBytes int64         // bytes kept per session
 	ttl         time.Duration // post-mortem lifetime
+	pruneEvery  time.Duration // between looks for expired sessions (run)
 
 	mu            sync.Mutex
 	sessions      []*session // in order of connection, the newest last
@@ -85,7 +69,8 @@ func newSessionRegistry(cfg config, logger *slog.Logger, events *linkEventQueue)
 	if n <= 0 {
 		n = defaultEventBuffer
 	}
-	return &sessionRegistry{logger: logger, events: events, eventBuffer: n, bufferBytes: sessionBufferBytes, ttl: sessionPostMortemTTL}
+	return &sessionRegistry{logger: logger, events: events, eventBuffer: n, bufferBytes: sessionBufferBytes,
+		ttl: sessionPostMortemTTL, pruneEvery: sessionPruneInterval}
 }
 
 // session is one app. id, via and deviceID never change; the rest is
@@ -205,38 +190,6 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 	return wasLive
 }
 
-// boundLocked forgets the oldest disconnected sessions beyond maxSessions.
-func (r *sessionRegistry) boundLocked() {
-	for len(r.sessions) > maxSessions {
-		i := slices.IndexFunc(r.sessions, func(s *session) bool { return !s.isLive() })
-		if i < 0 {
-			return // every session is live: they are bounded by connections
-		}
-		r.sessions = slices.Delete(r.sessions, i, i+1)
-	}
-}
-
-// pruneLocked forgets sessions disconnected longer than the TTL ago.
-func (r *sessionRegistry) pruneLocked(now time.Time) {
-	r.sessions = slices.DeleteFunc(r.sessions, func(s *session) bool {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		expired := s.feed == nil && now.Sub(s.disconnectedAt) >= r.ttl
-		if expired {
-			r.events.push(linkEvent{Kind: linkSessionExpired, SessionID: s.id})
-		}
-		return expired
-	})
-}
-
-// prune forgets expired sessions now; the link calls it periodically so
-// that clients hear of expiries.
-func (r *sessionRegistry) prune() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.pruneLocked(time.Now())
-}
-
 // list returns every session, the most recently connected first.
 func (r *sessionRegistry) list() []*session {
 	r.mu.Lock()
@@ -295,27 +248,14 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 			byApp = append(byApp, s)
 		}
 	}
-	switch len(byApp) {
-	case 1:
+	if len(byApp) == 1 {
 		return byApp[0], nil
-	case 0:
-		return nil, sessionArgError(all, fmt.Sprintf("no session has the id or app name %q", ref))
 	}
-	return nil, sessionArgError(all, fmt.Sprintf("%d sessions have the app name %q; pass a session id", len(byApp), ref))
-}
-
-// sessionArgError is the INVALID_PARAMS error of a session argument that
-// names no session, or several, listing the sessions there are.
-func sessionArgError(all []*session, problem string) *toolError {
-	list := make([]map[string]any, 0, len(all))
-	for _, s := range all {
-		v := s.view()
-		list = append(list, map[string]any{"id": v.ID, "app": nullable(v.AppName()), "connected": v.Connected})
+	views := make([]sessionView, len(all))
+	for i, s := range all {
+		views[i] = s.view()
 	}
-	e := invalidParams("session", problem)
-	e.Details = map[string]any{"argument": "session", "problem": problem, "sessions": list}
-	e.Suggestion = "Pass one of the listed session ids as `session`, or call debug_health_check to see the sessions."
-	return e
+	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
 
 // nullable is s, or nil (JSON null) when s is empty.
@@ -489,19 +429,6 @@ func (s *session) keepSnapshot(method string, params any, raw json.RawMessage) {
 	r.snapshot, r.snapshotSeq = bytes.Clone(raw), seq
 	s.bytes += int64(len(raw))
 	s.evictLocked()
-}
-
-// rawMember returns the value of member name of a JSON object, or nil.
-func rawMember(obj []byte, name string) []byte {
-	var v []byte
-	_ = eachMember(obj, func(n string, value []byte) bool {
-		if n == name {
-			v = value
-			return false
-		}
-		return true
-	})
-	return v
 }
 
 // appendEvent records an event that the server itself numbers (the

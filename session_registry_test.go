@@ -122,8 +122,8 @@ func checkSessionBytes(t *testing.T, s *session) {
 	var total int64
 	for name, r := range s.rings {
 		var ring int64
-		for _, e := range r.events[r.start:] {
-			ring += int64(len(e.raw))
+		for i := range r.events.len() {
+			ring += int64(len(r.events.at(i).raw))
 		}
 		if ring != r.bytes {
 			t.Errorf("ring %s counts %d bytes, holds %d", name, r.bytes, ring)
@@ -500,7 +500,7 @@ func TestAnswersThatNeedTheApp(t *testing.T) {
 		}
 	}
 	// What a kept snapshot event can answer, it answers.
-	if _, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux", Seq: 3}); asToolError(err) == nil || asToolError(err).Code != codeSnapshotNotFound {
+	if _, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux", Seq: 3}); toolErrorOf(err) == nil || toolErrorOf(err).Code != codeSnapshotNotFound {
 		t.Errorf("snapshot.get of a seq never kept: %v, want SNAPSHOT_NOT_FOUND", err)
 	}
 }
@@ -572,7 +572,7 @@ func answerOnce(t *testing.T, a *wireTestAdapter, ch <-chan linkOutcome, result 
 func TestWireReplacementByDeviceID(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)
-	reg := h.link.sessions
+	reg := registryOf(h.link)
 	phone1 := connectWith(t, h, "phone-1", hsWith("deviceId", "phone"))
 	tablet := connectWith(t, h, "tablet-1", hsWith("deviceId", "tablet"))
 	pending := sessionRequestInBackground(t.Context(), sessionByID(t, reg, "phone-1"), "snapshot.get", snapshotParams{Stream: "redux"})
@@ -600,7 +600,7 @@ func TestWireReplacementByDeviceID(t *testing.T) {
 func TestWireReplacementWithoutDeviceID(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)
-	reg := h.link.sessions
+	reg := registryOf(h.link)
 	bare1 := connectWith(t, h, "bare-1")
 	phone := connectWith(t, h, "phone-1", hsWith("deviceId", "phone"))
 	pending := sessionRequestInBackground(t.Context(), sessionByID(t, reg, "bare-1"), "streams.list", struct{}{})
@@ -624,7 +624,7 @@ func TestWireReplacementWithoutDeviceID(t *testing.T) {
 func TestWireReconnectKeepsSession(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)
-	reg := h.link.sessions
+	reg := registryOf(h.link)
 	first := connectWith(t, h, "s-1", hsWith("deviceId", "phone"))
 	for seq := 1; seq <= 3; seq++ {
 		first.sendText(fmt.Sprintf(`{"type":"event","event":{"stream":"redux","seq":%d,"type":"action_dispatched","payload":{}}}`, seq))
@@ -1181,19 +1181,30 @@ func TestPostMortemSession(t *testing.T) {
 	}
 }
 
-// TestLinkExpiresSessionsUnasked: the link looks for expired sessions by
+// TestSessionsExpireUnasked: the registry looks for expired sessions by
 // itself, so that clients hear of an expiry without calling anything.
-func TestLinkExpiresSessionsUnasked(t *testing.T) {
+func TestSessionsExpireUnasked(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, func(l *adapterLink) {
-		l.pruneInterval = time.Millisecond
-		l.sessions.ttl = 0 // expired as soon as it leaves
+		reg := registryOf(l)
+		reg.pruneEvery = time.Millisecond
+		reg.ttl = 0 // expired as soon as it leaves
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			reg.run(ctx)
+		}()
+		t.Cleanup(func() {
+			cancel()
+			<-done
+		})
 	})
 	a := connectWith(t, h, "s")
 	if err := a.ws.Close(websocket.StatusNormalClosure, "bye"); err != nil {
 		t.Fatal(err)
 	}
-	// Nothing here lists the sessions: only the link's own pruning can
+	// Nothing here lists the sessions: only the registry's own pruning can
 	// report the expiry.
 	h.events.waitFor(t, []linkEvent{
 		{Kind: linkConnected, SessionID: "s"},
@@ -1274,7 +1285,7 @@ func TestEventBufferSetting(t *testing.T) {
 	}
 	a.sync()
 	want := eventsAnswer{[]int64{3, 4, 5}, false, 3, 5}
-	if diff := cmp.Diff(queryBuffer(t, sessionByID(t, h.link.sessions, "s"), eventsParams{Stream: "navigation", Limit: 200}), want); diff != "" {
+	if diff := cmp.Diff(queryBuffer(t, sessionByID(t, registryOf(h.link), "s"), eventsParams{Stream: "navigation", Limit: 200}), want); diff != "" {
 		t.Errorf("navigation buffer (-got +want):\n%s", diff)
 	}
 }

@@ -11,7 +11,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"time"
 )
 
@@ -122,23 +121,16 @@ func readOnlyError(name string) *toolError {
 	return e
 }
 
-// sessionOffers reports whether a session offers an optional request
-// family. Reactotron's client takes dispatches and custom commands without
-// saying so.
-func sessionOffers(v sessionView, capability string) bool {
-	return v.Via == sessionViaReactotron || v.Info != nil && slices.Contains(v.Info.Capabilities, capability)
-}
-
 // requireCapability is NOT_SUPPORTED, naming what the app would need, when
 // the session does not offer capability.
 func (q *adapterQueries) requireCapability(s *session, capability, what string) error {
 	if err := q.present(s); err != nil {
 		return err
 	}
-	v := s.view()
-	if sessionOffers(v, capability) {
+	if s.offers(capability) {
 		return nil
 	}
+	v := s.view()
 	caps := []string{}
 	if v.Info != nil && v.Info.Capabilities != nil {
 		caps = v.Info.Capabilities
@@ -183,7 +175,7 @@ func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, 
 	}
 	// An app that does not answer (Reactotron) records the action a moment
 	// later: only events after this one can be it.
-	fireAndForget := s.view().Via == sessionViaReactotron
+	fireAndForget := !s.answersActions()
 	var after int64
 	if fireAndForget {
 		page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: "redux", Limit: 1})
@@ -351,9 +343,9 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 		return nil, err
 	}
 	params := runCommandParams{Command: command, Args: args}
-	if s.view().Via != sessionViaReactotron {
+	if s.answersActions() {
 		raw, err := s.request(ctx, "commands.run", params)
-		if te := asToolError(err); te != nil && te.Code == codeAdapterError {
+		if te := toolErrorOf(err); te != nil && te.Code == codeAdapterError {
 			// Most often a misspelt command or a wrong argument.
 			e := *te
 			e.Suggestion = "Check the command and its args with debug_list_commands; the message is the app's."

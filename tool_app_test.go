@@ -337,7 +337,7 @@ func TestAppToolsOffline(t *testing.T) {
 func TestReadOnly(t *testing.T) {
 	cfg := testConfig(t)
 	cfg.ReadOnly = true
-	ts := newToolSet(cfg, nil)
+	ts := newTestToolSet(cfg, nil)
 	var list struct {
 		Tools []struct {
 			Name        string
@@ -532,7 +532,7 @@ func TestAppToolsScripted(t *testing.T) {
 	})
 	cfg := linkTestConfig()
 	cfg.MaxResultBytes = 4096
-	ts := newToolSet(cfg, h.link)
+	ts := newTestToolSet(cfg, h.link)
 
 	// Errors every 97th entry: the newest 3 lie in the first page, the
 	// oldest only further back.
@@ -615,7 +615,7 @@ func TestAppToolsCapabilities(t *testing.T) {
 		t.Errorf("the server asked %s of an app that does not offer it", method)
 		return nil, map[string]any{"code": "UNKNOWN_METHOD", "message": method}
 	})
-	ts := newToolSet(linkTestConfig(), h.link)
+	ts := newTestToolSet(linkTestConfig(), h.link)
 	for _, tc := range []struct {
 		tool       string
 		args       map[string]any
@@ -684,15 +684,15 @@ func (f *fireAndForgetFeed) replaced() {}
 func TestRunCommandFireAndForget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := linkTestConfig()
-		link := newAdapterLink(cfg, nil, func(linkEvent) {})
+		link := newTestLink(cfg, nil, func(linkEvent) {})
 		feed := &fireAndForgetFeed{ran: make(chan runCommandParams, 1)}
 		info := &adapterInfo{SessionID: "rt", AdapterVersion: "reactotron", ConnectedAt: time.Now(),
 			Streams: []streamState{{Name: "redux", Active: true}, {Name: "console", Active: true}}}
-		s, _ := link.sessions.attach(sessionViaReactotron, "rt", "", info, feed)
+		s, _ := registryOf(link).attach(sessionViaReactotron, "rt", "", info, feed)
 		feed.s = s
 		s.appendEvent(feed, "console", "log", time.Now(), []byte(`{"level":"info","message":"before"}`))
 		s.setCommands([]json.RawMessage{json.RawMessage(`{"command":"clearCart","title":"Clear cart"}`)})
-		ts := newToolSet(cfg, link)
+		ts := newTestToolSet(cfg, link)
 
 		res, isError := callToolDirect(t, ts, "debug_list_commands", nil)
 		if isError || normaliseJSON(t, string(res)) != normaliseJSON(t, `{"commands":[{"command":"clearCart","title":"Clear cart"}]}`) {
@@ -744,14 +744,14 @@ func TestRunCommandFireAndForget(t *testing.T) {
 func TestDispatchFireAndForget(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		cfg := linkTestConfig()
-		link := newAdapterLink(cfg, nil, func(linkEvent) {})
+		link := newTestLink(cfg, nil, func(linkEvent) {})
 		feed := &fireAndForgetFeed{state: `{"cart":{"items":[1]}}`}
 		info := &adapterInfo{SessionID: "rt", AdapterVersion: "reactotron", ConnectedAt: time.Now(),
 			Streams: []streamState{{Name: "redux", Active: true}}}
-		s, _ := link.sessions.attach(sessionViaReactotron, "rt", "", info, feed)
+		s, _ := registryOf(link).attach(sessionViaReactotron, "rt", "", info, feed)
 		feed.s = s
 		s.appendEvent(feed, "redux", "action_dispatched", time.Now(), []byte(`{"action":{"type":"cart/clear"}}`))
-		ts := newToolSet(cfg, link)
+		ts := newTestToolSet(cfg, link)
 		res, isError := callToolDirect(t, ts, "debug_dispatch_action", map[string]any{"action": map[string]any{"type": "cart/clear"}})
 		feed.wg.Wait()
 		want := `{"changes":[{"path":"cart.items.0","type":"removed","oldValue":1}],"changesFrom":"snapshots","totalChanges":1,"truncated":false,

@@ -136,7 +136,7 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 	}
 	res, err := t.run(ctx, ts, args)
 	if err != nil {
-		if ctx.Err() != nil && asToolError(err) == nil {
+		if ctx.Err() != nil && toolErrorOf(err) == nil {
 			return errorResult(newToolError(codeTimeout, map[string]any{"method": t.name}, "%s was cancelled", t.name), ts.redact)
 		}
 		return errorResult(err, ts.redact)
@@ -209,7 +209,7 @@ func successResult(body []byte) json.RawMessage {
 // quote the app's data. It carries no structuredContent: clients validate
 // structuredContent against outputSchema even on errors.
 func errorResult(err error, r *redactor) json.RawMessage {
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
 	}
@@ -378,40 +378,4 @@ func encodeResult(v any) (*toolResult, error) {
 		return nil, err
 	}
 	return &toolResult{body: body}, nil
-}
-
-// jsonObject builds a JSON object by appending members, so that large raw
-// values are copied once instead of re-encoded.
-type jsonObject struct{ buf []byte }
-
-func (o *jsonObject) key(name string) {
-	if len(o.buf) == 0 {
-		o.buf = append(o.buf, '{')
-	} else {
-		o.buf = append(o.buf, ',')
-	}
-	o.buf = appendJSONString(o.buf, name, false)
-	o.buf = append(o.buf, ':')
-}
-
-// raw adds a member whose value is already JSON.
-func (o *jsonObject) raw(name string, value []byte) {
-	o.key(name)
-	o.buf = append(o.buf, value...)
-}
-
-// value adds a member encoded with encoding/json.
-func (o *jsonObject) value(name string, v any) {
-	data, err := json.Marshal(v)
-	if err != nil {
-		data = []byte("null")
-	}
-	o.raw(name, data)
-}
-
-func (o *jsonObject) close() []byte {
-	if len(o.buf) == 0 {
-		return []byte("{}")
-	}
-	return append(o.buf, '}')
 }

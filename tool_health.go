@@ -187,12 +187,3 @@ func uptime(a *adapterInfo) int64 {
 	}
 	return max(0, int64(time.Since(since)/time.Second))
 }
-
-// formatTime formats t for a JSON answer; the zero time is null.
-func formatTime(t time.Time) *string {
-	if t.IsZero() {
-		return nil
-	}
-	s := t.UTC().Format(timeFormat)
-	return &s
-}

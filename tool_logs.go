@@ -304,7 +304,7 @@ func containsFold(v []byte, lower string) bool {
 // consoleMissing explains a missing console or network stream in the terms
 // of what the app would need.
 func consoleMissing(err error, stream string) error {
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil || te.Code != codeStreamUnavailable {
 		return err
 	}

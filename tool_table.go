@@ -28,18 +28,18 @@ func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 // toolSet is the registry of tools, with their tools/list reply encoded once.
 type toolSet struct {
 	adapterQueries
+	redact           *redactor              // nil when REDACT=off
 	reactotronStatus func() *healthListener // nil: no bridge
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
 }
 
-func newToolSet(cfg config, link *adapterLink) *toolSet {
-	q := adapterQueries{cfg: cfg, link: link, redact: newRedactor(cfg)}
-	if link != nil {
-		q.sessions = link.sessions
-	}
-	ts := &toolSet{adapterQueries: q, byName: make(map[string]*tool)}
+// newToolSet builds the tools over q (the link and the session registry)
+// with the server's redactor.
+func newToolSet(q adapterQueries, redact *redactor) *toolSet {
+	cfg := q.cfg
+	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool)}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -150,9 +150,6 @@ var stateTools = []*tool{
 	},
 }
 
-// timeFormat is RFC 3339 with milliseconds, as the wire protocol's timestamps.
-const timeFormat = "2006-01-02T15:04:05.000Z07:00"
-
 // maxDiffChanges is how many changes one diff result lists.
 const maxDiffChanges = 500
 
@@ -180,10 +177,11 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs, codeScopeNotFound)
+	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs)
 	if err != nil {
-		return nil, err
+		return nil, scopeError(err)
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("stream", stream)
 	o.raw("seq", snap.seq)
@@ -202,10 +200,11 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs, codePathNotFound)
+	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs)
 	if err != nil {
 		return nil, err
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("path", path)
 	o.raw("value", value)
@@ -259,7 +258,7 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		name string
 		err  error
 	}{{"base_seq", baseErr}, {"target_seq", targetErr}} {
-		if te := asToolError(e.err); te != nil && te.Code == codeSnapshotNotFound {
+		if te := toolErrorOf(e.err); te != nil && te.Code == codeSnapshotNotFound {
 			missing = append(missing, e.name)
 		} else if e.err != nil {
 			return nil, e.err

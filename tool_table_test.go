@@ -495,7 +495,7 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 // TestToolListContract pins what every tool must declare, and the size of
 // the whole tools/list reply: every word of a description costs the agent.
 func TestToolListContract(t *testing.T) {
-	ts := newToolSet(testConfig(t), nil)
+	ts := newTestToolSet(testConfig(t), nil)
 	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
 	if len(reply) >= 9000 {
 		t.Errorf("tools/list reply is %d bytes, want under 9000", len(reply))
@@ -561,7 +561,7 @@ func TestParseIntegerEdges(t *testing.T) {
 	} {
 		got, err := parseInteger([]byte(tc.in), tc.spec)
 		problem := ""
-		if te := asToolError(err); te != nil {
+		if te := toolErrorOf(err); te != nil {
 			problem = te.Details.(map[string]string)["problem"]
 		}
 		if got != tc.want || problem != tc.problem {
@@ -618,7 +618,7 @@ func TestParseArgsRefusesExplicitNull(t *testing.T) {
 				}
 				raw, _ := json.Marshal(args)
 				_, err := parseArgs(tl.args, raw)
-				te := asToolError(err)
+				te := toolErrorOf(err)
 				if te == nil {
 					t.Fatalf("parseArgs(%s) = %v, want INVALID_PARAMS", raw, err)
 				}

@@ -2,22 +2,16 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
 	"fmt"
-	"io"
-	"net"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
 )
 
-// adapterconn.go is one adapter's WebSocket connection: its handshake
-// phase, reading (frames over MAX_PAYLOAD_SIZE streamed and discarded),
-// writing under one lock, keepalive, closing, and the messages a live
-// adapter pushes.
+// wire_conn.go is the Wire Protocol over one adapter's WebSocket connection
+// (whose life is wire_socket.go's): its handshake phase, keepalive, reading,
+// and the messages a live adapter pushes.
 
 // notice tells the MCP clients (at the level they asked for) about something
 // that went wrong with c's app.
@@ -34,7 +28,7 @@ func (c *adapterConn) replaced() {
 }
 
 // attached is the session c was attached to, or nil before its handshake.
-func (c *adapterConn) attached() *session {
+func (c *adapterConn) attached() appSession {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session
@@ -49,42 +43,25 @@ const (
 	phaseRefused                          // handshake refused or timed out; the close is under way
 )
 
-// adapterConn is one upgraded WebSocket connection.
+// adapterConn is one adapter's upgraded WebSocket connection: the
+// socket's life (wire_socket.go) and the Wire Protocol spoken over it.
 type adapterConn struct {
-	link   *adapterLink
-	ws     *websocket.Conn
-	raw    net.Conn // the socket under ws; nil only if the server did not provide it
-	remote string
+	*wireSocket
+	link *adapterLink
 
-	// writeSem is the connection's one writer lock; it is a channel so that
-	// waiting for it gives up with the write's context. It guards writeBuf.
-	writeSem chan struct{}
-	writeBuf bytes.Buffer
-
-	// Owned by the read loop.
-	readBuf []byte
-	probe   [1]byte
-	// lastHandoff is the size of the last message whose buffer went with its
-	// result: the next buffer that must grow past wireReadBufferMin grows
-	// straight to about that size, since snapshots tend to repeat their size.
-	lastHandoff int
-	messageLen  int // length of the message being handled
+	messageLen int // length of the message being handled; owned by the read loop
 
 	handshaken chan struct{} // closed once the handshake is accepted
 	readEnded  chan struct{} // closed when the read loop has ended
-	done       chan struct{} // closed when the connection is torn down
-	closeOnce  sync.Once
-	closing    atomic.Bool
-	sessionID  string // set before handshaken is closed, then immutable
+	sessionID  string        // set before handshaken is closed, then immutable
 
 	mu         sync.Mutex
 	phase      adapterConnPhase
 	pending    map[string]*adapterPending
 	gone       string // once set, the NOT_CONNECTED reason for new requests
 	dropReason string // why the connection is being dropped, if we drop it
-	finished   bool   // serve has returned: no new goroutines for this connection
 
-	session *session // set by install
+	session appSession // set by install
 }
 
 // serve runs the connection until it ends, then tears it down.
@@ -108,27 +85,7 @@ func (c *adapterConn) serve() {
 		reason = linkReasonDisconnected
 	}
 	c.link.connEnded(c, reason, err)
-	close(c.done)
-	c.mu.Lock()
-	c.finished = true
-	c.mu.Unlock()
-}
-
-// goTracked runs f in a goroutine that run waits for, unless the connection
-// has already been torn down.
-func (c *adapterConn) goTracked(f func()) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.finished {
-		return false
-	}
-	// Counted: serve's own count is still held, so wg is above zero.
-	c.link.wg.Add(1)
-	go func() {
-		defer c.link.wg.Done()
-		f()
-	}()
-	return true
+	c.finish()
 }
 
 // leave marks c as no longer live and returns its pending requests, which
@@ -148,11 +105,10 @@ func (c *adapterConn) addPending(id string, p *adapterPending) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gone != "" {
-		return linkNotConnectedError(c.gone, "", "")
+		return &errNotConnected{Reason: c.gone}
 	}
 	if len(c.pending) >= c.link.maxPending {
-		return newToolError(codeAdapterError, nil,
-			"too many requests pending on the app adapter (limit %d); it is not answering", c.link.maxPending)
+		return &errTooManyPending{Limit: c.link.maxPending}
 	}
 	c.pending[id] = p
 	return nil
@@ -187,34 +143,6 @@ func (c *adapterConn) currentPhase() adapterConnPhase {
 	return c.phase
 }
 
-// closeWith starts the close handshake with code, without waiting for it;
-// the socket is dropped if the handshake has not finished closeTimeout after
-// it began. Only the first call has an effect.
-func (c *adapterConn) closeWith(code websocket.StatusCode, reason string) {
-	c.closeOnce.Do(func() {
-		c.closing.Store(true)
-		c.goTracked(func() {
-			// The clock starts here, next to the close frame's write, so
-			// that a slow start of this goroutine does not eat the time the
-			// adapter has to answer.
-			closed := make(chan struct{})
-			c.goTracked(func() {
-				timer := time.NewTimer(c.link.closeTimeout)
-				defer timer.Stop()
-				select {
-				case <-closed:
-				case <-timer.C:
-					if c.raw != nil {
-						c.raw.SetDeadline(time.Now())
-					}
-				}
-			})
-			c.ws.Close(code, reason)
-			close(closed)
-		})
-	})
-}
-
 // drop ends the connection at once, without a close handshake.
 func (c *adapterConn) drop(reason string) {
 	c.mu.Lock()
@@ -222,11 +150,7 @@ func (c *adapterConn) drop(reason string) {
 		c.dropReason = reason
 	}
 	c.mu.Unlock()
-	if c.raw != nil {
-		c.raw.Close()
-		return
-	}
-	c.goTracked(func() { c.ws.CloseNow() })
+	c.dropSocket()
 }
 
 // keepalive closes the connection with 4004 when no handshake arrives in
@@ -247,67 +171,10 @@ func (c *adapterConn) keepalive() {
 		}
 		return
 	}
-	ticker := time.NewTicker(l.pingInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-c.readEnded:
-			return
-		case <-ticker.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.pongTimeout)
-		err := c.ws.Ping(ctx)
-		// The pong deadline passing is a ping timeout even when it also
-		// closed the connection (it does when it expires mid-write).
-		timedOut := ctx.Err() != nil
-		cancel()
-		if err == nil {
-			continue
-		}
-		if !timedOut || c.closing.Load() {
-			return // the connection ended for another reason
-		}
-		l.logger.Warn("app adapter did not answer a ping; dropping it", "session", c.sessionID, "err", err)
+	if c.pingUntil(c.readEnded, l.pingInterval, l.pongTimeout) {
+		l.logger.Warn("app adapter did not answer a ping; dropping it", "session", c.sessionID)
 		c.drop("ping timeout")
-		return
 	}
-}
-
-// writeJSON encodes v and writes it as one text frame, holding the writer
-// lock. ctx bounds both the wait for the lock and the write; when it ends
-// mid-write the connection is closed (coder/websocket has no other way to
-// abandon a partly written frame). A receive from abort (nil for none) gives
-// up the wait for the lock only.
-func (c *adapterConn) writeJSON(ctx context.Context, abort <-chan struct{}, v any) error {
-	select {
-	case c.writeSem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-abort:
-		return context.Canceled
-	case <-c.done:
-		return net.ErrClosed
-	}
-	defer func() { <-c.writeSem }()
-	c.writeBuf.Reset()
-	enc := json.NewEncoder(&c.writeBuf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	frame := bytes.TrimSuffix(c.writeBuf.Bytes(), []byte("\n"))
-	err := c.ws.Write(ctx, websocket.MessageText, frame)
-	if c.writeBuf.Cap() > 64<<10 {
-		c.writeBuf = bytes.Buffer{} // do not keep a rare large request's buffer
-	}
-	return err
-}
-
-// writeSoon writes v bounded by writeTimeout.
-func (c *adapterConn) writeSoon(v any) error {
-	ctx, cancel := context.WithTimeout(context.Background(), c.link.writeTimeout)
-	defer cancel()
-	return c.writeJSON(ctx, nil, v)
 }
 
 // sendCancel tells the adapter, without waiting, that request id was given up.
@@ -320,8 +187,8 @@ func (c *adapterConn) sendCancel(id string) {
 }
 
 // readLoop reads and handles messages until the connection fails or closes.
-// Reads use no context: they end when the socket closes, which every path
-// that ends a connection (close handshake, deadline, drop) makes happen.
+// Reads end when the socket closes, which every path that ends a
+// connection (close handshake, deadline, drop) makes happen.
 func (c *adapterConn) readLoop() error {
 	l := c.link
 	for {
@@ -342,93 +209,6 @@ func (c *adapterConn) readLoop() error {
 		default:
 			c.messageLen = len(data)
 			c.handleMessage(data)
-		}
-	}
-}
-
-// readMessage reads the next data message. A text message within
-// MAX_PAYLOAD_SIZE is returned whole, in c.readBuf (valid until the next
-// call unless handed off). A larger one is read and discarded without
-// holding more than MAX_PAYLOAD_SIZE bytes of it (plus a one-byte probe);
-// its first wirePrefixLen bytes are returned with its full size. Binary
-// messages are discarded; only their size is returned.
-func (c *adapterConn) readMessage() (websocket.MessageType, []byte, int64, error) {
-	typ, r, err := c.ws.Reader(context.Background())
-	if err != nil {
-		return 0, nil, 0, err
-	}
-	limit := int(c.link.cfg.MaxPayloadSize)
-	buf := c.readBuf[:0]
-	if cap(buf) == 0 {
-		buf = make([]byte, 0, min(wireReadBufferMin, limit))
-		c.readBuf = buf
-	}
-	if typ != websocket.MessageText {
-		n, err := discardMessage(r, buf[:cap(buf)])
-		return typ, nil, n, err
-	}
-	// Every buffer is at most limit bytes long.
-	for {
-		if len(buf) == cap(buf) {
-			if len(buf) >= limit {
-				break
-			}
-			size := 2 * cap(buf)
-			if c.lastHandoff > size {
-				size = c.lastHandoff + c.lastHandoff/8
-			}
-			grown := make([]byte, len(buf), min(size, limit))
-			copy(grown, buf)
-			buf = grown
-			c.readBuf = buf[:0]
-		}
-		n, err := r.Read(buf[len(buf):cap(buf)])
-		buf = buf[:len(buf)+n]
-		if err == io.EOF {
-			return typ, buf, int64(len(buf)), nil
-		}
-		if err != nil {
-			return 0, nil, 0, err
-		}
-	}
-	// The buffer is full at the limit: one more byte makes the frame oversized.
-	var n int
-	for n == 0 && err == nil {
-		n, err = r.Read(c.probe[:])
-	}
-	if err != nil && err != io.EOF {
-		return 0, nil, 0, err
-	}
-	if n == 0 {
-		return typ, buf, int64(len(buf)), nil // exactly at the limit
-	}
-	size := int64(len(buf) + n)
-	prefix := buf[:min(wirePrefixLen, len(buf))]
-	if err == nil {
-		scratch := buf[len(prefix):cap(buf)]
-		if len(scratch) == 0 {
-			scratch = c.probe[:]
-		}
-		rest, err := discardMessage(r, scratch)
-		if err != nil {
-			return 0, nil, 0, err
-		}
-		size += rest
-	}
-	return typ, prefix, size, nil
-}
-
-// discardMessage reads r to its end through scratch and returns how many bytes it read.
-func discardMessage(r io.Reader, scratch []byte) (int64, error) {
-	var total int64
-	for {
-		n, err := r.Read(scratch)
-		total += int64(n)
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
 		}
 	}
 }
@@ -465,12 +245,7 @@ func (c *adapterConn) handleOversized(prefix []byte, size int64) {
 		return
 	}
 	if p := c.takePending(ids); p != nil {
-		e := newToolError(codePayloadTooLarge,
-			linkPayloadDetails{Size: size, Limit: l.cfg.MaxPayloadSize},
-			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", p.method, size, l.cfg.MaxPayloadSize)
-		// A scope cannot help here: it is applied after the whole answer arrives.
-		e.Suggestion = "The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."
-		p.done <- adapterOutcome{err: e}
+		p.done <- adapterOutcome{err: &errFrameTooLarge{Method: p.method, Size: size, Limit: l.cfg.MaxPayloadSize}}
 	}
 }
 

@@ -421,7 +421,7 @@ func TestHandshakeSessionFieldsRefused(t *testing.T) {
 				t.Errorf("handshake_error mismatch (-got +want):\n%s", diff)
 			}
 			a.expectClose(4001)
-			if n := h.link.sessions.count(); n != 0 {
+			if n := registryOf(h.link).count(); n != 0 {
 				t.Errorf("%d sessions after a refused handshake, want none", n)
 			}
 		})

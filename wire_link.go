@@ -1,9 +1,10 @@
 package main
 
-// link.go is the server side of Wire Protocol v1's transport: the listener
-// that app debug adapters dial (bound and retried by bindAndServe, which the
-// Reactotron listener shares), its status, and the upgrade of a connection,
-// which adapterconn.go then serves and sessions.go attaches to a session.
+// wire_link.go is the server side of Wire Protocol v1's transport: the
+// listener that app debug adapters dial (bound and retried by bindAndServe,
+// which the Reactotron listener shares), its status, and the upgrade of a
+// connection (wire_socket.go), which wire_conn.go then serves and reports to
+// the session registry (wire_sink.go).
 
 import (
 	"bytes"
@@ -13,7 +14,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -30,8 +30,6 @@ const (
 	linkPingInterval     = 15 * time.Second
 	linkPongTimeout      = 10 * time.Second
 	linkBindRetry        = 2 * time.Second
-	// Disconnected sessions expire unasked: the link looks this often.
-	linkPruneInterval = time.Minute
 	// A close handshake gets this long before the socket is dropped, so
 	// shutdown stays well inside the one second spec §6 allows even when an
 	// adapter never answers the close frame.
@@ -135,7 +133,6 @@ type adapterLink struct {
 	pingInterval     time.Duration // between WebSocket pings of a live adapter
 	pongTimeout      time.Duration // a ping without pong for this long drops the adapter
 	bindRetry        time.Duration // between attempts to bind WS_HOST:WS_PORT
-	pruneInterval    time.Duration // between looks for expired sessions
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
@@ -146,20 +143,18 @@ type adapterLink struct {
 	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
 	bound          chan struct{}   // closed once the first bind succeeded
 	bindTried      chan struct{}   // closed once the first bind was attempted
-	events         linkEventQueue
-	sessions       *sessionRegistry
+	events         *linkEventQueue // the sessions report into it too
+	// sessions is where connections that handshake are reported; set by
+	// serve before run.
+	sessions appSink
+	// sockets are the upgraded connections and every goroutine they run.
+	sockets socketHost[*adapterConn]
 
 	mu        sync.Mutex
 	started   bool
-	stopping  bool // run is shutting down: no new connections
 	listening bool
 	boundAddr string // listener address once bound
 	listenErr string
-	conns     map[*adapterConn]struct{} // every upgraded connection
-	// wg counts every goroutine the link starts (connection handlers,
-	// keepalives, closers, cancel senders); run waits for it. Add is called
-	// either under mu while !stopping, or by a goroutine wg already counts.
-	wg sync.WaitGroup
 }
 
 // newAdapterLink returns a link configured by cfg that logs to logger (nil
@@ -190,7 +185,6 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		pingInterval:     linkPingInterval,
 		pongTimeout:      linkPongTimeout,
 		bindRetry:        linkBindRetry,
-		pruneInterval:    linkPruneInterval,
 		closeTimeout:     linkCloseTimeout,
 		writeTimeout:     linkWriteTimeout,
 		maxPending:       linkMaxPending,
@@ -198,10 +192,8 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		allowedOrigins:   make(map[string]bool),
 		bound:            make(chan struct{}),
 		bindTried:        make(chan struct{}),
-		conns:            make(map[*adapterConn]struct{}),
 	}
-	l.events.wake = make(chan struct{}, 1)
-	l.sessions = newSessionRegistry(cfg, logger, &l.events)
+	l.events = &linkEventQueue{wake: make(chan struct{}, 1)}
 	for _, h := range cfg.WSAllowedHosts {
 		l.allowedHosts[strings.ToLower(h)] = true
 	}
@@ -212,11 +204,6 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 	}
 	return l
 }
-
-// rawConnKey carries the accepted net.Conn in the request context, so that a
-// close handshake can be bounded with a socket deadline and a dead adapter
-// dropped at once.
-type rawConnKey struct{}
 
 // run binds WS_HOST:WS_PORT, retrying every bindRetry while the bind fails
 // (e.g. another instance holds the port), and serves adapter upgrades until
@@ -249,29 +236,10 @@ func (l *adapterLink) run(ctx context.Context) error {
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(l.logger.Handler(), slog.LevelDebug),
-		ConnContext: func(ctx context.Context, c net.Conn) context.Context {
-			return context.WithValue(ctx, rawConnKey{}, c)
-		},
+		ConnContext:       socketConnContext,
 	}
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
-	// Forgotten post-mortem sessions are noticed (and clients told) even
-	// when nobody asks for the session list.
-	pruned := make(chan struct{})
-	go func() {
-		defer close(pruned)
-		tick := time.NewTicker(l.pruneInterval)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-				l.sessions.prune()
-			}
-		}
-	}()
-	defer func() { <-pruned }()
 	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
 		if err != nil {
 			l.setListenError(hostPort, err)
@@ -284,15 +252,8 @@ func (l *adapterLink) run(ctx context.Context) error {
 	// Stop intake, detach the live adapters, then close every connection.
 	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
 	// tool result may carry); the events say "shutdown".
-	l.mu.Lock()
-	l.stopping = true
-	conns := make([]*adapterConn, 0, len(l.conns))
-	for c := range l.conns {
-		conns = append(conns, c)
-	}
-	l.mu.Unlock()
-	for _, c := range conns {
-		if s := c.attached(); s != nil && l.sessions.detach(s, c, "shutdown") {
+	for _, c := range l.sockets.stop() {
+		if s := c.attached(); s != nil && s.leave(c, "shutdown") {
 			pending := c.leave(linkReasonDisconnected)
 			l.logger.Info("adapter disconnected", "session", c.sessionID, "reason", "shutdown", "failedRequests", len(pending))
 			failAdapterPending(pending, linkReasonDisconnected)
@@ -300,7 +261,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 		c.closeWith(websocket.StatusGoingAway, "server shutting down")
 	}
 	stopServing() // the listener and any connection not yet upgraded
-	l.wg.Wait()
+	l.sockets.wait()
 	l.mu.Lock()
 	l.listening = false
 	l.listenErr = ""
@@ -404,13 +365,13 @@ func (l *adapterLink) addr(ctx context.Context) (string, error) {
 // status reports the listener and the most recently connected live
 // adapter. It never blocks on I/O.
 func (l *adapterLink) status() linkStatus {
-	live := l.sessions.currentLive(sessionViaWire)
+	live := l.sessions.liveInfo(sessionViaWire)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
 	if live != nil {
 		s.Connected = true
-		s.Adapter = live.view().Info
+		s.Adapter = live
 	} else {
 		s.Reason = l.reasonLocked()
 	}
@@ -437,49 +398,6 @@ func (l *adapterLink) reasonLocked() string {
 	return linkReasonNeverConnected
 }
 
-// linkNotConnectedDetails are the details of a NOT_CONNECTED error (spec §2).
-type linkNotConnectedDetails struct {
-	Reason      string `json:"reason"`
-	ListenError string `json:"listenError,omitempty"`
-}
-
-func linkNotConnectedError(reason, wsURL, listenErr string) *toolError {
-	details := linkNotConnectedDetails{Reason: reason}
-	var msg string
-	switch reason {
-	case linkReasonNeverConnected:
-		msg = "no app adapter has connected since the server started"
-	case linkReasonReplaced:
-		msg = "the app adapter was replaced by a newer connection before it answered"
-	case linkReasonNotListening:
-		details.ListenError = listenErr
-		msg = "the server is not listening for app adapters on " + wsURL
-		if listenErr != "" {
-			msg += ": " + listenErr + "; another devtools-mcp may hold the port, and the bind is retried until it is free"
-		}
-	default:
-		msg = "the app adapter disconnected"
-	}
-	e := newToolError(codeNotConnected, details, "%s", msg)
-	switch port := wsPort(wsURL); {
-	case reason == linkReasonNotListening:
-		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
-	case port != "" && port != "19850":
-		e.Suggestion = "Start the app's dev build with the debug adapter enabled and pointed at port " + port +
-			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
-	}
-	return e
-}
-
-// wsPort returns the port of a ws:// URL, or "".
-func wsPort(wsURL string) string {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return ""
-	}
-	return u.Port()
-}
-
 // serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the
 // WebSocket and serves the connection until it ends. Any path is accepted:
 // adapters dial "/", and nothing else is served here.
@@ -491,47 +409,16 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	if !l.admitUpgrade(w, r, l.logger, "adapter") {
 		return
 	}
-	l.mu.Lock()
-	if l.stopping {
-		l.mu.Unlock()
-		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
-		return
-	}
-	l.wg.Add(1)
-	l.mu.Unlock()
-	defer l.wg.Done()
-
-	// Host and Origin were checked above, by the rules of wire protocol §7,
-	// which differ from coder/websocket's own origin check.
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
-	if err != nil {
-		l.logger.Debug("adapter upgrade failed", "remote", r.RemoteAddr, "err", err)
-		return
-	}
-	// Frames over MAX_PAYLOAD_SIZE are streamed and discarded by readMessage
-	// instead of closing the connection with 1009 as the stock limit does.
-	ws.SetReadLimit(-1)
-	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
-	c := &adapterConn{
-		link:       l,
-		ws:         ws,
-		raw:        raw,
-		remote:     r.RemoteAddr,
-		writeSem:   make(chan struct{}, 1),
-		handshaken: make(chan struct{}),
-		readEnded:  make(chan struct{}),
-		done:       make(chan struct{}),
-		pending:    make(map[string]*adapterPending),
-	}
-	l.mu.Lock()
-	l.conns[c] = struct{}{}
-	stopping := l.stopping
-	l.mu.Unlock()
-	l.logger.Debug("adapter connection opened", "remote", c.remote)
-	if stopping {
-		c.closeWith(websocket.StatusGoingAway, "server shutting down")
-	}
-	c.serve()
+	opts := socketOptions{limit: l.cfg.MaxPayloadSize, closeTimeout: l.closeTimeout, writeTimeout: l.writeTimeout}
+	l.sockets.upgrade(w, r, l.logger, "adapter", opts, func(sock *wireSocket) *adapterConn {
+		return &adapterConn{
+			wireSocket: sock,
+			link:       l,
+			handshaken: make(chan struct{}),
+			readEnded:  make(chan struct{}),
+			pending:    make(map[string]*adapterPending),
+		}
+	}, (*adapterConn).serve)
 }
 
 // install attaches c, which has just acknowledged a valid handshake, to its
@@ -539,18 +426,18 @@ func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 // of the adapter without one) is replaced: its pending requests fail at once
 // and it is closed with 4000.
 func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
-	l.mu.Lock()
-	if l.stopping {
-		// run is closing every connection; c is among them.
-		l.mu.Unlock()
+	var displaced []sessionFeed
+	// Attached under the host's lock, so that run's shutdown sees the
+	// session; once run is closing every connection (c among them), not at all.
+	if !l.sockets.whileRunning(func() {
+		var s appSession
+		s, displaced = l.sessions.connect(sessionViaWire, info.SessionID, info.DeviceID, info, c)
+		c.mu.Lock()
+		c.session = s
+		c.mu.Unlock()
+	}) {
 		return
 	}
-	// Attached under l.mu, so that run's shutdown sees the session.
-	s, displaced := l.sessions.attach(sessionViaWire, info.SessionID, info.DeviceID, info, c)
-	c.mu.Lock()
-	c.session = s
-	c.mu.Unlock()
-	l.mu.Unlock()
 
 	l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
 		"device", info.DeviceID, "remote", c.remote, "streams", len(info.Streams))
@@ -561,12 +448,9 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 
 // connEnded is called once per connection when its read loop has ended.
 func (l *adapterLink) connEnded(c *adapterConn, reason string, readErr error) {
-	l.mu.Lock()
-	delete(l.conns, c)
-	l.mu.Unlock()
 	wasLive := false
 	if s := c.attached(); s != nil {
-		wasLive = l.sessions.detach(s, c, reason)
+		wasLive = s.leave(c, reason)
 	}
 	pending := c.leave(linkReasonDisconnected)
 	// Logged before the waiting requests hear of it, so that whoever sees a

@@ -55,7 +55,7 @@ func startLinkHarness(t *testing.T, configure func(*config), tune func(*adapterL
 	logs := &linkLogBuffer{}
 	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	events := &linkEventRecorder{}
-	l := newAdapterLink(cfg, logger, events.notify)
+	l := newTestLink(cfg, logger, events.notify)
 	// Generous, so that a loaded machine running -race still sees close
 	// codes; tests that want a short one set it.
 	l.closeTimeout = 5 * time.Second
@@ -336,7 +336,7 @@ func linkNormJSON(t *testing.T, v any) any {
 // details is nil, details that encode to the same JSON.
 func wantLinkToolError(t *testing.T, err error, code string, details any) *toolError {
 	t.Helper()
-	te := asToolError(err)
+	te := toolErrorOf(err)
 	if te == nil {
 		t.Fatalf("error = %v (%T), want a %s tool error", err, err, code)
 	}
@@ -500,7 +500,7 @@ func TestRequestRoundTrip(t *testing.T) {
 
 	t.Run("params that do not encode", func(t *testing.T) {
 		_, err := h.link.request(t.Context(), "m", map[string]any{"c": make(chan int)})
-		if err == nil || asToolError(err) != nil || !strings.Contains(err.Error(), "m: encoding params") {
+		if err == nil || toolErrorOf(err) != nil || !strings.Contains(err.Error(), "m: encoding params") {
 			t.Errorf("error = %v, want a plain encoding error", err)
 		}
 	})
@@ -1039,7 +1039,7 @@ func TestPortInUse(t *testing.T) {
 	logs := &linkLogBuffer{}
 	cfg := linkTestConfig()
 	cfg.WSPort = port
-	l := newAdapterLink(cfg, slog.New(slog.NewTextHandler(logs, nil)), nil)
+	l := newTestLink(cfg, slog.New(slog.NewTextHandler(logs, nil)), nil)
 	l.bindRetry = 5 * time.Millisecond
 	ctx, cancel := context.WithCancel(t.Context())
 	runErr := make(chan error, 1)
@@ -1219,7 +1219,7 @@ func TestWireInt(t *testing.T) {
 func BenchmarkLargeResponse(b *testing.B) {
 	cfg := linkTestConfig()
 	cfg.MaxPayloadSize = 8 << 20
-	l := newAdapterLink(cfg, nil, nil)
+	l := newTestLink(cfg, nil, nil)
 	ctx, cancel := context.WithCancel(b.Context())
 	runErr := make(chan error, 1)
 	go func() { runErr <- l.run(ctx) }()

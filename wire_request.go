@@ -7,31 +7,18 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 )
 
-// adapterrequest.go matches requests to an adapter with its responses:
-// pending requests, timeouts and cancels, and the mapping of adapter
-// answers and errors to tool errors.
+// wire_request.go matches requests to an adapter with its responses:
+// pending requests, timeouts and cancels, and the reading of an adapter's
+// error answers.
 
 // linkTimeoutDetails are the details of a TIMEOUT error (spec §2).
+// The Reactotron bridge still builds its own TIMEOUT with them.
 type linkTimeoutDetails struct {
 	Method    string `json:"method"`
 	TimeoutMs int64  `json:"timeoutMs"`
-}
-
-// linkPayloadDetails are the details of a PAYLOAD_TOO_LARGE error raised
-// here, for a frame over MAX_PAYLOAD_SIZE (spec §2).
-type linkPayloadDetails struct {
-	Size  int64 `json:"size"`
-	Limit int64 `json:"limit"`
-}
-
-// linkAdapterErrorDetails are the details of an ADAPTER_ERROR (spec §2).
-type linkAdapterErrorDetails struct {
-	AdapterCode    string `json:"adapterCode,omitempty"`
-	AdapterMessage string `json:"adapterMessage,omitempty"`
 }
 
 // adapterPending is a request waiting for the adapter's response. done gets
@@ -49,7 +36,7 @@ type adapterOutcome struct {
 
 func failAdapterPending(pending map[string]*adapterPending, reason string) {
 	for _, p := range pending {
-		p.done <- adapterOutcome{err: linkNotConnectedError(reason, "", "")}
+		p.done <- adapterOutcome{err: &errNotConnected{Reason: reason}}
 	}
 }
 
@@ -61,24 +48,12 @@ type wireRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// request sends method with params to the most recently connected live
-// adapter; see adapterConn.request.
-func (l *adapterLink) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	s := l.sessions.currentLive(sessionViaWire)
-	if s == nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return nil, linkNotConnectedError(l.reasonLocked(), l.wsURLLocked(), l.listenErr)
-	}
-	return s.request(ctx, method, params)
-}
-
 // request sends method with params (nil sends {}) to the adapter and
 // returns the `result` of its response, which the caller owns. Errors are
-// *toolError values (NOT_CONNECTED, TIMEOUT after cfg.RequestTimeout,
-// PAYLOAD_TOO_LARGE, ADAPTER_ERROR, or the adapter's STREAM_UNAVAILABLE,
-// SNAPSHOT_NOT_FOUND or PAYLOAD_TOO_LARGE passed through), or ctx.Err() when
-// ctx ends first. On timeout and on ctx's end the adapter is sent a cancel.
+// the typed errors of wire_errors.go (*errNotConnected, *errAdapterTimeout
+// after cfg.RequestTimeout, *errFrameTooLarge, *errTooManyPending,
+// *errAdapterMalformed, *errAdapterAnswered), or ctx.Err() when ctx ends
+// first. On timeout and on ctx's end the adapter is sent a cancel.
 // Safe for concurrent use.
 func (c *adapterConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	l := c.link
@@ -127,7 +102,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 			return nil, l.timeoutError(method)
 		}
 		l.logger.Debug("adapter request write failed", "method", method, "id", id, "err", err)
-		return nil, linkNotConnectedError(linkReasonDisconnected, "", "")
+		return nil, &errNotConnected{Reason: linkReasonDisconnected}
 	}
 
 	timer := time.NewTimer(time.Until(deadline))
@@ -154,10 +129,8 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 	}
 }
 
-func (l *adapterLink) timeoutError(method string) *toolError {
-	ms := l.cfg.RequestTimeout.Milliseconds()
-	return newToolError(codeTimeout, linkTimeoutDetails{Method: method, TimeoutMs: ms},
-		"the app adapter did not answer %s within %d ms", method, ms)
+func (l *adapterLink) timeoutError(method string) error {
+	return &errAdapterTimeout{Method: method, After: l.cfg.RequestTimeout}
 }
 
 // handleResponse completes the pending request a response answers.
@@ -174,17 +147,17 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		return
 	}
 	if !wireAbsent(m.Error) {
-		te := adapterAnswerError(p.method, m.Error)
-		if strings.Contains(te.Message, "is malformed") {
-			c.notice("warning", "malformed answer dropped", te.Message)
+		err := adapterAnswerError(p.method, m.Error)
+		if _, malformed := err.(*errAdapterMalformed); malformed {
+			c.notice("warning", "malformed answer dropped", err.Error())
 		}
-		p.done <- adapterOutcome{err: te}
+		p.done <- adapterOutcome{err: err}
 		return
 	}
 	if m.Result == nil {
-		te := newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: it has neither result nor error", p.method)
-		c.notice("warning", "malformed answer dropped", te.Message)
-		p.done <- adapterOutcome{err: te}
+		err := &errAdapterMalformed{Method: p.method, Problem: "it has neither result nor error"}
+		c.notice("warning", "malformed answer dropped", err.Error())
+		p.done <- adapterOutcome{err: err}
 		return
 	}
 	result := m.Result
@@ -199,10 +172,12 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 	p.done <- adapterOutcome{result: result}
 }
 
-// adapterAnswerError turns a response's error member into a tool error (spec §4).
-func adapterAnswerError(method string, raw []byte) *toolError {
-	malformed := func(problem string) *toolError {
-		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", method, problem)
+// adapterAnswerError reads a response's error member (wire protocol §4):
+// the adapter's own error, or *errAdapterMalformed when it breaks the
+// protocol.
+func adapterAnswerError(method string, raw []byte) error {
+	malformed := func(problem string) error {
+		return &errAdapterMalformed{Method: method, Problem: problem}
 	}
 	if raw[0] != '{' {
 		return malformed("error is not an object")
@@ -229,21 +204,9 @@ func adapterAnswerError(method string, raw []byte) *toolError {
 	if !ok && !wireAbsent(message) {
 		return malformed("error.message is not a string")
 	}
-	pathMiss := codeStr == codePathNotFound && (method == "snapshot.get" || method == "snapshot.keys")
-	switch {
-	case codeStr == codeStreamUnavailable, codeStr == codeSnapshotNotFound, codeStr == codePayloadTooLarge, pathMiss:
-		if msg == "" {
-			msg = fmt.Sprintf("the app adapter answered %s with %s", method, codeStr)
-		}
-		var d any
-		if !wireAbsent(details) {
-			d = json.RawMessage(bytes.Clone(details))
-		}
-		return &toolError{Code: codeStr, Message: msg, Details: d}
+	e := &errAdapterAnswered{Method: method, Code: codeStr, Message: msg}
+	if !wireAbsent(details) {
+		e.Details = bytes.Clone(details)
 	}
-	text := fmt.Sprintf("the app adapter answered %s with %s", method, codeStr)
-	if msg != "" {
-		text += ": " + msg
-	}
-	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: codeStr, AdapterMessage: msg}, "%s", text)
+	return e
 }

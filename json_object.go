@@ -1,0 +1,71 @@
+package main
+
+// json_object.go handles JSON objects without decoding them: reading one
+// member, and building answers member by member, with timestamps in the
+// wire protocol's form.
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// timeFormat is RFC 3339 with milliseconds, as the wire protocol's timestamps.
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// formatTime formats t for a JSON answer; the zero time is null.
+func formatTime(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := t.UTC().Format(timeFormat)
+	return &s
+}
+
+// jsonObject builds a JSON object by appending members, so that large raw
+// values are copied once instead of re-encoded.
+type jsonObject struct{ buf []byte }
+
+func (o *jsonObject) key(name string) {
+	if len(o.buf) == 0 {
+		o.buf = append(o.buf, '{')
+	} else {
+		o.buf = append(o.buf, ',')
+	}
+	o.buf = appendJSONString(o.buf, name, false)
+	o.buf = append(o.buf, ':')
+}
+
+// raw adds a member whose value is already JSON.
+func (o *jsonObject) raw(name string, value []byte) {
+	o.key(name)
+	o.buf = append(o.buf, value...)
+}
+
+// value adds a member encoded with encoding/json.
+func (o *jsonObject) value(name string, v any) {
+	data, err := json.Marshal(v)
+	if err != nil {
+		data = []byte("null")
+	}
+	o.raw(name, data)
+}
+
+func (o *jsonObject) close() []byte {
+	if len(o.buf) == 0 {
+		return []byte("{}")
+	}
+	return append(o.buf, '}')
+}
+
+// rawMember returns the value of member name of a JSON object, or nil.
+func rawMember(obj []byte, name string) []byte {
+	var v []byte
+	_ = eachMember(obj, func(n string, value []byte) bool {
+		if n == name {
+			v = value
+			return false
+		}
+		return true
+	})
+	return v
+}

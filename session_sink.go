@@ -1,0 +1,22 @@
+package main
+
+// session_sink.go is the registry and its sessions as the links see them:
+// the appSink and appSession of wire_sink.go.
+
+// connect attaches a link's connection (appSink).
+func (r *sessionRegistry) connect(via, id, deviceID string, info *adapterInfo, feed sessionFeed) (appSession, []sessionFeed) {
+	return r.attach(via, id, deviceID, info, feed)
+}
+
+// liveInfo describes the most recently connected live session of via.
+func (r *sessionRegistry) liveInfo(via string) *adapterInfo {
+	if s := r.currentLive(via); s != nil {
+		return s.view().Info
+	}
+	return nil
+}
+
+// leave detaches feed from s (appSession).
+func (s *session) leave(feed sessionFeed, reason string) bool {
+	return s.reg.detach(s, feed, reason)
+}

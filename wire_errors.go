@@ -1,0 +1,115 @@
+package main
+
+// wire_errors.go holds what goes wrong between the server and an app, as
+// the links see it: typed errors that say what happened and carry the
+// figures. They hold no advice for agents; errors.go turns them into codes,
+// messages and suggestions.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Error codes of wire protocol §4 that the links and sessions tell apart
+// in an app's own error answers.
+const (
+	wireCodeStreamUnavailable = "STREAM_UNAVAILABLE"
+	wireCodeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
+	wireCodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
+	wireCodePathNotFound      = "PATH_NOT_FOUND"
+)
+
+// errNotConnected: there is no app to ask, or the connection went away
+// before it answered. Reason is one of the linkReason constants; WSURL and
+// ListenError describe the listener when the link knows them.
+type errNotConnected struct {
+	Reason      string
+	WSURL       string
+	ListenError string
+}
+
+func (e *errNotConnected) Error() string { return "not connected: " + e.Reason }
+
+// errTooManyPending: an adapter has limit requests unanswered already.
+type errTooManyPending struct{ Limit int }
+
+func (e *errTooManyPending) Error() string {
+	return fmt.Sprintf("too many requests pending on the app adapter (limit %d)", e.Limit)
+}
+
+// errAdapterTimeout: the adapter did not answer method within After.
+type errAdapterTimeout struct {
+	Method string
+	After  time.Duration
+}
+
+func (e *errAdapterTimeout) Error() string {
+	return fmt.Sprintf("the app adapter did not answer %s within %d ms", e.Method, e.After.Milliseconds())
+}
+
+// errFrameTooLarge: the adapter's answer to Method was a frame of Size
+// bytes, over the Limit (MAX_PAYLOAD_SIZE); it was discarded unread.
+type errFrameTooLarge struct {
+	Method      string
+	Size, Limit int64
+}
+
+func (e *errFrameTooLarge) Error() string {
+	return fmt.Sprintf("the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", e.Method, e.Size, e.Limit)
+}
+
+// errAdapterMalformed: the adapter's answer to Method broke the wire
+// protocol; Problem says how.
+type errAdapterMalformed struct {
+	Method, Problem string
+}
+
+func (e *errAdapterMalformed) Error() string {
+	return fmt.Sprintf("the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
+}
+
+// errAdapterAnswered: the adapter answered Method with an error of its own
+// (wire protocol §4). Details is the answer's details member, nil when absent.
+type errAdapterAnswered struct {
+	Method, Code, Message string
+	Details               json.RawMessage
+}
+
+func (e *errAdapterAnswered) Error() string {
+	return fmt.Sprintf("the app adapter answered %s with %s: %s", e.Method, e.Code, e.Message)
+}
+
+// The errors below are found both by the links (the Reactotron bridge
+// answers from a whole state) and by the sessions.
+
+// errAnswerMalformed: an answer to Method, whoever gave it, is not in the
+// wire protocol's shape; Problem says what was wanted.
+type errAnswerMalformed struct {
+	Method, Problem string
+}
+
+func (e *errAnswerMalformed) Error() string {
+	return fmt.Sprintf("the adapter's %s answer is malformed: %s", e.Method, e.Problem)
+}
+
+func malformedAnswer(method, problem string) error {
+	return &errAnswerMalformed{Method: method, Problem: problem}
+}
+
+// errPathNotFound: nothing is at Path; Miss says how far it resolved and
+// what is there instead.
+type errPathNotFound struct {
+	Path string
+	Miss *pathMiss
+}
+
+func (e *errPathNotFound) Error() string {
+	return strconv.Quote(e.Path) + " does not exist"
+}
+
+// notFound is the miss of path.
+func notFound(path string, miss *pathMiss) error {
+	return &errPathNotFound{Path: path, Miss: miss}
+}

@@ -1,0 +1,370 @@
+package main
+
+// wire_socket.go is the life of one WebSocket connection, whatever speaks
+// over it, and the part of a listener that holds its connections: admitting
+// upgrades while it runs, counting every goroutine they start, closing
+// them with a bounded close handshake, pinging, writing under one lock, and
+// reading messages without holding more than the frame limit. The adapter
+// link (wire_link.go, wire_conn.go) uses it. The Reactotron bridge
+// (rtron_bridge.go) still has its own serveUpgrade, end, keepalive, send
+// and readBounded; it should move onto socketHost and wireSocket the same
+// way (its bridge conn embedding *wireSocket, ends through closeWith).
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// rawConnKey carries the accepted net.Conn in the request context, so that a
+// close handshake can be bounded with a socket deadline and a dead peer
+// dropped at once. Give a listener's http.Server socketConnContext.
+type rawConnKey struct{}
+
+func socketConnContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, rawConnKey{}, c)
+}
+
+// socketHost holds the connections (of type C) one listener accepted. Its
+// methods are safe for concurrent use.
+type socketHost[C comparable] struct {
+	mu       sync.Mutex
+	stopping bool
+	conns    map[C]struct{}
+	// wg counts every goroutine the host's connections run (handlers,
+	// keepalives, closers, writers); Add is called either under mu while
+	// !stopping, or by a goroutine wg already counts.
+	wg sync.WaitGroup
+}
+
+// socketOptions are a connection's tunables, read once when it is accepted.
+type socketOptions struct {
+	limit        int64         // largest message kept (MAX_PAYLOAD_SIZE)
+	closeTimeout time.Duration // close handshake, then the socket is dropped
+	writeTimeout time.Duration // one frame write, for writeSoon
+}
+
+// upgrade accepts the WebSocket of an upgrade request the listener has
+// vetted (Host and Origin follow wire protocol §7, which differs from
+// coder/websocket's own origin check) and serves it: newConn makes the
+// listener's connection over the socket and serve runs it until it ends.
+// A stopping host refuses with 503; a connection accepted while the host
+// stops is closed with 1001 at once.
+func (h *socketHost[C]) upgrade(w http.ResponseWriter, r *http.Request, logger *slog.Logger, what string, opts socketOptions,
+	newConn func(*wireSocket) C, serve func(C)) {
+	h.mu.Lock()
+	if h.stopping {
+		h.mu.Unlock()
+		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
+		return
+	}
+	h.wg.Add(1)
+	h.mu.Unlock()
+	defer h.wg.Done()
+
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
+	if err != nil {
+		logger.Debug(what+" upgrade failed", "remote", r.RemoteAddr, "err", err)
+		return
+	}
+	// Messages over the limit are streamed and discarded by readMessage
+	// instead of closing the connection with 1009 as the stock limit does.
+	ws.SetReadLimit(-1)
+	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
+	sock := &wireSocket{ws: ws, raw: raw, remote: r.RemoteAddr, wg: &h.wg, opts: opts,
+		writeSem: make(chan struct{}, 1), done: make(chan struct{})}
+	c := newConn(sock)
+	h.mu.Lock()
+	if h.conns == nil {
+		h.conns = make(map[C]struct{})
+	}
+	h.conns[c] = struct{}{}
+	stopping := h.stopping
+	h.mu.Unlock()
+	logger.Debug(what+" connection opened", "remote", sock.remote)
+	if stopping {
+		sock.closeWith(websocket.StatusGoingAway, "server shutting down")
+	}
+	serve(c)
+	h.mu.Lock()
+	delete(h.conns, c)
+	h.mu.Unlock()
+}
+
+// whileRunning calls f under the host's lock unless the host is stopping,
+// and reports whether it did: what f records, stop's caller sees.
+func (h *socketHost[C]) whileRunning(f func()) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.stopping {
+		return false
+	}
+	f()
+	return true
+}
+
+// stop ends intake and returns the connections open now, for the caller
+// to close; wait then waits for every goroutine they run.
+func (h *socketHost[C]) stop() []C {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.stopping = true
+	conns := make([]C, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+func (h *socketHost[C]) wait() { h.wg.Wait() }
+
+// wireSocket is one accepted WebSocket connection.
+type wireSocket struct {
+	ws     *websocket.Conn
+	raw    net.Conn // the socket under ws; nil only if the server did not provide it
+	remote string
+	wg     *sync.WaitGroup // the host's
+	opts   socketOptions
+
+	// writeSem is the connection's one writer lock; it is a channel so that
+	// waiting for it gives up with the write's context. It guards writeBuf.
+	writeSem chan struct{}
+	writeBuf bytes.Buffer
+
+	// Owned by the reader.
+	readBuf []byte
+	probe   [1]byte
+	// lastHandoff is the size of the last message whose buffer went with its
+	// result: the next buffer that must grow past wireReadBufferMin grows
+	// straight to about that size, since snapshots tend to repeat their size.
+	lastHandoff int
+
+	done      chan struct{} // closed by finish
+	closeOnce sync.Once
+	closing   atomic.Bool // closeWith was called
+
+	lifeMu   sync.Mutex
+	finished bool // no new goroutines for this connection
+}
+
+// goTracked runs f in a goroutine the host waits for, unless the
+// connection has finished.
+func (s *wireSocket) goTracked(f func()) bool {
+	s.lifeMu.Lock()
+	defer s.lifeMu.Unlock()
+	if s.finished {
+		return false
+	}
+	// Counted: the handler's own count is still held, so wg is above zero.
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		f()
+	}()
+	return true
+}
+
+// finish marks the connection torn down: writes waiting for the lock give
+// up, and goTracked starts nothing more. Call it once, when serving ends.
+func (s *wireSocket) finish() {
+	close(s.done)
+	s.lifeMu.Lock()
+	s.finished = true
+	s.lifeMu.Unlock()
+}
+
+// closeWith starts the close handshake with code, without waiting for it;
+// the socket is dropped if the handshake has not finished closeTimeout after
+// it began. Only the first call has an effect.
+func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
+	s.closeOnce.Do(func() {
+		s.closing.Store(true)
+		s.goTracked(func() {
+			// The clock starts here, next to the close frame's write, so
+			// that a slow start of this goroutine does not eat the time the
+			// peer has to answer.
+			closed := make(chan struct{})
+			s.goTracked(func() {
+				timer := time.NewTimer(s.opts.closeTimeout)
+				defer timer.Stop()
+				select {
+				case <-closed:
+				case <-timer.C:
+					if s.raw != nil {
+						s.raw.SetDeadline(time.Now())
+					}
+				}
+			})
+			s.ws.Close(code, reason)
+			close(closed)
+		})
+	})
+}
+
+// dropSocket ends the connection at once, without a close handshake.
+func (s *wireSocket) dropSocket() {
+	if s.raw != nil {
+		s.raw.Close()
+		return
+	}
+	s.goTracked(func() { s.ws.CloseNow() })
+}
+
+// pingUntil pings every interval until stop is closed or a ping fails. It
+// reports whether a pong came later than pongTimeout on a connection that
+// was not being closed (a dead peer); false when it ended otherwise.
+func (s *wireSocket) pingUntil(stop <-chan struct{}, interval, pongTimeout time.Duration) (late bool) {
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-stop:
+			return false
+		case <-ticker.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), pongTimeout)
+		err := s.ws.Ping(ctx)
+		// The pong deadline passing is a ping timeout even when it also
+		// closed the connection (it does when it expires mid-write).
+		timedOut := ctx.Err() != nil
+		cancel()
+		if err == nil {
+			continue
+		}
+		return timedOut && !s.closing.Load()
+	}
+}
+
+// writeJSON encodes v and writes it as one text frame, holding the writer
+// lock. ctx bounds both the wait for the lock and the write; when it ends
+// mid-write the connection is closed (coder/websocket has no other way to
+// abandon a partly written frame). A receive from abort (nil for none) gives
+// up the wait for the lock only.
+func (s *wireSocket) writeJSON(ctx context.Context, abort <-chan struct{}, v any) error {
+	select {
+	case s.writeSem <- struct{}{}:
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-abort:
+		return context.Canceled
+	case <-s.done:
+		return net.ErrClosed
+	}
+	defer func() { <-s.writeSem }()
+	s.writeBuf.Reset()
+	enc := json.NewEncoder(&s.writeBuf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	frame := bytes.TrimSuffix(s.writeBuf.Bytes(), []byte("\n"))
+	err := s.ws.Write(ctx, websocket.MessageText, frame)
+	if s.writeBuf.Cap() > 64<<10 {
+		s.writeBuf = bytes.Buffer{} // do not keep a rare large frame's buffer
+	}
+	return err
+}
+
+// writeSoon writes v bounded by the write timeout.
+func (s *wireSocket) writeSoon(v any) error {
+	ctx, cancel := context.WithTimeout(context.Background(), s.opts.writeTimeout)
+	defer cancel()
+	return s.writeJSON(ctx, nil, v)
+}
+
+// readMessage reads the next data message. A text message within the
+// limit is returned whole, in s.readBuf (valid until the next call unless
+// handed off). A larger one is read and discarded without holding more
+// than limit bytes of it (plus a one-byte probe); its first wirePrefixLen
+// bytes are returned with its full size. Binary messages are discarded;
+// only their size is returned. Reads use no context: they end when the
+// socket closes.
+func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error) {
+	typ, r, err := s.ws.Reader(context.Background())
+	if err != nil {
+		return 0, nil, 0, err
+	}
+	limit := int(s.opts.limit)
+	buf := s.readBuf[:0]
+	if cap(buf) == 0 {
+		buf = make([]byte, 0, min(wireReadBufferMin, limit))
+		s.readBuf = buf
+	}
+	if typ != websocket.MessageText {
+		n, err := discardMessage(r, buf[:cap(buf)])
+		return typ, nil, n, err
+	}
+	// Every buffer is at most limit bytes long.
+	for {
+		if len(buf) == cap(buf) {
+			if len(buf) >= limit {
+				break
+			}
+			size := 2 * cap(buf)
+			if s.lastHandoff > size {
+				size = s.lastHandoff + s.lastHandoff/8
+			}
+			grown := make([]byte, len(buf), min(size, limit))
+			copy(grown, buf)
+			buf = grown
+			s.readBuf = buf[:0]
+		}
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return typ, buf, int64(len(buf)), nil
+		}
+		if err != nil {
+			return 0, nil, 0, err
+		}
+	}
+	// The buffer is full at the limit: one more byte makes the frame oversized.
+	var n int
+	for n == 0 && err == nil {
+		n, err = r.Read(s.probe[:])
+	}
+	if err != nil && err != io.EOF {
+		return 0, nil, 0, err
+	}
+	if n == 0 {
+		return typ, buf, int64(len(buf)), nil // exactly at the limit
+	}
+	size := int64(len(buf) + n)
+	prefix := buf[:min(wirePrefixLen, len(buf))]
+	if err == nil {
+		scratch := buf[len(prefix):cap(buf)]
+		if len(scratch) == 0 {
+			scratch = s.probe[:]
+		}
+		rest, err := discardMessage(r, scratch)
+		if err != nil {
+			return 0, nil, 0, err
+		}
+		size += rest
+	}
+	return typ, prefix, size, nil
+}
+
+// discardMessage reads r to its end through scratch and returns how many bytes it read.
+func discardMessage(r io.Reader, scratch []byte) (int64, error) {
+	var total int64
+	for {
+		n, err := r.Read(scratch)
+		total += int64(n)
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
