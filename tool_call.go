@@ -209,7 +209,7 @@ func successResult(body []byte) json.RawMessage {
 // quote the app's data. It carries no structuredContent: clients validate
 // structuredContent against outputSchema even on errors.
 func errorResult(err error, r *redactor) json.RawMessage {
-	te := asToolError(err)
+	te := asToolError(stateToolError(err))
 	if te == nil {
 		te = newToolError(codeAdapterError, nil, "%v", err)
 	}
