@@ -406,12 +406,12 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 			return
 		}
 	}
+	c.learnStatePlugins() // answered only once this returns: messages are handled in order
 	s, displaced := b.link.sessions.attach(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
 	c.mu.Lock()
 	c.session = s
 	c.mu.Unlock()
 	b.logger.Info("Reactotron app connected", "session", s.id, "app", intro.Name, "remote", c.remote)
-	c.learnStatePlugins()
 	for _, old := range displaced {
 		old.replaced()
 	}
