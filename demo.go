@@ -88,6 +88,10 @@ type demoOptions struct {
 	// WithoutPathRequests leaves snapshot.path and snapshot.keys out of the
 	// handshake's capabilities, as an app that predates them would.
 	WithoutPathRequests bool
+
+	// QueryCache offers the react_query stream of a TanStack-Query-like
+	// cache (demo_query.go).
+	QueryCache bool
 }
 
 // demoApp is a simulated shop app with a debug adapter. All its methods are
@@ -109,18 +113,19 @@ type demoApp struct {
 	// taken before mu.
 	pushMu sync.Mutex
 
-	mu       sync.Mutex // guards everything below
-	rng      *rand.Rand
-	steps    int
-	streams  []*demoStream
-	outbox   []*demoEvent // recorded since the last mutate, to push
-	link     *demoLink    // the live connection, nil when none
-	toastID  int
-	redux    demoReduxState
-	override json.RawMessage // setReduxState's state; freezes the reported Redux state
-	nav      demoNavState    // the root stack
-	mmkv     map[string]map[string]any
-	traffic  demoTraffic // console and network (demo_streams.go)
+	mu         sync.Mutex // guards everything below
+	rng        *rand.Rand
+	steps      int
+	streams    []*demoStream
+	outbox     []*demoEvent // recorded since the last mutate, to push
+	link       *demoLink    // the live connection, nil when none
+	toastID    int
+	redux      demoReduxState
+	override   json.RawMessage // setReduxState's state; freezes the reported Redux state
+	nav        demoNavState    // the root stack
+	mmkv       map[string]map[string]any
+	traffic    demoTraffic    // console and network (demo_streams.go)
+	queryCache demoQueryCache // react_query (demo_query.go)
 
 	paths demoTrees // decoded snapshots for path requests (demo_paths.go)
 }
@@ -156,6 +161,7 @@ func newDemoApp(opts demoOptions) *demoApp {
 		a.snapshotLocked(a.mmkvStream)
 	})
 	a.startTraffic()
+	a.startQueries()
 	return a
 }
 
@@ -207,6 +213,7 @@ func (a *demoApp) step() {
 		n := len(a.outbox)
 		a.userActionLocked()
 		a.trafficLocked(a.outbox[n:])
+		a.queriesStepLocked()
 		if a.steps%demoSnapshotEvery == 0 {
 			for _, s := range a.streams {
 				if s.encode != nil {
