@@ -1,7 +1,7 @@
 package main
 
-// What reactotron-mst 3.1.12 sends (mobx-keystone's Reactotron support
-// speaks the same): every action of a tracked tree as state.action.complete
+// What reactotron-mst 3.1.12 sends: every action of a tracked tree as
+// state.action.complete
 // {name: "todos.0.toggle()", action: {name, path, args}, mst: {id, parentId,
 // rootId, type, modelType, alive, root, protected}, ms}. action has no
 // `type`: the path is the node's JSON pointer ("" for the root, "/todos/0")
@@ -10,6 +10,8 @@ package main
 // {name, path, args} too, applied with MST's applyAction; an action that
 // is not of that shape is ignored by the plugin, so no completion comes.
 // Backups, values and keys requests are answered as reactotron-redux does.
+// Any other plugin whose actions are {name, path, args} without a type is
+// taken for the same kind of state library.
 
 import "encoding/json"
 

@@ -125,15 +125,15 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		sink.noteStatePlugin(statePluginRedux)
 		return false
 	case "state.action.complete":
-		ev, ok, err := translateReactotron(f)
-		if err != nil || !ok || ev.Stream != "redux" {
+		if _, _, isMutation, _ := reactQueryFromAction(f.Payload); isMutation {
 			return c.keepEvent(sink, f)
 		}
 		sink.noteStatePlugin(statePluginRedux)
-		if reactotronMember(f.Payload, "mst") != nil || isMSTAction(reactotronMember(f.Payload, "action")) {
+		action := reactotronMember(f.Payload, "action")
+		if reactotronMember(f.Payload, "mst") != nil || (isMSTAction(action) && reactotronMember(action, "type") == nil) {
 			sink.noteStatePlugin(statePluginMST)
 		}
-		return false
+		return false // an action event like any other
 	case "display":
 		return c.keepEvent(sink, f)
 	}
