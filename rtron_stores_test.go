@@ -253,3 +253,29 @@ func FuzzReactotronStateMessages(f *testing.F) {
 		}
 	})
 }
+
+// A plugin that pushes state.values.change unasked (Jotai-style) fills the
+// stores too; a change without entries (an unsubscribe's answer) does not.
+func TestUnaskedValuesChange(t *testing.T) {
+	c := testReactotronConn()
+	sink := &fakeStateSink{names: []string{"cart"}}
+	for _, frame := range []string{
+		`{"type":"state.values.change","payload":{"changes":[]}}`,
+		`{"type":"state.values.change","payload":{"changes":[{"path":"cart","value":{"n":"~~~ zero ~~~","add":"~~~ add() ~~~"}}]}}`,
+	} {
+		f, err := parseReactotronFrame([]byte(frame))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !c.handleState(sink, f) {
+			t.Fatalf("%s not handled", frame)
+		}
+	}
+	want := [][]reactotronStoreValue{{{Name: "cart", Value: json.RawMessage(`{"n":0}`)}}}
+	if diff := cmp.Diff(want, sink.stores); diff != "" {
+		t.Errorf("stores kept (-want +got):\n%s", diff)
+	}
+	if diff := cmp.Diff([]string{statePluginStores}, sink.plugins); diff != "" {
+		t.Errorf("plugins (-want +got):\n%s", diff)
+	}
+}

@@ -67,7 +67,7 @@ func (s *session) statePlugins() []string {
 }
 
 // takesNamedActions reports whether the app's state library dispatches
-// {name, path, args} (MobX-State-Tree, mobx-keystone) rather than {type}.
+// {name, path, args} (MobX-State-Tree and libraries like it) rather than {type}.
 func (s *session) takesNamedActions() bool {
 	return slices.Contains(s.statePlugins(), statePluginMST)
 }

@@ -2,7 +2,7 @@ package main
 
 // Words for what the state plugins of an app can and cannot answer, and the
 // actions of state libraries that name actions instead of typing them
-// (MobX-State-Tree, mobx-keystone).
+// (MobX-State-Tree and libraries like it).
 
 import (
 	"encoding/json"
