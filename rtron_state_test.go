@@ -205,6 +205,11 @@ func TestReactotronZustand(t *testing.T) {
 	if v := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "stores", "scope": "cart.total"})["state"]; v != 3.0 {
 		t.Errorf("cart.total = %v, want 3", v)
 	}
+	// A scope the stores lack is answered at once from what is held, naming what is there.
+	miss := e.toolError("debug_get_snapshot", map[string]any{"stream": "stores", "scope": "cart.nothere"})
+	if miss["code"] != codeScopeNotFound || !cmp.Equal(miss["details"].(map[string]any)["available"], []any{"items", "total"}) {
+		t.Errorf("a missing scope in the stores = %v, want SCOPE_NOT_FOUND listing items and total", miss)
+	}
 	failed := e.toolError("debug_get_state_path", map[string]any{"path": "cart.items"})
 	if failed["code"] != codeStreamUnavailable || !strings.Contains(failed["suggestion"].(string), "stores") {
 		t.Errorf("redux read on a Zustand app = %v, want STREAM_UNAVAILABLE pointing at stores", failed)
