@@ -155,8 +155,9 @@ func (s *session) queryCacheSnapshot(from any) (json.RawMessage, error) {
 	return answer, nil
 }
 
-// keepStores merges named stores into those held and records them all as
-// a stores_snapshot event {state: {<name>: state}, changed: [names]}. It
+// keepStores merges named stores into those held and, when any changed,
+// records them all as a stores_snapshot event {state: {<name>: state},
+// changed: [names]}. It
 // returns the names held, sorted, without "*" and "" (which plugins read
 // as "everything").
 func (s *session) keepStores(from any, at time.Time, stores []reactotronStoreValue) []string {
@@ -183,6 +184,9 @@ func (s *session) keepStores(from any, at time.Time, stores []reactotronStoreVal
 	}
 	s.mu.Unlock()
 	sort.Strings(names)
+	if len(changed) == 0 {
+		return names // a change that changes nothing (a plugin resends every store it reports) is no event
+	}
 	sort.Strings(changed)
 	body, err := reactotronMarshal(map[string]any{"state": state, "changed": changed})
 	if err != nil {
