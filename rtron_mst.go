@@ -58,3 +58,17 @@ func reactotronMember(obj []byte, name string) []byte {
 	})
 	return v
 }
+
+// reactotronActionName is the name a state.action.complete gives its
+// action when it says more than the type: reactotron-redux names an action
+// by its type, MST by path and name ("todos.0.toggle()").
+func reactotronActionName(name, action json.RawMessage) string {
+	var s string
+	if rawKind(name) != "string" || json.Unmarshal(name, &s) != nil {
+		return ""
+	}
+	if typ := reactotronMember(action, "type"); rawKind(typ) == "string" && string(typ) == string(name) {
+		return ""
+	}
+	return s
+}

@@ -53,10 +53,15 @@ func parseReactotronStoreList(what string, list json.RawMessage) ([]reactotronSt
 		if e.Path == nil {
 			return nil, fmt.Errorf("%w: %s[%d].path: missing", errReactotronMessage, what, i)
 		}
+		if e.Value == nil {
+			// undefined: no store of that name. reactotron-redux answers a
+			// subscription so for a name its state lacks.
+			continue
+		}
 		if len(out) >= maxStoreNames {
 			break
 		}
-		out = append(out, reactotronStoreValue{Name: *e.Path, Value: normaliseStoreValue(reactotronOrNull(e.Value))})
+		out = append(out, reactotronStoreValue{Name: *e.Path, Value: normaliseStoreValue(e.Value)})
 	}
 	return out, nil
 }

@@ -134,15 +134,7 @@ func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
 		MST        json.RawMessage `json:"mst,omitempty"`
 		DurationMs json.RawMessage `json:"durationMs,omitempty"`
 		Diff       []change        `json:"diff,omitempty"`
-	}{Action: action, MST: reactotronMSTDetails(m["mst"])}
-	// reactotron-redux names an action by its type; MST by path and name
-	// ("todos.0.toggle()"), which is worth keeping.
-	if rawKind(m["name"]) == "string" {
-		_ = json.Unmarshal(m["name"], &ev.Name)
-		if typ := reactotronMember(action, "type"); rawKind(typ) == "string" && string(typ) == string(appendJSONString(nil, ev.Name, false)) {
-			ev.Name = ""
-		}
-	}
+	}{Action: action, Name: reactotronActionName(m["name"], action), MST: reactotronMSTDetails(m["mst"])}
 	if ms := m["ms"]; rawKind(ms) == "number" {
 		ev.DurationMs = ms
 	}
