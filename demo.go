@@ -113,21 +113,22 @@ type demoApp struct {
 	// taken before mu.
 	pushMu sync.Mutex
 
-	mu         sync.Mutex // guards everything below
-	rng        *rand.Rand
-	steps      int
-	streams    []*demoStream
-	outbox     []*demoEvent // recorded since the last mutate, to push
-	link       *demoLink    // the live connection, nil when none
-	toastID    int
-	redux      demoReduxState
-	override   json.RawMessage // setReduxState's state; freezes the reported Redux state
-	nav        demoNavState    // the root stack
-	mmkv       map[string]map[string]any
-	traffic    demoTraffic    // console and network (demo_streams.go)
-	queryCache demoQueryCache // react_query (demo_query.go)
+	mu       sync.Mutex // guards everything below
+	rng      *rand.Rand
+	steps    int
+	streams  []*demoStream
+	outbox   []*demoEvent // recorded since the last mutate, to push
+	link     *demoLink    // the live connection, nil when none
+	toastID  int
+	redux    demoReduxState
+	override json.RawMessage // setReduxState's state; freezes the reported Redux state
+	nav      demoNavState    // the root stack
+	mmkv     map[string]map[string]any
+	traffic  demoTraffic // console and network (demo_streams.go)
 
 	paths demoTrees // decoded snapshots for path requests (demo_paths.go)
+
+	queries demoQueryCache // react_query (demo_query.go)
 }
 
 // newDemoApp returns an app that has recorded its start: an initial snapshot

@@ -66,9 +66,9 @@ func (a *demoApp) startQueries() {
 	if !a.opts.QueryCache {
 		return
 	}
-	a.queryCache.stream = a.addStream("react_query", "cache_snapshot", nil, a.encodeQueries)
+	a.queries.stream = a.addStream("react_query", "cache_snapshot", nil, a.encodeQueries)
 	a.mutate(func() {
-		c := &a.queryCache
+		c := &a.queries
 		c.queries = map[string]*demoQuery{}
 		c.mutations = map[string]*demoMutation{}
 		c.clock = a.now().UnixMilli()
@@ -96,16 +96,16 @@ func (a *demoApp) startQueries() {
 
 // queriesStepLocked refetches the product list every few steps.
 func (a *demoApp) queriesStepLocked() {
-	if a.queryCache.stream == nil || a.steps%demoQueryRefetchEvery != 0 {
+	if a.queries.stream == nil || a.steps%demoQueryRefetchEvery != 0 {
 		return
 	}
-	a.queryCache.queries[demoProductsHash].IsInvalidated = true
+	a.queries.queries[demoProductsHash].IsInvalidated = true
 	a.fetchLocked(demoProductsHash)
 }
 
 // fetchLocked runs one fetch of a query: fetching, then its result.
 func (a *demoApp) fetchLocked(hash string) {
-	c := &a.queryCache
+	c := &a.queries
 	q := c.queries[hash]
 	q.FetchStatus = "fetching"
 	a.queryEventLocked("query_updated", hash)
@@ -127,13 +127,13 @@ func (a *demoApp) fetchLocked(hash string) {
 
 // queryEventLocked records a query event with the query's current state.
 func (a *demoApp) queryEventLocked(typ, hash string) {
-	a.recordLocked(a.queryCache.stream, typ, demoQueryEvent{QueryHash: hash, demoQuery: *a.queryCache.queries[hash]})
-	a.queryCache.stream.markChanged()
+	a.recordLocked(a.queries.stream, typ, demoQueryEvent{QueryHash: hash, demoQuery: *a.queries.queries[hash]})
+	a.queries.stream.markChanged()
 }
 
 // encodeQueries is the cache_snapshot state.
 func (a *demoApp) encodeQueries() json.RawMessage {
-	c := &a.queryCache
+	c := &a.queries
 	mutations := make(map[string]*demoMutation, len(c.mutations))
 	for _, m := range c.mutations {
 		mutations[strconv.Itoa(m.MutationID)] = m
