@@ -145,7 +145,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	}
 	a, err := c.ask(ctx, "state.backup.request", reactotronBackupRequest(), backupKey)
 	if err == nil && a.err != nil {
-		err = c.reduxAnswerable(s)
+		err = noReduxPlugin(s)
 	}
 	if err != nil {
 		return nil, err

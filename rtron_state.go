@@ -187,9 +187,13 @@ func cmpTime(t time.Time) time.Time {
 // reduxAnswerable is errNoStatePlugin when no plugin of the app answers
 // Redux requests.
 func (c *reactotronConn) reduxAnswerable(sink reactotronStateSink) error {
-	plugins := sink.statePlugins()
-	if canAnswerRedux(plugins) {
+	if canAnswerRedux(sink.statePlugins()) {
 		return nil
 	}
-	return &errNoStatePlugin{Stream: "redux", Plugins: plugins}
+	return noReduxPlugin(sink)
+}
+
+// noReduxPlugin says that no state plugin of the app answers for redux.
+func noReduxPlugin(sink reactotronStateSink) error {
+	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}
 }
