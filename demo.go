@@ -88,6 +88,10 @@ type demoOptions struct {
 	// WithoutPathRequests leaves snapshot.path and snapshot.keys out of the
 	// handshake's capabilities, as an app that predates them would.
 	WithoutPathRequests bool
+
+	// QueryCache offers the react_query stream of a TanStack-Query-like
+	// cache (demo_query.go).
+	QueryCache bool
 }
 
 // demoApp is a simulated shop app with a debug adapter. All its methods are
@@ -123,6 +127,8 @@ type demoApp struct {
 	traffic  demoTraffic // console and network (demo_streams.go)
 
 	paths demoTrees // decoded snapshots for path requests (demo_paths.go)
+
+	queries demoQueryCache // react_query (demo_query.go)
 }
 
 // newDemoApp returns an app that has recorded its start: an initial snapshot
@@ -156,6 +162,7 @@ func newDemoApp(opts demoOptions) *demoApp {
 		a.snapshotLocked(a.mmkvStream)
 	})
 	a.startTraffic()
+	a.startQueries()
 	return a
 }
 
@@ -207,6 +214,7 @@ func (a *demoApp) step() {
 		n := len(a.outbox)
 		a.userActionLocked()
 		a.trafficLocked(a.outbox[n:])
+		a.queriesStepLocked()
 		if a.steps%demoSnapshotEvery == 0 {
 			for _, s := range a.streams {
 				if s.encode != nil {

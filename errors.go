@@ -130,6 +130,8 @@ func typedToolError(err error) *toolError {
 			"the adapter's %s answer is malformed: %s", e.Method, e.Problem)
 	case *errPathNotFound:
 		return pathNotFoundError(codePathNotFound, e)
+	case *errNoStatePlugin:
+		return noStatePluginError(e)
 	case *errValueTooLarge:
 		details := map[string]any{"size": e.Size, "limit": e.Limit, "path": e.Path, "outline": e.Outline}
 		at := "the whole state"

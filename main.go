@@ -187,7 +187,7 @@ func runDemo(ctx context.Context, link *adapterLink, cfg config, logger *slog.Lo
 	if err != nil {
 		return
 	}
-	app := newDemoApp(demoOptions{Seed: time.Now().UnixNano(), Token: cfg.WSToken})
+	app := newDemoApp(demoOptions{Seed: time.Now().UnixNano(), Token: cfg.WSToken, QueryCache: true})
 	app.untilCheckoutFailed(500) // a history worth debugging, from the first call on
 	app.run(ctx, "ws://"+addr+"/", 2*time.Second, logger.With("component", "demo"))
 }

@@ -54,8 +54,13 @@ func TestTranscripts(t *testing.T) {
 				for _, l := range header {
 					out.WriteString(l + "\n")
 				}
+				// The version depends on the build: golden files hold the
+				// placeholder that normaliseValue compares it as.
+				placeholder := strings.NewReplacer(
+					`"version":"`+serverVersion+`"`, `"version":"<version>"`,
+					`\"version\":\"`+serverVersion+`\"`, `\"version\":\"<version>\"`)
 				for _, l := range got {
-					out.WriteString("< " + l + "\n")
+					out.WriteString("< " + placeholder.Replace(l) + "\n")
 				}
 				if err := os.WriteFile(file, []byte(out.String()), 0o644); err != nil {
 					t.Fatal(err)

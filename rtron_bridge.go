@@ -182,6 +182,9 @@ type reactotronConn struct {
 	session *session
 	reason  string                             // why the connection ended, once it has
 	waiters map[string][]chan reactotronAnswer // by answer key, oldest first
+	// subscribed are the store names the app was last asked to report
+	// changes of (rtron_state.go).
+	subscribed []string
 }
 
 // serve reads messages until the connection ends.
@@ -327,6 +330,9 @@ func (c *reactotronConn) handle(data []byte) {
 		b.logger.Debug("ignoring Reactotron message before client.intro", "remote", c.remote, "type", f.Type)
 		return
 	}
+	if c.handleState(s, f) {
+		return
+	}
 	switch f.Type {
 	case "state.values.response":
 		r, err := parseReactotronValuesResponse(f.Payload)
@@ -344,11 +350,6 @@ func (c *reactotronConn) handle(data []byte) {
 		default:
 			keys, _ := json.Marshal(r.Keys)
 			c.deliver(keysKey(r.Path), reactotronAnswer{value: keys, missing: r.Keys == nil})
-		}
-	case "state.backup.response":
-		state, err := parseReactotronBackup(f.Payload)
-		if err == nil {
-			c.deliver(backupKey, reactotronAnswer{value: state})
 		}
 	case "customCommand.register", "customCommand.unregister":
 		cmd, err := parseReactotronCommand(f.Payload)
@@ -405,6 +406,7 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 			return
 		}
 	}
+	c.learnStatePlugins() // answered only once this returns: messages are handled in order
 	attached, displaced := b.link.sessions.connect(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
 	s := attached.(*session) // until the bridge speaks to its session through appSession alone
 	c.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -400,6 +401,8 @@ func TestReactotronActsOnTheApp(t *testing.T) {
 		s = registryOf(link).currentLive(sessionViaReactotron)
 		return s != nil
 	})
+	// The backup asked on introduction, to learn the app's state plugins.
+	linkWaitFor(t, "the backup request", func() bool { return slices.Contains(app.serverFrames(), string(reactotronBackupRequest())) })
 	recorded := map[string]string{}
 	for _, f := range readReactotronCaptured(t, "testdata/reactotron/session.jsonl") {
 		if f.Dir == "server" {

@@ -544,6 +544,11 @@ func replayReactotron(t *testing.T, frames []reactotronCaptured) []any {
 				v, err = parseReactotronKeysResponse(f.Payload)
 			case "state.backup.response":
 				v, err = parseReactotronBackup(f.Payload)
+				if err == nil && rawKind(v.(json.RawMessage)) == "array" {
+					v, err = parseReactotronStoreList("state.backup.response state", v.(json.RawMessage))
+				}
+			case "state.values.change":
+				v, err = parseReactotronValuesChange(f.Payload)
 			default:
 				v, err = parseReactotronCommand(f.Payload)
 			}

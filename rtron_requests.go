@@ -17,6 +17,7 @@ import (
 type reactotronAnswer struct {
 	value   json.RawMessage
 	missing bool
+	err     error // set when the app's plugins answered that they cannot
 }
 
 // Keys under which answers are matched to the requests waiting for them.
@@ -129,8 +130,13 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 		return nil, errAnswerLocally
 	case p.Stream == "mmkv":
 		return s.observedMMKV(), nil
+	case p.Stream == "react_query":
+		return c.queryCache(s, p)
 	case p.Stream != "redux":
 		return nil, errAnswerLocally
+	}
+	if err := c.reduxAnswerable(s); err != nil {
+		return nil, err
 	}
 	if p.Path != nil {
 		if answer, err := c.valueAt(ctx, s, p.Path); answer != nil || err != nil {
@@ -138,6 +144,9 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 		}
 	}
 	a, err := c.ask(ctx, "state.backup.request", reactotronBackupRequest(), backupKey)
+	if err == nil && a.err != nil {
+		err = noReduxPlugin(s)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -209,4 +218,14 @@ func pathSegments(path []any) []pathSegment {
 		}
 	}
 	return segs
+}
+
+// queryCache answers snapshot.get for react_query from the cache the
+// session keeps; a path is then resolved by the session in that snapshot.
+func (c *reactotronConn) queryCache(sink reactotronStateSink, p snapshotParams) (json.RawMessage, error) {
+	answer, err := sink.queryCacheSnapshot(c)
+	if err != nil || p.Path != nil {
+		return nil, errAnswerLocally
+	}
+	return answer, nil
 }

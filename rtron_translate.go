@@ -31,11 +31,14 @@ const reactotronMMKVInstance = "default"
 // answers to state requests, custom command announcements), which have
 // their own parse functions below. The mapping:
 //
-//	state.action.complete  redux action_dispatched {action, durationMs?, diff?}
+//	state.action.complete  redux action_dispatched {action, name?, mst?, durationMs?, diff?}
+//	                       (a React Query mutation: react_query, rtron_reactquery.go)
+//	state.values.response  an answer, not an event (unless React Query's, as above)
 //	log                    console log {level, message, stack?, important?}
 //	api.response           network http_request {method, url, status, durationMs,
 //	                       request: {headers, params, body}, response: {headers, body}}
 //	display named "MMKV"   mmkv mmkv_mutation {instance, key, op, value?}
+//	display of React Query react_query query_* and observer_* (rtron_reactquery.go)
 //	asyncStorage.mutation  async_storage async_storage_mutation {action, …data}
 //	anything else          timeline <message type>, the payload as sent
 //
@@ -49,10 +52,20 @@ const reactotronMMKVInstance = "default"
 func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error) {
 	ev = bridgedEvent{Stream: "timeline", Type: f.Type, Payload: f.Payload, Time: f.Date}
 	switch f.Type {
-	case "client.intro", "state.values.response", "state.keys.response", "state.backup.response",
+	case "client.intro", "state.keys.response", "state.backup.response", "state.values.change",
 		"customCommand.register", "customCommand.unregister":
 		return bridgedEvent{}, false, nil
+	case "state.values.response":
+		typ, p, isQuery, qerr := reactQueryFromValues(f.Payload)
+		if !isQuery {
+			return bridgedEvent{}, false, nil
+		}
+		ev.Stream, ev.Type, ev.Payload, err = "react_query", typ, p, qerr
 	case "state.action.complete":
+		if typ, p, isMutation, merr := reactQueryFromAction(f.Payload); isMutation {
+			ev.Stream, ev.Type, ev.Payload, err = "react_query", typ, p, merr
+			break
+		}
 		ev.Stream, ev.Type = "redux", "action_dispatched"
 		ev.Payload, err = reactotronActionEvent(f.Payload)
 	case "log":
@@ -67,6 +80,8 @@ func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error
 	case "display":
 		if p, isMMKV := reactotronMMKVEvent(f.Payload); isMMKV {
 			ev.Stream, ev.Type, ev.Payload = "mmkv", "mmkv_mutation", p
+		} else if typ, p, isQuery := reactQueryFromDisplay(f.Payload); isQuery {
+			ev.Stream, ev.Type, ev.Payload = "react_query", typ, p
 		}
 	}
 	if err != nil {
@@ -115,9 +130,11 @@ func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
 	}
 	ev := struct {
 		Action     json.RawMessage `json:"action"`
+		Name       string          `json:"name,omitempty"`
+		MST        json.RawMessage `json:"mst,omitempty"`
 		DurationMs json.RawMessage `json:"durationMs,omitempty"`
 		Diff       []change        `json:"diff,omitempty"`
-	}{Action: action}
+	}{Action: action, Name: reactotronActionName(m["name"], action), MST: reactotronMSTDetails(m["mst"])}
 	if ms := m["ms"]; rawKind(ms) == "number" {
 		ev.DurationMs = ms
 	}

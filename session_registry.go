@@ -92,6 +92,9 @@ type session struct {
 	// mmkvObserved is what the Reactotron bridge saw of MMKV: instance →
 	// key → value, the only MMKV state a Reactotron app tells.
 	mmkvObserved map[string]map[string]json.RawMessage
+	// kept is what the session keeps of the app's state plugins
+	// (session_statekeep.go); nil until one speaks.
+	kept *keptState
 }
 
 // sessionView is a copy of what a session says about itself.
@@ -156,6 +159,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 		replaced = append(replaced, s.id)
 	}
 	s.feed = feed
+	s.kept = nil // a new connection is a new run of the app: its plugins' caches start empty
 	s.disconnectedAt = time.Time{}
 	s.setInfoLocked(info)
 	s.mu.Unlock()

@@ -80,11 +80,11 @@ var appTools = []*tool{
 	},
 	{
 		name:  "debug_dispatch_action",
-		title: "Dispatch a Redux action",
-		description: "Dispatches an action into the app's Redux store, to reproduce a bug or try a fix. Answers with " +
-			"the action_dispatched event and the state paths it changed.",
+		title: "Dispatch an action",
+		description: "Dispatches an action into the app's Redux or MobX-State-Tree store, to reproduce a bug or try a fix. " +
+			"Answers with the action_dispatched event and the state paths it changed.",
 		args: withSession(
-			argSpec{name: "action", kind: argObject, required: true, description: "e.g. {\"type\":\"cart/clear\"}"},
+			argSpec{name: "action", kind: argObject, required: true, description: "{\"type\":\"cart/clear\"}, or for MST {\"name\":\"toggle\",\"path\":\"/todos/0\"}"},
 		),
 		outputSchema: `{"type":"object","required":["event","changes"]}`,
 		run:          dispatchAction,
@@ -159,10 +159,10 @@ var capabilityRequests = map[string]string{
 
 func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	action, _ := a.object("action")
-	if typ, ok := wireString(rawMember(action, "type")); !ok || typ == "" {
-		return nil, invalidParams("action", "must have a non-empty string `type`")
-	}
 	s := a.session
+	if typ, ok := wireString(rawMember(action, "type")); (!ok || typ == "") && !namedAction(s, action) {
+		return nil, invalidParams("action", "must have a non-empty string `type` (a MobX-State-Tree app takes {name, path, args})")
+	}
 	if err := ts.requireCapability(s, capStateDispatch, "state.dispatch"); err != nil {
 		return nil, err
 	}
@@ -290,10 +290,14 @@ func (ts *toolSet) dispatchedEvent(ctx context.Context, s *session, answer json.
 		return nil, err
 	}
 	for i := len(page.events) - 1; i >= 0 && page.seqs[i] > after; i-- {
-		got, _ := wireString(rawMember(rawMember(rawMember(page.events[i], "payload"), "action"), "type"))
-		if got == typ {
+		if sameAction(rawMember(rawMember(page.events[i], "payload"), "action"), action) {
 			return page.events[i], nil
 		}
+	}
+	if typ == "" {
+		return nil, newToolError(codeAdapterError, map[string]any{"answer": json.RawMessage(orNull(answer))},
+			"the app took the dispatch but recorded no %s event of action %s at path %q (MobX-State-Tree ignores an action its tree does not have)",
+			dispatchedEvent, clipJSON(rawMember(action, "name")), namedActionPath(action))
 	}
 	return nil, newToolError(codeAdapterError, map[string]any{"answer": json.RawMessage(orNull(answer))},
 		"the app took the dispatch but recorded no %s event of type %q", dispatchedEvent, typ)

@@ -98,8 +98,9 @@ var stateTools = []*tool{
 	{
 		name:  "debug_get_snapshot",
 		title: "Get current state of a stream",
-		description: "Returns the current state of a stream: the Redux store, the navigation tree (focused screen = " +
-			"routes[index], recursively through nested `state`), or MMKV storage by instance. Pass `scope` to get " +
+		description: "Returns the current state of a stream: the Redux or MobX-State-Tree store, the navigation tree (focused screen = " +
+			"routes[index], recursively through nested `state`), MMKV by instance, stores (Zustand) or react_query " +
+			"(TanStack Query). Pass `scope` to get " +
 			"only part of it; if the answer is too large the error outlines the biggest children to scope to.",
 		args: withSession(
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux, navigation, mmkv."},
@@ -125,8 +126,8 @@ var stateTools = []*tool{
 	},
 	{
 		name:  "debug_get_state_path",
-		title: "Read a Redux state path",
-		description: "Returns the value at one path of the current Redux state, e.g. auth.user.role or cart.items.0. " +
+		title: "Read a state path",
+		description: "Returns the value at one path of the current Redux or MobX-State-Tree state, e.g. auth.user.role or cart.items.0. " +
 			"\"\" is the root. If the path is missing, the error names the deepest part that exists and its keys.",
 		args: withSession(
 			argSpec{name: "path", kind: argString, required: true, description: "Dot path; array indexes as .0; odd keys as [\"a.b\"]. \"\" for the root."},
@@ -139,7 +140,7 @@ var stateTools = []*tool{
 		title: "Diff two snapshots",
 		description: "Lists what changed between two snapshot events of a stream: each path added, removed or changed " +
 			"with old and new values (first 500). Find snapshot seqs with debug_query_events (event_type " +
-			"state_snapshot, navigation_snapshot or mmkv_snapshot).",
+			"*_snapshot).",
 		args: withSession(
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
 			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},

@@ -1,0 +1,219 @@
+package main
+
+// What reactotron-react-query 2.0.2 sends, and the react_query events it
+// becomes. The plugin subscribes to TanStack Query's query and mutation
+// caches and forwards their notifications in three disguises:
+//
+//   - display {name: <type><queryHash>, value: <the whole Query object>}
+//     for the query cache's added, removed, observerAdded and
+//     observerRemoved (it drops updated and observerOptionsUpdated). The
+//     Query object carries options, observers (each a serialised
+//     QueryObserver), queryKey, queryHash and state.
+//   - an unrequested state.values.response {path: "React Query
+//     (observerResultsUpdated) <queryHash>", value: <query.state>} for
+//     observerResultsUpdated: the only message that carries a query's new
+//     state after a fetch.
+//   - state.action.complete {name: "mutation", action: {type, mutation}} for
+//     the mutation cache's added, updated and removed (it drops the
+//     observer notifications). The Mutation object carries mutationId,
+//     options (with mutationKey) and state {status, variables, data, error,
+//     failureCount, submittedAt, …}.
+//
+// queryHash is TanStack's JSON text of the query key (object keys sorted),
+// so the key is read back from it when a message carries only the hash.
+// An Error thrown by a query or mutation function arrives as {}: the
+// client's serialiser keeps no message of it.
+//
+// The events (stream react_query), whatever disguise they came in:
+//
+//	query_added, query_updated, query_removed, observer_added, observer_removed
+//	    {queryHash, queryKey, status, fetchStatus, data, error, dataUpdatedAt,
+//	     errorUpdatedAt, isInvalidated, observerCount?}
+//	mutation_added, mutation_updated, mutation_removed
+//	    {mutationId, mutationKey?, status, variables, data, error,
+//	     failureCount, submittedAt}
+//
+// observerCount is there when the message said how many observers the
+// query has (query_updated does not).
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// reactQueryValuesPrefix starts the path of the plugin's unrequested
+// state.values.response.
+const reactQueryValuesPrefix = "React Query ("
+
+// reactQueryDisplayTypes maps the query cache notifications the plugin
+// sends as display messages to event types.
+var reactQueryDisplayTypes = []struct{ notification, event string }{
+	// observerAdded before added: names are matched by prefix.
+	{"observerAdded", "observer_added"},
+	{"observerRemoved", "observer_removed"},
+	{"observerResultsUpdated", "query_updated"},
+	{"added", "query_added"},
+	{"removed", "query_removed"},
+	{"updated", "query_updated"},
+}
+
+// reactQueryState is the part of a query's state that events carry.
+type reactQueryState struct {
+	Status         json.RawMessage `json:"status"`
+	FetchStatus    json.RawMessage `json:"fetchStatus"`
+	Data           json.RawMessage `json:"data"`
+	Error          json.RawMessage `json:"error"`
+	DataUpdatedAt  json.RawMessage `json:"dataUpdatedAt"`
+	ErrorUpdatedAt json.RawMessage `json:"errorUpdatedAt"`
+	IsInvalidated  json.RawMessage `json:"isInvalidated"`
+}
+
+// reactQueryEvent is the payload of a query event.
+type reactQueryEvent struct {
+	QueryHash string          `json:"queryHash"`
+	QueryKey  json.RawMessage `json:"queryKey"`
+	reactQueryState
+	ObserverCount *int `json:"observerCount,omitempty"`
+}
+
+// reactQueryMutationEvent is the payload of a mutation event.
+type reactQueryMutationEvent struct {
+	MutationID   json.RawMessage `json:"mutationId"`
+	MutationKey  json.RawMessage `json:"mutationKey,omitempty"`
+	Status       json.RawMessage `json:"status"`
+	Variables    json.RawMessage `json:"variables"`
+	Data         json.RawMessage `json:"data"`
+	Error        json.RawMessage `json:"error"`
+	FailureCount json.RawMessage `json:"failureCount"`
+	SubmittedAt  json.RawMessage `json:"submittedAt"`
+}
+
+// reactQueryFromValues recognises the plugin's unrequested values response;
+// ok is false for any other (an answer to the server's request).
+func reactQueryFromValues(payload json.RawMessage) (typ string, ev json.RawMessage, ok bool, err error) {
+	r, err := parseReactotronValuesResponse(payload)
+	if err != nil || !strings.HasPrefix(r.Path, reactQueryValuesPrefix) {
+		return "", nil, false, nil
+	}
+	notification, hash, found := strings.Cut(strings.TrimPrefix(r.Path, reactQueryValuesPrefix), ") ")
+	if !found || hash == "" {
+		return "", nil, true, fmt.Errorf("%w: React Query values path %q: want \"React Query (<type>) <queryHash>\"", errReactotronMessage, r.Path)
+	}
+	typ = "query_updated"
+	for _, t := range reactQueryDisplayTypes {
+		if t.notification == notification {
+			typ = t.event
+		}
+	}
+	var st reactQueryState
+	if rawKind(r.Value) == "object" {
+		_ = json.Unmarshal(r.Value, &st)
+	}
+	ev, err = reactotronMarshal(reactQueryEvent{QueryHash: hash, QueryKey: reactQueryKey(hash, nil), reactQueryState: st.orNull()})
+	return typ, ev, true, err
+}
+
+// reactQueryFromDisplay recognises the plugin's display message for a
+// query cache notification.
+func reactQueryFromDisplay(payload json.RawMessage) (typ string, ev json.RawMessage, ok bool) {
+	var d struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if rawKind(payload) != "object" || json.Unmarshal(payload, &d) != nil || rawKind(d.Value) != "object" {
+		return "", nil, false
+	}
+	var q struct {
+		QueryHash *string           `json:"queryHash"`
+		QueryKey  json.RawMessage   `json:"queryKey"`
+		State     json.RawMessage   `json:"state"`
+		Observers []json.RawMessage `json:"observers"`
+	}
+	if json.Unmarshal(d.Value, &q) != nil || q.QueryHash == nil {
+		return "", nil, false
+	}
+	for _, t := range reactQueryDisplayTypes {
+		if d.Name == t.notification+*q.QueryHash {
+			typ = t.event
+			break
+		}
+	}
+	if typ == "" {
+		return "", nil, false
+	}
+	var st reactQueryState
+	if rawKind(q.State) == "object" {
+		_ = json.Unmarshal(q.State, &st)
+	}
+	n := len(q.Observers)
+	ev, err := reactotronMarshal(reactQueryEvent{QueryHash: *q.QueryHash, QueryKey: reactQueryKey(*q.QueryHash, q.QueryKey),
+		reactQueryState: st.orNull(), ObserverCount: &n})
+	return typ, ev, err == nil
+}
+
+// reactQueryFromAction recognises the plugin's mutation notification in a
+// state.action.complete.
+func reactQueryFromAction(payload json.RawMessage) (typ string, ev json.RawMessage, ok bool, err error) {
+	var p struct {
+		Name   string `json:"name"`
+		Action struct {
+			Type     string          `json:"type"`
+			Mutation json.RawMessage `json:"mutation"`
+		} `json:"action"`
+	}
+	if rawKind(payload) != "object" || json.Unmarshal(payload, &p) != nil || p.Name != "mutation" || rawKind(p.Action.Mutation) != "object" {
+		return "", nil, false, nil
+	}
+	switch p.Action.Type {
+	case "added", "updated", "removed":
+		typ = "mutation_" + p.Action.Type
+	default:
+		return "", nil, true, fmt.Errorf("%w: React Query mutation type: want added, updated or removed, got %q", errReactotronMessage, p.Action.Type)
+	}
+	var m struct {
+		MutationID json.RawMessage `json:"mutationId"`
+		Options    struct {
+			MutationKey json.RawMessage `json:"mutationKey"`
+		} `json:"options"`
+		State struct {
+			Status       json.RawMessage `json:"status"`
+			Variables    json.RawMessage `json:"variables"`
+			Data         json.RawMessage `json:"data"`
+			Error        json.RawMessage `json:"error"`
+			FailureCount json.RawMessage `json:"failureCount"`
+			SubmittedAt  json.RawMessage `json:"submittedAt"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal(p.Action.Mutation, &m); err != nil {
+		return "", nil, true, fmt.Errorf("%w: React Query mutation: want {mutationId, options, state}", errReactotronMessage)
+	}
+	ev, err = reactotronMarshal(reactQueryMutationEvent{
+		MutationID: reactotronOrNull(m.MutationID), MutationKey: m.Options.MutationKey,
+		Status: reactotronOrNull(m.State.Status), Variables: reactotronOrNull(m.State.Variables),
+		Data: reactotronOrNull(m.State.Data), Error: reactotronOrNull(m.State.Error),
+		FailureCount: reactotronOrNull(m.State.FailureCount), SubmittedAt: reactotronOrNull(m.State.SubmittedAt),
+	})
+	return typ, ev, true, err
+}
+
+// reactQueryKey is the query's key: as sent, else read back from its hash,
+// else the hash itself.
+func reactQueryKey(hash string, key json.RawMessage) json.RawMessage {
+	if key != nil && rawKind(key) != "null" {
+		return key
+	}
+	if json.Valid([]byte(hash)) {
+		if v, err := decodeReactotronValue([]byte(hash)); err == nil {
+			return v
+		}
+	}
+	return appendJSONString(nil, hash, false)
+}
+
+// orNull gives absent members JSON null, so every event has every field.
+func (s reactQueryState) orNull() reactQueryState {
+	return reactQueryState{Status: reactotronOrNull(s.Status), FetchStatus: reactotronOrNull(s.FetchStatus),
+		Data: reactotronOrNull(s.Data), Error: reactotronOrNull(s.Error), DataUpdatedAt: reactotronOrNull(s.DataUpdatedAt),
+		ErrorUpdatedAt: reactotronOrNull(s.ErrorUpdatedAt), IsInvalidated: reactotronOrNull(s.IsInvalidated)}
+}

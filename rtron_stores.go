@@ -1,0 +1,132 @@
+package main
+
+// Named stores: what reactotron-plugin-zustand 2.0.9 (and any plugin that
+// speaks state.values.change) sends, read into {store name: state}.
+//
+//   - state.backup.request is answered with an array [{path: <store name>,
+//     value: <state>}] (reactotron-redux and reactotron-mst answer with an
+//     object, the one store's state). Functions are left out of a backup.
+//   - state.values.subscribe {paths: [names]} makes the plugin send
+//     state.values.change {changes: [{path, value}]} at once and after every
+//     change of a named store, each time with every subscribed store's
+//     state. Functions stay in these, encoded as "~~~ name() ~~~". "*"
+//     subscribes every store; reactotron-redux takes "*" and "" as paths of
+//     its one state and would push the whole of it on every action, so the
+//     bridge names stores, never those. An empty list unsubscribes, answered
+//     by a change with no entries.
+//   - state.values.request and state.keys.request are never answered.
+//
+// Jotai-style plugins push state.values.change unasked; it is read the same
+// way. A change's path names a store; its value is that store's whole state.
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// maxStoreNames bounds the store names one connection subscribes to.
+const maxStoreNames = 256
+
+// reactotronStoreValue is one named store's state.
+type reactotronStoreValue struct {
+	Name  string
+	Value json.RawMessage // normalised: see normaliseStoreValue
+}
+
+// parseReactotronStoreList reads the [{path, value}] of an array-shaped
+// backup or of a state.values.change's changes.
+func parseReactotronStoreList(what string, list json.RawMessage) ([]reactotronStoreValue, error) {
+	if k := rawKind(list); k != "array" {
+		return nil, fmt.Errorf("%w: %s: want an array of {path, value}, got %s", errReactotronMessage, what, k)
+	}
+	var entries []struct {
+		Path  *string         `json:"path"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := json.Unmarshal(list, &entries); err != nil {
+		return nil, fmt.Errorf("%w: %s: want an array of {path, value} with a string path", errReactotronMessage, what)
+	}
+	out := make([]reactotronStoreValue, 0, len(entries))
+	for i, e := range entries {
+		if e.Path == nil {
+			return nil, fmt.Errorf("%w: %s[%d].path: missing", errReactotronMessage, what, i)
+		}
+		if e.Value == nil {
+			// undefined: no store of that name. reactotron-redux answers a
+			// subscription so for a name its state lacks.
+			continue
+		}
+		if len(out) >= maxStoreNames {
+			break
+		}
+		out = append(out, reactotronStoreValue{Name: *e.Path, Value: normaliseStoreValue(e.Value)})
+	}
+	return out, nil
+}
+
+// parseReactotronValuesChange reads a decoded state.values.change payload.
+func parseReactotronValuesChange(payload json.RawMessage) ([]reactotronStoreValue, error) {
+	var changes json.RawMessage
+	err := reactotronEachPayloadMember("state.values.change", payload, func(name string, value json.RawMessage) error {
+		if name == "changes" {
+			changes = value
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if changes == nil {
+		return nil, fmt.Errorf("%w: state.values.change changes: missing", errReactotronMessage)
+	}
+	return parseReactotronStoreList("state.values.change changes", changes)
+}
+
+// reactotronFunctionText is how decodeReactotronValue writes a function.
+var reactotronFunctionText = regexp.MustCompile(`^\[function( [^\]]*)?\]$`)
+
+// normaliseStoreValue drops the functions a store holds (object members
+// and array elements), as a backup does, so that a backup and a change of
+// the same state are equal and diffs between them do not flap.
+func normaliseStoreValue(v json.RawMessage) json.RawMessage {
+	dec := json.NewDecoder(bytes.NewReader(v))
+	dec.UseNumber() // numbers stay as written
+	var x any
+	if dec.Decode(&x) != nil {
+		return v
+	}
+	out, err := reactotronMarshal(dropFunctions(x))
+	if err != nil {
+		return v
+	}
+	return out
+}
+
+func isFunctionText(x any) bool {
+	s, ok := x.(string)
+	return ok && reactotronFunctionText.MatchString(s)
+}
+
+func dropFunctions(x any) any {
+	switch v := x.(type) {
+	case map[string]any:
+		for k, e := range v {
+			if isFunctionText(e) {
+				delete(v, k)
+			} else {
+				v[k] = dropFunctions(e)
+			}
+		}
+	case []any:
+		out := v[:0]
+		for _, e := range v {
+			if !isFunctionText(e) {
+				out = append(out, dropFunctions(e))
+			}
+		}
+		return out
+	}
+	return x
+}
