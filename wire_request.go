@@ -199,13 +199,18 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 	p.done <- adapterOutcome{result: result}
 }
 
-// adapterAnswerError turns a response's error member into a tool error (spec §4).
-func adapterAnswerError(method string, raw []byte) *toolError {
-	malformed := func(problem string) *toolError {
-		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", method, problem)
-	}
-	if raw[0] != '{' {
-		return malformed("error is not an object")
+// wireAnswerError is the error member of a response (wire protocol §4).
+type wireAnswerError struct {
+	Code    string // non-empty
+	Message string // "" when absent
+	Details []byte // raw JSON; nil when absent or null
+}
+
+// parseWireAnswerError reads a response's error member, or says what is
+// malformed about it. check-adapter vets answers with it too.
+func parseWireAnswerError(raw []byte) (wireAnswerError, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return wireAnswerError{}, errors.New("error is not an object")
 	}
 	var code, message, details []byte
 	if err := scanObject(raw, func(key, value []byte) error {
@@ -219,16 +224,30 @@ func adapterAnswerError(method string, raw []byte) *toolError {
 		}
 		return nil
 	}); err != nil {
-		return malformed(err.Error())
+		return wireAnswerError{}, err
 	}
 	codeStr, ok := wireString(code)
 	if !ok || codeStr == "" {
-		return malformed("error.code is not a non-empty string")
+		return wireAnswerError{}, errors.New("error.code is not a non-empty string")
 	}
 	msg, ok := wireString(message)
 	if !ok && !wireAbsent(message) {
-		return malformed("error.message is not a string")
+		return wireAnswerError{}, errors.New("error.message is not a string")
 	}
+	e := wireAnswerError{Code: codeStr, Message: msg}
+	if !wireAbsent(details) {
+		e.Details = details
+	}
+	return e, nil
+}
+
+// adapterAnswerError turns a response's error member into a tool error (spec §4).
+func adapterAnswerError(method string, raw []byte) *toolError {
+	ae, err := parseWireAnswerError(raw)
+	if err != nil {
+		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", method, err)
+	}
+	codeStr, msg := ae.Code, ae.Message
 	pathMiss := codeStr == codePathNotFound && (method == "snapshot.get" || method == "snapshot.keys")
 	switch {
 	case codeStr == codeStreamUnavailable, codeStr == codeSnapshotNotFound, codeStr == codePayloadTooLarge, pathMiss:
@@ -236,8 +255,8 @@ func adapterAnswerError(method string, raw []byte) *toolError {
 			msg = fmt.Sprintf("the app adapter answered %s with %s", method, codeStr)
 		}
 		var d any
-		if !wireAbsent(details) {
-			d = json.RawMessage(bytes.Clone(details))
+		if ae.Details != nil {
+			d = json.RawMessage(bytes.Clone(ae.Details))
 		}
 		return &toolError{Code: codeStr, Message: msg, Details: d}
 	}
@@ -246,4 +265,30 @@ func adapterAnswerError(method string, raw []byte) *toolError {
 		text += ": " + msg
 	}
 	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: codeStr, AdapterMessage: msg}, "%s", text)
+}
+
+// splitWireEventsAnswer checks the shape of an events.query result (wire
+// protocol §4) and returns its members as JSON: the events array, hasMore,
+// oldestSeq and latestSeq; ok is false when one is missing or of the wrong
+// type.
+func splitWireEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, ok bool) {
+	err := eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "events":
+			events = v
+		case "hasMore":
+			hasMore = v
+		case "oldestSeq":
+			oldest = v
+		case "latestSeq":
+			latest = v
+		}
+		return true
+	})
+	_, ok1 := wireInt(oldest)
+	_, ok2 := wireInt(latest)
+	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {
+		return nil, nil, nil, nil, false
+	}
+	return events, hasMore, oldest, latest, true
 }
