@@ -56,6 +56,7 @@ type checkConn struct {
 	noHandshake    bool // no handshake came within the deadline
 	pending        map[string]chan checkAnswer
 	answered       map[string]bool
+	cancelled      map[string]bool // an answer may still come; it is not stray
 	nextID         int
 	oversized      []string // frames over maxPayload, described
 	stray          []string // responses to no pending request, described
@@ -253,6 +254,9 @@ func (c *checkConn) handleResponse(m *wireMessage, data []byte) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := c.pending[id]
+	if ok && c.cancelled[id] {
+		return
+	}
 	if !ok || ch == nil {
 		why := "an id the kit never sent"
 		switch {
@@ -349,6 +353,7 @@ func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (c
 	c.mu.Lock()
 	_, still := c.pending[id]
 	delete(c.pending, id)
+	c.cancelled[id] = true
 	c.mu.Unlock()
 	if !still {
 		return <-ch, nil // answered just now

@@ -50,6 +50,7 @@ type checkOptions struct {
 	AllowActions bool   // also send the requests that change the app
 
 	Listening func(addr string) // tests: told the address once bound
+	Connected func()            // tests: called once the first handshake is answered, before any check
 }
 
 // checkKit runs one check-adapter session.
@@ -161,6 +162,7 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 		writeLock:  make(chan struct{}, 1),
 		pending:    map[string]chan checkAnswer{},
 		answered:   map[string]bool{},
+		cancelled:  map[string]bool{},
 	}
 	k.all = append(k.all, c)
 	k.mu.Unlock()
@@ -220,6 +222,9 @@ func (k *checkKit) run(ctx context.Context) ([]checkResult, error) {
 	c.mu.Lock()
 	k.info, k.first = c.info, c.info
 	c.mu.Unlock()
+	if k.opts.Connected != nil && k.info != nil {
+		k.opts.Connected()
+	}
 
 	cases := selectChecks(k.opts.Only)
 	results := make([]checkResult, 0, len(cases))
@@ -311,11 +316,20 @@ type checkResult struct {
 // The handshake is always checked: nothing else can run without it.
 func selectChecks(only string) []checkCase {
 	only = strings.TrimPrefix(strings.TrimSpace(only), "§")
-	var out []checkCase
+	picked := map[string]bool{"handshake": true}
 	for _, cc := range checkCases {
 		section := strings.TrimPrefix(cc.section, "§")
-		if only == "" || cc.name == "handshake" || strings.HasPrefix(cc.name, only) ||
+		if only == "" || strings.HasPrefix(cc.name, only) ||
 			section == only || strings.HasPrefix(section, only+" ") || strings.HasPrefix(section, only+".") {
+			picked[cc.name] = true
+		}
+	}
+	if picked["handshake.session-id"] || picked["max-payload"] {
+		picked["liveness.reconnect"] = true // they need the second connection
+	}
+	var out []checkCase
+	for _, cc := range checkCases {
+		if picked[cc.name] {
 			out = append(out, cc)
 		}
 	}

@@ -46,11 +46,18 @@ const maxCheckWalk = 5000
 // "-0" on an array).
 func pickPaths(root any) []checkPath {
 	paths := []checkPath{{why: "the root", wire: []any{}}}
+	var misses []checkPath // asked last: a wrong hit is the clearer report
 	found := map[string]bool{}
 	add := func(kind string, wire []any) {
 		if !found[kind] {
 			found[kind] = true
 			paths = append(paths, checkPath{why: kind, wire: slices.Clone(wire)})
+		}
+	}
+	addMiss := func(kind string, wire []any) {
+		if !found[kind] {
+			found[kind] = true
+			misses = append(misses, checkPath{why: kind, wire: slices.Clone(wire)})
 		}
 	}
 	type node struct {
@@ -69,7 +76,7 @@ func pickPaths(root any) []checkPath {
 			}
 			slices.Sort(keys)
 			if len(n.wire) == 0 {
-				add("a missing key", []any{"check-adapter: no such key"})
+				addMiss("a missing key", []any{"check-adapter: no such key"})
 			}
 			for _, key := range keys {
 				wire := append(slices.Clip(n.wire), key)
@@ -88,10 +95,10 @@ func pickPaths(root any) []checkPath {
 				queue = append(queue, node{v[key], wire})
 			}
 		case []any:
-			add("an index past the end", append(slices.Clip(n.wire), len(v)))
+			addMiss("an index past the end", append(slices.Clip(n.wire), len(v)))
 			if len(v) > 0 {
-				add(`"-0" on an array`, append(slices.Clip(n.wire), "-0"))
-				add(`"0" as a string on an array`, append(slices.Clip(n.wire), "0"))
+				addMiss(`"-0" on an array`, append(slices.Clip(n.wire), "-0"))
+				addMiss(`"0" as a string on an array`, append(slices.Clip(n.wire), "0"))
 			}
 			for i, e := range v {
 				wire := append(slices.Clip(n.wire), i)
@@ -100,11 +107,11 @@ func pickPaths(root any) []checkPath {
 			}
 		default:
 			if len(n.wire) > 0 {
-				add("a step into a scalar", append(slices.Clip(n.wire), "x"))
+				addMiss("a step into a scalar", append(slices.Clip(n.wire), "x"))
 			}
 		}
 	}
-	return paths
+	return append(paths, misses...)
 }
 
 // snapshotState fetches a stream's current snapshot and decodes it.
