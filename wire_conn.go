@@ -545,7 +545,7 @@ type wireEventHead struct {
 // with it too.
 func parseWireEvent(raw []byte) (wireEventHead, error) {
 	var head wireEventHead
-	if wireAbsent(raw) || raw[0] != '{' {
+	if len(raw) == 0 || wireAbsent(raw) || raw[0] != '{' {
 		return head, fmt.Errorf("the event is not an object: %s", clipJSON(raw))
 	}
 	var stream, seq, typ, timestamp []byte
