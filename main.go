@@ -32,7 +32,10 @@
 // config.go holds the settings, memory.go returns memory to the system after
 // a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
 // demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
-// -demo and the tests.
+// -demo and the tests. check_kit.go (check_conn.go, check_cases.go,
+// check_paths.go, check_live.go, check_report.go) is `check-adapter`, the
+// conformance kit for adapters: another entry point, which reads the wire
+// with the links' own readers and knows nothing above them.
 package main
 
 import (
