@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -236,6 +237,24 @@ func (rc *checkRelayConn) method(frame []byte) string {
 	return rc.methods[m.ID]
 }
 
+// burstOf reports whether request id is the one sent n-1 requests before
+// the request asking for 8 events (the kit's ids count up: "ck-N").
+func (rc *checkRelayConn) burstOf(id string, n int) bool {
+	for other, req := range rc.asked {
+		if strings.Contains(req, `"limit":8,`) {
+			var a, b int
+			if _, err := fmt.Sscanf(id, "ck-%d", &a); err != nil {
+				return false
+			}
+			if _, err := fmt.Sscanf(other, "ck-%d", &b); err != nil {
+				return false
+			}
+			return b-a == 8-n
+		}
+	}
+	return false
+}
+
 // idOf is the id of a response frame.
 func (rc *checkRelayConn) idOf(frame []byte) string {
 	var m struct{ ID string }
@@ -367,7 +386,7 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 		},
 	}, {
 		name: "an unknown method never answered", check: "unknown-method", want: "no response within",
-		opts: func(o *checkOptions) { o.RequestTimeout = 300 * time.Millisecond },
+		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toApp: func(rc *checkRelayConn, f []byte) []byte {
 			if isRequest(f, "check-adapter.noSuchMethod") {
 				return nil
@@ -375,25 +394,29 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 			return f
 		},
 	}, {
-		name: "answers under the id of another request in flight", check: "response.id", want: "the answer to another request",
-		opts: func(o *checkOptions) { o.RequestTimeout = 300 * time.Millisecond },
+		// response.id alone asks for 8 events, last of its 8 requests in flight.
+		name: "answers under the id of another request in flight", check: "response.id", want: "events.query limit 8: no response within",
+		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toKit: func(rc *checkRelayConn, f []byte) []byte {
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
-			var m struct{ Type, ID string }
-			if json.Unmarshal(f, &m) != nil || m.Type != "response" || len(rc.pending) < 2 {
+			var first, eighth string
+			for id, req := range rc.asked {
+				switch {
+				case strings.Contains(req, `"limit":1,`) && rc.burstOf(id, 1):
+					first = id
+				case strings.Contains(req, `"limit":8,`):
+					eighth = id
+				}
+			}
+			if eighth == "" || rc.idOf(f) != eighth {
 				return f
 			}
-			latest := rc.pending[len(rc.pending)-1]
-			rc.forget(m.ID)
-			if m.ID == latest {
-				return f
-			}
-			return editJSON(f, func(m map[string]any) { m["id"] = latest })
+			return editJSON(f, func(m map[string]any) { m["id"] = first })
 		},
 	}, {
 		name: "a request with an unknown member is dropped", check: "forward-compat", want: "no response within",
-		opts: func(o *checkOptions) { o.RequestTimeout = 300 * time.Millisecond },
+		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toApp: func(rc *checkRelayConn, f []byte) []byte {
 			if bytes.Contains(f, []byte(`"check":{`)) {
 				return nil
