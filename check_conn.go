@@ -67,23 +67,10 @@ type checkConn struct {
 }
 
 // readLoop reads frames until the connection ends; the first text frame is
-// the handshake, which must come within handshakeTimeout of the upgrade.
-func (c *checkConn) readLoop(token string, handshakeTimeout time.Duration) {
+// the handshake.
+func (c *checkConn) readLoop(token string) {
 	defer close(c.done)
 	upgraded := time.Now()
-	timer := time.AfterFunc(handshakeTimeout, func() {
-		c.mu.Lock()
-		late := c.info == nil && c.refusal == nil
-		if late {
-			c.noHandshake = true
-		}
-		c.mu.Unlock()
-		if late {
-			c.closeHandshake()
-			c.ws.Close(wireCloseHandshakeTimeout, "no handshake in time")
-		}
-	})
-	defer timer.Stop()
 	for {
 		typ, data, size, err := c.read()
 		if err != nil {
@@ -115,6 +102,21 @@ func (c *checkConn) readLoop(token string, handshakeTimeout time.Duration) {
 		default:
 			c.handleMessage(data)
 		}
+	}
+}
+
+// expireHandshake closes the connection with 4004 unless its handshake
+// has come (§2): the handshake deadline has passed.
+func (c *checkConn) expireHandshake() {
+	c.mu.Lock()
+	late := c.info == nil && c.refusal == nil
+	if late {
+		c.noHandshake = true
+	}
+	c.mu.Unlock()
+	if late {
+		c.closeHandshake()
+		c.ws.Close(wireCloseHandshakeTimeout, "no handshake in time")
 	}
 }
 

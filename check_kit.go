@@ -168,13 +168,21 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	k.mu.Unlock()
 	handlers.Add(1)
 	defer handlers.Done()
-	go c.readLoop(k.opts.Token, k.opts.HandshakeTimeout)
+	go c.readLoop(k.opts.Token) // ends before the handler returns: it waits for c.done
 	select {
 	case k.conns <- c:
 	default:
 		// One adapter at a time: a second one waits for nothing.
 		ws.Close(websocket.StatusTryAgainLater, "check-adapter tests one adapter at a time")
 	}
+	timer := time.NewTimer(k.opts.HandshakeTimeout)
+	select {
+	case <-c.handshaken:
+	case <-c.done:
+	case <-timer.C:
+		c.expireHandshake()
+	}
+	timer.Stop()
 	select {
 	case <-c.done:
 	case <-ctx.Done():
@@ -187,9 +195,11 @@ func (k *checkKit) closeAll(code websocket.StatusCode, reason string) {
 	k.mu.Lock()
 	conns := append([]*checkConn(nil), k.all...)
 	k.mu.Unlock()
+	var closing sync.WaitGroup
 	for _, c := range conns {
-		go c.ws.Close(code, reason) // the handler waits for the read loop's end
+		closing.Go(func() { c.ws.Close(code, reason) })
 	}
+	closing.Wait()
 }
 
 // awaitConn waits up to timeout for the next connection and its handshake.
