@@ -518,9 +518,13 @@ func (c *adapterConn) handleMessage(data []byte) {
 // handleEvent records a pushed event (wire protocol §5).
 func (c *adapterConn) handleEvent(m *wireMessage) {
 	l := c.link
+	if wireAbsent(m.Event) || m.Event[0] != '{' {
+		l.logger.Warn("ignoring event message without an event object", "session", c.sessionID)
+		return
+	}
 	head, err := parseWireEvent(m.Event)
 	if err != nil {
-		l.logger.Warn("ignoring pushed event", "session", c.sessionID, "err", err)
+		l.logger.Warn("ignoring event without a stream name and a seq >= 1", "session", c.sessionID, "err", err)
 		return
 	}
 	at := head.At
