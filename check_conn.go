@@ -45,6 +45,7 @@ type checkConn struct {
 	timeout    time.Duration // request timeout
 
 	handshaken chan struct{} // closed once the handshake was acked, refused or timed out
+	pushed     chan struct{} // gets a value (capacity 1) when an event is pushed
 	done       chan struct{} // closed when the read loop has ended
 	writeLock  chan struct{}
 
@@ -230,6 +231,10 @@ func (c *checkConn) handleMessage(data []byte) {
 		c.mu.Lock()
 		c.pushes = append(c.pushes, p)
 		c.mu.Unlock()
+		select {
+		case c.pushed <- struct{}{}:
+		default:
+		}
 	case "streams":
 		p := checkPush{kind: "streams", frame: data}
 		if m.Streams == nil {

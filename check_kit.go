@@ -44,6 +44,7 @@ type checkOptions struct {
 	WaitTimeout      time.Duration // for the adapter to connect at all
 	ReconnectTimeout time.Duration // for it to come back after a 1001 (§6)
 	PongTimeout      time.Duration // for the pong to a WebSocket ping (§6)
+	PushWait         time.Duration // for a first pushed event, when none came before its check
 
 	JSON         bool   // print the report as one JSON document
 	Only         string // run only the checks of this section ("4", "§4") or name prefix
@@ -158,6 +159,7 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 		upgradeBad: refusal,
 		timeout:    k.opts.RequestTimeout,
 		handshaken: make(chan struct{}),
+		pushed:     make(chan struct{}, 1),
 		done:       make(chan struct{}),
 		writeLock:  make(chan struct{}, 1),
 		pending:    map[string]chan checkAnswer{},
@@ -352,4 +354,6 @@ const (
 	checkSmallPayload = 1024
 	// checkReconnectTimeout is the time §6 gives an adapter to come back.
 	checkReconnectTimeout = 5 * time.Second
+	// checkPushWait is how long push.event waits for a first push.
+	checkPushWait = 5 * time.Second
 )

@@ -150,7 +150,7 @@ func TestLoadCheckConfig(t *testing.T) {
 		opts.Only != "4" || !opts.AllowActions || opts.WaitTimeout.Seconds() != 3 || opts.SmallPayload != checkSmallPayload {
 		t.Errorf("options %+v", opts)
 	}
-	for _, args := range [][]string{{"-demo"}, {"-wait", "0s"}, {"-nope"}, {"extra"}} {
+	for _, args := range [][]string{{"-demo"}, {"-wait", "0s"}, {"-nope"}, {"extra"}, {"-only", "§9"}} {
 		if _, _, err := loadCheckConfig(args, func(string) string { return "" }); !errors.Is(err, errUsage) {
 			t.Errorf("check-adapter %v: %v, want a usage error", args, err)
 		}
@@ -159,5 +159,48 @@ func TestLoadCheckConfig(t *testing.T) {
 	if err := run(t.Context(), []string{"check-adapter", "-help"}, strings.NewReader(""), &out, &out); err != nil ||
 		!strings.Contains(out.String(), "check-adapter [flags]") || !strings.Contains(out.String(), "-allow-actions") {
 		t.Errorf("check-adapter -help: %v\n%s", err, out.String())
+	}
+}
+
+func TestCheckReportTable(t *testing.T) {
+	results := []checkResult{
+		{Name: "handshake", Result: checkPass, Section: "§2 Handshake", Required: true},
+		{Name: "snapshot.path", Result: checkFail, Section: "§4 Paths in requests", Required: true,
+			Sent: `snapshot.get {"path":["auth"]}`, Got: "the whole state\n(12 bytes)", Requires: "the value at path"},
+		{Name: "push.streams", Result: checkSkipped, Section: "§5 Pushed messages", Required: true, Note: "nothing pushed"},
+		{Name: "events.query.params", Result: checkFail, Section: "§4", Required: false, Sent: "x", Got: "y", Requires: "z"},
+	}
+	var out bytes.Buffer
+	if err := writeCheckTable(&out, &adapterInfo{AdapterVersion: "1.2", SessionID: "s-1", Capabilities: []string{"snapshot.path"}}, results); err != nil {
+		t.Fatal(err)
+	}
+	want := `adapter 1.2, session s-1, capabilities [snapshot.path]
+
+CHECK                RESULT   PROTOCOL.md           LEVEL
+handshake            pass     §2 Handshake          MUST
+snapshot.path        fail     §4 Paths in requests  MUST
+    sent snapshot.get {"path":["auth"]}, got the whole state (12 bytes)
+    PROTOCOL.md requires: the value at path
+push.streams         skipped  §5 Pushed messages    MUST
+    nothing pushed
+events.query.params  fail     §4                    SHOULD
+    sent x, got y
+    PROTOCOL.md requires: z
+
+1 passed, 1 failed, 1 skipped, 0 not run; 1 SHOULD not met
+`
+	if out.String() != want {
+		t.Errorf("table:\n%s\nwant:\n%s", out.String(), want)
+	}
+	out.Reset()
+	if err := writeCheckJSON(&out, nil, results); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Passed bool
+		Checks []checkResult
+	}
+	if err := json.Unmarshal(out.Bytes(), &doc); err != nil || doc.Passed || len(doc.Checks) != len(results) {
+		t.Errorf("JSON report %s: %v", out.String(), err)
 	}
 }

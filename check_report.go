@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // checkSummary counts results by kind.
@@ -41,10 +42,15 @@ func writeCheckTable(w io.Writer, adapter *adapterInfo, results []checkResult) e
 	// Widths by hand: the lines under a failure would cut tabwriter's columns.
 	nameW, resultW, sectionW := len("CHECK"), len("RESULT"), len("PROTOCOL.md")
 	for _, r := range results {
-		nameW, resultW, sectionW = max(nameW, len(r.Name)), max(resultW, len(r.Result)), max(sectionW, len(r.Section))
+		nameW = max(nameW, utf8.RuneCountInString(r.Name))
+		resultW = max(resultW, utf8.RuneCountInString(r.Result))
+		sectionW = max(sectionW, utf8.RuneCountInString(r.Section))
+	}
+	pad := func(s string, width int) string {
+		return s + strings.Repeat(" ", width-utf8.RuneCountInString(s))
 	}
 	row := func(c1, c2, c3, c4 string) {
-		fmt.Fprintf(&b, "%-*s  %-*s  %-*s  %s\n", nameW, c1, resultW, c2, sectionW, c3, c4)
+		fmt.Fprintf(&b, "%s  %s  %s  %s\n", pad(c1, nameW), pad(c2, resultW), pad(c3, sectionW), c4)
 	}
 	row("CHECK", "RESULT", "PROTOCOL.md", "LEVEL")
 	for _, r := range results {

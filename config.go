@@ -411,6 +411,9 @@ func loadCheckConfig(args []string, getenv func(string) string) (config, checkOp
 	if cfg.Demo || cfg.DemoAdapterOnly {
 		return cfg, opts, fmt.Errorf("%w: check-adapter starts no app: run devtools-mcp -demo-adapter-only in another terminal", errUsage)
 	}
+	if opts.Only != "" && len(selectChecks(opts.Only)) == 1 && opts.Only != "handshake" {
+		return cfg, opts, fmt.Errorf("%w: -only %q names no section or check", errUsage, opts.Only)
+	}
 	if opts.WaitTimeout <= 0 {
 		return cfg, opts, fmt.Errorf("%w: -wait: must be a positive duration", errUsage)
 	}
@@ -421,5 +424,6 @@ func loadCheckConfig(args []string, getenv func(string) string) (config, checkOp
 	opts.HandshakeTimeout = linkHandshakeTimeout
 	opts.ReconnectTimeout = checkReconnectTimeout
 	opts.PongTimeout = linkPongTimeout
+	opts.PushWait = checkPushWait
 	return cfg, opts, nil
 }
