@@ -195,7 +195,9 @@ func (c *checkConn) handleOversized(prefix []byte, size int64) {
 	if idOK {
 		what += " for id " + strconv.Quote(ids)
 	}
-	c.oversized = append(c.oversized, fmt.Sprintf("%s of %d bytes, over maxPayload %d", what, size, c.maxPayload))
+	if len(c.oversized) < maxCheckNotes {
+		c.oversized = append(c.oversized, fmt.Sprintf("%s of %d bytes, over maxPayload %d", what, size, c.maxPayload))
+	}
 	if ch := c.pending[ids]; t == "response" && idOK && ch != nil {
 		delete(c.pending, ids)
 		c.answered[ids] = true
@@ -220,7 +222,7 @@ func (c *checkConn) handleMessage(data []byte) {
 	case "response":
 		c.handleResponse(&m, data)
 	case "event":
-		p := checkPush{kind: "event", frame: data}
+		p := checkPush{kind: "event", frame: checkClip(data)}
 		head, err := parseWireEvent(m.Event)
 		if err != nil {
 			p.problem = err.Error()
@@ -228,15 +230,13 @@ func (c *checkConn) handleMessage(data []byte) {
 			p.event = head
 			p.problem = checkEventShape(m.Event)
 		}
-		c.mu.Lock()
-		c.pushes = append(c.pushes, p)
-		c.mu.Unlock()
+		c.keepPush(p)
 		select {
 		case c.pushed <- struct{}{}:
 		default:
 		}
 	case "streams":
-		p := checkPush{kind: "streams", frame: data}
+		p := checkPush{kind: "streams", frame: checkClip(data)}
 		if m.Streams == nil {
 			p.problem = "streams: required"
 		} else if s, err := parseWireStreams(m.Streams); err != nil {
@@ -244,9 +244,7 @@ func (c *checkConn) handleMessage(data []byte) {
 		} else {
 			p.streams = s
 		}
-		c.mu.Lock()
-		c.pushes = append(c.pushes, p)
-		c.mu.Unlock()
+		c.keepPush(p)
 	case "ping":
 		c.mu.Lock()
 		c.pings++
@@ -272,7 +270,9 @@ func (c *checkConn) handleResponse(m *wireMessage, data []byte) {
 		case c.answered[id]:
 			why = "an id already answered"
 		}
-		c.stray = append(c.stray, fmt.Sprintf("%s (%s)", clipJSON(data), why))
+		if len(c.stray) < maxCheckNotes {
+			c.stray = append(c.stray, fmt.Sprintf("%s (%s)", clipJSON(data), why))
+		}
 		return
 	}
 	delete(c.pending, id)
@@ -294,10 +294,29 @@ func (c *checkConn) handleResponse(m *wireMessage, data []byte) {
 	ch <- a
 }
 
+// Bounds on what a connection keeps of what the adapter sends unasked.
+const (
+	maxCheckNotes  = 20    // oversized, stray and malformed frames described
+	maxCheckPushes = 10000 // pushes kept for push.event and push.streams
+)
+
+func (c *checkConn) keepPush(p checkPush) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.pushes) < maxCheckPushes {
+		c.pushes = append(c.pushes, p)
+	}
+}
+
+// checkClip keeps the start of a frame, enough to name it in a report.
+func checkClip(frame []byte) []byte {
+	return append([]byte(nil), frame[:min(len(frame), 200)]...)
+}
+
 func (c *checkConn) note(list *[]string, what string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(*list) < 20 {
+	if len(*list) < maxCheckNotes {
 		*list = append(*list, what)
 	}
 }
