@@ -49,29 +49,27 @@ type checkConn struct {
 	done       chan struct{} // closed when the read loop has ended
 	writeLock  chan struct{}
 
-	mu             sync.Mutex
-	firstFrame     []byte
-	handshakeAfter time.Duration
-	info           *adapterInfo
-	refusal        *wireHandshakeRefusal
-	noHandshake    bool // no handshake came within the deadline
-	pending        map[string]chan checkAnswer
-	answered       map[string]bool
-	cancelled      map[string]bool // an answer may still come; it is not stray
-	nextID         int
-	oversized      []string // frames over maxPayload, described
-	stray          []string // responses to no pending request, described
-	malformed      []string // frames that are not a JSON object with a string type
-	pushes         []checkPush
-	pings          int
-	readErr        error
+	mu          sync.Mutex
+	firstFrame  []byte
+	info        *adapterInfo
+	refusal     *wireHandshakeRefusal
+	noHandshake bool // no handshake came within the deadline
+	pending     map[string]chan checkAnswer
+	answered    map[string]bool
+	cancelled   map[string]bool // an answer may still come; it is not stray
+	nextID      int
+	oversized   []string // frames over maxPayload, described
+	stray       []string // responses to no pending request, described
+	malformed   []string // frames that are not a JSON object with a string type
+	pushes      []checkPush
+	pings       int
+	readErr     error
 }
 
 // readLoop reads frames until the connection ends; the first text frame is
 // the handshake.
 func (c *checkConn) readLoop(token string) {
 	defer close(c.done)
-	upgraded := time.Now()
 	for {
 		typ, data, size, err := c.read()
 		if err != nil {
@@ -92,7 +90,6 @@ func (c *checkConn) readLoop(token string) {
 		first := c.info == nil && c.refusal == nil && !c.noHandshake
 		if first {
 			c.firstFrame = data
-			c.handshakeAfter = time.Since(upgraded)
 		}
 		c.mu.Unlock()
 		switch {

@@ -64,6 +64,7 @@ type checkKit struct {
 	nextPayload int64           // maxPayload for the next connection; under mu
 	mu          sync.Mutex
 	all         []*checkConn
+	stopping    bool // no new connection handlers
 
 	conn   *checkConn    // the connection checks talk to
 	info   *adapterInfo  // its handshake
@@ -106,6 +107,9 @@ func runCheckAdapter(ctx context.Context, opts checkOptions, stdout, stderr io.W
 	serving.Go(func() { _ = srv.Serve(ln) })
 	defer func() {
 		cancel()
+		k.mu.Lock()
+		k.stopping = true // handlers.Add below happens under mu, before this
+		k.mu.Unlock()
 		k.closeAll(websocket.StatusGoingAway, "check-adapter done")
 		_ = srv.Close()
 		serving.Wait()
@@ -146,6 +150,15 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 		http.NotFound(w, r)
 		return
 	}
+	k.mu.Lock()
+	if k.stopping {
+		k.mu.Unlock()
+		http.Error(w, "check-adapter is done", http.StatusServiceUnavailable)
+		return
+	}
+	handlers.Add(1)
+	k.mu.Unlock()
+	defer handlers.Done()
 	refusal := k.upgrade.checkUpgrade(r)
 	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
 	if err != nil {
@@ -168,8 +181,6 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	}
 	k.all = append(k.all, c)
 	k.mu.Unlock()
-	handlers.Add(1)
-	defer handlers.Done()
 	go c.readLoop(k.opts.Token) // ends before the handler returns: it waits for c.done
 	select {
 	case k.conns <- c:
