@@ -254,6 +254,13 @@ func (k *checkKit) run(ctx context.Context) ([]checkResult, error) {
 	blocked := ""
 	for i, cc := range cases {
 		fmt.Fprintf(k.progress, "[%d/%d] %s\n", i+1, len(cases), cc.name)
+		select {
+		case <-k.conn.done:
+			if blocked == "" && k.info != nil {
+				blocked = "the adapter disconnected during an earlier check"
+			}
+		default:
+		}
 		r := checkResult{Name: cc.name, Section: cc.section, Required: cc.required}
 		switch {
 		case blocked != "":
