@@ -137,6 +137,9 @@ func checkEventsLimit(ctx context.Context, k *checkKit) *checkOutcome {
 			if n := len(ans.events); n > 0 && ans.events[n-1].head.Seq != ans.latest {
 				return checkFailed(checkSent("events.query", params), "the last event has seq %d, not latestSeq %d: not the newest", ans.events[n-1].head.Seq, ans.latest)
 			}
+			if older := len(ans.events) > 0 && ans.events[0].head.Seq > ans.oldestSeq; ans.hasMore != older {
+				return checkFailed(checkSent("events.query", params), "hasMore %v, though the first event has seq %d and oldestSeq is %d", ans.hasMore, ans.events[0].head.Seq, ans.oldestSeq)
+			}
 		}
 		return nil
 	})

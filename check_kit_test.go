@@ -433,6 +433,22 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 			})
 		},
 	}, {
+		// Found by the kit in a first-try adapter written in JavaScript.
+		name: "hasMore false after since_seq though newer events exist", check: "events.query.since_seq", want: "hasMore false",
+		toKit: func(rc *checkRelayConn, f []byte) []byte {
+			rc.mu.Lock()
+			asked := rc.asked[rc.idOf(f)]
+			rc.mu.Unlock()
+			if rc.method(f) != "events.query" || !strings.Contains(asked, "since_seq") {
+				return f
+			}
+			return editJSON(f, func(m map[string]any) {
+				if res := asMap(m["result"]); res != nil {
+					res["hasMore"] = false
+				}
+			})
+		},
+	}, {
 		name: "an oversized answer instead of PAYLOAD_TOO_LARGE", check: "max-payload", want: "over maxPayload 1024",
 		app: demoOptions{SendOversized: true},
 	}, {
