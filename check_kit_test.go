@@ -565,3 +565,25 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckAdapterAgainstDemoAdapterOnly runs the kit against the program
+// started as `devtools-mcp -demo-adapter-only`, as .ci/run and a user do.
+func TestCheckAdapterAgainstDemoAdapterOnly(t *testing.T) {
+	opts := checkTestOptions()
+	opts.AllowActions = false
+	report, progress, err := runCheckTest(t, opts, nil, func(ctx context.Context, addr string) {
+		_, port, _ := strings.Cut(addr, ":")
+		var stderr bytes.Buffer
+		if err := run(ctx, []string{"-demo-adapter-only", "-ws-port", port, "-log-level", "error"}, strings.NewReader(""), &stderr, &stderr); err != nil {
+			t.Errorf("-demo-adapter-only: %v\n%s", err, stderr.String())
+		}
+	})
+	if err != nil || !report.Passed {
+		t.Fatalf("check-adapter: %v, passed %v\nprogress:\n%s", err, report.Passed, progress)
+	}
+	for _, r := range report.Checks {
+		if r.Result == checkFail || r.Result == checkNotRun {
+			t.Errorf("%s: %s (%s)", r.Name, r.Result, r.Got)
+		}
+	}
+}
