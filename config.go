@@ -37,9 +37,10 @@ type config struct {
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
 
-	Demo    bool
-	Version bool
-	Help    bool
+	Demo            bool
+	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
+	Version         bool
+	Help            bool
 }
 
 // errUsage marks configuration and flag errors: main exits with status 2.
@@ -233,6 +234,11 @@ const maxRedactKeysLen = 4096
 // and name the variable or flag at fault. With -help or -version set it
 // returns at once, leaving the rest unvalidated.
 func loadConfig(args []string, getenv func(string) string) (config, error) {
+	return loadConfigFlags(args, getenv, nil)
+}
+
+// loadConfigFlags is loadConfig with further flags, which extra defines.
+func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *flag.FlagSet)) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("devtools-mcp", flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // run prints errors and usage itself
@@ -247,6 +253,10 @@ func loadConfig(args []string, getenv func(string) string) (config, error) {
 		values[s.flag] = fs.String(s.flag, "", usage)
 	}
 	fs.BoolVar(&c.Demo, "demo", false, "also start the built-in simulated app, connected over loopback")
+	fs.BoolVar(&c.DemoAdapterOnly, "demo-adapter-only", false, "run only the built-in simulated app, dialling WS_HOST:WS_PORT")
+	if extra != nil {
+		extra(fs)
+	}
 	fs.BoolVar(&c.Version, "version", false, "print the version and exit")
 	fs.BoolVar(&c.Help, "help", false, "print flags and variables and exit")
 	if err := fs.Parse(args); err != nil {
@@ -331,7 +341,18 @@ func printUsage(w io.Writer) {
 	for _, s := range settings {
 		fmt.Fprintf(w, "  %-19s -%-19s default %-11q %s\n", s.env, s.flag, s.def, s.usage)
 	}
-	fmt.Fprintf(w, "\nOther flags:\n  -demo     also start the built-in simulated app\n  -version  print the version\n  -help     print this text\n")
+	fmt.Fprintf(w, "\nOther flags:\n  -demo     also start the built-in simulated app\n"+
+		"  -demo-adapter-only  run only the simulated app, dialling WS_HOST:WS_PORT (no server)\n"+
+		"  -version  print the version\n  -help     print this text\n")
+	fmt.Fprintf(w, "\nUsage: devtools-mcp check-adapter [flags]\n\n"+
+		"Checks a Wire Protocol v1 adapter against PROTOCOL.md: listens on WS_HOST:WS_PORT\n"+
+		"like the server (without the MCP side), waits for one app to connect, drives it\n"+
+		"and prints a pass/fail table; exits 1 when a required check fails. The settings\n"+
+		"above apply (WS_TOKEN, REQUEST_TIMEOUT_MS, MAX_PAYLOAD_SIZE, ...), and:\n"+
+		"  -json           print the report as one JSON document\n"+
+		"  -only SECTION   run only the checks of a section (\"4\") or whose name starts so\n"+
+		"  -allow-actions  also check state.dispatch and commands, which change the app\n"+
+		"  -wait DURATION  how long to wait for the app to connect (default 1m)\n")
 }
 
 func parseIntRange(v string, lo, hi int64) (int64, error) {
@@ -372,4 +393,37 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// loadCheckConfig reads the settings and flags of `check-adapter` (args
+// follow the subcommand's name): the server's settings, and the kit's own.
+func loadCheckConfig(args []string, getenv func(string) string) (config, checkOptions, error) {
+	var opts checkOptions
+	cfg, err := loadConfigFlags(args, getenv, func(fs *flag.FlagSet) {
+		fs.BoolVar(&opts.JSON, "json", false, "print the report as one JSON document")
+		fs.StringVar(&opts.Only, "only", "", "run only the checks of this PROTOCOL.md section, or whose name starts so")
+		fs.BoolVar(&opts.AllowActions, "allow-actions", false, "also check the requests that change the app")
+		fs.DurationVar(&opts.WaitTimeout, "wait", time.Minute, "how long to wait for an adapter to connect")
+	})
+	if err != nil || cfg.Help || cfg.Version {
+		return cfg, opts, err
+	}
+	if cfg.Demo || cfg.DemoAdapterOnly {
+		return cfg, opts, fmt.Errorf("%w: check-adapter starts no app: run devtools-mcp -demo-adapter-only in another terminal", errUsage)
+	}
+	if opts.Only != "" && len(selectChecks(opts.Only)) == 1 && opts.Only != "handshake" {
+		return cfg, opts, fmt.Errorf("%w: -only %q names no section or check", errUsage, opts.Only)
+	}
+	if opts.WaitTimeout <= 0 {
+		return cfg, opts, fmt.Errorf("%w: -wait: must be a positive duration", errUsage)
+	}
+	opts.Host, opts.Port, opts.Token = cfg.WSHost, cfg.WSPort, cfg.WSToken
+	opts.AllowedHosts, opts.AllowedOrigins = cfg.WSAllowedHosts, cfg.WSAllowedOrigins
+	opts.MaxPayload, opts.RequestTimeout = cfg.MaxPayloadSize, cfg.RequestTimeout
+	opts.SmallPayload = min(checkSmallPayload, cfg.MaxPayloadSize)
+	opts.HandshakeTimeout = linkHandshakeTimeout
+	opts.ReconnectTimeout = checkReconnectTimeout
+	opts.PongTimeout = linkPongTimeout
+	opts.PushWait = checkPushWait
+	return cfg, opts, nil
 }

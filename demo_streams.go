@@ -29,6 +29,7 @@ type demoTraffic struct {
 	rng              *rand.Rand
 	requests         int  // X-Request-Id counter
 	checkouts        int  // checkouts attempted
+	unanswered       int  // requests recorded without a response
 	offline          bool // simulateOffline: every request fails without a response
 }
 
@@ -133,6 +134,7 @@ func (a *demoApp) requestLocked(method, path string, params map[string]string, b
 		failure = "Network request failed: the Internet connection appears to be offline"
 	}
 	if failure != "" {
+		t.unanswered++
 		ex.Error, ex.DurationMs = failure, float64(1+t.rng.IntN(9))
 		if strings.Contains(failure, "timed out") {
 			ex.DurationMs = 10000
@@ -252,13 +254,19 @@ func (a *demoApp) trafficLocked(events []*demoEvent) {
 func (a *demoApp) recommendationsLocked() {
 	t := &a.traffic
 	if t.rng.IntN(3) == 0 {
-		a.requestLocked("GET", "/recommendations", map[string]string{"user": demoAdmin.ID}, nil, 0, nil, nil,
-			"Network request failed: the request timed out after 10000 ms")
-		a.logLocked("warn", "[home] recommendations unavailable; showing cached ones", "")
+		a.recommendationsTimedOutLocked()
 		return
 	}
 	a.requestLocked("GET", "/recommendations", map[string]string{"user": demoAdmin.ID}, nil, 200,
 		map[string]any{"skus": []string{"A-2", "B-4", "C-1"}}, nil, "")
+}
+
+// recommendationsTimedOutLocked is a recommendations request that got no
+// response.
+func (a *demoApp) recommendationsTimedOutLocked() {
+	a.requestLocked("GET", "/recommendations", map[string]string{"user": demoAdmin.ID}, nil, 0, nil, nil,
+		"Network request failed: the request timed out after 10000 ms")
+	a.logLocked("warn", "[home] recommendations unavailable; showing cached ones", "")
 }
 
 // checkoutFailedTrafficLocked is the order request of a failed checkout
@@ -307,7 +315,9 @@ func (a *demoApp) checkoutFailsLocked() bool {
 }
 
 // untilCheckoutFailed steps until a checkout has failed (at most limit
-// steps), so that -demo starts with a history worth debugging.
+// steps), so that -demo starts with a history worth debugging; if no
+// request has gone without a response by then, one does, so that the start
+// shows every kind of event the app records.
 func (a *demoApp) untilCheckoutFailed(limit int) {
 	for range limit {
 		a.step()
@@ -315,7 +325,12 @@ func (a *demoApp) untilCheckoutFailed(limit int) {
 		failed := a.traffic.checkouts > 0
 		a.mu.Unlock()
 		if failed {
-			return
+			break
 		}
 	}
+	a.mutate(func() {
+		if a.traffic.unanswered == 0 {
+			a.recommendationsTimedOutLocked()
+		}
+	})
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -25,6 +26,7 @@ var layers = []struct {
 	files []string // exact file names or prefixes ending in "_"
 }{
 	{"entry", []string{"main.go", "config.go", "memory.go"}},
+	{"check", []string{"check_"}},
 	{"transports", []string{"rpc_"}},
 	{"mcp core", []string{"mcp_"}},
 	{"answers", []string{"tool_", "resource_", "errors.go"}},
@@ -36,6 +38,11 @@ var layers = []struct {
 // The demo app stands beside the server, not in its stack: it talks to the
 // server only over its WebSocket, so it may use the base layer alone.
 const demoLayer = "demo"
+
+// layerUses narrows what a layer may use to the layers named, besides its
+// own: check-adapter (check_*) is an entry point beside the server, and
+// reads the wire as the links do without knowing sessions, answers or MCP.
+var layerUses = map[string][]string{"check": {"links", "base"}}
 
 // layerExceptions lists the uses that cross the order on purpose, each with
 // its reason. Keep it short: a new entry is a design question first.
@@ -120,6 +127,8 @@ func layerViolations(t *testing.T) []string {
 			bad = ol != demoLayer && ol != layers[len(layers)-1].name
 		case ol == demoLayer:
 			bad = ur != 0 // only the entry starts the demo
+		case layerUses[ul] != nil && ul != ol:
+			bad = !slices.Contains(layerUses[ul], ol)
 		default:
 			bad = or < ur
 		}

@@ -32,9 +32,12 @@
 // config.go holds the settings, memory.go returns memory to the system after
 // a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
 // demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
-// -demo and the tests. Outside the package, npm/ packages the binary for
-// npm (build.sh, check.sh, the launcher) and server.json describes it to the
-// MCP Registry.
+// -demo and the tests. check_kit.go (check_conn.go, check_cases.go,
+// check_paths.go, check_live.go, check_report.go) is `check-adapter`, the
+// conformance kit for adapters: another entry point, which reads the wire
+// with the links' own readers and knows nothing above them. Outside the
+// package, npm/ packages the binary for npm (build.sh, check.sh, the
+// launcher) and server.json describes it to the MCP Registry.
 package main
 
 import (
@@ -43,8 +46,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"sync"
 	"syscall"
 	"time"
@@ -89,6 +94,9 @@ func main() {
 // everything read) or ctx is cancelled (SIGINT, SIGTERM), having stopped
 // every goroutine it started.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "check-adapter" {
+		return runCheck(ctx, args[1:], stdout, stderr)
+	}
 	cfg, err := loadConfig(args, os.Getenv)
 	if err != nil {
 		return err
@@ -100,8 +108,42 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	case cfg.Version:
 		fmt.Fprintln(stdout, "devtools-mcp", serverVersion)
 		return nil
+	case cfg.DemoAdapterOnly:
+		runDemoAdapter(ctx, cfg, newLogger(cfg, stderr))
+		return nil
 	}
 	return serve(ctx, cfg, stdin, stdout, stderr)
+}
+
+// runCheck is `devtools-mcp check-adapter` (check_kit.go).
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, opts, err := loadCheckConfig(args, os.Getenv)
+	switch {
+	case err != nil:
+		return err
+	case cfg.Help:
+		printUsage(stdout)
+		return nil
+	case cfg.Version:
+		fmt.Fprintln(stdout, "devtools-mcp", version)
+		return nil
+	}
+	return runCheckAdapter(ctx, opts, stdout, stderr)
+}
+
+// runDemoAdapter runs the simulated app alone, dialling WS_HOST:WS_PORT as
+// an app would, until ctx ends: the adapter for check-adapter, or for a
+// server started apart.
+func runDemoAdapter(ctx context.Context, cfg config, logger *slog.Logger) {
+	host := cfg.WSHost
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	app := newDemoApp(demoOptions{Seed: time.Now().UnixNano(), Token: cfg.WSToken})
+	app.untilCheckoutFailed(500)
+	wsURL := "ws://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + "/"
+	logger.Info("demo app started; connecting", "url", wsURL, "sessionId", app.sessionID)
+	app.run(ctx, wsURL, 2*time.Second, logger.With("component", "demo"))
 }
 
 // serve runs the server with a loaded configuration. Tests enter here to use

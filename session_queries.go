@@ -164,22 +164,8 @@ func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path s
 // splitEventsAnswer checks the shape of an events.query answer and returns
 // its members as JSON: the events array, hasMore, oldestSeq and latestSeq.
 func splitEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, err error) {
-	err = eachMember(raw, func(name string, v []byte) bool {
-		switch name {
-		case "events":
-			events = v
-		case "hasMore":
-			hasMore = v
-		case "oldestSeq":
-			oldest = v
-		case "latestSeq":
-			latest = v
-		}
-		return true
-	})
-	_, ok1 := wireInt(oldest)
-	_, ok2 := wireInt(latest)
-	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {
+	events, hasMore, oldest, latest, ok := splitWireEventsAnswer(raw)
+	if !ok {
 		return nil, nil, nil, nil, malformedAnswer("events.query", "want {events: [...], hasMore, oldestSeq, latestSeq}")
 	}
 	return events, hasMore, oldest, latest, nil

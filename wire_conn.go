@@ -297,13 +297,45 @@ func (c *adapterConn) handleEvent(m *wireMessage) {
 		l.logger.Warn("ignoring event message without an event object", "session", c.sessionID)
 		return
 	}
-	var stream, seq, timestamp []byte
-	_ = scanObject(m.Event, func(key, value []byte) error {
+	head, err := parseWireEvent(m.Event)
+	if err != nil {
+		l.logger.Warn("ignoring event without a stream name and a seq >= 1", "session", c.sessionID, "err", err)
+		return
+	}
+	at := head.At
+	if at.IsZero() {
+		at = time.Now()
+	}
+	if s := c.attached(); s != nil {
+		s.record(c, head.Stream, head.Seq, head.Type, at, bytes.Clone(m.Event))
+	}
+}
+
+// wireEventHead is what the server reads of a DebugEvent (wire protocol §3).
+type wireEventHead struct {
+	Stream string
+	Seq    int64
+	Type   string    // "" when absent or not a string
+	At     time.Time // zero when the timestamp is absent or not RFC 3339
+}
+
+// parseWireEvent reads a DebugEvent: an object with a stream name and a seq
+// >= 1, else an error naming what is missing. check-adapter vets events
+// with it too.
+func parseWireEvent(raw []byte) (wireEventHead, error) {
+	var head wireEventHead
+	if len(raw) == 0 || wireAbsent(raw) || raw[0] != '{' {
+		return head, fmt.Errorf("the event is not an object: %s", clipJSON(raw))
+	}
+	var stream, seq, typ, timestamp []byte
+	_ = scanObject(raw, func(key, value []byte) error {
 		switch string(key) {
 		case "stream":
 			stream = value
 		case "seq":
 			seq = value
+		case "type":
+			typ = value
 		case "timestamp":
 			timestamp = value
 		}
@@ -312,18 +344,14 @@ func (c *adapterConn) handleEvent(m *wireMessage) {
 	name, ok := wireString(stream)
 	n, seqOK := wireInt(seq)
 	if !ok || name == "" || !seqOK || n < 1 {
-		l.logger.Warn("ignoring event without a stream name and a seq >= 1", "session", c.sessionID,
-			"stream", clipJSON(stream), "seq", clipJSON(seq))
-		return
+		return head, fmt.Errorf("the event needs a stream name and a seq >= 1, got stream %s and seq %s", clipJSON(stream), clipJSON(seq))
 	}
-	at := time.Now()
+	head.Stream, head.Seq = name, n
+	head.Type, _ = wireString(typ)
 	if ts, ok := wireString(timestamp); ok {
 		if t, err := time.Parse(time.RFC3339Nano, ts); err == nil {
-			at = t
+			head.At = t
 		}
 	}
-	typ, _ := wireString(rawMember(m.Event, "type"))
-	if s := c.attached(); s != nil {
-		s.record(c, name, n, typ, at, bytes.Clone(m.Event))
-	}
+	return head, nil
 }

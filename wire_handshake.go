@@ -207,10 +207,17 @@ func validStreamName(name string) bool {
 	return true
 }
 
-// parseHandshake validates a handshake in the order of wire protocol §2 and
-// returns what it says about the adapter, or the first failure. An optional
-// member that is null counts as absent; unknown members are ignored.
+// parseHandshake validates a handshake against this server's settings.
 func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeRefusal) {
+	return parseWireHandshake(data, l.cfg.WSToken)
+}
+
+// parseWireHandshake validates a handshake in the order of wire protocol §2
+// and returns what it says about the adapter, or the first failure; token
+// is the server's WS_TOKEN ("" for none). An optional member that is null
+// counts as absent; unknown members are ignored. check-adapter vets
+// handshakes with it too.
+func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshakeRefusal) {
 	var m wireMessage
 	if err := m.parse(data); err != nil {
 		var dup *wireDuplicateError
@@ -281,8 +288,8 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 		}
 		*f.dst = bytes.Clone(f.raw)
 	}
-	if l.cfg.WSToken != "" {
-		token, ok := wireString(m.Token)
+	if token != "" {
+		got, ok := wireString(m.Token)
 		if wireAbsent(m.Token) {
 			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: required by this server"}
 		}
@@ -290,8 +297,8 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: must be a string"}
 		}
 		// Hashing first makes the comparison constant-time in the length too.
-		got, want := sha256.Sum256([]byte(token)), sha256.Sum256([]byte(l.cfg.WSToken))
-		if subtle.ConstantTimeCompare(got[:], want[:]) != 1 {
+		gotSum, wantSum := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(gotSum[:], wantSum[:]) != 1 {
 			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: does not match the server's WS_TOKEN"}
 		}
 	}

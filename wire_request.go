@@ -172,15 +172,18 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 	p.done <- adapterOutcome{result: result}
 }
 
-// adapterAnswerError reads a response's error member (wire protocol §4):
-// the adapter's own error, or *errAdapterMalformed when it breaks the
-// protocol.
-func adapterAnswerError(method string, raw []byte) error {
-	malformed := func(problem string) error {
-		return &errAdapterMalformed{Method: method, Problem: problem}
-	}
-	if raw[0] != '{' {
-		return malformed("error is not an object")
+// wireAnswerError is the error member of a response (wire protocol §4).
+type wireAnswerError struct {
+	Code    string // non-empty
+	Message string // "" when absent
+	Details []byte // raw JSON; nil when absent or null
+}
+
+// parseWireAnswerError reads a response's error member, or says what is
+// malformed about it. check-adapter vets answers with it too.
+func parseWireAnswerError(raw []byte) (wireAnswerError, error) {
+	if len(raw) == 0 || raw[0] != '{' {
+		return wireAnswerError{}, errors.New("error is not an object")
 	}
 	var code, message, details []byte
 	if err := scanObject(raw, func(key, value []byte) error {
@@ -194,19 +197,60 @@ func adapterAnswerError(method string, raw []byte) error {
 		}
 		return nil
 	}); err != nil {
-		return malformed(err.Error())
+		return wireAnswerError{}, err
 	}
 	codeStr, ok := wireString(code)
 	if !ok || codeStr == "" {
-		return malformed("error.code is not a non-empty string")
+		return wireAnswerError{}, errors.New("error.code is not a non-empty string")
 	}
 	msg, ok := wireString(message)
 	if !ok && !wireAbsent(message) {
-		return malformed("error.message is not a string")
+		return wireAnswerError{}, errors.New("error.message is not a string")
 	}
-	e := &errAdapterAnswered{Method: method, Code: codeStr, Message: msg}
+	e := wireAnswerError{Code: codeStr, Message: msg}
 	if !wireAbsent(details) {
-		e.Details = bytes.Clone(details)
+		e.Details = details
+	}
+	return e, nil
+}
+
+// adapterAnswerError reads a response's error member (wire protocol §4):
+// the adapter's own error, or *errAdapterMalformed when it breaks the
+// protocol.
+func adapterAnswerError(method string, raw []byte) error {
+	ae, err := parseWireAnswerError(raw)
+	if err != nil {
+		return &errAdapterMalformed{Method: method, Problem: err.Error()}
+	}
+	e := &errAdapterAnswered{Method: method, Code: ae.Code, Message: ae.Message}
+	if ae.Details != nil {
+		e.Details = bytes.Clone(ae.Details)
 	}
 	return e
+}
+
+// splitWireEventsAnswer checks the shape of an events.query result (wire
+// protocol §4) and returns its members as JSON: the events array, hasMore,
+// oldestSeq and latestSeq; ok is false when one is missing or of the wrong
+// type.
+func splitWireEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, ok bool) {
+	err := eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "events":
+			events = v
+		case "hasMore":
+			hasMore = v
+		case "oldestSeq":
+			oldest = v
+		case "latestSeq":
+			latest = v
+		}
+		return true
+	})
+	_, ok1 := wireInt(oldest)
+	_, ok2 := wireInt(latest)
+	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {
+		return nil, nil, nil, nil, false
+	}
+	return events, hasMore, oldest, latest, true
 }
