@@ -118,9 +118,13 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (relay.go).
-	portMCP := newHTTPTransport(srv, cfg, logger)
-	srv.link.mcp = relayEndpoint(portMCP)
-	srv.relay = newRelay(cfg, srv.link)
+	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
+	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP), mcpPath
+	relay := newRelay(cfg, func() (bool, string) {
+		st := srv.link.status()
+		return st.Listening, st.ListenError
+	})
+	srv.relay = relay
 
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -138,7 +142,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 			return &healthListener{ListenError: "the Reactotron bridge is off (REACTOTRON_PORT=0)"}
 		}
 	}
-	wg.Go(func() { srv.relay.watch(ctx, srv) })
+	wg.Go(func() { relay.watch(ctx, srv) })
 	wg.Go(func() { runReclaimer(ctx) }) // memory.go: an idle server gives back what a burst took
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
@@ -154,9 +158,9 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 
 	var err error
 	if cfg.Transport == "http" {
-		err = serveHTTP(ctx, srv, cfg, logger) // stdin is not read: signals stop it
+		err = serveHTTP(ctx, srv, cfg, srv.link.checkUpgrade, logger) // stdin is not read: signals stop it
 	} else {
-		err = srv.serve(ctx, stdin, stdout)
+		err = serveStdio(ctx, srv, stdin, stdout)
 		if clientHungUp(err) {
 			// The client closed stdout: nobody is left to tell, and stopping
 			// because the client went away is a normal end.

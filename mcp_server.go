@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"slices"
 	"strconv"
@@ -36,7 +35,7 @@ type mcpServer struct {
 	link      *adapterLink
 	tools     *toolSet
 	resources *resourceHub
-	relay     *relay    // to the process holding the adapter port; nil: never relay
+	relay     forwarder // to the process holding the adapter port; nil: never relay
 	redact    *redactor // nil when REDACT=off
 
 	mu        sync.Mutex
@@ -44,6 +43,13 @@ type mcpServer struct {
 	listeners map[*listener]struct{} // open 2026-07-28 subscriptions/listen requests
 
 	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (relay.go)
+}
+
+// forwarder hands a request to another process that serves it
+// (rpc_relay.go). ok is false when this process is to serve it itself.
+// note describes the relay, for the answers about the server.
+type forwarder interface {
+	forward(ctx context.Context, call *callInfo, req *request) (result any, err error, note map[string]any, ok bool)
 }
 
 // method describes one MCP request or notification the server understands.
@@ -102,17 +108,32 @@ func (s *mcpServer) heldURIs() []string {
 
 func isInline(name string) bool { return methods[name].inline }
 
-// serve answers MCP on stdin until EOF or ctx ends; every reply to a request
-// already read is written before it returns. The stdio peer is one client.
-func (s *mcpServer) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	c := newClient(s, "stdio", nil, nil)
-	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, s.logger)
-	rpc.urgent = isUrgent // debug_health_check never waits behind other calls
-	c.notify, c.stopped = rpc.notify, rpc.stopped
-	s.addClient(c)
-	err := rpc.serve(ctx, stdin)
-	s.removeClient(c)
-	return err
+// isUrgent picks the requests for a transport's urgent lane (rpc_urgent.go):
+// calls of tools the tool table marks urgent.
+func (s *mcpServer) isUrgent(req *request) bool {
+	t := s.calledTool(req)
+	return t != nil && t.urgent
+}
+
+// calledTool is the tool a tools/call request names, read as callTool reads
+// it, or nil.
+func (s *mcpServer) calledTool(req *request) *tool {
+	if req.Method != "tools/call" || req.Params == nil {
+		return nil
+	}
+	var name []byte
+	if eachMember(req.Params, func(member string, value []byte) bool {
+		if strings.EqualFold(member, "name") {
+			name = value
+		}
+		return true
+	}) != nil {
+		return nil
+	}
+	if n, ok := wireString(name); ok {
+		return s.tools.byName[n]
+	}
+	return nil
 }
 
 func (s *mcpServer) addClient(c *client) {
@@ -133,7 +154,12 @@ func (s *mcpServer) removeClient(c *client) {
 // requests get that revision's shape (era.go).
 func (s *mcpServer) dispatch(ctx context.Context, call *callInfo, req *request) (any, error) {
 	if s.relay != nil {
-		if result, err, ok := s.relay.forward(ctx, call, req); ok {
+		if result, err, note, ok := s.relay.forward(ctx, call, req); ok {
+			if raw, isRaw := result.(json.RawMessage); isRaw && err == nil {
+				if t := s.calledTool(req); t != nil && t.aboutServer {
+					result = json.RawMessage(addRelayNote(raw, note))
+				}
+			}
 			return result, err
 		}
 	}

@@ -46,9 +46,10 @@ const mcpPath = "/mcp"
 // httpTransport serves MCP over Streamable HTTP. It is an http.Handler;
 // close ends its streams and sessions.
 type httpTransport struct {
-	srv    *mcpServer
-	cfg    config
-	logger *slog.Logger
+	srv       *mcpServer
+	cfg       config
+	checkHost func(*http.Request) string // why a request's Host or Origin is refused, or ""
+	logger    *slog.Logger
 
 	stopping  chan struct{} // closed by close: streams end, listen requests answer
 	closeOnce sync.Once
@@ -59,8 +60,8 @@ type httpTransport struct {
 	sessions map[string]*httpSession
 }
 
-func newHTTPTransport(srv *mcpServer, cfg config, logger *slog.Logger) *httpTransport {
-	return &httpTransport{srv: srv, cfg: cfg, logger: logger, stopping: make(chan struct{}),
+func newHTTPTransport(srv *mcpServer, cfg config, checkHost func(*http.Request) string, logger *slog.Logger) *httpTransport {
+	return &httpTransport{srv: srv, cfg: cfg, checkHost: checkHost, logger: logger, stopping: make(chan struct{}),
 		streams: make(chan struct{}, maxHTTPStreams), requests: make(chan struct{}, maxInFlight),
 		sessions: make(map[string]*httpSession)}
 }
@@ -81,13 +82,13 @@ func (t *httpTransport) close() {
 
 // serveHTTP runs the HTTP transport on cfg.HTTPAddr until ctx ends. Stdin
 // is not read: the process serves until SIGINT or SIGTERM.
-func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, checkHost func(*http.Request) string, logger *slog.Logger) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("MCP HTTP listener on %s (MCP_HTTP_ADDR): %w", cfg.HTTPAddr, err)
 	}
-	t := newHTTPTransport(srv, cfg, logger)
+	t := newHTTPTransport(srv, cfg, checkHost, logger)
 	hs := &http.Server{
 		Handler:           t,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -134,7 +135,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The adapter port's rebinding rules (handshake.go): Host must be an IP
 	// literal, localhost or in WS_ALLOWED_HOSTS; an Origin must match Host
 	// or be in WS_ALLOWED_ORIGINS.
-	if reason := t.srv.link.checkUpgrade(r); reason != "" {
+	if reason := t.checkHost(r); reason != "" {
 		t.logger.Warn("refused an MCP HTTP request", "reason", reason, "remote", r.RemoteAddr)
 		writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil, "forbidden: %s", reason))
 		return

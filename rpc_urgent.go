@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 	"sync"
 )
 
@@ -86,23 +85,4 @@ func (c *rpcConn) spawnUrgent(ctx context.Context, req request) {
 			c.out.write(reply, true)
 		}
 	}, func() { _ = c.out.flush() })
-}
-
-// isUrgent picks the requests for the urgent lane: tools/call of
-// debug_health_check. The name is read as callTool reads it.
-func isUrgent(req *request) bool {
-	if req.Method != "tools/call" || req.Params == nil {
-		return false
-	}
-	var name []byte
-	if eachMember(req.Params, func(member string, value []byte) bool {
-		if strings.EqualFold(member, "name") {
-			name = value
-		}
-		return true
-	}) != nil {
-		return false
-	}
-	s, ok := wireString(name)
-	return ok && s == "debug_health_check"
 }

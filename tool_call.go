@@ -141,13 +141,14 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 		}
 		return errorResult(err, ts.redact)
 	}
-	if t.name != "debug_health_check" {
+	if !t.aboutServer {
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
 	// Redacted before the budget is judged: the budget is for what is sent.
-	// The health check keeps to the budget by summarising, never failing.
+	// An urgent tool (the health check) keeps to the budget by summarising,
+	// never failing.
 	res.body = ts.redact.JSON(res.body)
-	if len(res.body) > ts.cfg.MaxResultBytes && t.name != "debug_health_check" {
+	if len(res.body) > ts.cfg.MaxResultBytes && !t.urgent {
 		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
