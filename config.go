@@ -14,34 +14,6 @@ import (
 	"time"
 )
 
-// config is the whole configuration of one run. It is loaded once by
-// loadConfig, validated there, and never changed afterwards, so every
-// goroutine may read it without locking.
-type config struct {
-	WSPort           int
-	WSHost           string
-	RequestTimeout   time.Duration
-	MaxPayloadSize   int64
-	MaxResultBytes   int
-	LogLevel         slog.Level
-	LogFormat        string // "text" or "json"
-	WSToken          string
-	WSAllowedHosts   []string // lower-case host names, no port
-	WSAllowedOrigins []string // lower-case scheme://host[:port]
-	ReactotronPort   int      // 0: the Reactotron bridge is off; -1 (tests only): any free port
-	EventBuffer      int      // events kept per session and stream
-	ReadOnly         bool     // tools that change the app are withheld
-	Redact           bool     // hide secrets in everything sent to clients (redact.go)
-	RedactKeys       []string // lower-case extra sensitive key names
-	Transport        string   // "stdio" or "http": where MCP clients connect
-	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
-	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
-
-	Demo    bool
-	Version bool
-	Help    bool
-}
-
 // errUsage marks configuration and flag errors: main exits with status 2.
 var errUsage = errors.New("usage")
 
@@ -360,16 +332,4 @@ func splitList(v string, valid func(string) error) ([]string, error) {
 		out = append(out, item)
 	}
 	return out, nil
-}
-
-// isLoopbackHost reports whether host (no port) names this machine only.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

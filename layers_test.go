@@ -30,7 +30,9 @@ var layers = []struct {
 	{"answers", []string{"tool_", "resource_", "errors.go"}},
 	{"sessions", []string{"session_"}},
 	{"links", []string{"wire_", "rtron_"}},
-	{"base", []string{"json_", "redact_", "jsonrpc.go"}},
+	// settings.go is the configuration as plain values: every layer is
+	// handed its settings, and config.go (entry) only parses them.
+	{"base", []string{"json_", "redact_", "jsonrpc.go", "settings.go"}},
 }
 
 // The demo app stands beside the server, not in its stack: it talks to the

@@ -38,6 +38,9 @@ const (
 	sessionIdleTimeout = 30 * time.Minute // an idle session may be dropped to make room for a new one
 	sseKeepAlive       = 15 * time.Second // comment line on quiet streams, so intermediaries keep them
 	sseQueueLen        = 256              // notifications waiting for a slow stream; more are dropped
+	// httpShutdownWait bounds the wait for requests being served when the
+	// transport stops: half of the process's shutdown grace (main.go).
+	httpShutdownWait = 450 * time.Millisecond
 )
 
 // mcpPath is the MCP endpoint.
@@ -111,7 +114,7 @@ func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, checkHost func(*
 	case <-ctx.Done():
 	}
 	t.close()
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace/2)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownWait)
 	defer cancel()
 	if hs.Shutdown(shutdownCtx) != nil {
 		hs.Close()
