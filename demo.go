@@ -42,6 +42,17 @@ const (
 	demoCodeInvalidParams     = "INVALID_PARAMS"
 	demoCodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
 	demoCodeUnknownMethod     = "UNKNOWN_METHOD"
+	demoCodePathNotFound      = "PATH_NOT_FOUND"
+)
+
+// Capabilities of spec §2 the simulated app may advertise. The app speaks
+// the wire protocol as any app does, so it spells the protocol's names
+// itself rather than borrow the server's.
+const (
+	demoCapSnapshotPath  = "snapshot.path"
+	demoCapSnapshotKeys  = "snapshot.keys"
+	demoCapStateDispatch = "state.dispatch"
+	demoCapCommands      = "commands"
 )
 
 // errDemoNotConnected is returned by pushEvents when no connection is live.

@@ -46,7 +46,7 @@ func newRelay(cfg config, bound func() (listening bool, listenError string)) *re
 	}
 	return &relay{
 		bound: bound,
-		url:  "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
+		url:   "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
 		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
 		// bounds a holder that stops answering altogether.
 		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -308,18 +306,4 @@ func describeMissing(missing []string, baseSeq, targetSeq int64) string {
 		}
 	}
 	return strings.Join(parts, " or ")
-}
-
-// decodeState decodes a state for diffing; numbers stay exact as json.Number.
-func decodeState(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("trailing data after the JSON value")
-	}
-	return v, nil
 }
