@@ -307,11 +307,13 @@ func printUsage(w io.Writer) {
 }
 
 func parseIntRange(v string, lo, hi int64) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
+	n, inRange, ok := decimalInteger([]byte(strings.TrimSpace(v)))
+	switch {
+	case !ok:
 		return 0, fmt.Errorf("%q is not an integer", v)
-	}
-	if n < lo || n > hi {
+	case !inRange:
+		return 0, fmt.Errorf("%s is outside %d-%d", strings.TrimSpace(v), lo, hi)
+	case n < lo || n > hi:
 		return 0, fmt.Errorf("%d is outside %d-%d", n, lo, hi)
 	}
 	return n, nil

@@ -39,33 +39,62 @@ func idKey(id json.RawMessage) string {
 // so the envelope is split by hand and duplicates are refused. On failure it
 // returns the id when one could be read, so the error can echo it.
 func decodeMessage(data []byte) (req request, err error) {
-	members, err := splitObject(data)
-	if err != nil {
-		return req, err
+	if kind := rawKind(data); kind != "object" {
+		return req, rpcErrorf(errInvalidRequest, nil, "invalid request: message must be a JSON object, not %s", jsonKind(data))
 	}
-	if id, ok := members["id"]; ok {
+	var id, version, method, params, result, errorMember []byte
+	var others map[string]*[]byte // members a request does not use: refused twice all the same
+	err = scanMembers(data, func(name []byte) *[]byte {
+		switch string(name) {
+		case "id":
+			return &id
+		case "jsonrpc":
+			return &version
+		case "method":
+			return &method
+		case "params":
+			return &params
+		case "result":
+			return &result
+		case "error":
+			return &errorMember
+		}
+		if others == nil {
+			others = make(map[string]*[]byte)
+		}
+		p, ok := others[string(name)]
+		if !ok {
+			p = new([]byte)
+			others[string(name)] = p
+		}
+		return p
+	})
+	var dup *duplicateMemberError
+	switch {
+	case errors.As(err, &dup):
+		return req, rpcErrorf(errInvalidRequest, nil, "invalid request: member %q appears twice", dup.member)
+	case err != nil:
+		return req, rpcErrorf(errParse, nil, "parse error: %v", err)
+	}
+	if id != nil {
 		if !validID(id) {
 			return req, rpcErrorf(errInvalidRequest, nil, "invalid request: id must be a string or a number, not %s", jsonKind(id))
 		}
 		req.ID = canonicalID(id)
 	}
-	version, ok := members["jsonrpc"]
-	if !ok || string(version) != `"2.0"` {
+	if version == nil || string(version) != `"2.0"` {
 		return req, rpcErrorf(errInvalidRequest, nil, `invalid request: "jsonrpc" must be "2.0"`)
 	}
-	method, ok := members["method"]
-	if !ok {
-		_, isResult := members["result"]
-		_, isError := members["error"]
-		if isResult || isError {
+	if method == nil {
+		if result != nil || errorMember != nil {
 			return req, errClientResponse
 		}
 		return req, rpcErrorf(errInvalidRequest, nil, `invalid request: missing "method"`)
 	}
-	if len(method) == 0 || method[0] != '"' || json.Unmarshal(method, &req.Method) != nil {
+	if method[0] != '"' || json.Unmarshal(method, &req.Method) != nil {
 		return req, rpcErrorf(errInvalidRequest, nil, `invalid request: "method" must be a string`)
 	}
-	if params, ok := members["params"]; ok && string(params) != "null" {
+	if params != nil && string(params) != "null" {
 		if params[0] != '{' {
 			return req, rpcErrorf(errInvalidRequest, nil, `invalid request: "params" must be an object, not %s`, jsonKind(params))
 		}
@@ -92,32 +121,6 @@ func canonicalID(id json.RawMessage) json.RawMessage {
 	_ = json.Unmarshal(id, &s) // valid JSON already; invalid bytes become U+FFFD
 	out, _ := json.Marshal(s)
 	return out
-}
-
-// splitObject splits one valid JSON object into its members, keeping each
-// value's bytes. Names are decoded exactly; a repeated name is an error.
-func splitObject(data []byte) (map[string]json.RawMessage, error) {
-	if kind := rawKind(data); kind != "object" {
-		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: message must be a JSON object, not %s", jsonKind(data))
-	}
-	members := make(map[string]json.RawMessage, 4)
-	var dup string
-	hasDup := false
-	err := eachMember(data, func(name string, value []byte) bool {
-		if _, seen := members[name]; seen {
-			dup, hasDup = name, true
-			return false
-		}
-		members[name] = value
-		return true
-	})
-	switch {
-	case err != nil:
-		return nil, rpcErrorf(errParse, nil, "parse error: %v", err)
-	case hasDup:
-		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: member %q appears twice", dup)
-	}
-	return members, nil
 }
 
 // splitArray returns the elements of one valid JSON array.

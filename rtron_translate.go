@@ -553,9 +553,11 @@ func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) 
 			} else if k != "number" {
 				return fmt.Errorf("%w: %s id: want a number, got %s", errReactotronMessage, what, k)
 			}
-			if c.ID, err = strconv.ParseInt(string(value), 10, 64); err != nil {
+			id, ok := wireInt(value)
+			if !ok {
 				return fmt.Errorf("%w: %s id: want an integer, got %s", errReactotronMessage, what, value)
 			}
+			c.ID = id
 		case "command":
 			c.Command, err = reactotronWantString(what+" command", value, false)
 		case "title":

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -314,19 +313,9 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 	if rawKind(v) != "number" {
 		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))
 	}
-	n, err := strconv.ParseInt(string(v), 10, 64) // exact, beyond 2^53 too
-	if err != nil {
-		f, ferr := strconv.ParseFloat(string(v), 64)
-		switch {
-		case ferr != nil && !isRangeError(ferr), f != math.Trunc(f), f == 0 && nonZeroMantissa(v):
-			return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
-		case f >= math.MaxInt64:
-			n = math.MaxInt64
-		case f <= math.MinInt64:
-			n = math.MinInt64
-		default:
-			n = int64(f)
-		}
+	n, _, ok := decimalInteger(v) // saturated beyond int64
+	if !ok {
+		return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
 	}
 	hi := int64(math.MaxInt64)
 	if s.max != 0 {
@@ -343,18 +332,6 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
 	}
 	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", hi))
-}
-
-// nonZeroMantissa reports whether a number's digits before any exponent
-// are not all zero: 1e-400 parses as 0 but is no integer.
-func nonZeroMantissa(v []byte) bool {
-	mantissa, _, _ := strings.Cut(strings.ToLower(string(v)), "e")
-	return strings.ContainsAny(mantissa, "123456789")
-}
-
-func isRangeError(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.

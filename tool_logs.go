@@ -360,8 +360,8 @@ func statusFilter(arg string) (func(status []byte) bool, error) {
 		lo := int64(arg[0]-'0') * 100
 		return func(status []byte) bool { n, ok := wireInt(status); return ok && n >= lo && n < lo+100 }, nil
 	}
-	code, err := strconv.ParseInt(arg, 10, 64)
-	if err != nil || code < 100 || code > 599 {
+	code, inRange, ok := decimalInteger([]byte(arg))
+	if !ok || !inRange || code < 100 || code > 599 {
 		return nil, invalidParams("status", fmt.Sprintf("%q is not 2xx, 3xx, 4xx, 5xx, failed or a status code", arg))
 	}
 	return func(status []byte) bool { n, ok := wireInt(status); return ok && n == code }, nil
