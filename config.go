@@ -114,7 +114,7 @@ var settings = []setting{
 	}},
 	{"REACTOTRON_PORT", "reactotron-port", "9090", "port for apps using Reactotron's client, on WS_HOST (0 turns the bridge off; 0-65535)", func(c *config, v string) error {
 		n, err := parseIntRange(v, 0, 65535)
-		c.ReactotronPort = int(n)
+		c.ReactotronPort, c.Reactotron = int(n), n != 0
 		return err
 	}},
 	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {

@@ -462,18 +462,6 @@ func (a *demoApp) showToastLocked() {
 	})
 }
 
-// toastCycleLocked is pushEvents' action: show a toast, or hide the oldest.
-func (a *demoApp) toastCycleLocked() {
-	if len(a.redux.UI.Toasts) == 0 {
-		a.showToastLocked()
-		return
-	}
-	id := a.redux.UI.Toasts[0].ID
-	a.dispatchLocked("ui/hideToast", map[string]int{"id": id}, func(s *demoReduxState) {
-		s.UI.Toasts = s.UI.Toasts[1:]
-	})
-}
-
 func (a *demoApp) refreshTokenLocked() {
 	token := a.tokenLocked()
 	a.dispatchLocked("auth/refreshToken", map[string]string{"token": token}, func(s *demoReduxState) {

@@ -133,7 +133,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
-	if cfg.ReactotronPort != 0 {
+	if cfg.Reactotron {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status
 		wg.Go(func() { bridge.run(ctx) })

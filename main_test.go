@@ -66,7 +66,8 @@ func testConfig(t *testing.T) config {
 		t.Fatal(err)
 	}
 	cfg.WSPort = 0
-	cfg.ReactotronPort = 0 // off; bridge tests set -1, any free port
+	cfg.Reactotron = false // off; bridge tests turn it on, on any free port (ReactotronPort 0)
+	cfg.ReactotronPort = 0
 	cfg.LogLevel = slog.LevelDebug
 	return cfg
 }

@@ -141,7 +141,7 @@ func (a *fakeReactotronApp) serverFrames() []string {
 func startBridgeE2E(t *testing.T) (*e2e, string) {
 	t.Helper()
 	cfg := testConfig(t)
-	cfg.ReactotronPort = -1
+	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
 	cfg.RequestTimeout = 2 * time.Second
 	ts := startServer(t, cfg)
 	ts.initialize()
@@ -336,7 +336,7 @@ func TestReactotronPortHeld(t *testing.T) {
 	defer held.Close()
 	cfg := testConfig(t)
 	_, port, _ := net.SplitHostPort(held.Addr().String())
-	cfg.ReactotronPort = atoi(t, port)
+	cfg.Reactotron, cfg.ReactotronPort = true, atoi(t, port)
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts, nextID: 100}
@@ -367,7 +367,7 @@ func atoi(t *testing.T, s string) int {
 func startBridge(t *testing.T) (*reactotronBridge, *adapterLink, string) {
 	t.Helper()
 	cfg := testConfig(t)
-	cfg.ReactotronPort = -1
+	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
 	cfg.RequestTimeout = 2 * time.Second
 	link := newAdapterLink(cfg, nil, nil)
 	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)

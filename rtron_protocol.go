@@ -571,27 +571,9 @@ func reactotronValuesRequest(path string) []byte {
 	return reactotronServerFrame("state.values.request", reactotronPathPayload(path))
 }
 
-// reactotronKeysRequest asks for the keys of the object at a Reactotron path.
-func reactotronKeysRequest(path string) []byte {
-	return reactotronServerFrame("state.keys.request", reactotronPathPayload(path))
-}
-
 // reactotronBackupRequest asks for the whole state.
 func reactotronBackupRequest() []byte {
 	return reactotronServerFrame("state.backup.request", []byte("{}"))
-}
-
-// reactotronSubscribe sets the paths whose changes the client reports; the
-// server sends it to every new connection.
-func reactotronSubscribe(paths []string) []byte {
-	payload := []byte(`{"paths":[`)
-	for i, p := range paths {
-		if i > 0 {
-			payload = append(payload, ',')
-		}
-		payload = appendJSONString(payload, p, false)
-	}
-	return reactotronServerFrame("state.values.subscribe", append(payload, "]}"...))
 }
 
 // reactotronDispatch asks the app to dispatch action, a JSON object.

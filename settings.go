@@ -26,7 +26,8 @@ type config struct {
 	WSToken          string
 	WSAllowedHosts   []string // lower-case host names, no port
 	WSAllowedOrigins []string // lower-case scheme://host[:port]
-	ReactotronPort   int      // 0: the Reactotron bridge is off; -1 (tests only): any free port
+	Reactotron       bool     // the Reactotron bridge is on: REACTOTRON_PORT is not 0
+	ReactotronPort   int      // the bridge's port; 0 (tests only, as for WSPort): any free port
 	EventBuffer      int      // events kept per session and stream
 	ReadOnly         bool     // tools that change the app are withheld
 	Redact           bool     // hide secrets in everything sent to clients (redact.go)
