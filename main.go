@@ -5,34 +5,35 @@
 // logs, network requests and the events that changed them as MCP tools,
 // resources and prompts, on stdin/stdout or Streamable HTTP, in both MCP eras.
 //
-// Data flows down through the files and answers come back up:
+// The package is flat, but its files are layered and a file's name says
+// its layer. Requests flow down the list and answers come back up: a file
+// uses names from its own layer and those below it, never from one above.
+// layers_test.go holds that order, written once as data.
 //
-//   - transports: jsonrpc.go (JSON-RPC; lines.go stdio framing, urgent.go
-//     a lane of its own for debug_health_check), http.go and
-//     http_session.go (Streamable HTTP), relay.go (to the process holding
-//     the adapter port);
-//   - MCP core: client.go (one client's state), mcp.go (dispatch,
-//     notifications), era.go (the 2026-07-28 revision);
-//   - answers: tools.go (the tool table), toolcall.go (arguments, result
-//     envelope, budget), tools_health.go, tools_logs.go, tools_app.go,
-//     resources.go, prompts.go and prompttexts.go, redact.go and
-//     redact_text.go (secrets hidden on the way out), errors.go;
-//   - sessions: queries.go and pushdown.go (what answers ask a session),
-//     sessions.go (every app's session, live or post-mortem),
-//     sessionbuffers.go (answers from buffered events);
-//   - links: link.go (the adapter listener; adapterconn.go one connection,
-//     adapterrequest.go request matching, handshake.go vetting, wire.go
-//     message shapes, linkevents.go what the link reports) and bridge.go
-//     (Reactotron clients; bridge_requests.go what a session asks them,
-//     reactotron.go and reactotron_translate.go their messages,
-//     reactotron_session.go what such a session keeps);
-//   - JSON without decoding it: jsonscan.go (the validating scanner),
-//     rawjson.go, jsonpath.go, diff.go.
+//	main.go config.go memory.go  entry: flags and environment; serve builds
+//	                             the layers and wires them together
+//	rpc_*                        transports: the JSON-RPC connection (reads,
+//	                             writes, cancel, workers, an urgent lane),
+//	                             stdio lines, Streamable HTTP, the relay to
+//	                             the process holding the adapter port
+//	mcp_*                        MCP core: both protocol eras, dispatch,
+//	                             subscriptions, notifications, prompts,
+//	                             completion
+//	tool_* resource_* errors.go  answers: the tool table and its attributes,
+//	                             arguments, the result budget, outlines,
+//	                             every word an agent reads
+//	session_*                    sessions: the registry, live and post-mortem
+//	                             sessions, buffers, queries, push-down
+//	wire_* rtron_*               links: Wire Protocol v1 adapters and
+//	                             Reactotron clients; listeners, one
+//	                             connection's life, handshake, requests
+//	json_* redact_* jsonrpc.go   base: JSON scanning, walking, paths,
+//	settings.go                  numbers, diff; secret redaction; the
+//	                             JSON-RPC vocabulary; the settings as values
 //
-// config.go holds the settings, memory.go returns memory to the system after
-// a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
-// demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
-// -demo and the tests.
+// demo_* is the simulated app of -demo and the tests. It stands beside the
+// stack, not in it: it uses the base layer only and reaches the server over
+// its WebSocket, as any app does.
 package main
 
 import (
