@@ -2,12 +2,8 @@ package main
 
 import (
 	"go/ast"
-	"go/parser"
-	"go/token"
 	"go/types"
-	"path/filepath"
 	"sort"
-	"strings"
 	"testing"
 )
 
@@ -23,29 +19,12 @@ var unusedOnPurpose = map[string]string{
 // call, which belongs in a _test.go file. A method named by an interface of
 // the package counts as used: it is called through the interface.
 func TestProductHoldsNoTestOnlyCode(t *testing.T) {
-	fset := token.NewFileSet()
-	names, err := filepath.Glob("*.go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var files []*ast.File
-	for _, name := range names {
-		if strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
-		if err != nil {
-			t.Fatal(err)
-		}
-		files = append(files, f)
-	}
 	info := &types.Info{
 		Defs:       map[*ast.Ident]types.Object{},
 		Uses:       map[*ast.Ident]types.Object{},
 		Selections: map[*ast.SelectorExpr]*types.Selection{},
 	}
-	conf := types.Config{Importer: stubImporter{}, Error: func(error) {}}
-	pkg, _ := conf.Check("devtools-mcp", fset, files, info)
+	fset, _, pkg := typeCheckProduct(t, info)
 	used := map[types.Object]bool{}
 	for _, obj := range info.Uses {
 		used[obj] = true
