@@ -124,7 +124,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	relay := newRelay(cfg, func() (bool, string) {
 		st := srv.link.status()
 		return st.Listening, st.ListenError
-	})
+	}, linkBindRetry)
 	srv.relay = relay
 
 	var wg sync.WaitGroup

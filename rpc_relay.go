@@ -35,17 +35,19 @@ var relayMethods = map[string]bool{
 // relay forwards requests to the process holding the adapter port.
 type relay struct {
 	bound  func() (listening bool, listenError string) // whether this process holds the adapter port, and if not why
+	retry  time.Duration                               // how often a bind is tried again
 	url    string
 	client *http.Client
 }
 
-func newRelay(cfg config, bound func() (listening bool, listenError string)) *relay {
+func newRelay(cfg config, bound func() (listening bool, listenError string), retry time.Duration) *relay {
 	host := cfg.WSHost
 	if !isLoopbackHost(host) {
 		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
 	}
 	return &relay{
 		bound: bound,
+		retry: retry,
 		url:   "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
 		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
 		// bounds a holder that stops answering altogether.
@@ -212,7 +214,7 @@ func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 		select {
 		case <-ctx.Done():
 		case <-s.subsChanged:
-		case <-time.After(linkBindRetry): // the link retries its bind as often
+		case <-time.After(rl.retry): // the link retries its bind as often
 		}
 	}
 }
@@ -225,7 +227,7 @@ func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool
 	uris := s.heldURIs()
 	done := make(chan bool, 1)
 	go func() {
-		tick := time.NewTicker(linkBindRetry)
+		tick := time.NewTicker(rl.retry)
 		defer tick.Stop()
 		for {
 			select {

@@ -12,11 +12,11 @@ const (
 )
 
 // urgentLane runs the requests that promise an answer within their own
-// bound whatever else is running (debug_health_check: "never slow") on
-// workers of their own. In the main pool they would wait behind every
-// queued call, and a stalled adapter holds each of those for
-// REQUEST_TIMEOUT_MS. The lane is small because each of its requests ends
-// within its bound, so a full lane drains by itself.
+// bound whatever else is running (calls of the tools marked urgent, such as
+// the health check, "never slow") on workers of their own. In the main pool
+// they would wait behind every queued call, and a stalled adapter holds
+// each of those for REQUEST_TIMEOUT_MS. The lane is small because each of
+// its requests ends within its bound, so a full lane drains by itself.
 //
 // Only the reading goroutine calls submit, and close once after its last
 // submit. The zero value is ready for use.
