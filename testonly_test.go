@@ -17,7 +17,8 @@ var unusedOnPurpose = map[string]string{
 // fails for every unexported function, method, variable or constant that
 // no non-test file uses: such a name is either dead or a helper only tests
 // call, which belongs in a _test.go file. A method named by an interface of
-// the package counts as used: it is called through the interface.
+// the package that its receiver satisfies counts as used: it is called
+// through the interface.
 func TestProductHoldsNoTestOnlyCode(t *testing.T) {
 	info := &types.Info{
 		Defs:       map[*ast.Ident]types.Object{},
@@ -32,13 +33,29 @@ func TestProductHoldsNoTestOnlyCode(t *testing.T) {
 	for _, sel := range info.Selections {
 		used[sel.Obj()] = true
 	}
-	viaInterface := map[string]bool{}
+	var interfaces []*types.Interface
 	for _, name := range pkg.Scope().Names() {
-		if iface, ok := pkg.Scope().Lookup(name).Type().Underlying().(*types.Interface); ok {
-			for i := range iface.NumMethods() {
-				viaInterface[iface.Method(i).Name()] = true
+		if iface, ok := pkg.Scope().Lookup(name).Type().Underlying().(*types.Interface); ok && !iface.Empty() {
+			interfaces = append(interfaces, iface)
+		}
+	}
+	// viaInterface reports whether m is called through an interface of the
+	// package that its receiver's type satisfies.
+	viaInterface := func(m *types.Func) bool {
+		recv := m.Type().(*types.Signature).Recv().Type()
+		if p, ok := recv.(*types.Pointer); ok {
+			recv = p.Elem()
+		}
+		for _, iface := range interfaces {
+			if types.Implements(types.NewPointer(recv), iface) {
+				for i := range iface.NumMethods() {
+					if iface.Method(i).Name() == m.Name() {
+						return true
+					}
+				}
 			}
 		}
+		return false
 	}
 	var unused []string
 	for id, obj := range info.Defs {
@@ -48,7 +65,7 @@ func TestProductHoldsNoTestOnlyCode(t *testing.T) {
 		}
 		switch o := obj.(type) {
 		case *types.Func:
-			if o.Type().(*types.Signature).Recv() != nil && viaInterface[o.Name()] {
+			if o.Type().(*types.Signature).Recv() != nil && viaInterface(o) {
 				continue
 			}
 		case *types.Var, *types.Const, *types.TypeName:

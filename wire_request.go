@@ -61,18 +61,6 @@ type wireRequest struct {
 	Params json.RawMessage `json:"params"`
 }
 
-// request sends method with params to the most recently connected live
-// adapter; see adapterConn.request.
-func (l *adapterLink) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	s := l.sessions.currentLive(sessionViaWire)
-	if s == nil {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		return nil, linkNotConnectedError(l.reasonLocked(), l.wsURLLocked(), l.listenErr)
-	}
-	return s.request(ctx, method, params)
-}
-
 // request sends method with params (nil sends {}) to the adapter and
 // returns the `result` of its response, which the caller owns. Errors are
 // *toolError values (NOT_CONNECTED, TIMEOUT after cfg.RequestTimeout,
