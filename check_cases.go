@@ -219,17 +219,8 @@ func checkStreamsList(ctx context.Context, k *checkKit) *checkOutcome {
 	return nil
 }
 
-const (
-	codeCheckInvalidParams     = "INVALID_PARAMS"
-	codeCheckStreamUnavailable = "STREAM_UNAVAILABLE"
-	codeCheckSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
-	codeCheckPayloadTooLarge   = "PAYLOAD_TOO_LARGE"
-	codeCheckPathNotFound      = "PATH_NOT_FOUND"
-	codeCheckUnknownMethod     = "UNKNOWN_METHOD"
-)
-
 func checkUnknownMethod(ctx context.Context, k *checkKit) *checkOutcome {
-	return k.expectError(ctx, "check-adapter.noSuchMethod", nil, codeCheckUnknownMethod)
+	return k.expectError(ctx, "check-adapter.noSuchMethod", nil, wireCodeUnknownMethod)
 }
 
 // checkResponseIDs sends several events.query at once, each with a

@@ -226,12 +226,12 @@ func checkEventsParams(ctx context.Context, k *checkKit) *checkOutcome {
 	}
 	if len(list) > 0 {
 		for _, limit := range []int{0, checkMaxLimit + 1} {
-			if out := k.expectError(ctx, "events.query", map[string]any{"stream": *list[0].Name, "limit": limit}, codeCheckInvalidParams); out != nil {
+			if out := k.expectError(ctx, "events.query", map[string]any{"stream": *list[0].Name, "limit": limit}, wireCodeInvalidParams); out != nil {
 				return out
 			}
 		}
 	}
-	return k.expectError(ctx, "events.query", map[string]any{"stream": "check-adapter.no-such-stream", "limit": 1}, codeCheckStreamUnavailable)
+	return k.expectError(ctx, "events.query", map[string]any{"stream": "check-adapter.no-such-stream", "limit": 1}, wireCodeStreamUnavailable)
 }
 
 // Adapter error codes of §4, as the kit expects them.

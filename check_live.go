@@ -130,7 +130,7 @@ func checkDispatch(ctx context.Context, k *checkKit) *checkOutcome {
 	if len(ans.events) != 1 || ans.events[0].head.Seq != *res.Seq || ans.events[0].head.Type != "action_dispatched" {
 		return checkFailed(checkSent("events.query", q), "no action_dispatched event with seq %d, which state.dispatch answered", *res.Seq)
 	}
-	return k.expectError(ctx, "state.dispatch", map[string]any{"action": map[string]int{"type": 1}}, codeCheckInvalidParams)
+	return k.expectError(ctx, "state.dispatch", map[string]any{"action": map[string]int{"type": 1}}, wireCodeInvalidParams)
 }
 
 func checkCommands(ctx context.Context, k *checkKit) *checkOutcome {
@@ -154,7 +154,7 @@ func checkCommands(ctx context.Context, k *checkKit) *checkOutcome {
 			return checkFailed("commands.list {}", "commands[%d] has no command name", i)
 		}
 	}
-	return k.expectError(ctx, "commands.run", map[string]any{"command": "check-adapter.noSuchCommand", "args": map[string]any{}}, codeCheckInvalidParams)
+	return k.expectError(ctx, "commands.run", map[string]any{"command": "check-adapter.noSuchCommand", "args": map[string]any{}}, wireCodeInvalidParams)
 }
 
 func checkPing(ctx context.Context, k *checkKit) *checkOutcome {
@@ -224,7 +224,7 @@ func checkMaxPayload(ctx context.Context, k *checkKit) *checkOutcome {
 					out = checkFailed(sent, "%v", err)
 				case a.oversized > 0:
 					out = checkFailed(sent, "a response of %d bytes, over maxPayload %d, not PAYLOAD_TOO_LARGE", a.oversized, k.conn.maxPayload)
-				case a.err != nil && a.err.Code != codeCheckPayloadTooLarge:
+				case a.err != nil && a.err.Code != wireCodePayloadTooLarge:
 					out = checkFailed(sent, "error %s, not PAYLOAD_TOO_LARGE", a.err.Code)
 				}
 				if out != nil {

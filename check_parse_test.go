@@ -85,7 +85,7 @@ func FuzzPickPaths(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := decodeCheckJSON(data)
+		root, err := dewireCodeJSON(data)
 		if err != nil {
 			return
 		}

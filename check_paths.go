@@ -114,17 +114,30 @@ func pickPaths(root any) []checkPath {
 	return append(paths, misses...)
 }
 
-// snapshotState fetches a stream's current snapshot and decodes it.
-func (k *checkKit) snapshotState(ctx context.Context, stream string) (int64, any, *checkOutcome) {
+// snapshotState fetches a stream's current snapshot: its seq, the state as
+// sent and decoded.
+func (k *checkKit) snapshotState(ctx context.Context, stream string) (int64, []byte, any, *checkOutcome) {
 	snap, fail := k.snapshot(ctx, map[string]any{"stream": stream})
 	if fail != nil {
-		return 0, nil, fail
+		return 0, nil, nil, fail
 	}
-	root, err := decodeCheckJSON(snap.State)
+	root, err := dewireCodeJSON(snap.State)
 	if err != nil {
-		return 0, nil, checkFailed(checkSent("snapshot.get", map[string]any{"stream": stream}), "a state that is not JSON: %v", err)
+		return 0, nil, nil, checkFailed(checkSent("snapshot.get", map[string]any{"stream": stream}), "a state that is not JSON: %v", err)
 	}
-	return *snap.Seq, root, nil
+	return *snap.Seq, snap.State, root, nil
+}
+
+// resolveInState resolves segs in a whole state the way the server does
+// when it slices a snapshot itself (resolveRaw), so that the kit holds an
+// adapter's snapshot.path to the server's own reading of a path.
+func resolveInState(state []byte, segs []pathSegment) (any, *pathMiss, error) {
+	raw, miss, err := resolveRaw(state, segs)
+	if err != nil || miss != nil {
+		return nil, miss, err
+	}
+	v, err := dewireCodeJSON(raw)
+	return v, nil, err
 }
 
 func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
@@ -133,14 +146,17 @@ func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
 		return out
 	}
 	for _, name := range names {
-		seq, root, fail := k.snapshotState(ctx, name)
+		seq, state, root, fail := k.snapshotState(ctx, name)
 		if fail != nil {
 			return fail
 		}
 		for _, p := range pickPaths(root) {
 			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
 			sent := checkSent("snapshot.get", params) + " (" + p.why + ")"
-			want, miss := resolvePath(root, p.segments())
+			want, miss, err := resolveInState(state, p.segments())
+			if err != nil {
+				return checkFailed(sent, "a state the server cannot walk: %v", err)
+			}
 			a, err := k.conn.request(ctx, "snapshot.get", params)
 			if out := checkAnswerShape(sent, a, err); out != nil {
 				return out
@@ -161,7 +177,7 @@ func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
 			if *got.Seq != seq {
 				return checkFailed(sent, "seq %d, not the %d asked for", *got.Seq, seq)
 			}
-			gotValue, _ := decodeCheckJSON(got.State)
+			gotValue, _ := dewireCodeJSON(got.State)
 			if !checkEqualValues(gotValue, want) {
 				what := clipJSON(got.State)
 				if len(p.wire) > 0 && checkEqualValues(gotValue, root) {
@@ -195,7 +211,7 @@ func checkPathMiss(sent string, a checkAnswer, p checkPath, miss *pathMiss) *che
 	if a.err == nil {
 		return checkFailed(sent, "a result, %s; the path does not resolve (no %s at %q)", clipJSON(a.result), miss.Segment, miss.ResolvedPrefix)
 	}
-	if a.err.Code != codeCheckPathNotFound {
+	if a.err.Code != wireCodePathNotFound {
 		return checkFailed(sent, "error %s (%s), not PATH_NOT_FOUND", a.err.Code, a.err.Message)
 	}
 	prefix, _ := parsePath(miss.ResolvedPrefix)
@@ -252,14 +268,17 @@ func checkSnapshotKeys(ctx context.Context, k *checkKit) *checkOutcome {
 		return out
 	}
 	for _, name := range names {
-		seq, root, fail := k.snapshotState(ctx, name)
+		seq, state, root, fail := k.snapshotState(ctx, name)
 		if fail != nil {
 			return fail
 		}
 		for _, p := range pickPaths(root) {
 			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
 			sent := checkSent("snapshot.keys", params) + " (" + p.why + ")"
-			want, miss := resolvePath(root, p.segments())
+			want, miss, err := resolveInState(state, p.segments())
+			if err != nil {
+				return checkFailed(sent, "a state the server cannot walk: %v", err)
+			}
 			a, err := k.conn.request(ctx, "snapshot.keys", params)
 			if out := checkAnswerShape(sent, a, err); out != nil {
 				return out

@@ -73,7 +73,7 @@ func checkSnapshotGet(ctx context.Context, k *checkKit) *checkOutcome {
 		if !checkSameJSON(snap.State, again.State) {
 			return checkFailed(checkSent("snapshot.get", params), "a state different from the one answered with seq %d: %s", *snap.Seq, clipJSON(again.State))
 		}
-		if out := k.expectError(ctx, "snapshot.get", map[string]any{"stream": name, "seq": *snap.Seq + 1_000_000}, codeCheckSnapshotNotFound); out != nil {
+		if out := k.expectError(ctx, "snapshot.get", map[string]any{"stream": name, "seq": *snap.Seq + 1_000_000}, wireCodeSnapshotNotFound); out != nil {
 			return out
 		}
 	}
@@ -82,12 +82,12 @@ func checkSnapshotGet(ctx context.Context, k *checkKit) *checkOutcome {
 
 // checkSameJSON reports whether a and b encode the same JSON value.
 func checkSameJSON(a, b []byte) bool {
-	va, errA := decodeCheckJSON(a)
-	vb, errB := decodeCheckJSON(b)
+	va, errA := dewireCodeJSON(a)
+	vb, errB := dewireCodeJSON(b)
 	return errA == nil && errB == nil && checkEqualValues(va, vb)
 }
 
-func decodeCheckJSON(data []byte) (any, error) {
+func dewireCodeJSON(data []byte) (any, error) {
 	dec := json.NewDecoder(strings.NewReader(string(data)))
 	dec.UseNumber()
 	var v any

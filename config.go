@@ -14,35 +14,6 @@ import (
 	"time"
 )
 
-// config is the whole configuration of one run. It is loaded once by
-// loadConfig, validated there, and never changed afterwards, so every
-// goroutine may read it without locking.
-type config struct {
-	WSPort           int
-	WSHost           string
-	RequestTimeout   time.Duration
-	MaxPayloadSize   int64
-	MaxResultBytes   int
-	LogLevel         slog.Level
-	LogFormat        string // "text" or "json"
-	WSToken          string
-	WSAllowedHosts   []string // lower-case host names, no port
-	WSAllowedOrigins []string // lower-case scheme://host[:port]
-	ReactotronPort   int      // 0: the Reactotron bridge is off; -1 (tests only): any free port
-	EventBuffer      int      // events kept per session and stream
-	ReadOnly         bool     // tools that change the app are withheld
-	Redact           bool     // hide secrets in everything sent to clients (redact.go)
-	RedactKeys       []string // lower-case extra sensitive key names
-	Transport        string   // "stdio" or "http": where MCP clients connect
-	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
-	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
-
-	Demo            bool
-	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
-	Version         bool
-	Help            bool
-}
-
 // errUsage marks configuration and flag errors: main exits with status 2.
 var errUsage = errors.New("usage")
 
@@ -143,7 +114,7 @@ var settings = []setting{
 	}},
 	{"REACTOTRON_PORT", "reactotron-port", "9090", "port for apps using Reactotron's client, on WS_HOST (0 turns the bridge off; 0-65535)", func(c *config, v string) error {
 		n, err := parseIntRange(v, 0, 65535)
-		c.ReactotronPort = int(n)
+		c.ReactotronPort, c.Reactotron = int(n), n != 0
 		return err
 	}},
 	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
@@ -356,11 +327,13 @@ func printUsage(w io.Writer) {
 }
 
 func parseIntRange(v string, lo, hi int64) (int64, error) {
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil {
+	n, inRange, ok := decimalInteger([]byte(strings.TrimSpace(v)))
+	switch {
+	case !ok:
 		return 0, fmt.Errorf("%q is not an integer", v)
-	}
-	if n < lo || n > hi {
+	case !inRange:
+		return 0, fmt.Errorf("%s is outside %d-%d", strings.TrimSpace(v), lo, hi)
+	case n < lo || n > hi:
 		return 0, fmt.Errorf("%d is outside %d-%d", n, lo, hi)
 	}
 	return n, nil
@@ -381,18 +354,6 @@ func splitList(v string, valid func(string) error) ([]string, error) {
 		out = append(out, item)
 	}
 	return out, nil
-}
-
-// isLoopbackHost reports whether host (no port) names this machine only.
-func isLoopbackHost(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
-		host = host[1 : len(host)-1]
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // loadCheckConfig reads the settings and flags of `check-adapter` (args

@@ -29,6 +29,7 @@ func wantDefaults() config {
 		MaxResultBytes: 100000,
 		LogLevel:       slog.LevelInfo,
 		LogFormat:      "text",
+		Reactotron:     true,
 		ReactotronPort: 9090,
 		EventBuffer:    1000,
 		Redact:         true,

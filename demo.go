@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strconv"
@@ -42,10 +39,18 @@ const (
 	demoCodeInvalidParams     = "INVALID_PARAMS"
 	demoCodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
 	demoCodeUnknownMethod     = "UNKNOWN_METHOD"
+	demoCodePathNotFound      = "PATH_NOT_FOUND"
 )
 
-// errDemoNotConnected is returned by pushEvents when no connection is live.
-var errDemoNotConnected = errors.New("not connected")
+// Capabilities of spec §2 the simulated app may advertise. The app speaks
+// the wire protocol as any app does, so it spells the protocol's names
+// itself rather than borrow the server's.
+const (
+	demoCapSnapshotPath  = "snapshot.path"
+	demoCapSnapshotKeys  = "snapshot.keys"
+	demoCapStateDispatch = "state.dispatch"
+	demoCapCommands      = "commands"
+)
 
 // wireError is the error object of an adapter response (spec §4).
 type wireError struct {
@@ -223,65 +228,6 @@ func (a *demoApp) step() {
 			}
 		}
 	})
-}
-
-// setReduxState replaces the reported Redux state by state, which must be
-// valid JSON, and records a state_snapshot of it. Later actions are still
-// recorded but leave the reported state alone, so benchmarks keep their big
-// state. It panics on invalid JSON, a caller's bug.
-func (a *demoApp) setReduxState(state json.RawMessage) {
-	if !json.Valid(state) {
-		panic("demoApp.setReduxState: state is not valid JSON")
-	}
-	owned := bytes.Clone(state)
-	// A real app holds its store as objects: decode the state now, so
-	// that path requests do not pay for it (demo_paths.go).
-	a.paths.tree(a.reduxStream.name, owned)
-	a.mutate(func() {
-		a.override = owned
-		a.reduxStream.state = owned
-		a.snapshotLocked(a.reduxStream)
-	})
-}
-
-// pushEvents records n Redux actions (ui/hideToast of the oldest toast, or
-// ui/showToast when none is shown) and pushes them as fast as the socket takes them, returning
-// once all are written. It fails when not connected, when the connection
-// ends or when ctx is done.
-func (a *demoApp) pushEvents(ctx context.Context, n int) error {
-	a.mu.Lock()
-	link := a.link
-	a.mu.Unlock()
-	if link == nil {
-		return fmt.Errorf("demo app: push events: %w", errDemoNotConnected)
-	}
-	for range n {
-		if err := a.pushOne(ctx, link); err != nil {
-			return fmt.Errorf("demo app: push events: %w", err)
-		}
-	}
-	if err := link.flush(ctx); err != nil {
-		return fmt.Errorf("demo app: push events: %w", err)
-	}
-	return nil
-}
-
-func (a *demoApp) pushOne(ctx context.Context, link *demoLink) error {
-	a.pushMu.Lock()
-	defer a.pushMu.Unlock()
-	a.mu.Lock()
-	a.toastCycleLocked()
-	events, live := a.takeOutboxLocked()
-	a.mu.Unlock()
-	if live != link {
-		return errDemoNotConnected
-	}
-	for _, ev := range events {
-		if err := link.enqueue(ctx, demoPush{event: ev}); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Streams, events and ring buffers. demo_requests.go answers requests over

@@ -12,7 +12,7 @@ import (
 )
 
 // demoCapabilities are the optional requests the shop offers.
-var demoCapabilities = []string{capStateDispatch, capCommands}
+var demoCapabilities = []string{demoCapStateDispatch, demoCapCommands}
 
 type demoCommandArg struct {
 	Name string `json:"name"`

@@ -19,15 +19,6 @@ import (
 // the handshake, reading requests, writing responses and pushed events
 // with backpressure, and reconnecting.
 
-// connect dials url, performs the handshake and serves requests and pushes
-// until ctx is done (then it closes with 1000, after answering the requests
-// in flight) or the connection ends. It returns after all its goroutines
-// have exited: nil when ctx ended it, a *demoHandshakeError (wrapped) when
-// the server refused the handshake, else the error that ended it.
-func (a *demoApp) connect(ctx context.Context, wsURL string) error {
-	return a.connectLogged(ctx, wsURL, slog.New(slog.DiscardHandler), nil)
-}
-
 // connectLogged is connect with a logger and a callback run once the
 // connection is live.
 func (a *demoApp) connectLogged(ctx context.Context, wsURL string, logger *slog.Logger, onLive func()) error {
@@ -375,37 +366,6 @@ func (l *demoLink) offer(ev *demoEvent) {
 	case l.pushes <- demoPush{event: ev}:
 	default:
 		l.logger.Debug("push queue full; dropping push", "seq", ev.seq)
-	}
-}
-
-// enqueue queues a push, waiting for room.
-func (l *demoLink) enqueue(ctx context.Context, p demoPush) error {
-	if p.event != nil && !l.fits(p.event) {
-		return nil
-	}
-	select {
-	case l.pushes <- p:
-		return nil
-	case <-l.done:
-		return errors.New("connection ended")
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
-
-// flush waits until every push queued before it has been written.
-func (l *demoLink) flush(ctx context.Context) error {
-	flushed := make(chan struct{})
-	if err := l.enqueue(ctx, demoPush{flushed: flushed}); err != nil {
-		return err
-	}
-	select {
-	case <-flushed:
-		return nil
-	case <-l.done:
-		return errors.New("connection ended")
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 

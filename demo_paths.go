@@ -18,7 +18,7 @@ import (
 
 // demoPathCapabilities are the capabilities the simulated app advertises
 // unless demoOptions.WithoutPathRequests is set.
-var demoPathCapabilities = []string{capSnapshotPath, capSnapshotKeys}
+var demoPathCapabilities = []string{demoCapSnapshotPath, demoCapSnapshotKeys}
 
 // demoTrees holds the decoded tree of the latest snapshot asked for with a
 // path, per stream. Snapshot encodings never change once recorded, so an
@@ -111,7 +111,7 @@ func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wir
 	return demoAt{snap: snap, value: value, segs: segs}, nil
 }
 
-// demoResolve walks root along segs by the rules of resolvePath. A miss is
+// demoResolve walks root along segs by the rules of resolveRaw. A miss is
 // PATH_NOT_FOUND with the segments that resolved, each spelt as what it
 // selected (a key string or an index), and what is available there.
 func demoResolve(method string, root any, segs []pathSegment) (any, *wireError) {
@@ -142,7 +142,7 @@ func demoResolve(method string, root any, segs []pathSegment) (any, *wireError) 
 		case []any:
 			details["available"] = map[string]int{"length": len(n)}
 		}
-		return nil, &wireError{Code: codePathNotFound, Details: details,
+		return nil, &wireError{Code: demoCodePathNotFound, Details: details,
 			Message: fmt.Sprintf("%s: %q has no %s", method, formatPath(pathFromWire(prefix)), formatPath([]pathSegment{seg}))}
 	}
 	return node, nil

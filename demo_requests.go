@@ -340,18 +340,9 @@ func (p demoParams) int(name string, required bool, lo, hi int64) (int64, bool, 
 	if hi == math.MaxInt64 {
 		problem = fmt.Sprintf("must be an integer of at least %d", lo)
 	}
-	var num json.Number
-	if err := json.Unmarshal(v, &num); err != nil || len(v) == 0 || v[0] == '"' {
+	n, ok := wireInt(v)
+	if !ok {
 		return 0, false, demoInvalidParams(p.method, name, problem)
-	}
-	n, err := num.Int64()
-	if err != nil {
-		// Accept integral numbers written with a fraction or exponent (50.0, 5e1).
-		f, ferr := num.Float64()
-		if ferr != nil || f != math.Trunc(f) || f < float64(math.MinInt64) || f >= float64(math.MaxInt64) {
-			return 0, false, demoInvalidParams(p.method, name, problem)
-		}
-		n = int64(f)
 	}
 	if n < lo || n > hi {
 		return 0, false, demoInvalidParams(p.method, name, problem)

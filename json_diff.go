@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"cmp"
 	"encoding/json"
+	"errors"
 	"reflect"
 	"slices"
 	"strconv"
@@ -380,4 +381,18 @@ func parseDecimal(s string) (decimal, bool) {
 	}
 	d.exp = exp - int64(len(d.fracPart)) + int64(d.trail)
 	return d, true
+}
+
+// decodeState decodes a state for diffing; numbers stay exact as json.Number.
+func decodeState(data []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON value")
+	}
+	return v, nil
 }

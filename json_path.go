@@ -371,63 +371,6 @@ func parseIndex(seg pathSegment) (int, bool) {
 // every array's length, so it always misses.
 const indexPastInt = int(^uint(0) >> 1)
 
-// resolvePath walks root, a value as encoding/json decodes it into any with
-// UseNumber, along segs. On an object a segment names the key it spells; on
-// an array an unquoted canonical decimal names that index; anything else
-// (including any step into a scalar or null) is a miss, described by the
-// returned pathMiss.
-func resolvePath(root any, segs []pathSegment) (any, *pathMiss) {
-	node := root
-	for i, seg := range segs {
-		switch n := node.(type) {
-		case map[string]any:
-			if v, ok := n[seg.Key]; ok {
-				node = v
-				continue
-			}
-		case []any:
-			if idx, ok := parseIndex(seg); ok && idx < len(n) {
-				node = n[idx]
-				continue
-			}
-		}
-		return nil, newPathMiss(root, segs[:i], node, seg)
-	}
-	return node, nil
-}
-
-// newPathMiss describes a miss at seg after resolved led from root to node.
-// It runs only on a miss, so it can afford to walk the prefix again.
-func newPathMiss(root any, resolved []pathSegment, node any, seg pathSegment) *pathMiss {
-	var prefix []byte
-	at := root
-	for _, s := range resolved {
-		switch n := at.(type) {
-		case map[string]any:
-			prefix = appendPathKey(prefix, s.Key)
-			at = n[s.Key]
-		case []any:
-			idx, _ := parseIndex(s)
-			prefix = appendPathIndex(prefix, idx)
-			at = n[idx]
-		}
-	}
-	miss := &pathMiss{
-		ResolvedPrefix: string(prefix),
-		Segment:        string(appendPathSegment(nil, seg)),
-	}
-	switch n := node.(type) {
-	case map[string]any:
-		miss.Available = smallestKeys(n, maxAvailableKeys)
-		if len(n) > maxAvailableKeys {
-			miss.AvailableTotal = len(n)
-		}
-	case []any:
-		miss.Available = map[string]int{"length": len(n)}
-	}
-	return miss
-}
-
 // smallestKeys returns the first limit keys of m in sorted order. It keeps
 // only limit keys at a time (a max-heap of the smallest seen so far), so a
 // miss on a map of a hundred thousand records neither sorts nor copies them
@@ -468,4 +411,76 @@ func siftDown(keys []string, i int) {
 		keys[i], keys[largest] = keys[largest], keys[i]
 		i = largest
 	}
+}
+
+// maxWirePathSegments bounds a path read from the wire: an app's
+// resolvedPrefix, or a path the demo app is asked for.
+const maxWirePathSegments = 256
+
+// maxWireIndex bounds the indexes sent as integers: an app in JavaScript
+// reads every integer below it exactly. A longer bare decimal is sent as
+// its key string, which misses on an array as the index would (no array
+// is that long) and names the same key on an object.
+const maxWireIndex = 1_000_000_000
+
+// wirePath encodes parsed segments as a wire path: an index that a bare
+// canonical decimal may name becomes an int64 (on an object the app takes
+// it as the key of its decimal spelling, as resolvePath does), every other
+// segment the key string. The root is nil, so it is left out of params.
+func wirePath(segs []pathSegment) []any {
+	if len(segs) == 0 {
+		return nil
+	}
+	out := make([]any, len(segs))
+	for i, seg := range segs {
+		if idx, ok := parseIndex(seg); ok && idx < maxWireIndex {
+			out[i] = int64(idx)
+		} else {
+			out[i] = seg.Key
+		}
+	}
+	return out
+}
+
+// pathFromWire turns wirePath's segments (or a resolved prefix built the
+// same way) back into pathSegments: a string is a key, any other value
+// (an int64 index) the key of its decimal spelling.
+func pathFromWire(path []any) []pathSegment {
+	segs := make([]pathSegment, len(path))
+	for i, v := range path {
+		switch v := v.(type) {
+		case string:
+			segs[i] = pathSegment{Key: v, Quoted: isCanonicalDecimal(v)}
+		case int64:
+			segs[i] = pathSegment{Key: strconv.FormatInt(v, 10)}
+		default:
+			segs[i] = pathSegment{Key: fmt.Sprint(v)}
+		}
+	}
+	return segs
+}
+
+// parseWirePath reads a wire path, a JSON array of strings (object keys)
+// and non-negative integers (indexes; on an object, the key of their
+// decimal spelling).
+func parseWirePath(raw []byte) ([]pathSegment, error) {
+	if len(raw) == 0 || raw[0] != '[' {
+		return nil, fmt.Errorf("must be an array of keys and indexes, got %s", clipJSON(raw))
+	}
+	var segs []pathSegment
+	err := scanArray(raw, func(i int, v []byte) error {
+		if i >= maxWirePathSegments {
+			return fmt.Errorf("at most %d segments", maxWirePathSegments)
+		}
+		if s, ok := wireString(v); ok {
+			segs = append(segs, pathSegment{Key: s, Quoted: isCanonicalDecimal(s)})
+			return nil
+		}
+		if n, ok := wireInt(v); ok && n >= 0 {
+			segs = append(segs, pathSegment{Key: strconv.FormatInt(n, 10)})
+			return nil
+		}
+		return fmt.Errorf("[%d]: must be a string or a non-negative integer, got %s", i, clipJSON(v))
+	})
+	return segs, err
 }

@@ -5,39 +5,42 @@
 // logs, network requests and the events that changed them as MCP tools,
 // resources and prompts, on stdin/stdout or Streamable HTTP, in both MCP eras.
 //
-// Data flows down through the files and answers come back up:
+// The package is flat, but its files are layered and a file's name says
+// its layer. Requests flow down the list and answers come back up: a file
+// uses names from its own layer and those below it, never from one above.
+// layers_test.go holds that order, written once as data.
 //
-//   - transports: jsonrpc.go (JSON-RPC; lines.go stdio framing, urgent.go
-//     a lane of its own for debug_health_check), http.go and
-//     http_session.go (Streamable HTTP), relay.go (to the process holding
-//     the adapter port);
-//   - MCP core: client.go (one client's state), mcp.go (dispatch,
-//     notifications), era.go (the 2026-07-28 revision);
-//   - answers: tools.go (the tool table), toolcall.go (arguments, result
-//     envelope, budget), tools_health.go, tools_logs.go, tools_app.go,
-//     resources.go, prompts.go and prompttexts.go, redact.go and
-//     redact_text.go (secrets hidden on the way out), errors.go;
-//   - sessions: queries.go and pushdown.go (what answers ask a session),
-//     sessions.go (every app's session, live or post-mortem),
-//     sessionbuffers.go (answers from buffered events);
-//   - links: link.go (the adapter listener; adapterconn.go one connection,
-//     adapterrequest.go request matching, handshake.go vetting, wire.go
-//     message shapes, linkevents.go what the link reports) and bridge.go
-//     (Reactotron clients; bridge_requests.go what a session asks them,
-//     reactotron.go and reactotron_translate.go their messages,
-//     reactotron_session.go what such a session keeps);
-//   - JSON without decoding it: jsonscan.go (the validating scanner),
-//     rawjson.go, jsonpath.go, diff.go.
+//	main.go config.go memory.go  entry: flags and environment; serve builds
+//	                             the layers and wires them together
+//	rpc_*                        transports: the JSON-RPC connection (reads,
+//	                             writes, cancel, workers, an urgent lane),
+//	                             stdio lines, Streamable HTTP, the relay to
+//	                             the process holding the adapter port
+//	mcp_*                        MCP core: both protocol eras, dispatch,
+//	                             subscriptions, notifications, prompts,
+//	                             completion
+//	tool_* resource_* errors.go  answers: the tool table and its attributes,
+//	                             arguments, the result budget, outlines,
+//	                             every word an agent reads
+//	session_*                    sessions: the registry, live and post-mortem
+//	                             sessions, buffers, queries, push-down
+//	wire_* rtron_*               links: Wire Protocol v1 adapters and
+//	                             Reactotron clients; listeners, one
+//	                             connection's life, handshake, requests
+//	json_* redact_* jsonrpc.go   base: JSON scanning, walking, paths,
+//	settings.go version.go       numbers, diff; secret redaction; the
+//	ring.go                      JSON-RPC vocabulary; the settings and the
+//	                             version as values; the one ring buffer
 //
-// config.go holds the settings, memory.go returns memory to the system after
-// a burst, and demo.go (demo_shop.go, demo_requests.go, demo_conn.go,
-// demo_streams.go, demo_actions.go, demo_paths.go) is the simulated app of
-// -demo and the tests. check_kit.go (check_conn.go, check_cases.go,
-// check_paths.go, check_live.go, check_report.go) is `check-adapter`, the
-// conformance kit for adapters: another entry point, which reads the wire
-// with the links' own readers and knows nothing above them. Outside the
-// package, npm/ packages the binary for npm (build.sh, check.sh, the
-// launcher) and server.json describes it to the MCP Registry.
+//	check_*                      check-adapter, the conformance kit for
+//	                             adapters: another entry point, which reads
+//	                             the wire with the links' own readers
+//
+// demo_* is the simulated app of -demo and the tests. It stands beside the
+// stack, not in it: it uses the base layer only and reaches the server over
+// its WebSocket, as any app does. Outside the package, npm/ packages the
+// binary for npm (build.sh, check.sh, the launcher) and server.json
+// describes it to the MCP Registry.
 package main
 
 import (
@@ -164,9 +167,13 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (relay.go).
-	portMCP := newHTTPTransport(srv, cfg, logger)
-	srv.link.mcp = relayEndpoint(portMCP)
-	srv.relay = newRelay(cfg, srv.link)
+	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
+	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP), mcpPath
+	relay := newRelay(cfg, func() (bool, string) {
+		st := srv.link.status()
+		return st.Listening, st.ListenError
+	}, linkBindRetry)
+	srv.relay = relay
 
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -176,7 +183,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
 	wg.Go(func() { sessions.run(ctx) }) // expiries, told to clients unasked
-	if cfg.ReactotronPort != 0 {
+	if cfg.Reactotron {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status
 		wg.Go(func() { bridge.run(ctx) })
@@ -185,7 +192,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 			return &healthListener{ListenError: "the Reactotron bridge is off (REACTOTRON_PORT=0)"}
 		}
 	}
-	wg.Go(func() { srv.relay.watch(ctx, srv) })
+	wg.Go(func() { relay.watch(ctx, srv) })
 	wg.Go(func() { runReclaimer(ctx) }) // memory.go: an idle server gives back what a burst took
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
@@ -201,9 +208,9 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 
 	var err error
 	if cfg.Transport == "http" {
-		err = serveHTTP(ctx, srv, cfg, logger) // stdin is not read: signals stop it
+		err = serveHTTP(ctx, srv, cfg, srv.link.checkUpgrade, logger) // stdin is not read: signals stop it
 	} else {
-		err = srv.serve(ctx, stdin, stdout)
+		err = serveStdio(ctx, srv, stdin, stdout)
 		if clientHungUp(err) {
 			// The client closed stdout: nobody is left to tell, and stopping
 			// because the client went away is a normal end.

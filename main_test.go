@@ -66,7 +66,8 @@ func testConfig(t *testing.T) config {
 		t.Fatal(err)
 	}
 	cfg.WSPort = 0
-	cfg.ReactotronPort = 0 // off; bridge tests set -1, any free port
+	cfg.Reactotron = false // off; bridge tests turn it on, on any free port (ReactotronPort 0)
+	cfg.ReactotronPort = 0
 	cfg.LogLevel = slog.LevelDebug
 	return cfg
 }
@@ -228,3 +229,12 @@ func TestStopClosesAdaptersWith1001(t *testing.T) {
 // runAsProgramEnv, set to 1 in the environment of a re-executed test binary,
 // makes it run main instead of the tests (see closedpipe_test.go).
 const runAsProgramEnv = "DEVTOOLS_MCP_TEST_RUN_MAIN"
+
+// TestHTTPShutdownFitsTheGrace holds the HTTP transport's wait for requests
+// being served within the process's shutdown grace, leaving time for the
+// rest of the shutdown.
+func TestHTTPShutdownFitsTheGrace(t *testing.T) {
+	if httpShutdownWait > shutdownGrace/2 {
+		t.Errorf("httpShutdownWait = %v, over half of shutdownGrace (%v)", httpShutdownWait, shutdownGrace)
+	}
+}

@@ -3,11 +3,8 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"log/slog"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -36,7 +33,7 @@ type mcpServer struct {
 	link      *adapterLink
 	tools     *toolSet
 	resources *resourceHub
-	relay     *relay    // to the process holding the adapter port; nil: never relay
+	relay     forwarder // to the process holding the adapter port; nil: never relay
 	redact    *redactor // nil when REDACT=off
 
 	mu        sync.Mutex
@@ -44,6 +41,13 @@ type mcpServer struct {
 	listeners map[*listener]struct{} // open 2026-07-28 subscriptions/listen requests
 
 	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (relay.go)
+}
+
+// forwarder hands a request to another process that serves it
+// (rpc_relay.go). ok is false when this process is to serve it itself.
+// note describes the relay, for the answers about the server.
+type forwarder interface {
+	forward(ctx context.Context, call *callInfo, req *request) (result any, err error, note map[string]any, ok bool)
 }
 
 // method describes one MCP request or notification the server understands.
@@ -102,17 +106,32 @@ func (s *mcpServer) heldURIs() []string {
 
 func isInline(name string) bool { return methods[name].inline }
 
-// serve answers MCP on stdin until EOF or ctx ends; every reply to a request
-// already read is written before it returns. The stdio peer is one client.
-func (s *mcpServer) serve(ctx context.Context, stdin io.Reader, stdout io.Writer) error {
-	c := newClient(s, "stdio", nil, nil)
-	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, s.logger)
-	rpc.urgent = isUrgent // debug_health_check never waits behind other calls
-	c.notify, c.stopped = rpc.notify, rpc.stopped
-	s.addClient(c)
-	err := rpc.serve(ctx, stdin)
-	s.removeClient(c)
-	return err
+// isUrgent picks the requests for a transport's urgent lane (rpc_urgent.go):
+// calls of tools the tool table marks urgent.
+func (s *mcpServer) isUrgent(req *request) bool {
+	t := s.calledTool(req)
+	return t != nil && t.urgent
+}
+
+// calledTool is the tool a tools/call request names, read as callTool reads
+// it, or nil.
+func (s *mcpServer) calledTool(req *request) *tool {
+	if req.Method != "tools/call" || req.Params == nil {
+		return nil
+	}
+	var name []byte
+	if eachMember(req.Params, func(member string, value []byte) bool {
+		if strings.EqualFold(member, "name") {
+			name = value
+		}
+		return true
+	}) != nil {
+		return nil
+	}
+	if n, ok := wireString(name); ok {
+		return s.tools.byName[n]
+	}
+	return nil
 }
 
 func (s *mcpServer) addClient(c *client) {
@@ -133,7 +152,12 @@ func (s *mcpServer) removeClient(c *client) {
 // requests get that revision's shape (era.go).
 func (s *mcpServer) dispatch(ctx context.Context, call *callInfo, req *request) (any, error) {
 	if s.relay != nil {
-		if result, err, ok := s.relay.forward(ctx, call, req); ok {
+		if result, err, note, ok := s.relay.forward(ctx, call, req); ok {
+			if raw, isRaw := result.(json.RawMessage); isRaw && err == nil {
+				if t := s.calledTool(req); t != nil && t.aboutServer {
+					result = json.RawMessage(addRelayNote(raw, note))
+				}
+			}
 			return result, err
 		}
 	}
@@ -329,15 +353,6 @@ func (s *mcpServer) listResources(_ context.Context, params json.RawMessage) (an
 	return s.resources.listPage(start), nil
 }
 
-// quoteClipped quotes s, clipped to limit bytes: an error must not echo a
-// megabyte of the client's input.
-func quoteClipped(s string, limit int) string {
-	if len(s) <= limit {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(strings.ToValidUTF8(s[:limit], "")) + "…"
-}
-
 func (s *mcpServer) listResourceTemplates(_ context.Context, params json.RawMessage) (any, error) {
 	if err := refuseCursor(params); err != nil {
 		return nil, err
@@ -414,74 +429,6 @@ func (s *mcpServer) complete(ctx context.Context, params json.RawMessage) (any, 
 	total := len(values)
 	values = values[:min(total, maxValues)]
 	return map[string]any{"completion": map[string]any{"values": values, "total": total, "hasMore": total > maxValues}}, nil
-}
-
-// decodeParams decodes method params into dst; absent params decode as {}.
-// Member names of method params are matched as encoding/json does; tool
-// arguments, where a misspelt name must be reported, are decoded strictly in
-// tools.go.
-func decodeParams(params json.RawMessage, dst any) error {
-	if params == nil {
-		return nil
-	}
-	if err := json.Unmarshal(params, dst); err != nil {
-		return rpcErrorf(errInvalidParams, nil, "invalid params: %v", describeJSONError(err))
-	}
-	return nil
-}
-
-func describeJSONError(err error) string {
-	var te *json.UnmarshalTypeError
-	if errors.As(err, &te) && te.Field != "" {
-		value := te.Value
-		if value == "bool" {
-			value = "boolean"
-		}
-		return "\"" + te.Field + "\" must be " + jsonTypeName(te.Type.Kind().String()) + ", not " + article(value)
-	}
-	return err.Error()
-}
-
-func jsonTypeName(kind string) string {
-	switch kind {
-	case "string":
-		return "a string"
-	case "struct", "map", "ptr":
-		return "an object"
-	case "slice", "array":
-		return "an array"
-	case "bool":
-		return "a boolean"
-	}
-	return "a number"
-}
-
-func uriParam(params json.RawMessage) (string, error) {
-	var p struct {
-		URI *string `json:"uri"`
-	}
-	if err := decodeParams(params, &p); err != nil {
-		return "", err
-	}
-	if p.URI == nil {
-		return "", rpcErrorf(errInvalidParams, nil, `invalid params: "uri" is required`)
-	}
-	return *p.URI, nil
-}
-
-// refuseCursor rejects a pagination cursor: every list fits one page, so
-// the server never hands out cursors and any cursor is invalid.
-func refuseCursor(params json.RawMessage) error {
-	var p struct {
-		Cursor *string `json:"cursor"`
-	}
-	if err := decodeParams(params, &p); err != nil {
-		return err
-	}
-	if p.Cursor != nil {
-		return rpcErrorf(errInvalidParams, nil, "invalid params: unknown cursor %q; this list has a single page", *p.Cursor)
-	}
-	return nil
 }
 
 // onLinkEvent turns adapter link events into client notifications. It is

@@ -12,8 +12,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/subtle"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,11 +21,9 @@ import (
 	"net"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 )
 
 // Bounds of the HTTP transport; each is named in the error that enforces it.
@@ -38,6 +34,9 @@ const (
 	sessionIdleTimeout = 30 * time.Minute // an idle session may be dropped to make room for a new one
 	sseKeepAlive       = 15 * time.Second // comment line on quiet streams, so intermediaries keep them
 	sseQueueLen        = 256              // notifications waiting for a slow stream; more are dropped
+	// httpShutdownWait bounds the wait for requests being served when the
+	// transport stops: half of the process's shutdown grace (main.go).
+	httpShutdownWait = 450 * time.Millisecond
 )
 
 // mcpPath is the MCP endpoint.
@@ -46,9 +45,10 @@ const mcpPath = "/mcp"
 // httpTransport serves MCP over Streamable HTTP. It is an http.Handler;
 // close ends its streams and sessions.
 type httpTransport struct {
-	srv    *mcpServer
-	cfg    config
-	logger *slog.Logger
+	srv       *mcpServer
+	cfg       config
+	checkHost func(*http.Request) string // why a request's Host or Origin is refused, or ""
+	logger    *slog.Logger
 
 	stopping  chan struct{} // closed by close: streams end, listen requests answer
 	closeOnce sync.Once
@@ -59,8 +59,8 @@ type httpTransport struct {
 	sessions map[string]*httpSession
 }
 
-func newHTTPTransport(srv *mcpServer, cfg config, logger *slog.Logger) *httpTransport {
-	return &httpTransport{srv: srv, cfg: cfg, logger: logger, stopping: make(chan struct{}),
+func newHTTPTransport(srv *mcpServer, cfg config, checkHost func(*http.Request) string, logger *slog.Logger) *httpTransport {
+	return &httpTransport{srv: srv, cfg: cfg, checkHost: checkHost, logger: logger, stopping: make(chan struct{}),
 		streams: make(chan struct{}, maxHTTPStreams), requests: make(chan struct{}, maxInFlight),
 		sessions: make(map[string]*httpSession)}
 }
@@ -81,13 +81,13 @@ func (t *httpTransport) close() {
 
 // serveHTTP runs the HTTP transport on cfg.HTTPAddr until ctx ends. Stdin
 // is not read: the process serves until SIGINT or SIGTERM.
-func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, logger *slog.Logger) error {
+func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, checkHost func(*http.Request) string, logger *slog.Logger) error {
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", cfg.HTTPAddr)
 	if err != nil {
 		return fmt.Errorf("MCP HTTP listener on %s (MCP_HTTP_ADDR): %w", cfg.HTTPAddr, err)
 	}
-	t := newHTTPTransport(srv, cfg, logger)
+	t := newHTTPTransport(srv, cfg, checkHost, logger)
 	hs := &http.Server{
 		Handler:           t,
 		ReadHeaderTimeout: 10 * time.Second,
@@ -110,7 +110,7 @@ func serveHTTP(ctx context.Context, srv *mcpServer, cfg config, logger *slog.Log
 	case <-ctx.Done():
 	}
 	t.close()
-	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), shutdownGrace/2)
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), httpShutdownWait)
 	defer cancel()
 	if hs.Shutdown(shutdownCtx) != nil {
 		hs.Close()
@@ -134,7 +134,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// The adapter port's rebinding rules (handshake.go): Host must be an IP
 	// literal, localhost or in WS_ALLOWED_HOSTS; an Origin must match Host
 	// or be in WS_ALLOWED_ORIGINS.
-	if reason := t.srv.link.checkUpgrade(r); reason != "" {
+	if reason := t.checkHost(r); reason != "" {
 		t.logger.Warn("refused an MCP HTTP request", "reason", reason, "remote", r.RemoteAddr)
 		writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil, "forbidden: %s", reason))
 		return
@@ -157,12 +157,6 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcErrorf(errInvalidRequest, nil,
 			"method not allowed: %s; the MCP endpoint takes POST (and GET, DELETE for legacy sessions)", r.Method))
 	}
-}
-
-func bearerMatches(header, token string) bool {
-	scheme, value, ok := strings.Cut(header, " ")
-	return ok && strings.EqualFold(scheme, "Bearer") &&
-		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(value)), []byte(token)) == 1
 }
 
 // parseHTTPMessage decodes one POST body with the strictness of stdio
@@ -257,21 +251,6 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	t.postLegacy(w, r, &req, session)
 }
 
-// accepts reports whether the Accept header lists mediaType (or a wildcard
-// covering it).
-func accepts(r *http.Request, mediaType string) bool {
-	major, _, _ := strings.Cut(mediaType, "/")
-	for _, v := range r.Header.Values("Accept") {
-		for item := range strings.SplitSeq(v, ",") {
-			mt, _, err := mime.ParseMediaType(strings.TrimSpace(item))
-			if err == nil && (mt == mediaType || mt == "*/*" || mt == major+"/*") {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // postModern serves a 2026-07-28 request: headers checked against the
 // body, no session, a JSON reply or, for subscriptions/listen, a stream.
 func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *request, meta *requestMeta) {
@@ -300,86 +279,6 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 		return
 	}
 	writeJSON(w, http.StatusOK, reply(r.Context(), handle, t.logger, req))
-}
-
-// checkModernHeaders applies the transport's request metadata rules:
-// MCP-Protocol-Version, Mcp-Method and, for the named methods, Mcp-Name
-// must be present and equal the body's values.
-func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcError {
-	check := func(name, body string) *rpcError {
-		values := h.Values(name)
-		switch {
-		case len(values) == 0:
-			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: required header %s is missing", name)
-		case len(values) > 1:
-			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: header %s appears %d times", name, len(values))
-		}
-		value := values[0]
-		for _, b := range []byte(value) {
-			if (b < 0x20 || b > 0x7e) && b != '\t' {
-				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
-			}
-		}
-		if name == "Mcp-Name" {
-			decoded, ok := decodeHeaderValue(value)
-			if !ok {
-				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds invalid =?base64?…?= encoding", name)
-			}
-			value = decoded
-		}
-		if value != body {
-			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s header value %q does not match body value %q", name, value, body)
-		}
-		return nil
-	}
-	if err := check("MCP-Protocol-Version", meta.version); err != nil {
-		return err
-	}
-	if err := check("Mcp-Method", req.Method); err != nil {
-		return err
-	}
-	member := ""
-	switch req.Method {
-	case "tools/call", "prompts/get":
-		member = "name"
-	case "resources/read":
-		member = "uri"
-	default:
-		return nil
-	}
-	var raw []byte
-	if req.Params != nil {
-		_ = eachMember(req.Params, func(name string, value []byte) bool {
-			if name == member {
-				raw = value
-			}
-			return raw == nil
-		})
-	}
-	value, ok := wireString(raw)
-	if !ok {
-		// The body is wrong, not the headers: the handler names the param.
-		return nil
-	}
-	return check("Mcp-Name", value)
-}
-
-// decodeHeaderValue undoes the =?base64?…?= sentinel encoding of Mcp-Name
-// and Mcp-Param-* values; other values are returned as they are.
-func decodeHeaderValue(v string) (string, bool) {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
-	if !ok {
-		return v, true
-	}
-	inner, ok = strings.CutSuffix(inner, "?=")
-	if !ok {
-		return v, true
-	}
-	data, err := base64.StdEncoding.DecodeString(inner)
-	if err != nil || !utf8.Valid(data) {
-		return "", false
-	}
-	return string(data), true
 }
 
 // reply runs a request's handler and encodes its reply.

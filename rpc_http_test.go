@@ -46,7 +46,7 @@ func newTestTransport(cfg config) (*httpTransport, *mcpServer) {
 	srv.link = newTestLink(cfg, logger, srv.onLinkEvent)
 	srv.tools = newTestToolSet(cfg, srv.link)
 	srv.resources = newTestResourceHub(cfg, srv.link, srv.notifyClient)
-	return newHTTPTransport(srv, cfg, logger), srv
+	return newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger), srv
 }
 
 // post sends body with the standard POST headers plus extra ("Name: value"

@@ -34,19 +34,21 @@ var relayMethods = map[string]bool{
 
 // relay forwards requests to the process holding the adapter port.
 type relay struct {
-	link   *adapterLink
+	bound  func() (listening bool, listenError string) // whether this process holds the adapter port, and if not why
+	retry  time.Duration                               // how often a bind is tried again
 	url    string
 	client *http.Client
 }
 
-func newRelay(cfg config, link *adapterLink) *relay {
+func newRelay(cfg config, bound func() (listening bool, listenError string), retry time.Duration) *relay {
 	host := cfg.WSHost
 	if !isLoopbackHost(host) {
 		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
 	}
 	return &relay{
-		link: link,
-		url:  "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
+		bound: bound,
+		retry: retry,
+		url:   "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
 		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
 		// bounds a holder that stops answering altogether.
 		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
@@ -76,9 +78,11 @@ func relayEndpoint(t *httpTransport) http.Handler {
 // forward sends req to the holder when this process does not hold the
 // port. ok is false when it holds it, or when nothing answering MCP holds
 // it: then the request is served here (and says NOT_CONNECTED, and why).
-func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, ok bool) {
-	if !relayMethods[req.Method] || rl.link.status().Listening {
-		return nil, nil, false
+// note says which process holds the app, how this one reaches it, and why
+// it does not hold the port.
+func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, note map[string]any, ok bool) {
+	if listening, _ := rl.bound(); !relayMethods[req.Method] || listening {
+		return nil, nil, nil, false
 	}
 	params := map[string]json.RawMessage{}
 	if req.Params != nil {
@@ -96,7 +100,7 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": req.Method, "params": params})
 	hreq, herr := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
 	if herr != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	hreq.Header.Set("Content-Type", "application/json")
 	hreq.Header.Set("Accept", "application/json, text/event-stream")
@@ -107,80 +111,47 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 	}
 	resp, herr := rl.client.Do(hreq)
 	if herr != nil {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get("Content-Type") != "application/json" {
-		return nil, nil, false // not a devtools-mcp with /mcp: serve locally
+		return nil, nil, nil, false // not a devtools-mcp with /mcp: serve locally
 	}
 	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
 	if herr != nil || len(data) > maxHTTPBodyBytes {
-		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: reply unreadable or over %d bytes", req.Method, rl.url, maxHTTPBodyBytes), true
+		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: reply unreadable or over %d bytes", req.Method, rl.url, maxHTTPBodyBytes), nil, true
 	}
 	var msg struct {
 		Result json.RawMessage `json:"result"`
 		Error  *rpcError       `json:"error"`
 	}
 	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
-		return nil, nil, false
+		return nil, nil, nil, false
 	}
 	if msg.Error != nil {
 		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
 			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
 		}
-		return nil, msg.Error, true
+		return nil, msg.Error, nil, true
 	}
 	out := msg.Result
-	if req.Method == "tools/call" && string(params["name"]) == `"debug_health_check"` {
-		out = rl.annotateHealth(out, resp.Header.Get(holderPIDHeader))
-	}
 	if call.meta == nil {
 		out = legacyResult(out)
 	}
-	return json.RawMessage(out), nil, true
-}
-
-// annotateHealth adds server.relay to a relayed health check, in the
-// structured content and in the text that mirrors it: which process holds
-// the app, how this one reaches it, and why it does not hold the port.
-func (rl *relay) annotateHealth(result []byte, holderPID string) []byte {
-	var r map[string]any
-	if json.Unmarshal(result, &r) != nil {
-		return result
-	}
-	note := map[string]any{
+	_, listenError := rl.bound()
+	note = map[string]any{
 		"via":         rl.url,
-		"holderPid":   holderPID,
+		"holderPid":   resp.Header.Get(holderPIDHeader),
 		"pid":         os.Getpid(),
-		"listenError": rl.link.status().ListenError,
+		"listenError": listenError,
 		"note":        "this process cannot bind the adapter port and answers through the devtools-mcp process holding it; it takes the port over when that one exits",
 	}
-	addTo := func(v any) {
-		if m, ok := v.(map[string]any); ok {
-			if server, ok := m["server"].(map[string]any); ok {
-				server["relay"] = note
-			}
-		}
-	}
-	addTo(r["structuredContent"])
-	if content, ok := r["content"].([]any); ok && len(content) > 0 {
-		if item, ok := content[0].(map[string]any); ok {
-			if text, ok := item["text"].(string); ok {
-				var inner map[string]any
-				if json.Unmarshal([]byte(text), &inner) == nil {
-					addTo(inner)
-					if data, err := json.Marshal(inner); err == nil {
-						item["text"] = string(data)
-					}
-				}
-			}
-		}
-	}
-	data, err := json.Marshal(r)
-	if err != nil {
-		return result
-	}
-	return data
+	return json.RawMessage(out), nil, note, true
+}
+
+func (rl *relay) listening() bool {
+	listening, _ := rl.bound()
+	return listening
 }
 
 func resourceNotFoundMessage(m string) bool { return strings.HasPrefix(m, "resource not found") }
@@ -237,13 +208,13 @@ func legacyResult(result []byte) []byte {
 // work through the relay too. It returns when ctx ends.
 func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 	for ctx.Err() == nil {
-		if !rl.link.status().Listening && rl.listenOnce(ctx, s) {
+		if !rl.listening() && rl.listenOnce(ctx, s) {
 			continue // the subscriptions changed: listen again at once
 		}
 		select {
 		case <-ctx.Done():
 		case <-s.subsChanged:
-		case <-time.After(linkBindRetry): // the link retries its bind as often
+		case <-time.After(rl.retry): // the link retries its bind as often
 		}
 	}
 }
@@ -256,7 +227,7 @@ func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool
 	uris := s.heldURIs()
 	done := make(chan bool, 1)
 	go func() {
-		tick := time.NewTicker(linkBindRetry)
+		tick := time.NewTicker(rl.retry)
 		defer tick.Stop()
 		for {
 			select {
@@ -268,7 +239,7 @@ func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool
 				done <- true
 				return
 			case <-tick.C:
-				if rl.link.status().Listening {
+				if rl.listening() {
 					cancel()
 					done <- false
 					return

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"sync"
@@ -13,6 +14,20 @@ import (
 // lines.go is the stdio framing of JSON-RPC: newline-delimited messages
 // read in bounded batches (a line over the bound read through, not held),
 // and replies written through one buffered writer.
+
+// serveStdio answers MCP on stdin until EOF or ctx ends; every reply to a
+// request already read is written before it returns. The stdio peer is one
+// client of srv; the calls srv deems urgent run on a lane of their own.
+func serveStdio(ctx context.Context, srv *mcpServer, stdin io.Reader, stdout io.Writer) error {
+	c := newClient(srv, "stdio", nil, nil)
+	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, srv.logger)
+	rpc.urgent = srv.isUrgent
+	c.notify, c.stopped = rpc.notify, rpc.stopped
+	srv.addClient(c)
+	err := rpc.serve(ctx, stdin)
+	srv.removeClient(c)
+	return err
+}
 
 // inputLine is one line read from the client, or why reading stopped.
 type inputLine struct {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 )
 
 // Bounds of the urgent lane: requests of it running at once, and waiting.
@@ -12,8 +11,8 @@ const (
 )
 
 // newUrgentLane is the pool that runs the requests that promise an answer
-// within their own bound whatever else is running (debug_health_check:
-// "never slow"). In the main pool they would wait behind every queued call,
+// within their own bound whatever else is running (calls of the tools
+// marked urgent, such as the health check: "never slow"). In the main pool they would wait behind every queued call,
 // and a stalled adapter holds each of those for REQUEST_TIMEOUT_MS. The
 // lane is small because each of its requests ends within its bound, so a
 // full lane drains by itself.
@@ -33,23 +32,4 @@ func (c *rpcConn) spawnUrgent(ctx context.Context, req request) {
 			c.out.write(reply, true)
 		}
 	}, 0, func() { _ = c.out.flush() })
-}
-
-// isUrgent picks the requests for the urgent lane: tools/call of
-// debug_health_check. The name is read as callTool reads it.
-func isUrgent(req *request) bool {
-	if req.Method != "tools/call" || req.Params == nil {
-		return false
-	}
-	var name []byte
-	if eachMember(req.Params, func(member string, value []byte) bool {
-		if strings.EqualFold(member, "name") {
-			name = value
-		}
-		return true
-	}) != nil {
-		return false
-	}
-	s, ok := wireString(name)
-	return ok && s == "debug_health_check"
 }

@@ -6,6 +6,7 @@ import (
 )
 
 func TestIsUrgent(t *testing.T) {
+	s := &mcpServer{tools: newTestToolSet(config{}, nil)}
 	for _, tc := range []struct {
 		method, params string
 		want           bool
@@ -25,7 +26,7 @@ func TestIsUrgent(t *testing.T) {
 		if tc.params != "" {
 			req.Params = []byte(tc.params)
 		}
-		if got := isUrgent(&req); got != tc.want {
+		if got := s.isUrgent(&req); got != tc.want {
 			t.Errorf("isUrgent(%s %s) = %v, want %v", tc.method, tc.params, got, tc.want)
 		}
 	}

@@ -68,8 +68,7 @@ func (b *reactotronBridge) run(ctx context.Context) {
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(b.logger.Handler(), slog.LevelDebug),
 	}
-	// A port of -1 (tests only; no setting allows it) binds any free port.
-	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(max(b.cfg.ReactotronPort, 0)))
+	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(b.cfg.ReactotronPort))
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
 	defer tried()
 	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
@@ -119,23 +118,6 @@ func (b *reactotronBridge) status() *healthListener {
 	}
 	return &healthListener{Listening: b.listening, ListenError: b.listenErr,
 		URL: "ws://" + net.JoinHostPort(b.cfg.WSHost, port) + "/"}
-}
-
-// addr waits until the bridge is listening, or ctx ends.
-func (b *reactotronBridge) addr(ctx context.Context) (string, error) {
-	for {
-		b.mu.Lock()
-		addr, listening := b.boundAddr, b.listening
-		b.mu.Unlock()
-		if listening {
-			return addr, nil
-		}
-		select {
-		case <-ctx.Done():
-			return "", ctx.Err()
-		case <-time.After(10 * time.Millisecond):
-		}
-	}
 }
 
 func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) {

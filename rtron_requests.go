@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 )
 
@@ -162,7 +161,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	}
 	// The path holds a key Reactotron cannot name, or the app had nothing
 	// there: slice the whole state, which also tells what does exist.
-	segs := pathSegments(p.Path)
+	segs := pathFromWire(p.Path)
 	value, miss, err := resolveRaw(a.value, segs)
 	if err != nil {
 		return nil, malformedAnswer("state.backup.request", "state is not valid JSON")
@@ -191,7 +190,7 @@ func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessag
 // should fall back to the whole state: Reactotron cannot name the path, or
 // the app had nothing there.
 func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (json.RawMessage, error) {
-	dotted, err := reactotronPath(pathSegments(path))
+	dotted, err := reactotronPath(pathFromWire(path))
 	if err != nil || dotted == "" {
 		return nil, nil
 	}
@@ -204,20 +203,6 @@ func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (j
 	o.value("timestamp", time.Now().UTC().Format(timeFormat))
 	o.raw("state", a.value)
 	return o.close(), nil
-}
-
-// pathSegments turns snapshotParams' path back into segments.
-func pathSegments(path []any) []pathSegment {
-	segs := make([]pathSegment, len(path))
-	for i, p := range path {
-		switch v := p.(type) {
-		case string:
-			segs[i] = pathSegment{Key: v, Quoted: isCanonicalDecimal(v)}
-		default:
-			segs[i] = pathSegment{Key: fmt.Sprint(v)}
-		}
-	}
-	return segs
 }
 
 // queryCache answers snapshot.get for react_query from the cache the

@@ -197,3 +197,17 @@ func (c *reactotronConn) reduxAnswerable(sink reactotronStateSink) error {
 func noReduxPlugin(sink reactotronStateSink) error {
 	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}
 }
+
+// reactotronSubscribe sets the paths whose changes the client reports, as
+// the Reactotron desktop app does; the bridge sends it with the names of
+// the stores it learned (rtron_state.go).
+func reactotronSubscribe(paths []string) []byte {
+	payload := []byte(`{"paths":[`)
+	for i, p := range paths {
+		if i > 0 {
+			payload = append(payload, ',')
+		}
+		payload = appendJSONString(payload, p, false)
+	}
+	return reactotronServerFrame("state.values.subscribe", append(payload, "]}"...))
+}

@@ -339,21 +339,6 @@ func (s *session) indexStreamsLocked() {
 	}
 }
 
-// addStream advertises stream as active if it is not yet; the Reactotron
-// bridge learns its streams from the messages it receives.
-func (s *session) addStream(name string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, ok := s.streamIndex[name]; ok {
-		return
-	}
-	s.info.Streams = append(s.info.Streams, streamState{Name: name, Active: true})
-	s.streamIndex[name] = len(s.info.Streams) - 1
-	if s.feed != nil {
-		s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
-	}
-}
-
 // record keeps event (a whole event object as JSON, which record owns) of
 // stream with its seq and type, and updates the stream's figures. An event
 // of a stream the session does not advertise counts nowhere and is not

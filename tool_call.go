@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -141,13 +140,14 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 		}
 		return errorResult(err, ts.redact)
 	}
-	if t.name != "debug_health_check" {
+	if !t.aboutServer {
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
 	// Redacted before the budget is judged: the budget is for what is sent.
-	// The health check keeps to the budget by summarising, never failing.
+	// An urgent tool (the health check) keeps to the budget by summarising,
+	// never failing.
 	res.body = ts.redact.JSON(res.body)
-	if len(res.body) > ts.cfg.MaxResultBytes && t.name != "debug_health_check" {
+	if len(res.body) > ts.cfg.MaxResultBytes && !t.urgent {
 		return errorResult(ts.overBudget(res), ts.redact)
 	}
 	return successResult(res.body)
@@ -313,19 +313,9 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 	if rawKind(v) != "number" {
 		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))
 	}
-	n, err := strconv.ParseInt(string(v), 10, 64) // exact, beyond 2^53 too
-	if err != nil {
-		f, ferr := strconv.ParseFloat(string(v), 64)
-		switch {
-		case ferr != nil && !isRangeError(ferr), f != math.Trunc(f), f == 0 && nonZeroMantissa(v):
-			return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
-		case f >= math.MaxInt64:
-			n = math.MaxInt64
-		case f <= math.MinInt64:
-			n = math.MinInt64
-		default:
-			n = int64(f)
-		}
+	n, _, ok := decimalInteger(v) // saturated beyond int64
+	if !ok {
+		return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
 	}
 	hi := int64(math.MaxInt64)
 	if s.max != 0 {
@@ -342,18 +332,6 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
 	}
 	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", hi))
-}
-
-// nonZeroMantissa reports whether a number's digits before any exponent
-// are not all zero: 1e-400 parses as 0 but is no integer.
-func nonZeroMantissa(v []byte) bool {
-	mantissa, _, _ := strings.Cut(strings.ToLower(string(v)), "e")
-	return strings.ContainsAny(mantissa, "123456789")
-}
-
-func isRangeError(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.

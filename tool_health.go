@@ -187,3 +187,39 @@ func uptime(a *adapterInfo) int64 {
 	}
 	return max(0, int64(time.Since(since)/time.Second))
 }
+
+// addRelayNote adds server.relay to a health check answered by the process
+// holding the adapter port (rpc_relay.go), in the structured content and in
+// the text that mirrors it.
+func addRelayNote(result []byte, note map[string]any) []byte {
+	var r map[string]any
+	if json.Unmarshal(result, &r) != nil {
+		return result
+	}
+	addTo := func(v any) {
+		if m, ok := v.(map[string]any); ok {
+			if server, ok := m["server"].(map[string]any); ok {
+				server["relay"] = note
+			}
+		}
+	}
+	addTo(r["structuredContent"])
+	if content, ok := r["content"].([]any); ok && len(content) > 0 {
+		if item, ok := content[0].(map[string]any); ok {
+			if text, ok := item["text"].(string); ok {
+				var inner map[string]any
+				if json.Unmarshal([]byte(text), &inner) == nil {
+					addTo(inner)
+					if data, err := json.Marshal(inner); err == nil {
+						item["text"] = string(data)
+					}
+				}
+			}
+		}
+	}
+	data, err := json.Marshal(r)
+	if err != nil {
+		return result
+	}
+	return data
+}

@@ -1,10 +1,8 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -19,6 +17,14 @@ type tool struct {
 	outputSchema             string
 	run                      func(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error)
 	hints                    *toolHints // nil: reads only (readOnlyHints)
+	// urgent: the call promises an answer within its own bound whatever
+	// else runs, so transports serve it ahead of queued calls, and it keeps
+	// to the result budget by summarising, so the budget does not apply.
+	urgent bool
+	// aboutServer: the answer describes the server and every session, not
+	// one session's app: it names no answering session, and an answer
+	// relayed from the process holding the adapter port says so.
+	aboutServer bool
 }
 
 // changesApp reports whether the tool acts on the app rather than reading
@@ -85,6 +91,8 @@ var stateTools = []*tool{
 		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"}},"required":["connected","adapter","streams","server"]}`,
 		args:         withSession(),
 		run:          healthCheck,
+		urgent:       true,
+		aboutServer:  true,
 	},
 	{
 		name:  "debug_list_streams",
@@ -298,18 +306,4 @@ func describeMissing(missing []string, baseSeq, targetSeq int64) string {
 		}
 	}
 	return strings.Join(parts, " or ")
-}
-
-// decodeState decodes a state for diffing; numbers stay exact as json.Number.
-func decodeState(data []byte) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, err
-	}
-	if dec.More() {
-		return nil, errors.New("trailing data after the JSON value")
-	}
-	return v, nil
 }

@@ -12,13 +12,16 @@ import (
 	"time"
 )
 
-// Error codes of wire protocol §4 that the links and sessions tell apart
-// in an app's own error answers.
+// Error codes of wire protocol §4, as an app answers them: the links and
+// sessions tell them apart in an app's own error answers, and
+// check-adapter expects them of an adapter.
 const (
 	wireCodeStreamUnavailable = "STREAM_UNAVAILABLE"
 	wireCodeSnapshotNotFound  = "SNAPSHOT_NOT_FOUND"
 	wireCodePayloadTooLarge   = "PAYLOAD_TOO_LARGE"
 	wireCodePathNotFound      = "PATH_NOT_FOUND"
+	wireCodeInvalidParams     = "INVALID_PARAMS"
+	wireCodeUnknownMethod     = "UNKNOWN_METHOD"
 )
 
 // errNotConnected: there is no app to ask, or the connection went away

@@ -220,7 +220,7 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshakeRefusal) {
 	var m wireMessage
 	if err := m.parse(data); err != nil {
-		var dup *wireDuplicateError
+		var dup *duplicateMemberError
 		if errors.As(err, &dup) {
 			return nil, wireInvalidHandshake("%s: appears more than once", dup.member)
 		}
@@ -380,24 +380,21 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			return fmt.Errorf("[%d]: must be an object", i)
 		}
 		var name, active, instances []byte
-		err := scanObject(item, func(key, value []byte) error {
-			var slot *[]byte
+		err := scanMembers(item, func(key []byte) *[]byte {
 			switch string(key) {
 			case "name":
-				slot = &name
+				return &name
 			case "active":
-				slot = &active
+				return &active
 			case "instances":
-				slot = &instances
-			default:
-				return nil
+				return &instances
 			}
-			if *slot != nil {
-				return fmt.Errorf("[%d]: duplicate member %q", i, key)
-			}
-			*slot = value
 			return nil
 		})
+		var dup *duplicateMemberError
+		if errors.As(err, &dup) {
+			return fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
+		}
 		if err != nil {
 			return err
 		}

@@ -136,7 +136,8 @@ type adapterLink struct {
 	closeTimeout     time.Duration // close handshake, then the socket is dropped
 	writeTimeout     time.Duration // one frame write
 	maxPending       int           // requests pending on one connection
-	mcp              http.Handler  // serves /mcp on this port (relay.go); nil: none. Set before run.
+	mcp              http.Handler  // serves mcpPath on this port (rpc_relay.go); nil: none. Set before run.
+	mcpPath          string
 
 	allowedHosts   map[string]bool // WS_ALLOWED_HOSTS
 	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
@@ -402,7 +403,7 @@ func (l *adapterLink) reasonLocked() string {
 // WebSocket and serves the connection until it ends. Any path is accepted:
 // adapters dial "/", and nothing else is served here.
 func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
-	if l.mcp != nil && r.URL.Path == mcpPath {
+	if l.mcp != nil && r.URL.Path == l.mcpPath {
 		l.mcp.ServeHTTP(w, r)
 		return
 	}

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"fmt"
-	"math"
-	"strconv"
-
 	"github.com/coder/websocket"
 )
 
@@ -35,86 +31,48 @@ type wireMessage struct {
 }
 
 // parse validates data as one JSON object and fills m in a single pass,
-// without decoding or copying any value.
+// without decoding or copying any value. A member m holds that appears
+// twice is a *duplicateMemberError.
 func (m *wireMessage) parse(data []byte) error {
 	*m = wireMessage{}
-	return scanObject(data, func(key, value []byte) error {
-		var slot *[]byte
+	return scanMembers(data, func(key []byte) *[]byte {
 		switch string(key) {
 		case "type":
-			slot = &m.Type
+			return &m.Type
 		case "id":
-			slot = &m.ID
+			return &m.ID
 		case "result":
-			slot = &m.Result
+			return &m.Result
 		case "error":
-			slot = &m.Error
+			return &m.Error
 		case "event":
-			slot = &m.Event
+			return &m.Event
 		case "streams":
-			slot = &m.Streams
+			return &m.Streams
 		case "protocolVersion":
-			slot = &m.ProtocolVersion
+			return &m.ProtocolVersion
 		case "sessionId":
-			slot = &m.SessionID
+			return &m.SessionID
 		case "adapterVersion":
-			slot = &m.AdapterVersion
+			return &m.AdapterVersion
 		case "startedAt":
-			slot = &m.StartedAt
+			return &m.StartedAt
 		case "app":
-			slot = &m.App
+			return &m.App
 		case "device":
-			slot = &m.Device
+			return &m.Device
 		case "token":
-			slot = &m.Token
+			return &m.Token
 		case "deviceId":
-			slot = &m.DeviceID
+			return &m.DeviceID
 		case "capabilities":
-			slot = &m.Capabilities
-		default:
-			return nil
+			return &m.Capabilities
 		}
-		if *slot != nil {
-			return &wireDuplicateError{member: string(key)}
-		}
-		*slot = value
 		return nil
 	})
 }
 
-// wireDuplicateError reports a member the server reads that appears twice.
-type wireDuplicateError struct{ member string }
-
-func (e *wireDuplicateError) Error() string { return fmt.Sprintf("duplicate member %q", e.member) }
-
 // wireAbsent reports whether an optional member is missing or null.
 func wireAbsent(raw []byte) bool {
 	return raw == nil || string(raw) == "null"
-}
-
-// wireInt decodes raw when it is a JSON number with an integer value that
-// fits in an int64 (1 and 1.0 alike).
-func wireInt(raw []byte) (int64, bool) {
-	if len(raw) == 0 || raw[0] != '-' && (raw[0] < '0' || raw[0] > '9') {
-		return 0, false
-	}
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		return n, true
-	}
-	f, err := strconv.ParseFloat(string(raw), 64)
-	if err != nil || f != math.Trunc(f) || f < math.MinInt64 || f >= math.MaxInt64 {
-		return 0, false
-	}
-	return int64(f), true
-}
-
-// clipJSON quotes a raw JSON value for an error message, shortened.
-func clipJSON(raw []byte) string {
-	if raw == nil {
-		return "nothing"
-	}
-	if len(raw) > 40 {
-		return string(raw[:40]) + "…"
-	}
-	return string(raw)
 }

@@ -1,0 +1,31 @@
+package main
+
+import "fmt"
+
+// The one duplicate-member check. encoding/json keeps the last of repeated
+// members silently; the server refuses a repeat of a member it reads, so
+// that a message means one thing to it and to anything else reading it.
+
+// duplicateMemberError reports a member that appears twice.
+type duplicateMemberError struct{ member string }
+
+func (e *duplicateMemberError) Error() string { return fmt.Sprintf("duplicate member %q", e.member) }
+
+// scanMembers validates data as exactly one JSON object (scanObject) and
+// stores each member's raw value in the slot that slot returns for its
+// name, unescaped; a member for which slot returns nil is skipped. A member
+// whose slot is already filled is a *duplicateMemberError. The values alias
+// data.
+func scanMembers(data []byte, slot func(name []byte) *[]byte) error {
+	return scanObject(data, func(key, value []byte) error {
+		p := slot(key)
+		if p == nil {
+			return nil
+		}
+		if *p != nil {
+			return &duplicateMemberError{member: string(key)}
+		}
+		*p = value
+		return nil
+	})
+}

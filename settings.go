@@ -1,0 +1,55 @@
+package main
+
+// The settings every layer reads, as plain values. They sit in the base
+// layer so that each layer can be handed its settings without reaching up
+// into the entry: config.go, in the entry, reads them from the flags and
+// the environment, and serve passes them down.
+
+import (
+	"log/slog"
+	"net"
+	"strings"
+	"time"
+)
+
+// config is the whole configuration of one run. It is loaded once by
+// loadConfig (config.go), validated there, and never changed afterwards,
+// so every goroutine may read it without locking.
+type config struct {
+	WSPort           int
+	WSHost           string
+	RequestTimeout   time.Duration
+	MaxPayloadSize   int64
+	MaxResultBytes   int
+	LogLevel         slog.Level
+	LogFormat        string // "text" or "json"
+	WSToken          string
+	WSAllowedHosts   []string // lower-case host names, no port
+	WSAllowedOrigins []string // lower-case scheme://host[:port]
+	Reactotron       bool     // the Reactotron bridge is on: REACTOTRON_PORT is not 0
+	ReactotronPort   int      // the bridge's port; 0 (tests only, as for WSPort): any free port
+	EventBuffer      int      // events kept per session and stream
+	ReadOnly         bool     // tools that change the app are withheld
+	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	RedactKeys       []string // lower-case extra sensitive key names
+	Transport        string   // "stdio" or "http": where MCP clients connect
+	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
+	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
+
+	Demo            bool
+	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
+	Version         bool
+	Help            bool
+}
+
+// isLoopbackHost reports whether host (no port) names this machine only.
+func isLoopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
