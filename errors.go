@@ -54,11 +54,35 @@ func newToolError(code string, details any, format string, args ...any) *toolErr
 	return &toolError{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
 }
 
-// asToolError returns err as a *toolError, or nil.
+// asToolError returns err as a *toolError, or nil. The links' typed errors
+// are worded here.
 func asToolError(err error) *toolError {
 	var te *toolError
 	if errors.As(err, &te) {
 		return te
+	}
+	return linkToolError(err)
+}
+
+// linkToolError words the typed errors of the Reactotron bridge's requests
+// (rtron_asks.go), or is nil.
+func linkToolError(err error) *toolError {
+	var (
+		busy    *reactotronBusyError
+		timeout *reactotronTimeoutError
+		miss    *reactotronPathMissError
+	)
+	switch {
+	case errors.Is(err, errReactotronGone):
+		return linkNotConnectedError(linkReasonDisconnected, "", "")
+	case errors.As(err, &busy):
+		return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", busy.Limit)
+	case errors.As(err, &timeout):
+		ms := timeout.Timeout.Milliseconds()
+		return newToolError(codeTimeout, linkTimeoutDetails{Method: timeout.Method, TimeoutMs: ms},
+			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", timeout.Method, ms)
+	case errors.As(err, &miss):
+		return notFound(codePathNotFound, miss.Path, miss.Miss)
 	}
 	return nil
 }

@@ -99,6 +99,12 @@ func (q *adapterQueries) stateAtPushed(ctx context.Context, s *session, stream, 
 	if err == nil {
 		return snap, q.redact.At(segs, compactJSON(snap.state)), nil
 	}
+	// The Reactotron bridge resolves the path itself and says where it
+	// stopped.
+	var rmiss *reactotronPathMissError
+	if errors.As(err, &rmiss) {
+		return snapshot{}, nil, notFound(missCode, path, rmiss.Miss)
+	}
 	te := asToolError(err)
 	switch {
 	case te == nil:
