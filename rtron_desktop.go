@@ -138,7 +138,7 @@ type desktopRelay struct {
 	oversized   int64 // frames from the desktop over MaxFrame
 	untracked   int64 // desktop requests beyond MaxPending, relayed unmatched
 	expired     int64 // desktop requests that gave up their place
-	toDesktopN  int64 // frames written to the desktop
+	toDesktopN  int64 // frames written to the desktop, intros included
 	toAppN      int64 // frames written to the app
 	answersKept int64 // answers to the bridge's requests, not relayed
 
@@ -456,6 +456,9 @@ func (r *desktopRelay) writeDesktop(ws *websocket.Conn, readErr chan error) erro
 	if err := write(r.intro); err != nil {
 		return err
 	}
+	r.mu.Lock()
+	r.toDesktopN++
+	r.mu.Unlock()
 	for {
 		r.mu.Lock()
 		f, ok := r.toDesktop.pop()
