@@ -27,8 +27,8 @@ type fakeDesktop struct {
 	mu      sync.Mutex
 	srv     *http.Server
 	stopped chan struct{} // closed by kill
-	live  []*desktopSide
-	conns chan *desktopSide // each new connection
+	live    []*desktopSide
+	conns   chan *desktopSide // each new connection
 }
 
 // desktopSide is one connection the desktop accepted.
