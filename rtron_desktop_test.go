@@ -580,8 +580,10 @@ func FuzzIntroWithClientID(f *testing.F) {
 			}
 			return
 		}
-		var got string
-		if !bytes.Equal(out, data) && (json.Unmarshal(frame.Payload["clientId"], &got) != nil || got != strings.ToValidUTF8(id, "\uFFFD")) {
+		var got, want string
+		quoted, _ := json.Marshal(id) // invalid UTF-8 becomes U+FFFD, byte by byte
+		json.Unmarshal(quoted, &want)
+		if !bytes.Equal(out, data) && (json.Unmarshal(frame.Payload["clientId"], &got) != nil || got != want) {
 			t.Errorf("%q: clientId %s, want %q", out, frame.Payload["clientId"], id)
 		}
 	})
