@@ -588,3 +588,40 @@ func FuzzIntroWithClientID(f *testing.F) {
 		}
 	})
 }
+
+// TestDesktopRelayThroughServe: with REACTOTRON_DESKTOP set, serve relays a
+// Reactotron app, and debug_health_check shows where and how it goes.
+func TestDesktopRelayThroughServe(t *testing.T) {
+	d := newFakeDesktop(t)
+	d.start()
+	cfg := testConfig(t)
+	cfg.ReactotronPort = -1
+	cfg.ReactotronDesktop = d.addr
+	ts := startServer(t, cfg)
+	ts.initialize()
+	e := &e2e{testServer: ts, nextID: 100}
+	var url string
+	e.waitHealthRaw(func(h map[string]any) bool {
+		rt, _ := h["server"].(map[string]any)["reactotron"].(map[string]any)
+		url, _ = rt["url"].(string)
+		return rt["listening"] == true && rt["desktop"] == d.addr
+	})
+	app := dialReactotron(t, url, nil)
+	intro := []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)
+	app.send(intro)
+	if got := d.next().frame(t); !bytes.Equal(got, intro) {
+		t.Errorf("the desktop got %s, want %s", got, intro)
+	}
+	h := e.waitHealthRaw(func(h map[string]any) bool {
+		s, _ := h["sessions"].([]any)
+		if len(s) != 1 {
+			return false
+		}
+		desk, _ := s[0].(map[string]any)["desktop"].(map[string]any)
+		return desk["connected"] == true && desk["sentToDesktop"] == 1.0
+	})
+	desk := h["sessions"].([]any)[0].(map[string]any)["desktop"].(map[string]any)
+	if desk["address"] != d.addr || desk["queueLimit"] != 1000.0 || desk["droppedToDesktop"] != 0.0 {
+		t.Errorf("desktop = %v, want the address, the default bounds and nothing dropped", desk)
+	}
+}
