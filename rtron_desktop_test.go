@@ -358,6 +358,10 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	if o.err != nil || !bytes.Contains(o.raw, []byte(`"total":99`)) {
 		t.Errorf("the bridge's snapshot = %s, %v; want the second answer", o.raw, o.err)
 	}
+	// The desktop's answer left nothing in the session: one snapshot, ours.
+	if n := s.latestSeq("redux"); n != 1 {
+		t.Errorf("%d redux events, want only the bridge's snapshot", n)
+	}
 	// Our requests never reach the desktop: it got no request frames.
 	for _, f := range [][]byte{first, unasked, marker} {
 		if bytes.Contains(f, []byte(`.request"`)) {
@@ -623,5 +627,30 @@ func TestDesktopRelayThroughServe(t *testing.T) {
 	desk := h["sessions"].([]any)[0].(map[string]any)["desktop"].(map[string]any)
 	if desk["address"] != d.addr || desk["queueLimit"] != 1000.0 || desk["droppedToDesktop"] != 0.0 {
 		t.Errorf("desktop = %v, want the address, the default bounds and nothing dropped", desk)
+	}
+}
+
+// TestDesktopRelayExpiredRequest: a desktop request past PendingTimeout
+// has given up its place; its late answer is nobody's, so it goes to both.
+func TestDesktopRelayExpiredRequest(t *testing.T) {
+	d := newFakeDesktop(t)
+	d.start()
+	opts := testDesktopOptions(d.addr)
+	opts.PendingTimeout = -1 // every desktop request has expired by the time it is answered
+	b, _, url := startRelayBridge(t, opts)
+	app := dialReactotron(t, url, nil)
+	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
+	side := d.next()
+	side.frame(t)
+	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
+	side.send(t, backupReq)
+	app.waitServerFrame(t, 1)
+	answer := recordedFrame(t, "app", `"state.backup.response"`)
+	app.send(answer)
+	if got := side.frame(t); !bytes.Equal(got, answer) {
+		t.Errorf("the desktop got %s, want the late answer", got)
+	}
+	if r := relayOf(t, b, "c1"); r.Expired != 1 {
+		t.Errorf("relay = %+v, want one expired request", r)
 	}
 }
