@@ -231,6 +231,23 @@ func (a *fakeReactotronApp) waitServerFrame(t *testing.T, n int) string {
 	return got[n]
 }
 
+// answerBackup waits for the app's n-th frame from the server, which must
+// be the bridge's own state.backup.request sent on connect, and answers it.
+func (a *fakeReactotronApp) answerBackup(t *testing.T, n int, answer []byte) {
+	t.Helper()
+	if got := a.waitServerFrame(t, n); got != string(reactotronBackupRequest()) {
+		t.Fatalf("the app's frame %d is %s, want the bridge's backup request", n, got)
+	}
+	a.send(answer)
+}
+
+// ourBackupAnswer is an answer to the bridge's connect-time backup request
+// that no other answer in these tests equals.
+func ourBackupAnswer(t *testing.T) []byte {
+	t.Helper()
+	return bytes.Replace(recordedFrame(t, "app", `"state.backup.response"`), []byte(`"total":15.5`), []byte(`"total":1.25`), 1)
+}
+
 func relayOf(t *testing.T, b *reactotronBridge, id string) *relayStatus {
 	t.Helper()
 	r := b.desktopStatus()[id]
@@ -264,6 +281,9 @@ func TestDesktopRelayRealFrames(t *testing.T) {
 	if fmt.Sprint(sent) != fmt.Sprint(want) {
 		t.Errorf("the desktop got the intro\n%v\nwant\n%v", sent, want)
 	}
+	// The bridge's own backup request, sent on connect, and its answer:
+	// the bridge's alone, so the desktop's next frame is the first event.
+	app.answerBackup(t, 1, ourBackupAnswer(t))
 	var events [][]byte
 	for _, f := range recordedFrames(t, "app")[1:] {
 		if !bytes.Contains(f, []byte(`.response"`)) {
@@ -278,20 +298,23 @@ func TestDesktopRelayRealFrames(t *testing.T) {
 			t.Fatalf("the desktop got\n%s\nwant\n%s", got, f)
 		}
 	}
+	if r := relayOf(t, b, given.Payload); r.AnswersKept != 1 {
+		t.Errorf("relay = %+v, want the answer to the bridge's backup kept", r)
+	}
 	// The desktop's state.values.subscribe, then its requests and dispatch.
-	if got := app.waitServerFrame(t, 1); got != string(desktopSubscribe) {
+	if got := app.waitServerFrame(t, 2); got != string(desktopSubscribe) {
 		t.Errorf("the app got %s from the desktop, want %s", got, desktopSubscribe)
 	}
 	for i, f := range recordedFrames(t, "from-desktop")[1:5] {
 		side.send(t, f)
-		if got := app.waitServerFrame(t, 2+i); got != string(f) {
+		if got := app.waitServerFrame(t, 3+i); got != string(f) {
 			t.Errorf("the app got %s, want %s", got, f)
 		}
 	}
 	// A setClientId from the desktop is not relayed: the app keeps its id.
 	side.send(t, []byte(`{"type":"setClientId","payload":"d35k70p0-0000-4000-8000-000000000001"}`))
 	side.send(t, desktopSubscribe)
-	if got := app.waitServerFrame(t, 6); got != string(desktopSubscribe) {
+	if got := app.waitServerFrame(t, 7); got != string(desktopSubscribe) {
 		t.Errorf("the app got %s after the desktop's setClientId, want the frame after it", got)
 	}
 	if r := relayOf(t, b, given.Payload); r.ClientIDsIgnored != 1 || !r.Connected {
@@ -313,7 +336,9 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	if got := side.frame(t); !bytes.Equal(got, intro) {
 		t.Errorf("the desktop got the intro %s, want it unchanged: %s", got, intro)
 	}
-	app.waitServerFrame(t, 0) // the desktop's subscribe
+	ours := ourBackupAnswer(t)
+	app.answerBackup(t, 0, ours)
+	app.waitServerFrame(t, 1) // the desktop's subscribe
 	var s *session
 	linkWaitFor(t, "the session", func() bool {
 		s = registryOf(link).currentLive(sessionViaReactotron)
@@ -321,19 +346,19 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	})
 	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
 	side.send(t, backupReq)
-	if got := app.waitServerFrame(t, 1); got != string(backupReq) {
+	if got := app.waitServerFrame(t, 2); got != string(backupReq) {
 		t.Fatalf("the app got %s, want the desktop's %s", got, backupReq)
 	}
 	type outcome struct {
 		raw json.RawMessage
 		err error
 	}
-	ours := make(chan outcome, 1)
+	snap := make(chan outcome, 1)
 	go func() {
 		raw, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux"})
-		ours <- outcome{raw, err}
+		snap <- outcome{raw, err}
 	}()
-	if got := app.waitServerFrame(t, 2); got != string(backupReq) {
+	if got := app.waitServerFrame(t, 3); got != string(backupReq) {
 		t.Fatalf("the app got %s, want the bridge's %s", got, backupReq)
 	}
 	first := recordedFrame(t, "app", `"state.backup.response"`)
@@ -345,6 +370,9 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	app.send(unasked)
 	marker := recordedFrame(t, "app", `"hello from the app"`)
 	app.send(marker)
+	// The desktop's first frame after the intro is its own answer: neither
+	// the answer to the bridge's connect-time backup nor the bridge's later
+	// one reaches it.
 	if got := side.frame(t); !bytes.Equal(got, first) {
 		t.Errorf("the desktop got\n%s\nwant its answer\n%s", got, first)
 	}
@@ -354,7 +382,7 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	if got := side.frame(t); !bytes.Equal(got, marker) {
 		t.Errorf("the desktop got\n%s\nwant the log after the answers (the bridge's answer must not reach it)", got)
 	}
-	o := <-ours
+	o := <-snap
 	if o.err != nil || !bytes.Contains(o.raw, []byte(`"total":99`)) {
 		t.Errorf("the bridge's snapshot = %s, %v; want the second answer", o.raw, o.err)
 	}
@@ -368,9 +396,10 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 			t.Errorf("the desktop got a request: %s", f)
 		}
 	}
+	// Intro, its answer, the unasked answer, the log: nothing else.
 	linkWaitFor(t, "the counts", func() bool { return relayOf(t, b, "c1").SentToDesktop == 4 })
-	if r := relayOf(t, b, "c1"); r.AnswersKept != 1 {
-		t.Errorf("relay = %+v, want 1 answer kept", r)
+	if r := relayOf(t, b, "c1"); r.AnswersKept != 2 {
+		t.Errorf("relay = %+v, want 2 answers kept: the connect-time backup's and the snapshot's", r)
 	}
 }
 
@@ -464,7 +493,9 @@ func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 	opts := testDesktopOptions(d.addr)
 	opts.QueueBytes = 256 << 10
 	b, link, url := startRelayBridge(t, opts)
-	app := dialReactotron(t, url, nil)
+	// The app answers every backup request: the bridge's on connect, and
+	// the agent's below.
+	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.backup.request": {recordedFrame(t, "app", `"state.backup.response"`)}})
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	d.next()
 	big := strings.Repeat("x", 64<<10)
@@ -482,9 +513,6 @@ func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 		t.Errorf("relay = %+v, want frames dropped and at most %d bytes queued", r, opts.QueueBytes)
 	}
 	// The agent's request goes out and its answer comes back at once.
-	app.mu.Lock()
-	app.answers = map[string][]json.RawMessage{"state.backup.request": {recordedFrame(t, "app", `"state.backup.response"`)}}
-	app.mu.Unlock()
 	raw, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux"})
 	if err != nil || !bytes.Contains(raw, []byte(`"total":15.5`)) {
 		t.Errorf("snapshot = %s, %v; want the app's state", raw, err)
@@ -501,11 +529,14 @@ func TestDesktopRelayAppReconnects(t *testing.T) {
 	_, _, url := startRelayBridge(t, testDesktopOptions(d.addr))
 	intro := recordedFrames(t, "app")[0]
 	intro = bytes.Replace(intro, []byte(`"~~~ null ~~~"`), []byte(`"c1"`), 1)
-	first := dialReactotron(t, url, nil)
+	answers := func() map[string][]json.RawMessage {
+		return map[string][]json.RawMessage{"state.backup.request": {ourBackupAnswer(t)}}
+	}
+	first := dialReactotron(t, url, answers())
 	first.send(intro)
 	side1 := d.next()
 	side1.frame(t)
-	second := dialReactotron(t, url, nil)
+	second := dialReactotron(t, url, answers())
 	second.send(intro)
 	side2 := d.next()
 	if got := side2.frame(t); !bytes.Equal(got, intro) {
@@ -518,9 +549,19 @@ func TestDesktopRelayAppReconnects(t *testing.T) {
 	}
 	dispatch := recordedFrame(t, "from-desktop", `"state.action.dispatch"`)
 	side2.send(t, dispatch)
-	second.waitServerFrame(t, 0) // the desktop's subscribe
-	if got := second.waitServerFrame(t, 1); got != string(dispatch) {
+	if got := second.waitServerFrame(t, 0); got != string(reactotronBackupRequest()) {
+		t.Errorf("the reloaded app's first frame is %s, want the bridge's backup request", got)
+	}
+	second.waitServerFrame(t, 1) // the desktop's subscribe
+	if got := second.waitServerFrame(t, 2); got != string(dispatch) {
 		t.Errorf("the reloaded app got %s, want %s", got, dispatch)
+	}
+	// The answer to the bridge's backup, sent as the app saw the request,
+	// never reaches the desktop: its next frame after the intro is this log.
+	marker := recordedFrame(t, "app", `"hello from the app"`)
+	second.send(marker)
+	if got := side2.frame(t); !bytes.Equal(got, marker) {
+		t.Errorf("the desktop got %s, want the log (the bridge's answer must not reach it)", got)
 	}
 	for _, f := range first.serverFrames() {
 		if f == string(dispatch) {
@@ -642,15 +683,20 @@ func TestDesktopRelayExpiredRequest(t *testing.T) {
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	side := d.next()
 	side.frame(t)
+	// The bridge's connect-time backup holds the first place in the queue;
+	// answered, it leaves the desktop's request first.
+	app.answerBackup(t, 0, ourBackupAnswer(t))
 	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
 	side.send(t, backupReq)
-	app.waitServerFrame(t, 1)
+	if got := app.waitServerFrame(t, 2); got != string(backupReq) {
+		t.Fatalf("the app got %s, want the desktop's %s", got, backupReq)
+	}
 	answer := recordedFrame(t, "app", `"state.backup.response"`)
 	app.send(answer)
 	if got := side.frame(t); !bytes.Equal(got, answer) {
 		t.Errorf("the desktop got %s, want the late answer", got)
 	}
-	if r := relayOf(t, b, "c1"); r.Expired != 1 {
-		t.Errorf("relay = %+v, want one expired request", r)
+	if r := relayOf(t, b, "c1"); r.Expired != 1 || r.AnswersKept != 1 {
+		t.Errorf("relay = %+v, want one expired request and the bridge's answer kept", r)
 	}
 }
