@@ -12,7 +12,10 @@ package main
 //     bridge gave the app its clientId, the intro carries that id, so the
 //     desktop never assigns another.
 //   - The desktop's frames go to the app unchanged, except setClientId: the
-//     app keeps the one id the bridge gave it.
+//     app keeps the one id the bridge gave it, and state.values.subscribe,
+//     which the app gets joined with the bridge's own list; each
+//     state.values.change goes to the desktop with the entries of its
+//     paths only (rtron_subscribe.go).
 //   - Answers carry no id. The desktop's requests join the same queues as
 //     the bridge's, in the order they are written to the app
 //     (rtron_asks.go); each answer goes to whoever asked first for that
@@ -101,6 +104,9 @@ type desktopRelay struct {
 	// owned marks the waiters of the desktop's requests among the app
 	// connection's waiters, with when they were written. Guarded by app.mu.
 	owned map[chan reactotronAnswer]time.Time
+	// paths is the desktop's last state.values.subscribe list
+	// (rtron_subscribe.go). Guarded by app.mu.
+	paths []string
 }
 
 // relayStatus is a relay's state in debug_health_check.
@@ -225,10 +231,12 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	c.mu.Lock()
 	r := c.relay
 	owner := ownerNobody
+	var desktopPaths, ourPaths []string
 	if r != nil {
 		if key, ok := reactotronAnswerKey(f); ok {
 			owner = r.claim(key)
 		}
+		desktopPaths, ourPaths = r.paths, c.subscribed
 	}
 	c.mu.Unlock()
 	switch {
@@ -239,6 +247,12 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 		r.answersKept++
 		r.mu.Unlock()
 		return true
+	}
+	if f.Type == "state.values.change" {
+		// Only the entries of the paths the desktop subscribed to.
+		if data = changeForDesktop(data, desktopPaths, ourPaths); data == nil {
+			return true
+		}
 	}
 	r.mu.Lock()
 	r.toDesktop.push(queuedFrame{data: bytes.Clone(data)})

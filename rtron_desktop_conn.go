@@ -23,9 +23,11 @@ type frameQueue struct {
 }
 
 type queuedFrame struct {
-	data []byte
-	key  string // for a request of the desktop: its answer's key
-	ask  bool
+	data  []byte
+	key   string // for a request of the desktop: its answer's key
+	ask   bool
+	sub   bool     // a state.values.subscribe of the desktop's
+	paths []string // and its paths
 }
 
 func (q *frameQueue) push(f queuedFrame) {
@@ -174,12 +176,13 @@ func (r *desktopRelay) readDesktop(ws *websocket.Conn) error {
 			continue
 		}
 		typ, key, ask := desktopRequestKey(data)
+		paths, sub := desktopSubscribePaths(data)
 		r.mu.Lock()
 		if typ == "setClientId" {
 			// The bridge gave the app its id before the intro went out.
 			r.clientIDs++
 		} else {
-			r.toApp.push(queuedFrame{data: data, key: key, ask: ask})
+			r.toApp.push(queuedFrame{data: data, key: key, ask: ask, sub: sub, paths: paths})
 		}
 		r.mu.Unlock()
 		wake(r.toAppReady)
@@ -211,7 +214,8 @@ func (r *desktopRelay) writeApp() {
 
 // writeForDesktop writes one of the desktop's frames to the app; a request
 // joins the queue of its answer's key first, in write order with the
-// bridge's own (rtron_asks.go).
+// bridge's own (rtron_asks.go); a subscription is joined with the bridge's
+// (rtron_subscribe.go).
 func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -228,5 +232,9 @@ func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
 		}
 		c.mu.Unlock()
 	}
-	return c.writeFrame(r.ctx, f.data)
+	data := f.data
+	if f.sub {
+		data = c.subscriptionForDesktop(r, f)
+	}
+	return c.writeFrame(r.ctx, data)
 }

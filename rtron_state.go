@@ -129,7 +129,9 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			c.warnUnreadable(f.Type, err)
 			return true
 		}
-		if len(stores) > 0 {
+		// The entries of paths only the desktop app subscribed to are its
+		// (rtron_subscribe.go).
+		if stores = c.ourStores(stores); len(stores) > 0 {
 			sink.noteStatePlugin(statePluginStores)
 			c.keepStores(sink, f, stores)
 		}
@@ -173,9 +175,10 @@ func (c *reactotronConn) keepEvent(sink reactotronStateSink, f reactotronFrame) 
 	return true
 }
 
-// keepStores records stores and subscribes to any store not yet named.
+// keepStores records stores and subscribes to any store not yet named,
+// joined with the desktop app's subscription (rtron_subscribe.go).
 func (c *reactotronConn) keepStores(sink reactotronStateSink, f reactotronFrame, stores []reactotronStoreValue) {
-	names := sink.keepStores(c, cmpTime(f.Date), stores)
+	names := slices.DeleteFunc(sink.keepStores(c, cmpTime(f.Date), stores), func(n string) bool { return !bridgeSubscribable(n) })
 	c.mu.Lock()
 	fresh := !slices.Equal(names, c.subscribed) && len(names) > 0
 	if fresh {
@@ -183,7 +186,7 @@ func (c *reactotronConn) keepStores(sink reactotronStateSink, f reactotronFrame,
 	}
 	c.mu.Unlock()
 	if fresh {
-		if err := c.send(context.Background(), reactotronSubscribe(names)); err != nil {
+		if err := c.sendSubscription(context.Background()); err != nil {
 			c.bridge.logger.Debug("could not subscribe to the app's stores", "remote", c.remote, "err", err)
 		}
 	}
