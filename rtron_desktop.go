@@ -104,9 +104,11 @@ type desktopRelay struct {
 	// owned marks the waiters of the desktop's requests among the app
 	// connection's waiters, with when they were written. Guarded by app.mu.
 	owned map[chan reactotronAnswer]time.Time
-	// paths is the desktop's last state.values.subscribe list
-	// (rtron_subscribe.go). Guarded by app.mu.
-	paths []string
+	// paths is the desktop's last state.values.subscribe list, pathsEver
+	// every path it has subscribed to (rtron_subscribe.go). Guarded by
+	// app.mu.
+	paths     []string
+	pathsEver []string
 }
 
 // relayStatus is a relay's state in debug_health_check.

@@ -27,7 +27,10 @@ package main
 // pathsCover); to both when both lists cover it, and when neither does (a
 // plugin pushing values unasked, or a store that a "*" of the desktop's
 // made the plugin list). A desktop that subscribed to "*" or "" gets every
-// entry. The desktop gets the app's frame unchanged when every entry is
+// entry. A change the app formed before it got the latest list may hold
+// paths the desktop has since dropped: the bridge takes no entry of a path
+// the desktop ever subscribed to on this connection unless its own list
+// covers it, so that such a path never becomes a store of the bridge's. The desktop gets the app's frame unchanged when every entry is
 // its, the frame with only its entries otherwise, and nothing when none
 // is (a change with no entries, the answer to an empty list, is its).
 // The bridge records only its entries in the stores stream: the whole
@@ -68,11 +71,16 @@ func wholeState(paths []string) bool {
 }
 
 // routeChange says who gets a change entry for path p, given the desktop's
-// list and the bridge's.
-func routeChange(p string, desktop, ours []string) (toDesktop, toUs bool) {
+// list, every path the desktop has subscribed to (desktopEver, which holds
+// desktop), and the bridge's list.
+func routeChange(p string, desktop, desktopEver, ours []string) (toDesktop, toUs bool) {
 	d, u := pathsCover(desktop, p), pathsCover(ours, p)
-	return d || !u || wholeState(desktop), u || !d
+	return d || !u || wholeState(desktop), u || !(d || pathsCover(desktopEver, p))
 }
+
+// maxDesktopPathsSeen bounds the paths a relay remembers the desktop
+// subscribing to; past it, new ones are not remembered.
+const maxDesktopPathsSeen = 256
 
 // bridgeSubscribable reports whether the bridge may subscribe to name: a
 // store name that is not one of reactotron-redux's whole-state paths.
@@ -92,12 +100,13 @@ func subscriptionUnion(desktop, ours []string) []string {
 	return out
 }
 
-// desktopPaths is the desktop's subscription list; the caller holds c.mu.
-func (c *reactotronConn) desktopPaths() []string {
+// desktopPaths are the desktop's subscription list and every path it has
+// subscribed to; the caller holds c.mu.
+func (c *reactotronConn) desktopPaths() (paths, ever []string) {
 	if c.relay == nil {
-		return nil
+		return nil, nil
 	}
-	return c.relay.paths
+	return c.relay.paths, c.relay.pathsEver
 }
 
 // sendSubscription writes the union of the desktop's and the bridge's
@@ -107,7 +116,8 @@ func (c *reactotronConn) sendSubscription(ctx context.Context) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	c.mu.Lock()
-	union := subscriptionUnion(c.desktopPaths(), c.subscribed)
+	desktop, _ := c.desktopPaths()
+	union := subscriptionUnion(desktop, c.subscribed)
 	c.mu.Unlock()
 	return c.writeFrame(ctx, reactotronSubscribe(union))
 }
@@ -117,6 +127,11 @@ func (c *reactotronConn) sendSubscription(ctx context.Context) error {
 func (c *reactotronConn) subscriptionForDesktop(r *desktopRelay, f queuedFrame) []byte {
 	c.mu.Lock()
 	r.paths = f.paths
+	for _, p := range f.paths {
+		if len(r.pathsEver) < maxDesktopPathsSeen && !slices.Contains(r.pathsEver, p) {
+			r.pathsEver = append(r.pathsEver, p)
+		}
+	}
 	union := subscriptionUnion(f.paths, c.subscribed)
 	c.mu.Unlock()
 	if slices.Equal(union, f.paths) {
@@ -144,10 +159,11 @@ func desktopSubscribePaths(data []byte) (paths []string, ok bool) {
 // ourStores keeps the entries of a change that are the bridge's.
 func (c *reactotronConn) ourStores(stores []reactotronStoreValue) []reactotronStoreValue {
 	c.mu.Lock()
-	desktop, ours := c.desktopPaths(), c.subscribed
+	desktop, ever := c.desktopPaths()
+	ours := c.subscribed
 	c.mu.Unlock()
 	return slices.DeleteFunc(stores, func(s reactotronStoreValue) bool {
-		_, toUs := routeChange(s.Name, desktop, ours)
+		_, toUs := routeChange(s.Name, desktop, ever, ours)
 		return !toUs
 	})
 }
@@ -168,7 +184,7 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	err := eachElement(changes, func(_ int, e []byte) bool {
 		n++
 		p, ok := wireString(rawMember(e, "path"))
-		if to, _ := routeChange(p, desktop, ours); !ok || to {
+		if to, _ := routeChange(p, desktop, nil, ours); !ok || to {
 			kept = append(kept, e)
 		}
 		return true

@@ -35,9 +35,27 @@ func TestRouteChange(t *testing.T) {
 		{"user", []string{"user.*"}, []string{"user"}, true, true},            // both, by different paths
 		{"user.name", []string{"user.name"}, []string{"user.*"}, true, true},  // a star of ours (never sent) still covers
 	} {
-		d, u := routeChange(c.path, c.desktop, c.ours)
+		d, u := routeChange(c.path, c.desktop, c.desktop, c.ours)
 		if d != c.toDesktop || u != c.toUs {
 			t.Errorf("routeChange(%q, desktop %q, ours %q) = desktop %v, ours %v; want %v, %v", c.path, c.desktop, c.ours, d, u, c.toDesktop, c.toUs)
+		}
+	}
+	// A path the desktop has dropped, in a change formed before the app got
+	// its new list: the desktop may have it, the bridge never takes it.
+	for _, c := range []struct {
+		path            string
+		ever, ours      []string
+		toDesktop, toUs bool
+	}{
+		{"user.name", []string{"user.name"}, []string{"cart"}, true, false},
+		{"auth.x", []string{"auth.*"}, nil, true, false},
+		{"", []string{"*"}, nil, true, false},
+		{"cart", []string{"cart"}, []string{"cart"}, false, true}, // ours, and no longer the desktop's
+		{"prefs", []string{"user.name"}, []string{"cart"}, true, true},
+	} {
+		d, u := routeChange(c.path, nil, c.ever, c.ours)
+		if d != c.toDesktop || u != c.toUs {
+			t.Errorf("routeChange(%q, desktop none, ever %q, ours %q) = desktop %v, ours %v; want %v, %v", c.path, c.ever, c.ours, d, u, c.toDesktop, c.toUs)
 		}
 	}
 }
@@ -251,6 +269,13 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	side.send(t, superset)
 	if got := app.waitServerFrame(t, 5); got != string(superset) {
 		t.Errorf("the app got %s, want the desktop's own frame %s", got, superset)
+	}
+	// A change formed under an earlier list of the desktop's: the desktop
+	// may have user.name, the bridge never takes it for a store (checked
+	// below).
+	app.send(change(user))
+	if got, want := side.frame(t), change(user); !bytes.Equal(got, want) {
+		t.Errorf("the desktop got %s, want %s", got, want)
 	}
 	// A store pushed unasked is both sides'; the bridge then subscribes to
 	// it, keeping the desktop's list.
