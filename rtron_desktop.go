@@ -19,7 +19,9 @@ package main
 //   - Answers carry no id. The desktop's requests join the same queues as
 //     the bridge's, in the order they are written to the app
 //     (rtron_asks.go); each answer goes to whoever asked first for that
-//     key (type and path), and only to them. An answer nobody asked for
+//     key (type and path), and only to them; a backup's second answer,
+//     from a second state plugin, goes with its first (backupAnswers).
+//     An answer nobody asked for
 //     (a plugin pushing values) goes to both. A desktop request unanswered
 //     for PendingTimeout gives up its place.
 //   - The desktop comes and goes: the relay dials again with backoff and
@@ -33,6 +35,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 )
@@ -109,6 +112,23 @@ type desktopRelay struct {
 	// app.mu.
 	paths     []string
 	pathsEver []string
+	// backup is the backup request whose answers are arriving. Guarded by
+	// app.mu.
+	backup backupAnswers
+}
+
+// backupAnswers are the answers to one state.backup.request so far. Every
+// state plugin of the app answers a backup, and reactotron-core-client
+// hands a command to its plugins one after the other, so an app with
+// reactotron-redux and reactotron-plugin-zustand answers each request
+// twice, one frame right after the other: the Redux state (an object) and
+// the stores (an array). A backup answer right after another, of a shape
+// that request has not had, is the same request's; anything else starts
+// the next.
+type backupAnswers struct {
+	open   bool     // the app's last frame was a backup answer
+	owner  int      // whose request it answered
+	shapes []string // the shapes of its answers so far
 }
 
 // relayStatus is a relay's state in debug_health_check.
@@ -235,8 +255,15 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	owner := ownerNobody
 	var desktopPaths, ourPaths []string
 	if r != nil {
-		if key, ok := reactotronAnswerKey(f); ok {
+		key, ok := reactotronAnswerKey(f)
+		switch {
+		case ok && key == backupKey:
+			owner = r.claimBackup(f)
+		case ok:
 			owner = r.claim(key)
+		}
+		if key != backupKey {
+			r.backup = backupAnswers{}
 		}
 		desktopPaths, ourPaths = r.paths, c.subscribed
 	}
@@ -295,6 +322,30 @@ func (r *desktopRelay) claim(key string) int {
 		r.mu.Unlock()
 	}
 	return ownerNobody
+}
+
+// claimBackup is claim for a state.backup.response: the next answer of the
+// request whose answers are arriving, or the first of the next request's.
+// The caller holds app.mu.
+func (r *desktopRelay) claimBackup(f reactotronFrame) int {
+	shape := "state"
+	if state, err := parseReactotronBackup(f.Payload); err == nil && rawKind(state) == "array" {
+		shape = "stores"
+	}
+	if b := &r.backup; b.open && !slices.Contains(b.shapes, shape) {
+		b.shapes = append(b.shapes, shape)
+		return b.owner
+	}
+	owner := r.claim(backupKey)
+	r.backup = backupAnswers{open: true, owner: owner, shapes: []string{shape}}
+	return owner
+}
+
+// ownsLocked reports whether w waits for an answer to one of the desktop's
+// requests. The caller holds app.mu.
+func (r *desktopRelay) ownsLocked(w chan reactotronAnswer) bool {
+	_, ok := r.owned[w]
+	return ok
 }
 
 // reactotronAnswerKey is the key an answer frame is matched under, as

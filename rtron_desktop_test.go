@@ -570,6 +570,73 @@ func TestDesktopRelayAppReconnects(t *testing.T) {
 	}
 }
 
+// TestDesktopRelayTwoBackupPlugins: an app with reactotron-redux and
+// reactotron-plugin-zustand answers each backup request twice, one answer
+// right after the other. Both answers go to whoever asked: the bridge's
+// (on connect, and for a snapshot) never reach the desktop, and the
+// desktop's both reach it.
+func TestDesktopRelayTwoBackupPlugins(t *testing.T) {
+	d := newFakeDesktop(t) // started once the bridge has learned the stores
+	b, link, url := startRelayBridge(t, testDesktopOptions(d.addr))
+	app := dialReactotron(t, url, nil)
+	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
+	redux := ourBackupAnswer(t)
+	stores := zustandBackupAnswer(t)
+	app.answerBackup(t, 0, redux)
+	app.send(stores)
+	if got, want := app.waitServerFrame(t, 1), string(reactotronSubscribe([]string{"auth", "cart"})); got != want {
+		t.Fatalf("the app got %s, want the bridge's subscription %s", got, want)
+	}
+	var s *session
+	linkWaitFor(t, "the session", func() bool {
+		s = registryOf(link).currentLive(sessionViaReactotron)
+		return s != nil
+	})
+	d.start()
+	side := d.next()
+	side.frame(t)             // the intro
+	app.waitServerFrame(t, 2) // the desktop's subscription, joined with ours
+	// The desktop's request, answered stores first this time.
+	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
+	side.send(t, backupReq)
+	if got := app.waitServerFrame(t, 3); got != string(backupReq) {
+		t.Fatalf("the app got %s, want the desktop's %s", got, backupReq)
+	}
+	desktopRedux := recordedFrame(t, "app", `"state.backup.response"`)
+	app.send(stores)
+	app.send(desktopRedux)
+	// The bridge's snapshot, answered Redux first.
+	type outcome struct {
+		raw json.RawMessage
+		err error
+	}
+	snap := make(chan outcome, 1)
+	go func() {
+		raw, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux"})
+		snap <- outcome{raw, err}
+	}()
+	if got := app.waitServerFrame(t, 4); got != string(reactotronBackupRequest()) {
+		t.Fatalf("the app got %s, want the bridge's backup request", got)
+	}
+	latest := bytes.Replace(desktopRedux, []byte(`"total":15.5`), []byte(`"total":77`), 1)
+	app.send(latest)
+	app.send(stores)
+	marker := recordedFrame(t, "app", `"hello from the app"`)
+	app.send(marker)
+	for i, want := range [][]byte{stores, desktopRedux, marker} {
+		if got := side.frame(t); !bytes.Equal(got, want) {
+			t.Errorf("the desktop's frame %d after the intro is\n%s\nwant\n%s", i, got, want)
+		}
+	}
+	o := <-snap
+	if o.err != nil || !bytes.Contains(o.raw, []byte(`"total":77`)) {
+		t.Errorf("the bridge's snapshot = %s, %v; want the Redux answer to its own request", o.raw, o.err)
+	}
+	if r := relayOf(t, b, "c1"); r.AnswersKept != 4 {
+		t.Errorf("relay = %+v, want 4 answers kept: two on connect, two for the snapshot", r)
+	}
+}
+
 func TestReactotronDesktopConfig(t *testing.T) {
 	for _, c := range []struct {
 		env  map[string]string

@@ -27,12 +27,14 @@ func keysKey(path string) string { return "keys:" + path }
 
 const backupKey = "backup"
 
-// deliver hands an answer to the oldest request waiting for it.
+// deliver hands an answer to the oldest request waiting for it; never to
+// a request of the desktop app's (rtron_desktop.go), which may head the
+// queue when a backup's second answer comes (backupAnswers).
 func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	c.mu.Lock()
 	list := c.waiters[key]
 	var w chan reactotronAnswer
-	if len(list) > 0 {
+	if len(list) > 0 && (c.relay == nil || !c.relay.ownsLocked(list[0])) {
 		w = list[0]
 		c.waiters[key] = list[1:]
 		if len(list) == 1 {

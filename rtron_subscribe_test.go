@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"slices"
 	"sort"
 	"testing"
+	"time"
 )
 
 func TestRouteChange(t *testing.T) {
@@ -178,6 +180,19 @@ func FuzzDesktopSubscribePaths(f *testing.F) {
 	})
 }
 
+// zustandBackupAnswer is reactotron-plugin-zustand's answer to a backup
+// request, stores auth and cart (testdata/reactotron/zustand.jsonl).
+func zustandBackupAnswer(t *testing.T) []byte {
+	t.Helper()
+	for _, f := range readReactotronCaptured(t, "testdata/reactotron/zustand.jsonl") {
+		if f.Dir == "app" && bytes.Contains(f.Frame, []byte(`"state.backup.response"`)) {
+			return f.Frame
+		}
+	}
+	t.Fatal("no backup answer in zustand.jsonl")
+	return nil
+}
+
 // heldStores are the names of the stores a session holds, sorted.
 func heldStores(s *session) []string {
 	s.mu.Lock()
@@ -198,13 +213,7 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	b, link, url := startRelayBridge(t, testDesktopOptions(d.addr))
 	app := dialReactotron(t, url, nil)
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ZustandApp","clientId":"c1"}}`))
-	var backup []byte
-	for _, f := range readReactotronCaptured(t, "testdata/reactotron/zustand.jsonl") {
-		if f.Dir == "app" && bytes.Contains(f.Frame, []byte(`"state.backup.response"`)) {
-			backup = f.Frame
-		}
-	}
-	app.answerBackup(t, 0, backup)
+	app.answerBackup(t, 0, zustandBackupAnswer(t))
 	ourList := string(reactotronSubscribe([]string{"auth", "cart"}))
 	if got := app.waitServerFrame(t, 1); got != ourList {
 		t.Fatalf("the app got %s, want the bridge's subscription %s", got, ourList)
@@ -292,5 +301,24 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	}
 	if r := relayOf(t, b, "c1"); r.AnswersKept != 1 {
 		t.Errorf("relay = %+v, want the connect-time backup's answer kept", r)
+	}
+}
+
+// TestDeliverLeavesTheDesktopsWaiter: the bridge's handling of an answer
+// never takes a waiter of the desktop's, which may head the backup queue
+// when an answer is the second to one of the bridge's requests.
+func TestDeliverLeavesTheDesktopsWaiter(t *testing.T) {
+	desktops, ours := make(chan reactotronAnswer, 1), make(chan reactotronAnswer, 1)
+	c := &reactotronConn{bridge: &reactotronBridge{logger: slog.New(slog.DiscardHandler)},
+		waiters: map[string][]chan reactotronAnswer{backupKey: {desktops, ours}}}
+	c.relay = &desktopRelay{app: c, owned: map[chan reactotronAnswer]time.Time{desktops: time.Now()}}
+	c.deliver(backupKey, reactotronAnswer{value: json.RawMessage(`{}`)})
+	if len(desktops) != 0 || len(ours) != 0 || len(c.waiters[backupKey]) != 2 {
+		t.Errorf("deliver took a waiter from behind or the desktop's: queue %d, desktop's %d, ours %d", len(c.waiters[backupKey]), len(desktops), len(ours))
+	}
+	c.relay = nil // without a relay every waiter is the bridge's
+	c.deliver(backupKey, reactotronAnswer{value: json.RawMessage(`{}`)})
+	if len(desktops) != 1 || len(c.waiters[backupKey]) != 1 {
+		t.Errorf("without a relay deliver did not answer the first waiter")
 	}
 }
