@@ -21,9 +21,8 @@ package main
 //     (rtron_asks.go); each answer goes to whoever asked first for that
 //     key (type and path), and only to them; a backup's second answer,
 //     from a second state plugin, goes with its first (backupAnswers).
-//     An answer nobody asked for
-//     (a plugin pushing values) goes to both. A desktop request unanswered
-//     for PendingTimeout gives up its place.
+//     An answer nobody asked for (a plugin pushing values) goes to both.
+//     A desktop request unanswered for PendingTimeout gives up its place.
 //   - The desktop comes and goes: the relay dials again with backoff and
 //     replays the intro. Frames wait in a bounded queue meanwhile, the
 //     oldest dropped first and counted; frames for a slow app wait in one
