@@ -183,7 +183,7 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	n := 0
 	err := eachElement(changes, func(_ int, e []byte) bool {
 		n++
-		p, ok := wireString(rawMember(e, "path"))
+		p, ok := changePath(e)
 		if to, _ := routeChange(p, desktop, nil, ours); !ok || to {
 			kept = append(kept, e)
 		}
@@ -205,6 +205,20 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 		return data
 	}
 	return out
+}
+
+// changePath reads the path of a change entry as the app wrote it: a
+// string, in Reactotron's encoding ("" arrives as "~~~ empty string ~~~").
+func changePath(entry []byte) (string, bool) {
+	raw, ok := wireString(rawMember(entry, "path"))
+	if !ok {
+		return "", false
+	}
+	lit, str, undefined := decodeReactotronString(raw)
+	if lit != "" || undefined {
+		return "", false // null, a number, …: no path
+	}
+	return str, true
 }
 
 // withMember is the JSON object obj with the value of member name replaced

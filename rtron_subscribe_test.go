@@ -322,3 +322,95 @@ func TestDeliverLeavesTheDesktopsWaiter(t *testing.T) {
 		t.Errorf("without a relay deliver did not answer the first waiter")
 	}
 }
+
+// TestSharedAppCapture checks the rules against a real reactotron-core-client
+// with reactotron-redux and reactotron-plugin-zustand in one app
+// (testdata/reactotron/shared.jsonl):
+//   - one backup request is answered twice, the Redux object then the
+//     stores array, with no frame between them (backupAnswers);
+//   - reactotron-redux forms the entries of each list as pathsCover
+//     assumes ("" and "*" as the path "", "cart.*" as cart's keys, a path
+//     its state lacks as undefined); reactotron-plugin-zustand 2.0.9 adds a
+//     listener per subscription and reports its store on every change
+//     whatever the list, so "prefs" comes unasked too;
+//   - with the server's list taken as the desktop's and the bridge
+//     subscribed to prefs, the desktop gets exactly the entries its list
+//     covers (all of them for "" and "*"), the bridge prefs alone.
+func TestSharedAppCapture(t *testing.T) {
+	frames := readReactotronCaptured(t, "testdata/reactotron/shared.jsonl")
+	var shapes []string
+	for i, f := range frames {
+		if f.Dir == "app" && bytes.Contains(f.Frame, []byte(`"state.backup.response"`)) {
+			pf, err := parseReactotronFrame(f.Frame)
+			if err != nil {
+				t.Fatal(err)
+			}
+			state, _ := parseReactotronBackup(pf.Payload)
+			shapes = append(shapes, rawKind(state))
+			if len(shapes) == 2 && !bytes.Contains(frames[i-1].Frame, []byte(`"state.backup.response"`)) {
+				t.Error("the second backup answer does not follow the first")
+			}
+		}
+	}
+	if !slices.Equal(shapes, []string{"object", "array"}) {
+		t.Errorf("backup answers %q, want the Redux object then the stores array", shapes)
+	}
+	ours := []string{"prefs"}
+	var list []string
+	changes := 0
+	for _, f := range frames {
+		if f.Dir == "server" {
+			if paths, ok := desktopSubscribePaths(f.Frame); ok {
+				list = paths
+			}
+			continue
+		}
+		if !bytes.Contains(f.Frame, []byte(`"state.values.change"`)) {
+			continue
+		}
+		changes++
+		var toDesktop []string
+		eachElement(rawMember(rawMember(f.Frame, "payload"), "changes"), func(_ int, e []byte) bool {
+			p, ok := changePath(e)
+			if !ok {
+				t.Errorf("an entry without a readable path: %s", e)
+			}
+			if !pathsCover(list, p) && p != "prefs" {
+				t.Errorf("under %q the app reported %q, which the list does not cover", list, p)
+			}
+			if pathsCover(list, p) || wholeState(list) || !pathsCover(ours, p) {
+				toDesktop = append(toDesktop, string(e))
+			}
+			return true
+		})
+		var got []string
+		out := changeForDesktop(f.Frame, list, ours)
+		eachElement(rawMember(rawMember(out, "payload"), "changes"), func(_ int, e []byte) bool {
+			got = append(got, string(e))
+			return true
+		})
+		if !slices.Equal(got, toDesktop) {
+			t.Errorf("under %q the desktop got %q, want %q", list, got, toDesktop)
+		}
+		if len(toDesktop) == 0 && out != nil && !bytes.Contains(f.Frame, []byte(`"changes":[]`)) {
+			t.Errorf("under %q the desktop got %s, want nothing", list, out)
+		}
+		pf, err := parseReactotronFrame(f.Frame)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stores, err := parseReactotronValuesChange(pf.Payload)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range stores {
+			_, toUs := routeChange(s.Name, list, list, ours)
+			if toUs != (s.Name == "prefs") {
+				t.Errorf("under %q the bridge takes %q: %v", list, s.Name, toUs)
+			}
+		}
+	}
+	if changes < 10 {
+		t.Errorf("%d changes in the capture, want the whole run", changes)
+	}
+}
