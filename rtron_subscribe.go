@@ -27,7 +27,10 @@ package main
 // pathsCover); to both when both lists cover it, and when neither does (a
 // plugin pushing values unasked, or a store that a "*" of the desktop's
 // made the plugin list). A desktop that subscribed to "*" or "" gets every
-// entry. A change the app formed before it got the latest list may hold
+// entry but those the bridge's list alone asked for and the app has no
+// value for: reactotron-redux reports a store name of the bridge's, which
+// its state lacks, as undefined, and that entry would only clutter the
+// desktop's view of the whole state. A change the app formed before it got the latest list may hold
 // paths the desktop has since dropped: the bridge takes no entry of a path
 // the desktop ever subscribed to on this connection unless its own list
 // covers it, so that such a path never becomes a store of the bridge's. The desktop gets the app's frame unchanged when every entry is
@@ -184,7 +187,11 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	err := eachElement(changes, func(_ int, e []byte) bool {
 		n++
 		p, ok := changePath(e)
-		if to, _ := routeChange(p, desktop, nil, ours); !ok || to {
+		to, _ := routeChange(p, desktop, nil, ours)
+		if to && pathsCover(ours, p) && !pathsCover(desktop, p) && undefinedValue(e) {
+			to = false // asked by the bridge alone, and the app has nothing there
+		}
+		if !ok || to {
 			kept = append(kept, e)
 		}
 		return true
@@ -219,6 +226,21 @@ func changePath(entry []byte) (string, bool) {
 		return "", false // null, a number, …: no path
 	}
 	return str, true
+}
+
+// undefinedValue reports whether a change entry holds no value: none, or
+// undefined in Reactotron's encoding.
+func undefinedValue(entry []byte) bool {
+	v := rawMember(entry, "value")
+	if v == nil {
+		return true
+	}
+	s, ok := wireString(v)
+	if !ok {
+		return false
+	}
+	_, _, undefined := decodeReactotronString(s)
+	return undefined
 }
 
 // withMember is the JSON object obj with the value of member name replaced

@@ -102,6 +102,8 @@ func TestChangeForDesktop(t *testing.T) {
 		{"none the desktop's", []string{"user.name"}, change(cart, auth), nil},
 		{"no entries: the answer to an empty list", nil, change(), change()},
 		{"whole state asked: the frame unchanged", []string{""}, change(whole, cart, auth), change(whole, cart, auth)},
+		{"whole state asked, but not a store of ours the app lacks", []string{""}, change(whole, `{"path":"auth","value":"~~~ undefined ~~~"}`, cart), change(whole, cart)},
+		{"an undefined entry the desktop asked for is its", []string{"auth"}, change(`{"path":"auth","value":"~~~ undefined ~~~"}`), change(`{"path":"auth","value":"~~~ undefined ~~~"}`)},
 		{"unasked entries go to the desktop too", nil, change(`{"path":"prefs","value":1}`, cart), change(`{"path":"prefs","value":1}`)},
 		{"an entry without a readable path is the desktop's", nil, change(`{"value":1}`, `5`, auth), change(`{"value":1}`, `5`)},
 		{"no changes member", nil, []byte(`{"type":"state.values.change","payload":{}}`), []byte(`{"type":"state.values.change","payload":{}}`)},
@@ -378,7 +380,7 @@ func TestSharedAppCapture(t *testing.T) {
 			if !pathsCover(list, p) && p != "prefs" {
 				t.Errorf("under %q the app reported %q, which the list does not cover", list, p)
 			}
-			if pathsCover(list, p) || wholeState(list) || !pathsCover(ours, p) {
+			if pathsCover(list, p) || !pathsCover(ours, p) || wholeState(list) && !undefinedValue(e) {
 				toDesktop = append(toDesktop, string(e))
 			}
 			return true
