@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -115,6 +116,27 @@ var settings = []setting{
 	{"REACTOTRON_PORT", "reactotron-port", "9090", "port for apps using Reactotron's client, on WS_HOST (0 turns the bridge off; 0-65535)", func(c *config, v string) error {
 		n, err := parseIntRange(v, 0, 65535)
 		c.ReactotronPort, c.Reactotron = int(n), n != 0
+		return err
+	}},
+	{"REACTOTRON_DESKTOP", "reactotron-desktop", "", "host:port of the Reactotron desktop app to relay Reactotron apps to (loopback unless in REACTOTRON_DESKTOP_ALLOWED_HOSTS)", func(c *config, v string) error {
+		if v == "" {
+			return nil // no relay
+		}
+		host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+		if err != nil || (net.ParseIP(host) == nil && !validHostName(host)) || !validPort(port) || port == "" {
+			return fmt.Errorf("%q is not host:port (port 1-65535)", v)
+		}
+		c.ReactotronDesktop = net.JoinHostPort(host, port)
+		return nil
+	}},
+	{"REACTOTRON_DESKTOP_ALLOWED_HOSTS", "reactotron-desktop-allowed-hosts", "", "comma list of hosts besides loopback that REACTOTRON_DESKTOP may name: the app's frames go there unredacted", func(c *config, v string) error {
+		hosts, err := splitList(v, func(h string) error {
+			if net.ParseIP(h) == nil && !validHostName(h) {
+				return fmt.Errorf("%q is not a bare host name or IP address (no scheme, no port)", h)
+			}
+			return nil
+		})
+		c.ReactotronDesktopAllowedHosts = hosts
 		return err
 	}},
 	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
@@ -264,6 +286,9 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 				errUsage, cmp.Or(source["MCP_HTTP_ADDR"], "MCP_HTTP_ADDR"), c.HTTPAddr)
 		}
 	}
+	if err := checkReactotronDesktop(c, source); err != nil {
+		return c, err
+	}
 	if c.MaxResultBytes > int(c.MaxPayloadSize) {
 		from := source["MAX_RESULT_BYTES"]
 		if from == "" {
@@ -274,6 +299,28 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 		}
 	}
 	return c, nil
+}
+
+// checkReactotronDesktop checks REACTOTRON_DESKTOP against the settings it
+// depends on: the bridge must be on, the address must not be the bridge's
+// own, and a host beyond loopback must be allowed by name.
+func checkReactotronDesktop(c config, source map[string]string) error {
+	if c.ReactotronDesktop == "" {
+		return nil
+	}
+	from := cmp.Or(source["REACTOTRON_DESKTOP"], "REACTOTRON_DESKTOP")
+	host, port, _ := net.SplitHostPort(c.ReactotronDesktop)
+	switch {
+	case c.ReactotronPort == 0:
+		return fmt.Errorf("%w: %s is set but REACTOTRON_PORT is 0: the bridge is off, so no app would be relayed", errUsage, from)
+	case !isLoopbackHost(host) && !slices.Contains(c.ReactotronDesktopAllowedHosts, strings.ToLower(host)):
+		return fmt.Errorf("%w: %s %q is not a loopback address: the app's frames would leave this machine unredacted; "+
+			"add %q to REACTOTRON_DESKTOP_ALLOWED_HOSTS to allow it", errUsage, from, c.ReactotronDesktop, strings.ToLower(host))
+	case port == strconv.Itoa(c.ReactotronPort) && (isLoopbackHost(host) || strings.EqualFold(host, c.WSHost)):
+		return fmt.Errorf("%w: %s %q is the bridge's own port (REACTOTRON_PORT %d): give the desktop app another port, for example 9091",
+			errUsage, from, c.ReactotronDesktop, c.ReactotronPort)
+	}
+	return nil
 }
 
 // validHostName reports whether h is a DNS host name: letters, digits,

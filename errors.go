@@ -102,6 +102,12 @@ func typedToolError(err error) *toolError {
 		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
 	case *errAdapterAnswered:
 		return adapterAnsweredError(e)
+	case *reactotronBusyError:
+		return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
+	case *reactotronTimeoutError:
+		ms := e.Timeout.Milliseconds()
+		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
+			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
 
 	// The sessions (session_errors.go).
 	case *errUnknownSession:

@@ -186,6 +186,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if cfg.Reactotron {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status
+		if cfg.ReactotronDesktop != "" {
+			bridge.desktop = newReactotronDesktopOptions(cfg.ReactotronDesktop, cfg.MaxPayloadSize, cfg.RequestTimeout)
+			srv.tools.desktopStatus, srv.tools.desktopAddr = bridge.desktopStatus, cfg.ReactotronDesktop
+		}
 		wg.Go(func() { bridge.run(ctx) })
 	} else {
 		srv.tools.reactotronStatus = func() *healthListener {

@@ -13,6 +13,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"io"
 	"log/slog"
 	"net"
@@ -20,6 +21,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/coder/websocket"
@@ -39,6 +41,7 @@ type reactotronBridge struct {
 	logger    *slog.Logger
 	link      *adapterLink // upgrade checks, and the registry
 	bindRetry time.Duration
+	desktop   *reactotronDesktopOptions // nil: apps are not relayed to the desktop app
 
 	mu        sync.Mutex
 	listening bool
@@ -72,6 +75,7 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
 	defer tried()
 	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
+		err = b.portHeld(err)
 		b.mu.Lock()
 		repeated := err != nil && b.listenErr == err.Error()
 		if err != nil {
@@ -81,12 +85,15 @@ func (b *reactotronBridge) run(ctx context.Context) {
 		}
 		b.mu.Unlock()
 		tried()
+		// Said once, then at DEBUG while it lasts, and once more when the
+		// port is won.
 		switch {
 		case err == nil:
 			b.logger.Info("listening for Reactotron apps", "url", b.status().URL)
 		case !repeated:
-			b.logger.Warn("cannot listen for Reactotron apps (is the Reactotron desktop app running?); retrying",
-				"addr", hostPort, "err", err, "every", b.bindRetry)
+			b.logger.Warn("cannot listen for Reactotron apps; retrying", "addr", hostPort, "err", err, "every", b.bindRetry)
+		default:
+			b.logger.Debug("still cannot listen for Reactotron apps", "addr", hostPort, "err", err)
 		}
 	})
 	b.mu.Lock()
@@ -104,6 +111,14 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	b.mu.Lock()
 	b.listening, b.listenErr = false, ""
 	b.mu.Unlock()
+}
+
+// portHeld names a bind failure because the port is in use as such.
+func (b *reactotronBridge) portHeld(err error) error {
+	if err != nil && errors.Is(err, syscall.EADDRINUSE) {
+		return &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
+	}
+	return err
 }
 
 // status is the listener's state for debug_health_check.
@@ -160,10 +175,12 @@ type reactotronConn struct {
 	endOnce sync.Once
 	done    chan struct{} // closed when the connection ends
 
-	mu      sync.Mutex
-	session *session
-	reason  string                             // why the connection ended, once it has
-	waiters map[string][]chan reactotronAnswer // by answer key, oldest first
+	mu       sync.Mutex
+	session  *session
+	clientID string                             // the client's id, given or assigned
+	reason   string                             // why the connection ended, once it has
+	waiters  map[string][]chan reactotronAnswer // by answer key, oldest first
+	relay    *desktopRelay                      // to the desktop app, once introduced
 	// subscribed are the store names the app was last asked to report
 	// changes of (rtron_state.go).
 	subscribed []string
@@ -207,6 +224,7 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 		c.waiters = map[string][]chan reactotronAnswer{}
 		c.mu.Unlock()
 		close(c.done)
+		c.stopRelay()
 		for _, list := range waiters {
 			for _, w := range list {
 				close(w)
@@ -259,6 +277,11 @@ func (c *reactotronConn) keepalive() {
 func (c *reactotronConn) send(ctx context.Context, frame []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	return c.writeFrame(ctx, frame)
+}
+
+// writeFrame writes one frame; the caller holds writeMu.
+func (c *reactotronConn) writeFrame(ctx context.Context, frame []byte) error {
 	ctx, cancel := context.WithTimeout(ctx, linkWriteTimeout)
 	defer cancel()
 	return c.ws.Write(ctx, websocket.MessageText, frame)
@@ -298,11 +321,13 @@ func (c *reactotronConn) handle(data []byte) {
 	b := c.bridge
 	f, err := parseReactotronFrame(data)
 	if err != nil {
+		c.relayFromApp(reactotronFrame{}, data)
 		b.logger.Warn("ignoring malformed Reactotron message", "remote", c.remote, "err", err)
 		return
 	}
 	if f.Type == "client.intro" {
 		c.introduce(f)
+		c.startRelay(f, data)
 		return
 	}
 	c.mu.Lock()
@@ -311,6 +336,9 @@ func (c *reactotronConn) handle(data []byte) {
 	if s == nil {
 		b.logger.Debug("ignoring Reactotron message before client.intro", "remote", c.remote, "type", f.Type)
 		return
+	}
+	if !c.relayFromApp(f, data) {
+		return // the answer to one of the desktop app's requests
 	}
 	if c.handleState(s, f) {
 		return
@@ -392,7 +420,7 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 	attached, displaced := b.link.sessions.connect(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
 	s := attached.(*session) // until the bridge speaks to its session through appSession alone
 	c.mu.Lock()
-	c.session = s
+	c.session, c.clientID = s, intro.ClientID
 	c.mu.Unlock()
 	b.logger.Info("Reactotron app connected", "session", s.id, "app", intro.Name, "remote", c.remote)
 	for _, old := range displaced {

@@ -6,14 +6,18 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"time"
 )
 
-// addr waits until the bridge is listening, or ctx ends.
+// addr waits until the bridge is listening, ctx ends, or 10 s pass: a
+// bridge that cannot listen fails the test with its listen error instead of
+// hanging it.
 func (b *reactotronBridge) addr(ctx context.Context) (string, error) {
+	deadline := time.After(10 * time.Second)
 	for {
 		b.mu.Lock()
-		addr, listening := b.boundAddr, b.listening
+		addr, listening, listenErr := b.boundAddr, b.listening, b.listenErr
 		b.mu.Unlock()
 		if listening {
 			return addr, nil
@@ -21,12 +25,9 @@ func (b *reactotronBridge) addr(ctx context.Context) (string, error) {
 		select {
 		case <-ctx.Done():
 			return "", ctx.Err()
+		case <-deadline:
+			return "", fmt.Errorf("the bridge is not listening after 10 s: %s", listenErr)
 		case <-time.After(10 * time.Millisecond):
 		}
 	}
-}
-
-// reactotronKeysRequest asks for the keys of the object at a Reactotron path.
-func reactotronKeysRequest(path string) []byte {
-	return reactotronServerFrame("state.keys.request", reactotronPathPayload(path))
 }

@@ -26,12 +26,14 @@ func keysKey(path string) string { return "keys:" + path }
 
 const backupKey = "backup"
 
-// deliver hands an answer to the oldest request waiting for it.
+// deliver hands an answer to the oldest request waiting for it; never to
+// a request of the desktop app's (rtron_desktop.go), which may head the
+// queue when a backup's second answer comes (backupAnswers).
 func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	c.mu.Lock()
 	list := c.waiters[key]
 	var w chan reactotronAnswer
-	if len(list) > 0 {
+	if len(list) > 0 && (c.relay == nil || !c.relay.ownsLocked(list[0])) {
 		w = list[0]
 		c.waiters[key] = list[1:]
 		if len(list) == 1 {
@@ -46,57 +48,21 @@ func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	w <- a
 }
 
+// requestTimeout is how long the bridge waits for an answer.
+func (c *reactotronConn) requestTimeout() time.Duration { return c.bridge.cfg.RequestTimeout }
+
 // maxReactotronWaiters bounds the requests waiting on one connection.
 const maxReactotronWaiters = 256
 
-// ask sends frame and waits for the answer the client sends back under key.
-// Reactotron answers carry no id: answers under the same key are matched to
-// requests oldest first.
+// ask sends frame and waits for the answer the client sends back under key
+// (rtron_asks.go).
 func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, key string) (reactotronAnswer, error) {
-	w := make(chan reactotronAnswer, 1)
-	c.mu.Lock()
-	if c.reason != "" {
-		c.mu.Unlock()
-		return reactotronAnswer{}, &errNotConnected{Reason: linkReasonDisconnected}
+	a := reactotronAsk{key: key, frame: frame}
+	ws, err := c.post(ctx, a)
+	if err != nil {
+		return reactotronAnswer{}, err
 	}
-	if len(c.waiters[key]) >= maxReactotronWaiters {
-		c.mu.Unlock()
-		return reactotronAnswer{}, newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", maxReactotronWaiters)
-	}
-	c.waiters[key] = append(c.waiters[key], w)
-	c.mu.Unlock()
-	forget := func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		list := c.waiters[key]
-		for i, x := range list {
-			if x == w {
-				c.waiters[key] = append(list[:i:i], list[i+1:]...)
-				break
-			}
-		}
-	}
-	if err := c.send(ctx, frame); err != nil {
-		forget()
-		return reactotronAnswer{}, &errNotConnected{Reason: linkReasonDisconnected}
-	}
-	timeout := c.bridge.cfg.RequestTimeout
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case a, ok := <-w:
-		if !ok {
-			return reactotronAnswer{}, &errNotConnected{Reason: linkReasonDisconnected}
-		}
-		return a, nil
-	case <-timer.C:
-		forget()
-		return reactotronAnswer{}, newToolError(codeTimeout, linkTimeoutDetails{Method: method, TimeoutMs: timeout.Milliseconds()},
-			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", method, timeout.Milliseconds())
-	case <-ctx.Done():
-		forget()
-		return reactotronAnswer{}, ctx.Err()
-	}
+	return c.await(ctx, method, a, ws[0])
 }
 
 // request answers what the session asks in Reactotron's terms: the Redux
@@ -180,7 +146,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 // command); its effects arrive as events. The answer is an empty object.
 func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessage, error) {
 	if err := c.send(ctx, frame); err != nil {
-		return nil, &errNotConnected{Reason: linkReasonDisconnected}
+		return nil, errReactotronGone
 	}
 	return json.RawMessage("{}"), nil
 }
@@ -194,7 +160,7 @@ func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (j
 	if err != nil || dotted == "" {
 		return nil, nil
 	}
-	a, err := c.ask(ctx, "state.values.request", reactotronValuesRequest(dotted), valuesKey(dotted))
+	a, err := c.askValue(ctx, dotted)
 	if err != nil || a.missing {
 		return nil, err
 	}

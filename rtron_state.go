@@ -73,11 +73,28 @@ func canAnswerRedux(plugins []string) bool {
 }
 
 // learnStatePlugins asks a newly introduced app for a backup; its answers
-// say which state plugins the app has and name its stores.
+// say which state plugins the app has and name its stores (handleState).
+// The request joins the backup queue like any of the bridge's requests
+// (rtron_asks.go), so that its answer is the bridge's alone: a desktop app
+// relayed the same app never sees it, and a backup the desktop asks for
+// later gets its own answer. The waiter is awaited, and so taken out of the
+// queue, by a goroutine that ends with the answer, the request timeout or
+// the connection.
 func (c *reactotronConn) learnStatePlugins() {
-	if err := c.send(context.Background(), reactotronBackupRequest()); err != nil {
+	ask := reactotronAsk{key: backupKey, frame: reactotronBackupRequest()}
+	ws, err := c.post(context.Background(), ask)
+	if err != nil {
 		c.bridge.logger.Debug("could not ask for a backup", "remote", c.remote, "err", err)
+		return
 	}
+	// serveUpgrade holds a count of the bridge's group while this runs.
+	c.bridge.wg.Add(1)
+	go func() {
+		defer c.bridge.wg.Done()
+		if _, err := c.await(context.Background(), "state.backup.request", ask, ws[0]); err != nil {
+			c.bridge.logger.Debug("no answer to the backup asked on connect", "remote", c.remote, "err", err)
+		}
+	}()
 }
 
 // handleState handles the state plugins' messages; it reports false for
@@ -112,7 +129,9 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			c.warnUnreadable(f.Type, err)
 			return true
 		}
-		if len(stores) > 0 {
+		// The entries of paths only the desktop app subscribed to are its
+		// (rtron_subscribe.go).
+		if stores = c.ourStores(stores); len(stores) > 0 {
 			sink.noteStatePlugin(statePluginStores)
 			c.keepStores(sink, f, stores)
 		}
@@ -156,9 +175,10 @@ func (c *reactotronConn) keepEvent(sink reactotronStateSink, f reactotronFrame) 
 	return true
 }
 
-// keepStores records stores and subscribes to any store not yet named.
+// keepStores records stores and subscribes to any store not yet named,
+// joined with the desktop app's subscription (rtron_subscribe.go).
 func (c *reactotronConn) keepStores(sink reactotronStateSink, f reactotronFrame, stores []reactotronStoreValue) {
-	names := sink.keepStores(c, cmpTime(f.Date), stores)
+	names := slices.DeleteFunc(sink.keepStores(c, cmpTime(f.Date), stores), func(n string) bool { return !bridgeSubscribable(n) })
 	c.mu.Lock()
 	fresh := !slices.Equal(names, c.subscribed) && len(names) > 0
 	if fresh {
@@ -166,7 +186,7 @@ func (c *reactotronConn) keepStores(sink reactotronStateSink, f reactotronFrame,
 	}
 	c.mu.Unlock()
 	if fresh {
-		if err := c.send(context.Background(), reactotronSubscribe(names)); err != nil {
+		if err := c.sendSubscription(context.Background()); err != nil {
 			c.bridge.logger.Debug("could not subscribe to the app's stores", "remote", c.remote, "err", err)
 		}
 	}

@@ -36,6 +36,12 @@ type config struct {
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
 
+	// ReactotronDesktop is the Reactotron desktop app's host:port that
+	// every Reactotron app's frames are relayed to (rtron_desktop.go); ""
+	// relays nothing.
+	ReactotronDesktop             string
+	ReactotronDesktopAllowedHosts []string // hosts besides loopback that ReactotronDesktop may name
+
 	Demo            bool
 	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
 	Version         bool

@@ -49,7 +49,8 @@ type healthServer struct {
 type healthListener struct {
 	ListenError string `json:"listenError,omitempty"`
 	Listening   bool   `json:"listening"`
-	URL         any    `json:"url"` // null when the bridge is off
+	URL         any    `json:"url"`               // null when the bridge is off
+	Desktop     string `json:"desktop,omitempty"` // REACTOTRON_DESKTOP, where apps are relayed
 }
 
 type healthSession struct {
@@ -62,6 +63,7 @@ type healthSession struct {
 	Streams        []string        `json:"streams"`
 	StreamsTotal   int             `json:"streamsTotal,omitempty"`
 	Via            string          `json:"via"`
+	Desktop        *relayStatus    `json:"desktop,omitempty"` // the relay to the Reactotron desktop app
 }
 
 type healthStream struct {
@@ -81,8 +83,19 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if ts.reactotronStatus != nil {
 		out.Server.Reactotron = ts.reactotronStatus()
 	}
+	var relays map[string]*relayStatus
+	if ts.desktopStatus != nil {
+		relays = ts.desktopStatus()
+		if out.Server.Reactotron != nil {
+			out.Server.Reactotron.Desktop = ts.desktopAddr
+		}
+	}
 	for _, s := range ts.sessions.list() {
-		out.Sessions = append(out.Sessions, describeSession(s.view()))
+		h := describeSession(s.view())
+		if h.Via == sessionViaReactotron && h.Connected {
+			h.Desktop = relays[h.ID]
+		}
+		out.Sessions = append(out.Sessions, h)
 	}
 	if a.session == nil || !a.session.isLive() {
 		return ts.healthResult(out)

@@ -34,8 +34,10 @@ func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 // toolSet is the registry of tools, with their tools/list reply encoded once.
 type toolSet struct {
 	adapterQueries
-	redact           *redactor              // nil when REDACT=off
-	reactotronStatus func() *healthListener // nil: no bridge
+	redact           *redactor                      // nil when REDACT=off
+	reactotronStatus func() *healthListener         // nil: no bridge
+	desktopStatus    func() map[string]*relayStatus // by session id; nil: no relay to the Reactotron desktop app
+	desktopAddr      string                         // REACTOTRON_DESKTOP
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage

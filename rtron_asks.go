@@ -1,0 +1,186 @@
+package main
+
+// rtron_asks.go sends the bridge's requests to a Reactotron app and waits
+// for their answers. Reactotron answers carry no id: each answer goes to the
+// oldest request waiting under its key (type and path). A waiter joins its
+// key's queue while the connection's write lock is held, so the queues are
+// in the order the requests reach the app; the desktop app's requests join
+// the same queues (rtron_desktop.go), and an answer goes to whoever asked
+// first.
+//
+// A path through null: reactotron-redux throws while reading it and never
+// answers. A request for a value is therefore fenced: right behind it goes
+// a request for the top-level keys, which the same plugin answers in the
+// same order. When the fence's answer arrives first, the value's answer is
+// not coming, and the caller learns so at once instead of after
+// REQUEST_TIMEOUT.
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// errReactotronGone: the app's connection ended, or a write to it failed,
+// before the answer came. It is a not-connected error like the adapters'.
+var errReactotronGone error = &errNotConnected{Reason: linkReasonDisconnected}
+
+// reactotronBusyError: too many of the bridge's requests already wait on
+// one key; the app is not answering them.
+type reactotronBusyError struct{ Limit int }
+
+func (e *reactotronBusyError) Error() string {
+	return fmt.Sprintf("%d requests already wait for the Reactotron app's answer", e.Limit)
+}
+
+// reactotronTimeoutError: the app did not answer Method within Timeout.
+type reactotronTimeoutError struct {
+	Method  string
+	Timeout time.Duration
+}
+
+func (e *reactotronTimeoutError) Error() string {
+	return fmt.Sprintf("no answer to %s within %v", e.Method, e.Timeout)
+}
+
+// maxReactotronFences bounds the fences waiting for their answer. An app
+// that answers values but not keys leaves each fence waiting; past this
+// many, values are asked unfenced, as before fences existed.
+const maxReactotronFences = 8
+
+// reactotronAsk is one request and the key its answer comes under.
+type reactotronAsk struct {
+	key   string
+	frame []byte
+}
+
+// post writes the requests in order, each after its waiter has joined the
+// queue of its key. The waiters are returned in the same order.
+func (c *reactotronConn) post(ctx context.Context, asks ...reactotronAsk) ([]chan reactotronAnswer, error) {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	ws := make([]chan reactotronAnswer, 0, len(asks))
+	for _, a := range asks {
+		w := make(chan reactotronAnswer, 1)
+		c.mu.Lock()
+		switch {
+		case c.reason != "":
+			c.mu.Unlock()
+			c.forget(asks, ws)
+			return nil, errReactotronGone
+		case len(c.waiters[a.key]) >= maxReactotronWaiters:
+			c.mu.Unlock()
+			c.forget(asks, ws)
+			return nil, &reactotronBusyError{Limit: maxReactotronWaiters}
+		}
+		c.waiters[a.key] = append(c.waiters[a.key], w)
+		c.mu.Unlock()
+		ws = append(ws, w)
+		if err := c.writeFrame(ctx, a.frame); err != nil {
+			c.forget(asks, ws)
+			return nil, errReactotronGone
+		}
+	}
+	return ws, nil
+}
+
+// forget takes waiters out of their queues: their answers, if they come,
+// go to the next in line.
+func (c *reactotronConn) forget(asks []reactotronAsk, ws []chan reactotronAnswer) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, w := range ws {
+		key := asks[i].key
+		list := c.waiters[key]
+		for j, x := range list {
+			if x == w {
+				c.waiters[key] = append(list[:j:j], list[j+1:]...)
+				break
+			}
+		}
+		if len(c.waiters[key]) == 0 {
+			delete(c.waiters, key)
+		}
+	}
+}
+
+// await waits for w's answer until the request timeout or ctx ends, and
+// takes w out of its queue if the answer does not come.
+func (c *reactotronConn) await(ctx context.Context, method string, ask reactotronAsk, w chan reactotronAnswer) (reactotronAnswer, error) {
+	timeout := c.requestTimeout()
+	timer := time.NewTimer(timeout)
+	defer timer.Stop()
+	select {
+	case a, ok := <-w:
+		if !ok {
+			return reactotronAnswer{}, errReactotronGone
+		}
+		return a, nil
+	case <-timer.C:
+		c.forget([]reactotronAsk{ask}, []chan reactotronAnswer{w})
+		return reactotronAnswer{}, &reactotronTimeoutError{Method: method, Timeout: timeout}
+	case <-ctx.Done():
+		c.forget([]reactotronAsk{ask}, []chan reactotronAnswer{w})
+		return reactotronAnswer{}, ctx.Err()
+	}
+}
+
+// askValue asks the value at a dotted path behind a fence (see the top of
+// this file). An answer marked missing means the app has nothing there or
+// the path runs through null or another value without keys.
+func (c *reactotronConn) askValue(ctx context.Context, dotted string) (reactotronAnswer, error) {
+	value := reactotronAsk{key: valuesKey(dotted), frame: reactotronValuesRequest(dotted)}
+	fence := reactotronAsk{key: keysKey(""), frame: reactotronKeysRequest("")}
+	c.mu.Lock()
+	fenced := len(c.waiters[fence.key]) < maxReactotronFences
+	c.mu.Unlock()
+	if !fenced {
+		ws, err := c.post(ctx, value)
+		if err != nil {
+			return reactotronAnswer{}, err
+		}
+		return c.await(ctx, "state.values.request", value, ws[0])
+	}
+	ws, err := c.post(ctx, value, fence)
+	if err != nil {
+		return reactotronAnswer{}, err
+	}
+	timer := time.NewTimer(c.requestTimeout())
+	defer timer.Stop()
+	// The fence's waiter stays queued when the value comes first: its
+	// answer follows and takes it out.
+	select {
+	case a, ok := <-ws[0]:
+		if !ok {
+			return reactotronAnswer{}, errReactotronGone
+		}
+		return a, nil
+	case _, ok := <-ws[1]:
+		// Answers are delivered in the order they arrive: had the value's
+		// come first, it would be here already.
+		select {
+		case a, ok := <-ws[0]:
+			if ok {
+				return a, nil
+			}
+		default:
+		}
+		c.forget([]reactotronAsk{value}, ws[:1])
+		if !ok {
+			return reactotronAnswer{}, errReactotronGone
+		}
+		return reactotronAnswer{missing: true}, nil
+	case <-timer.C:
+		c.forget([]reactotronAsk{value, fence}, ws)
+		return reactotronAnswer{}, &reactotronTimeoutError{Method: "state.values.request", Timeout: c.requestTimeout()}
+	case <-ctx.Done():
+		c.forget([]reactotronAsk{value, fence}, ws)
+		return reactotronAnswer{}, ctx.Err()
+	}
+}
+
+// reactotronKeysRequest asks for the keys of the object at a Reactotron
+// path: the fence behind a value request (askValue).
+func reactotronKeysRequest(path string) []byte {
+	return reactotronServerFrame("state.keys.request", reactotronPathPayload(path))
+}

@@ -1,0 +1,240 @@
+package main
+
+// rtron_desktop_conn.go is the relay's connection to the Reactotron desktop
+// app (rtron_desktop.go): dialling with backoff, the writer and reader of
+// one connection, the writer towards the app, and the queues between them.
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// frameQueue holds frames in order, at most frames of them and bytes of
+// bytes: a push beyond either drops the oldest.
+type frameQueue struct {
+	frames  int
+	bytes   int64
+	items   []queuedFrame
+	size    int64
+	dropped int64
+}
+
+type queuedFrame struct {
+	data  []byte
+	key   string // for a request of the desktop: its answer's key
+	ask   bool
+	sub   bool     // a state.values.subscribe of the desktop's
+	paths []string // and its paths
+}
+
+func (q *frameQueue) push(f queuedFrame) {
+	q.items = append(q.items, f)
+	q.size += int64(len(f.data))
+	for len(q.items) > q.frames || (q.size > q.bytes && len(q.items) > 0) {
+		q.size -= int64(len(q.items[0].data))
+		q.items[0] = queuedFrame{}
+		q.items = q.items[1:]
+		q.dropped++
+	}
+}
+
+func (q *frameQueue) pop() (queuedFrame, bool) {
+	if len(q.items) == 0 {
+		return queuedFrame{}, false
+	}
+	f := q.items[0]
+	q.items[0] = queuedFrame{}
+	q.items = q.items[1:]
+	q.size -= int64(len(f.data))
+	if len(q.items) == 0 {
+		q.items = nil // let a burst's backing array go
+	}
+	return f, true
+}
+
+// wake wakes the goroutine waiting on ready, if it is not awake already.
+func wake(ready chan struct{}) {
+	select {
+	case ready <- struct{}{}:
+	default:
+	}
+}
+
+// connectLoop keeps a connection to the desktop until the app's ends,
+// dialling again with backoff after each failure or loss.
+func (r *desktopRelay) connectLoop() {
+	backoff := r.opts.MinBackoff
+	for r.ctx.Err() == nil {
+		dialCtx, cancel := context.WithTimeout(r.ctx, r.opts.DialTimeout)
+		ws, _, err := websocket.Dial(dialCtx, "ws://"+r.opts.Addr+"/", nil)
+		cancel()
+		if err == nil {
+			backoff = r.opts.MinBackoff
+			err = r.serveDesktop(ws)
+		}
+		if r.ctx.Err() != nil {
+			return
+		}
+		r.mu.Lock()
+		first := r.lastErr == ""
+		r.lastErr = err.Error()
+		r.mu.Unlock()
+		if first {
+			r.logger.Info("the Reactotron desktop app is not reachable; the app stays with the agent, and the relay retries", "err", err)
+		} else {
+			r.logger.Debug("the Reactotron desktop app is not reachable", "err", err, "retryIn", backoff)
+		}
+		timer := time.NewTimer(backoff)
+		select {
+		case <-r.ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		backoff = min(2*backoff, r.opts.MaxBackoff)
+	}
+}
+
+// serveDesktop relays over one connection to the desktop until it fails or
+// the app's connection ends.
+func (r *desktopRelay) serveDesktop(ws *websocket.Conn) error {
+	ws.SetReadLimit(-1) // oversized frames are dropped by readBounded
+	r.mu.Lock()
+	r.connected, r.lastErr = true, ""
+	r.connects++
+	r.mu.Unlock()
+	r.logger.Info("relaying a Reactotron app to the desktop app")
+	readErr := make(chan error, 1)
+	go func() { readErr <- r.readDesktop(ws) }()
+	err := r.writeDesktop(ws, readErr)
+	ws.CloseNow()
+	if rerr := <-readErr; err == nil {
+		err = rerr
+	}
+	r.mu.Lock()
+	r.connected = false
+	r.mu.Unlock()
+	if err == nil {
+		err = errors.New("connection closed")
+	}
+	return err
+}
+
+// writeDesktop writes the intro, then the queued frames as they come. It
+// returns when a write fails, the reader has stopped (its error is put
+// back), or the app's connection ends.
+func (r *desktopRelay) writeDesktop(ws *websocket.Conn, readErr chan error) error {
+	write := func(data []byte) error {
+		ctx, cancel := context.WithTimeout(r.ctx, r.opts.WriteTimeout)
+		defer cancel()
+		return ws.Write(ctx, websocket.MessageText, data)
+	}
+	if err := write(r.intro); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	r.toDesktopN++
+	r.mu.Unlock()
+	for {
+		r.mu.Lock()
+		f, ok := r.toDesktop.pop()
+		r.mu.Unlock()
+		if ok {
+			if err := write(f.data); err != nil {
+				return err
+			}
+			r.mu.Lock()
+			r.toDesktopN++
+			r.mu.Unlock()
+			continue
+		}
+		select {
+		case <-r.toDesktopReady:
+		case err := <-readErr:
+			readErr <- err
+			return nil
+		case <-r.ctx.Done():
+			return nil
+		}
+	}
+}
+
+// readDesktop queues the desktop's frames for the app.
+func (r *desktopRelay) readDesktop(ws *websocket.Conn) error {
+	for {
+		data, _, err := readBounded(ws, r.opts.MaxFrame)
+		if err != nil {
+			return err
+		}
+		if data == nil {
+			r.mu.Lock()
+			r.oversized++
+			r.mu.Unlock()
+			continue
+		}
+		typ, key, ask := desktopRequestKey(data)
+		paths, sub := desktopSubscribePaths(data)
+		r.mu.Lock()
+		if typ == "setClientId" {
+			// The bridge gave the app its id before the intro went out.
+			r.clientIDs++
+		} else {
+			r.toApp.push(queuedFrame{data: data, key: key, ask: ask, sub: sub, paths: paths})
+		}
+		r.mu.Unlock()
+		wake(r.toAppReady)
+	}
+}
+
+// writeApp writes the desktop's frames to the app until its connection ends.
+func (r *desktopRelay) writeApp() {
+	for {
+		r.mu.Lock()
+		f, ok := r.toApp.pop()
+		r.mu.Unlock()
+		if !ok {
+			select {
+			case <-r.toAppReady:
+				continue
+			case <-r.ctx.Done():
+				return
+			}
+		}
+		if err := r.app.writeForDesktop(r, f); err != nil {
+			return // the app's connection is ending
+		}
+		r.mu.Lock()
+		r.toAppN++
+		r.mu.Unlock()
+	}
+}
+
+// writeForDesktop writes one of the desktop's frames to the app; a request
+// joins the queue of its answer's key first, in write order with the
+// bridge's own (rtron_asks.go); a subscription is joined with the bridge's
+// (rtron_subscribe.go).
+func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if f.ask {
+		c.mu.Lock()
+		if c.reason == "" && len(r.owned) < r.opts.MaxPending && len(c.waiters[f.key]) < maxReactotronWaiters {
+			w := make(chan reactotronAnswer, 1)
+			c.waiters[f.key] = append(c.waiters[f.key], w)
+			r.owned[w] = time.Now()
+		} else {
+			r.mu.Lock()
+			r.untracked++
+			r.mu.Unlock()
+		}
+		c.mu.Unlock()
+	}
+	data := f.data
+	if f.sub {
+		data = c.subscriptionForDesktop(r, f)
+	}
+	return c.writeFrame(r.ctx, data)
+}
