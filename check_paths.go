@@ -141,6 +141,24 @@ func resolveInState(state []byte, segs []pathSegment) (any, *pathMiss, error) {
 }
 
 func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
+	return checkEachPath(ctx, k, "snapshot.get", checkPathValue)
+}
+
+// checkPathAnswer is an answer to a request with a path that resolves in
+// the whole state, and what the answer is held to.
+type checkPathAnswer struct {
+	sent   string // the request, for the report
+	path   checkPath
+	seq    int64 // the snapshot's seq, sent with the path
+	root   any   // the whole state
+	want   any   // the value at the path
+	result json.RawMessage
+}
+
+// checkEachPath sends method with each path picked from each stream's
+// state. An answer to a path that misses must be PATH_NOT_FOUND; an answer
+// to a path that resolves must be a result, which check judges.
+func checkEachPath(ctx context.Context, k *checkKit, method string, check func(checkPathAnswer) *checkOutcome) *checkOutcome {
 	names, out := k.snapshotStreams(ctx)
 	if out != nil {
 		return out
@@ -152,12 +170,12 @@ func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
 		}
 		for _, p := range pickPaths(root) {
 			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
-			sent := checkSent("snapshot.get", params) + " (" + p.why + ")"
+			sent := checkSent(method, params) + " (" + p.why + ")"
 			want, miss, err := resolveInState(state, p.segments())
 			if err != nil {
 				return checkFailed(sent, "a state the server cannot walk: %v", err)
 			}
-			a, err := k.conn.request(ctx, "snapshot.get", params)
+			a, err := k.conn.request(ctx, method, params)
 			if out := checkAnswerShape(sent, a, err); out != nil {
 				return out
 			}
@@ -170,23 +188,32 @@ func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
 			if a.err != nil {
 				return checkFailed(sent, "error %s: %s; the path resolves in the whole state", a.err.Code, a.err.Message)
 			}
-			var got checkSnapshot
-			if err := json.Unmarshal(a.result, &got); err != nil || got.Seq == nil || got.State == nil {
-				return checkFailed(sent, "%s, not {seq, timestamp, state}", clipJSON(a.result))
-			}
-			if *got.Seq != seq {
-				return checkFailed(sent, "seq %d, not the %d asked for", *got.Seq, seq)
-			}
-			gotValue, _ := dewireCodeJSON(got.State)
-			if !checkEqualValues(gotValue, want) {
-				what := clipJSON(got.State)
-				if len(p.wire) > 0 && checkEqualValues(gotValue, root) {
-					what = fmt.Sprintf("the whole state (%d bytes)", len(got.State))
-				}
-				wantJSON, _ := json.Marshal(want)
-				return checkFailed(sent, "%s; the value at the path is %s", what, clipJSON(wantJSON))
+			if out := check(checkPathAnswer{sent: sent, path: p, seq: seq, root: root, want: want, result: a.result}); out != nil {
+				return out
 			}
 		}
+	}
+	return nil
+}
+
+// checkPathValue checks a snapshot.get answer: the seq asked for, and the
+// value at the path as the state.
+func checkPathValue(a checkPathAnswer) *checkOutcome {
+	var got checkSnapshot
+	if err := json.Unmarshal(a.result, &got); err != nil || got.Seq == nil || got.State == nil {
+		return checkFailed(a.sent, "%s, not {seq, timestamp, state}", clipJSON(a.result))
+	}
+	if *got.Seq != a.seq {
+		return checkFailed(a.sent, "seq %d, not the %d asked for", *got.Seq, a.seq)
+	}
+	gotValue, _ := dewireCodeJSON(got.State)
+	if !checkEqualValues(gotValue, a.want) {
+		what := clipJSON(got.State)
+		if len(a.path.wire) > 0 && checkEqualValues(gotValue, a.root) {
+			what = fmt.Sprintf("the whole state (%d bytes)", len(got.State))
+		}
+		wantJSON, _ := json.Marshal(a.want)
+		return checkFailed(a.sent, "%s; the value at the path is %s", what, clipJSON(wantJSON))
 	}
 	return nil
 }
@@ -263,41 +290,9 @@ type checkKeysAnswer struct {
 }
 
 func checkSnapshotKeys(ctx context.Context, k *checkKit) *checkOutcome {
-	names, out := k.snapshotStreams(ctx)
-	if out != nil {
-		return out
-	}
-	for _, name := range names {
-		seq, state, root, fail := k.snapshotState(ctx, name)
-		if fail != nil {
-			return fail
-		}
-		for _, p := range pickPaths(root) {
-			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
-			sent := checkSent("snapshot.keys", params) + " (" + p.why + ")"
-			want, miss, err := resolveInState(state, p.segments())
-			if err != nil {
-				return checkFailed(sent, "a state the server cannot walk: %v", err)
-			}
-			a, err := k.conn.request(ctx, "snapshot.keys", params)
-			if out := checkAnswerShape(sent, a, err); out != nil {
-				return out
-			}
-			if miss != nil {
-				if out := checkPathMiss(sent, a, p, miss); out != nil {
-					return out
-				}
-				continue
-			}
-			if a.err != nil {
-				return checkFailed(sent, "error %s: %s; the path resolves in the whole state", a.err.Code, a.err.Message)
-			}
-			if out := checkKeys(sent, a.result, want); out != nil {
-				return out
-			}
-		}
-	}
-	return nil
+	return checkEachPath(ctx, k, "snapshot.keys", func(a checkPathAnswer) *checkOutcome {
+		return checkKeys(a.sent, a.result, a.want)
+	})
 }
 
 // checkKeys compares a snapshot.keys answer with the value it describes.

@@ -1,15 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"log/slog"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -184,62 +179,6 @@ func TestConfigFromEnv(t *testing.T) {
 	}
 }
 
-func TestFlagOverridesEnv(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name   string
-		args   []string
-		env    map[string]string
-		modify func(c *config)
-	}{
-		{"-ws-port", []string{"-ws-port=8081"}, map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8081 }},
-		{"-ws-port separate value", []string{"-ws-port", "8082"}, map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8082 }},
-		{"--ws-port double dash", []string{"--ws-port=8083"}, map[string]string{"WS_PORT": "8080"}, func(c *config) { c.WSPort = 8083 }},
-		{"-ws-port over invalid variable", []string{"-ws-port=8084"}, map[string]string{"WS_PORT": "not-a-port"}, func(c *config) { c.WSPort = 8084 }},
-		{"-ws-port without variable", []string{"-ws-port=8085"}, nil, func(c *config) { c.WSPort = 8085 }},
-		{"-ws-host", []string{"-ws-host=0.0.0.0"}, map[string]string{"WS_HOST": "10.0.0.1"}, func(c *config) { c.WSHost = "0.0.0.0" }},
-		{"-request-timeout-ms", []string{"-request-timeout-ms=42"}, map[string]string{"REQUEST_TIMEOUT_MS": "1000"}, func(c *config) { c.RequestTimeout = 42 * time.Millisecond }},
-		{"-max-payload-size", []string{"-max-payload-size=200000"}, map[string]string{"MAX_PAYLOAD_SIZE": "300000"}, func(c *config) { c.MaxPayloadSize = 200000 }},
-		{"-max-result-bytes", []string{"-max-result-bytes=4096"}, map[string]string{"MAX_RESULT_BYTES": "8192"}, func(c *config) { c.MaxResultBytes = 4096 }},
-		{"-log-level", []string{"-log-level=debug"}, map[string]string{"LOG_LEVEL": "error"}, func(c *config) { c.LogLevel = slog.LevelDebug }},
-		{"-log-level over invalid variable", []string{"-log-level=warn"}, map[string]string{"LOG_LEVEL": "loud"}, func(c *config) { c.LogLevel = slog.LevelWarn }},
-		{"-log-format", []string{"-log-format=json"}, map[string]string{"LOG_FORMAT": "text"}, func(c *config) { c.LogFormat = "json" }},
-		{"-ws-token", []string{"-ws-token=from-flag"}, map[string]string{"WS_TOKEN": "from-env"}, func(c *config) { c.WSToken = "from-flag" }},
-		{
-			"-ws-allowed-hosts",
-			[]string{"-ws-allowed-hosts= Flag.Example ,, other.test"},
-			map[string]string{"WS_ALLOWED_HOSTS": "env.example"},
-			func(c *config) { c.WSAllowedHosts = []string{"flag.example", "other.test"} },
-		},
-		{
-			"-ws-allowed-origins",
-			[]string{"-ws-allowed-origins=HTTPS://Flag.Example:8443, "},
-			map[string]string{"WS_ALLOWED_ORIGINS": "https://env.example"},
-			func(c *config) { c.WSAllowedOrigins = []string{"https://flag.example:8443"} },
-		},
-		{
-			"flag for one setting leaves the others to variables",
-			[]string{"-ws-port=7000"},
-			map[string]string{"WS_PORT": "6000", "WS_HOST": "10.1.2.3", "LOG_FORMAT": "json"},
-			func(c *config) { c.WSPort, c.WSHost, c.LogFormat = 7000, "10.1.2.3", "json" },
-		},
-		{"-demo", []string{"-demo"}, nil, func(c *config) { c.Demo = true }},
-		{"-redact", []string{"-redact=off"}, map[string]string{"REDACT": "on"}, func(c *config) { c.Redact = false }},
-		{"-redact-keys", []string{"-redact-keys=Pin"}, map[string]string{"REDACT_KEYS": "ssn"}, func(c *config) { c.RedactKeys = []string{"pin"} }},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			want := wantDefaults()
-			tt.modify(&want)
-			got := mustLoadConfig(t, tt.args, tt.env)
-			if diff := diffConfig(want, got); diff != "" {
-				t.Errorf("loadConfig(%q, %v) mismatch (-want +got):\n%s", tt.args, tt.env, diff)
-			}
-		})
-	}
-}
-
 func TestConfigInvalid(t *testing.T) {
 	t.Parallel()
 	type env = map[string]string
@@ -372,66 +311,6 @@ func assertUsageError(t *testing.T, err error, wantName, notName string) {
 	}
 }
 
-func TestFlagUsageErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		args     []string
-		wantName string
-	}{
-		{"unknown flag", []string{"-bogus"}, "-bogus"},
-		{"unknown flag with value", []string{"--nope=1"}, "-nope"},
-		{"unknown flag after valid ones", []string{"-ws-port=8080", "-port=1"}, "-port"},
-		{"flag missing its value", []string{"-ws-port"}, "-ws-port"},
-		{"bad boolean", []string{"-demo=maybe"}, "-demo"},
-		{"stray positional argument", []string{"extra"}, "extra"},
-		{"stray argument after flags", []string{"-ws-port=8080", "serve"}, "serve"},
-		{"stray argument before flag", []string{"stdio", "-demo"}, "stdio"},
-		{"stray argument with -version", []string{"-version", "now"}, "now"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			_, err := loadConfig(tt.args, envFrom(nil))
-			assertUsageError(t, err, tt.wantName, "")
-		})
-	}
-}
-
-func TestConfigHelpVersionFlags(t *testing.T) {
-	t.Parallel()
-	invalidEnv := map[string]string{"WS_PORT": "0", "LOG_LEVEL": "loud"}
-	tests := []struct {
-		name        string
-		args        []string
-		env         map[string]string
-		wantHelp    bool
-		wantVersion bool
-	}{
-		{"-help", []string{"-help"}, nil, true, false},
-		{"--help", []string{"--help"}, nil, true, false},
-		{"-h", []string{"-h"}, nil, true, false},
-		{"-version", []string{"-version"}, nil, false, true},
-		{"--version", []string{"--version"}, nil, false, true},
-		{"-help with invalid variables", []string{"-help"}, invalidEnv, true, false},
-		{"-version with invalid variables", []string{"-version"}, invalidEnv, false, true},
-		{"-version with invalid flag value", []string{"-ws-port=0", "-version"}, nil, false, true},
-		{"neither", nil, nil, false, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			got := mustLoadConfig(t, tt.args, tt.env)
-			if got.Help != tt.wantHelp {
-				t.Errorf("loadConfig(%q).Help = %t, want %t", tt.args, got.Help, tt.wantHelp)
-			}
-			if got.Version != tt.wantVersion {
-				t.Errorf("loadConfig(%q).Version = %t, want %t", tt.args, got.Version, tt.wantVersion)
-			}
-		})
-	}
-}
-
 func TestIsLoopbackHost(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
@@ -467,165 +346,6 @@ func TestIsLoopbackHost(t *testing.T) {
 			t.Parallel()
 			if got := isLoopbackHost(tt.host); got != tt.want {
 				t.Errorf("isLoopbackHost(%q) = %t, want %t", tt.host, got, tt.want)
-			}
-		})
-	}
-}
-
-// runOutput calls run with empty stdin and returns its output and error.
-func runOutput(t *testing.T, args ...string) (stdout, stderr string, err error) {
-	t.Helper()
-	var out, errOut bytes.Buffer
-	err = run(t.Context(), args, strings.NewReader(""), &out, &errOut)
-	return out.String(), errOut.String(), err
-}
-
-func TestRunVersion(t *testing.T) {
-	t.Parallel()
-	for _, args := range [][]string{{"-version"}, {"--version"}} {
-		t.Run(args[0], func(t *testing.T) {
-			t.Parallel()
-			stdout, stderr, err := runOutput(t, args...)
-			if err != nil {
-				t.Fatalf("run(%q) error = %v, want nil", args, err)
-			}
-			if want := fmt.Sprintf("devtools-mcp %s\n", serverVersion); stdout != want {
-				t.Errorf("run(%q) stdout = %q, want %q", args, stdout, want)
-			}
-			if serverVersion == "" {
-				t.Errorf("version is empty")
-			}
-			if stderr != "" {
-				t.Errorf("run(%q) stderr = %q, want empty", args, stderr)
-			}
-		})
-	}
-}
-
-func TestResolveVersion(t *testing.T) {
-	t.Parallel()
-	info := func(v string) func() (*debug.BuildInfo, bool) {
-		return func() (*debug.BuildInfo, bool) {
-			return &debug.BuildInfo{Main: debug.Module{Path: "devtools-mcp", Version: v}}, true
-		}
-	}
-	none := func() (*debug.BuildInfo, bool) { return nil, false }
-	tests := []struct {
-		name, stamped string
-		buildInfo     func() (*debug.BuildInfo, bool)
-		want          string
-	}{
-		{"stamped wins over the build info", "1.2.3", info("v9.9.9"), "1.2.3"},
-		{"stamped pre-release", "1.2.3-rc.1", none, "1.2.3-rc.1"},
-		{"stamped with spaces around", " 1.2.3\n", none, "1.2.3"},
-		{"tag from go install", "", info("v1.4.0"), "1.4.0"},
-		{"pseudo-version from a checkout", "", info("v0.0.0-20261125142804-5f17da8b1c2d+dirty"), "0.0.0-20261125142804-5f17da8b1c2d+dirty"},
-		{"devel build", "", info("(devel)"), devVersion},
-		{"empty module version", "", info(""), devVersion},
-		{"no build info", "", none, devVersion},
-		{"blank stamp falls back", "  ", info("v1.4.0"), "1.4.0"},
-	}
-	for _, tt := range tests {
-		if got := resolveVersion(tt.stamped, tt.buildInfo); got != tt.want {
-			t.Errorf("%s: resolveVersion(%q) = %q, want %q", tt.name, tt.stamped, got, tt.want)
-		}
-	}
-}
-
-// TestVersionStampedAtBuild builds the program as npm/build.sh does, with
-// the version stamped through -ldflags -X, and runs -version.
-func TestVersionStampedAtBuild(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the program")
-	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skipf("no go command to build the binary with: %v", err)
-	}
-	bin := filepath.Join(t.TempDir(), "devtools-mcp")
-	const stamp = "7.8.9-test.1"
-	build := exec.CommandContext(t.Context(), goCmd, "build", "-trimpath", "-ldflags", "-X main.version="+stamp, "-o", bin, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	out, err := exec.CommandContext(t.Context(), bin, "-version").Output()
-	if err != nil {
-		t.Fatalf("%s -version: %v", bin, err)
-	}
-	if want := "devtools-mcp " + stamp + "\n"; string(out) != want {
-		t.Errorf("-version printed %q, want %q", out, want)
-	}
-}
-
-func TestRunHelp(t *testing.T) {
-	t.Parallel()
-	wantNames := []string{
-		"WS_PORT", "-ws-port",
-		"WS_HOST", "-ws-host",
-		"REQUEST_TIMEOUT_MS", "-request-timeout-ms",
-		"MAX_PAYLOAD_SIZE", "-max-payload-size",
-		"MAX_RESULT_BYTES", "-max-result-bytes",
-		"LOG_LEVEL", "-log-level",
-		"LOG_FORMAT", "-log-format",
-		"WS_TOKEN", "-ws-token",
-		"WS_ALLOWED_HOSTS", "-ws-allowed-hosts",
-		"WS_ALLOWED_ORIGINS", "-ws-allowed-origins",
-		"READ_ONLY", "-read-only",
-		"MCP_TRANSPORT", "-transport",
-		"MCP_HTTP_ADDR", "-http-addr",
-		"MCP_HTTP_TOKEN", "-http-token",
-		"-demo", "-version", "-help", "127.0.0.1:3100",
-		"19850", "127.0.0.1", "5000", "524288", "100000",
-	}
-	for _, args := range [][]string{{"-help"}, {"-h"}} {
-		t.Run(args[0], func(t *testing.T) {
-			t.Parallel()
-			stdout, stderr, err := runOutput(t, args...)
-			if err != nil {
-				t.Fatalf("run(%q) error = %v, want nil", args, err)
-			}
-			if !strings.HasPrefix(stdout, "Usage: devtools-mcp") {
-				t.Errorf("run(%q) stdout starts %q, want \"Usage: devtools-mcp\"", args, firstLine(stdout))
-			}
-			for _, name := range wantNames {
-				if !strings.Contains(stdout, name) {
-					t.Errorf("run(%q) stdout does not mention %q:\n%s", args, name, stdout)
-				}
-			}
-			if stderr != "" {
-				t.Errorf("run(%q) stderr = %q, want empty", args, stderr)
-			}
-		})
-	}
-}
-
-func firstLine(s string) string {
-	line, _, _ := strings.Cut(s, "\n")
-	return line
-}
-
-func TestRunFlagErrors(t *testing.T) {
-	t.Parallel()
-	tests := []struct {
-		name     string
-		args     []string
-		wantName string
-	}{
-		{"unknown flag", []string{"-bogus"}, "-bogus"},
-		{"stray argument", []string{"extra"}, "extra"},
-		// WS_PORT is checked first, so no variable in the environment can
-		// fail earlier and change the message.
-		{"invalid flag value", []string{"-ws-port=0"}, "-ws-port"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			t.Parallel()
-			stdout, _, err := runOutput(t, tt.args...)
-			assertUsageError(t, err, tt.wantName, "")
-			if stdout != "" {
-				t.Errorf("run(%q) stdout = %q, want empty", tt.args, stdout)
 			}
 		})
 	}

@@ -140,11 +140,7 @@ func (r *demoEventsResult) MarshalJSON() ([]byte, error) { return r.appendJSON(n
 
 func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireError) {
 	const method = "events.query"
-	p, werr := demoParseParams(method, raw)
-	if werr != nil {
-		return nil, werr
-	}
-	name, _, werr := p.str("stream", true)
+	p, name, werr := demoStreamParams(method, raw)
 	if werr != nil {
 		return nil, werr
 	}
@@ -234,11 +230,7 @@ func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON
 // now. Either way the returned seq can be asked for again with seq.
 func (a *demoApp) getSnapshot(raw json.RawMessage) (*demoSnapshotResult, *wireError) {
 	const method = "snapshot.get"
-	p, werr := demoParseParams(method, raw)
-	if werr != nil {
-		return nil, werr
-	}
-	name, _, werr := p.str("stream", true)
+	p, name, werr := demoStreamParams(method, raw)
 	if werr != nil {
 		return nil, werr
 	}
@@ -302,6 +294,17 @@ func demoParseParams(method string, raw json.RawMessage) (demoParams, *wireError
 	}
 	p.fields = fields
 	return p, nil
+}
+
+// demoStreamParams parses the params of a request about one stream and
+// reads its required stream member.
+func demoStreamParams(method string, raw json.RawMessage) (demoParams, string, *wireError) {
+	p, werr := demoParseParams(method, raw)
+	if werr != nil {
+		return p, "", werr
+	}
+	name, _, werr := p.str("stream", true)
+	return p, name, werr
 }
 
 // get returns the member name; null counts as absent.

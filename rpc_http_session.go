@@ -190,12 +190,20 @@ func (s *httpSession) cancelRequest(params json.RawMessage) {
 	}
 }
 
+// refuseModern answers 405 to a 2026-07-28 request for what only legacy
+// sessions have, saying why, and reports whether it did.
+func refuseModern(w http.ResponseWriter, r *http.Request, why string) bool {
+	if !slices.Contains(modernVersions, r.Header.Get("MCP-Protocol-Version")) {
+		return false
+	}
+	w.Header().Set("Allow", "POST")
+	writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcErrorf(errInvalidRequest, nil, "method not allowed: %s", why))
+	return true
+}
+
 // get opens a legacy session's notification stream. 2026-07-28 removed it.
 func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
-	if slices.Contains(modernVersions, r.Header.Get("MCP-Protocol-Version")) {
-		w.Header().Set("Allow", "POST")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcErrorf(errInvalidRequest, nil,
-			"method not allowed: 2026-07-28 has no GET stream; POST subscriptions/listen"))
+	if refuseModern(w, r, "2026-07-28 has no GET stream; POST subscriptions/listen") {
 		return
 	}
 	if !accepts(r, "text/event-stream") {
@@ -238,10 +246,7 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 
 // delete ends a legacy session.
 func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
-	if slices.Contains(modernVersions, r.Header.Get("MCP-Protocol-Version")) {
-		w.Header().Set("Allow", "POST")
-		writeRPCError(w, http.StatusMethodNotAllowed, nil, rpcErrorf(errInvalidRequest, nil,
-			"method not allowed: 2026-07-28 has no sessions to delete"))
+	if refuseModern(w, r, "2026-07-28 has no sessions to delete") {
 		return
 	}
 	s, status, err := t.sessionFor(r)

@@ -47,17 +47,7 @@ func isMSTAction(action json.RawMessage) bool {
 }
 
 // reactotronMember is the value of member name of a JSON object, or nil.
-func reactotronMember(obj []byte, name string) []byte {
-	var v []byte
-	_ = eachMember(obj, func(n string, value []byte) bool {
-		if n == name {
-			v = value
-			return false
-		}
-		return true
-	})
-	return v
-}
+func reactotronMember(obj []byte, name string) []byte { return rawMember(obj, name) }
 
 // reactotronActionName is the name a state.action.complete gives its
 // action when it says more than the type: reactotron-redux names an action
