@@ -36,6 +36,10 @@ type config struct {
 	Transport        string   // "stdio" or "http": where MCP clients connect
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
+	// RelayProbeTimeout bounds asking whether the process holding the
+	// adapter port answers MCP (rpc_relay_holder.go); 0: one second. No
+	// setting: tests shorten it.
+	RelayProbeTimeout time.Duration
 
 	Demo    bool
 	Version bool

@@ -20,6 +20,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -37,6 +38,7 @@ type relay struct {
 	link   *adapterLink
 	url    string
 	client *http.Client
+	holder *holderCheck // whether the holder answers MCP at all
 }
 
 func newRelay(cfg config, link *adapterLink) *relay {
@@ -44,13 +46,19 @@ func newRelay(cfg config, link *adapterLink) *relay {
 	if !isLoopbackHost(host) {
 		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
 	}
-	return &relay{
+	rl := &relay{
 		link: link,
 		url:  "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
 		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
 		// bounds a holder that stops answering altogether.
 		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
 	}
+	probe := cfg.RelayProbeTimeout
+	if probe <= 0 {
+		probe = relayProbeTimeout
+	}
+	rl.holder = newHolderCheck(rl.probeHolder, probe, relayVerdictTTL)
+	return rl
 }
 
 // holderPIDHeader names the process answering MCP on the adapter port, so
@@ -76,9 +84,21 @@ func relayEndpoint(t *httpTransport) http.Handler {
 // forward sends req to the holder when this process does not hold the
 // port. ok is false when it holds it, or when nothing answering MCP holds
 // it: then the request is served here (and says NOT_CONNECTED, and why).
+// Whether the holder answers MCP is asked once and remembered
+// (holderCheck); an urgent request (the health check) never waits for that
+// question, and gets no more than a probe's time from the holder.
 func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, ok bool) {
 	if !relayMethods[req.Method] || rl.link.status().Listening {
 		return nil, nil, false
+	}
+	urgent := isUrgent(req)
+	if !rl.holder.verdict(ctx, !urgent) {
+		return nil, nil, false
+	}
+	if urgent {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, rl.holder.timeout)
+		defer cancel()
 	}
 	params := map[string]json.RawMessage{}
 	if req.Params != nil {
@@ -107,10 +127,14 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 	}
 	resp, herr := rl.client.Do(hreq)
 	if herr != nil {
+		if ctx.Err() == nil || urgent {
+			rl.holder.record(false) // the holder did not answer: ask it again later
+		}
 		return nil, nil, false
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get("Content-Type") != "application/json" {
+		rl.holder.record(false)
 		return nil, nil, false // not a devtools-mcp with /mcp: serve locally
 	}
 	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
@@ -122,8 +146,10 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 		Error  *rpcError       `json:"error"`
 	}
 	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+		rl.holder.record(false)
 		return nil, nil, false
 	}
+	rl.holder.record(true)
 	if msg.Error != nil {
 		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
 			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
@@ -236,8 +262,11 @@ func legacyResult(result []byte) []byte {
 // clients hold, and hands what it delivers to them, so that subscriptions
 // work through the relay too. It returns when ctx ends.
 func (rl *relay) watch(ctx context.Context, s *mcpServer) {
+	var probes sync.WaitGroup
+	probes.Go(func() { rl.holder.run(ctx) })
+	defer probes.Wait()
 	for ctx.Err() == nil {
-		if !rl.link.status().Listening && rl.listenOnce(ctx, s) {
+		if !rl.link.status().Listening && rl.holder.verdict(ctx, true) && rl.listenOnce(ctx, s) {
 			continue // the subscriptions changed: listen again at once
 		}
 		select {

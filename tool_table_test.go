@@ -469,6 +469,9 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 	defer holder.Close()
 	cfg := testConfig(t)
 	cfg.WSPort = holder.Addr().(*net.TCPAddr).Port
+	// The holder never answers: each probe of it ends at this deadline
+	// (TestHolderCheck holds when probes happen).
+	cfg.RelayProbeTimeout = 20 * time.Millisecond
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts}
@@ -485,10 +488,15 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 		!strings.Contains(health.Server.ListenError, "address already in use") {
 		t.Errorf("health with the port taken: %s", res)
 	}
-	res, isError = e.callTool("debug_get_state_path", map[string]any{"path": ""})
-	code, details, _ := decodeToolError(t, res)
-	if !isError || code != codeNotConnected || details["reason"] != "not_listening" || details["listenError"] == "" {
-		t.Errorf("tool with the port taken: %s", res)
+	for range 3 {
+		res, isError = e.callTool("debug_get_state_path", map[string]any{"path": ""})
+		code, details, _ := decodeToolError(t, res)
+		if !isError || code != codeNotConnected || details["reason"] != "not_listening" || details["listenError"] == "" {
+			t.Errorf("tool with the port taken: %s", res)
+		}
+		if res, isError = e.callTool("debug_health_check", nil); isError || !strings.Contains(string(res), "address already in use") {
+			t.Errorf("health with the port taken: %s", res)
+		}
 	}
 }
 
