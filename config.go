@@ -40,6 +40,10 @@ type config struct {
 	// adapter port answers MCP (rpc_relay_holder.go); 0: one second. No
 	// setting: tests shorten it.
 	RelayProbeTimeout time.Duration
+	// ListChangedInterval is the least time between two
+	// notifications/resources/list_changed; 0: listChangedInterval. No
+	// setting: tests shorten it.
+	ListChangedInterval time.Duration
 
 	Demo    bool
 	Version bool

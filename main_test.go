@@ -68,6 +68,7 @@ func testConfig(t *testing.T) config {
 	cfg.WSPort = 0
 	cfg.ReactotronPort = 0 // off; bridge tests set -1, any free port
 	cfg.LogLevel = slog.LevelDebug
+	cfg.ListChangedInterval = time.Millisecond // tests that count list_changed set their own
 	return cfg
 }
 

@@ -494,17 +494,17 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		} else {
 			s.logToClient("info", map[string]string{"event": "adapter connected", "sessionId": ev.SessionID})
 		}
-		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.listMayHaveChanged()
 		s.resources.adapterChanged()
 	case linkDisconnected:
 		if ev.Reason != "replaced" {
 			s.logToClient("warning", map[string]string{"event": "adapter disconnected", "sessionId": ev.SessionID, "reason": ev.Reason})
-			s.notifyClient("notifications/resources/list_changed", struct{}{})
+			s.resources.listMayHaveChanged()
 			s.resources.adapterChanged()
 		}
 	case linkStreamsChanged:
 		s.logToClient("info", map[string]string{"event": "streams changed", "sessionId": ev.SessionID})
-		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.listMayHaveChanged()
 		s.resources.adapterChanged()
 	case linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
@@ -512,7 +512,7 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		s.logToClient(ev.Level, map[string]string{"event": ev.Notice, "sessionId": ev.SessionID, "detail": ev.Detail})
 	case linkSessionExpired:
 		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
-		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.listMayHaveChanged()
 		s.resources.adapterChanged()
 	}
 }

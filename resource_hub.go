@@ -47,6 +47,7 @@ var resourceTemplates = []map[string]string{
 type resourceHub struct {
 	adapterQueries
 	notify func(method string, params any)
+	lists  *listAnnouncer // notifications/resources/list_changed (resource_listchanged.go)
 
 	mu   sync.Mutex
 	subs map[string]*subscription // by URI, at most maxSubscriptions
@@ -69,8 +70,14 @@ func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *re
 	if link != nil {
 		q.sessions = link.sessions
 	}
-	return &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
+	h := &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
+	interval := cfg.ListChangedInterval
+	if interval <= 0 {
+		interval = listChangedInterval
+	}
+	h.lists = newListAnnouncer(h.listingKey, func() { notify("notifications/resources/list_changed", struct{}{}) }, interval)
+	return h
 }
 
 // Bounds of one resources/list page: an adapter may advertise any number
@@ -463,6 +470,9 @@ func (h *resourceHub) markDirty(affected func(kind string) bool) {
 // run sends due notifications until ctx ends. It is the only goroutine
 // that sends resources/updated, so the per-URI interval holds.
 func (h *resourceHub) run(ctx context.Context) {
+	var lists sync.WaitGroup
+	lists.Go(func() { h.lists.run(ctx) })
+	defer lists.Wait()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
