@@ -74,7 +74,8 @@ var allTools = slices.Concat(stateTools, appTools)
 
 // stateTools read the app's state and events. Descriptions are written for
 // an agent: what the tool answers, when to use it, what to call next.
-// tools/list must stay under 9 000 bytes.
+// Names, descriptions and input schemas of tools/list stay within 6 400
+// bytes (TestToolListModelSize).
 var stateTools = []*tool{
 	{
 		name:  "debug_health_check",
@@ -82,7 +83,7 @@ var stateTools = []*tool{
 		description: "Call first. Says whether the app's debug adapter is connected, which app session it is, " +
 			"and which streams (redux, navigation, mmkv, …) it offers with event counts. Never fails; " +
 			"if not connected, the app must be started with its adapter enabled.",
-		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"}},"required":["connected","adapter","streams","server"]}`,
+		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"sessions":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"},"streamsTotal":{"type":"integer"},"sessionsTotal":{"type":"integer"}},"required":["connected","adapter","streams","sessions","server"]}`,
 		args:         withSession(),
 		run:          healthCheck,
 	},
@@ -91,7 +92,7 @@ var stateTools = []*tool{
 		title: "List streams",
 		description: "Lists the app's event streams with event counts, the seq range held (oldestSeq–latestSeq) " +
 			"and whether a snapshot exists. Use before debug_query_events or debug_diff_snapshots to pick seqs.",
-		outputSchema: `{"type":"object","properties":{"streams":{"type":"array"}},"required":["streams"]}`,
+		outputSchema: `{"type":"object","properties":{"streams":{"type":"array"},` + whoAnswered + `},"required":["streams"]}`,
 		args:         withSession(),
 		run:          listStreams,
 	},
@@ -105,7 +106,7 @@ var stateTools = []*tool{
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux, navigation, mmkv."},
 			argSpec{name: "scope", kind: argString, description: "Path inside the state, e.g. cart.items.0 or, for mmkv, auth.keys.session. Keys with dots or digits only: settings[\"theme.dark\"]."},
 		),
-		outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"timestamp":{"type":"string"},"scope":{"type":"string"},"state":{}},"required":["stream","seq","timestamp","state"]}`,
+		outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"timestamp":{"type":"string"},"scope":{"type":"string"},"state":{},` + whoAnswered + `},"required":["stream","seq","timestamp","state"]}`,
 		run:          getSnapshot,
 	},
 	{
@@ -120,7 +121,7 @@ var stateTools = []*tool{
 			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only events with seq greater than this."},
 			argSpec{name: "event_type", kind: argString, description: "Only events of this type, e.g. action_dispatched, route_change, state_snapshot."},
 		),
-		outputSchema: `{"type":"object","properties":{"events":{"type":"array","items":{"type":"object"}},"hasMore":{"type":"boolean"},"oldestSeq":{"type":"integer"},"latestSeq":{"type":"integer"}},"required":["events","hasMore","oldestSeq","latestSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"events":{"type":"array","items":{"type":"object"}},"hasMore":{"type":"boolean"},"oldestSeq":{"type":"integer"},"latestSeq":{"type":"integer"},` + whoAnswered + `},"required":["events","hasMore","oldestSeq","latestSeq"]}`,
 		run:          queryEvents,
 	},
 	{
@@ -131,7 +132,7 @@ var stateTools = []*tool{
 		args: withSession(
 			argSpec{name: "path", kind: argString, required: true, description: "Dot path; array indexes as .0; odd keys as [\"a.b\"]. \"\" for the root."},
 		),
-		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{}},"required":["path","value"]}`,
+		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{},` + whoAnswered + `},"required":["path","value"]}`,
 		run:          getStatePath,
 	},
 	{
@@ -145,10 +146,14 @@ var stateTools = []*tool{
 			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
 			argSpec{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
 		),
-		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"},` + whoAnswered + `},"required":["changes","baseSeq","targetSeq"]}`,
 		run:          diffSnapshots,
 	},
 }
+
+// whoAnswered is the output-schema properties of what sayWhoAnswered adds
+// to every answer but the health check's.
+const whoAnswered = `"session":{"type":"object","properties":{"id":{"type":"string"},"app":{"type":["string","null"]}}},"live":{"type":"boolean"}`
 
 // timeFormat is RFC 3339 with milliseconds, as the wire protocol's timestamps.
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
