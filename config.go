@@ -37,12 +37,12 @@ type config struct {
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
 	// RelayProbeTimeout bounds asking whether the process holding the
-	// adapter port answers MCP (rpc_relay_holder.go); 0: one second. No
-	// setting: tests shorten it.
+	// adapter port answers MCP (rpc_relay_holder.go); 0: relayProbeTimeout.
+	// No setting: tests shorten it; serve hands it down.
 	RelayProbeTimeout time.Duration
 	// ListChangedInterval is the least time between two
 	// notifications/resources/list_changed; 0: listChangedInterval. No
-	// setting: tests shorten it.
+	// setting: tests shorten it; serve hands it down.
 	ListChangedInterval time.Duration
 
 	Demo    bool

@@ -116,11 +116,17 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	if cfg.ListChangedInterval > 0 {
+		srv.resources.lists.interval = cfg.ListChangedInterval
+	}
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (relay.go).
 	portMCP := newHTTPTransport(srv, cfg, logger)
 	srv.link.mcp = relayEndpoint(portMCP)
 	srv.relay = newRelay(cfg, srv.link)
+	if cfg.RelayProbeTimeout > 0 {
+		srv.relay.holder.timeout = cfg.RelayProbeTimeout
+	}
 
 	var wg sync.WaitGroup
 	wg.Go(func() {

@@ -72,11 +72,7 @@ func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *re
 	}
 	h := &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
-	interval := cfg.ListChangedInterval
-	if interval <= 0 {
-		interval = listChangedInterval
-	}
-	h.lists = newListAnnouncer(h.listingKey, func() { notify("notifications/resources/list_changed", struct{}{}) }, interval)
+	h.lists = newListAnnouncer(h.listingKey, func() { notify("notifications/resources/list_changed", struct{}{}) }, listChangedInterval)
 	return h
 }
 

@@ -56,6 +56,7 @@ func listServer(t *testing.T, ctx context.Context, cfg config) (*mcpServer, *syn
 	srv.link = newAdapterLink(cfg, nil, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	srv.resources.lists.interval = cfg.ListChangedInterval
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.link.events.run(srv.onLinkEvent) })
 	wg.Go(func() { srv.resources.run(ctx) })
@@ -154,6 +155,7 @@ func TestListChangedNotFromStalledAdapter(t *testing.T) {
 	srv.link.writeTimeout = 50 * time.Millisecond // a stalled write drops the adapter soon
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
+	srv.resources.lists.interval = cfg.ListChangedInterval
 	lc := newListChangedCounter(srv)
 	var wg sync.WaitGroup
 	defer wg.Wait()

@@ -53,11 +53,7 @@ func newRelay(cfg config, link *adapterLink) *relay {
 		// bounds a holder that stops answering altogether.
 		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
 	}
-	probe := cfg.RelayProbeTimeout
-	if probe <= 0 {
-		probe = relayProbeTimeout
-	}
-	rl.holder = newHolderCheck(rl.probeHolder, probe, relayVerdictTTL)
+	rl.holder = newHolderCheck(rl.probeHolder, relayProbeTimeout, relayVerdictTTL)
 	return rl
 }
 
