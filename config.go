@@ -36,18 +36,21 @@ type config struct {
 	Transport        string   // "stdio" or "http": where MCP clients connect
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
-	// RelayProbeTimeout bounds asking whether the process holding the
-	// adapter port answers MCP (rpc_relay_holder.go); 0: relayProbeTimeout.
-	// No setting: tests shorten it; serve hands it down.
-	RelayProbeTimeout time.Duration
-	// ListChangedInterval is the least time between two
-	// notifications/resources/list_changed; 0: listChangedInterval. No
-	// setting: tests shorten it; serve hands it down.
-	ListChangedInterval time.Duration
+	Tune             tunables // waits that tests shorten; no setting sets them
 
 	Demo    bool
 	Version bool
 	Help    bool
+}
+
+// tunables are waits of the layers below that tests shorten, so that they
+// wait for events rather than for the product's timeouts. serve hands each
+// down; zero takes the layer's default.
+type tunables struct {
+	RelayProbe    time.Duration // asking the holder of the adapter port whether it answers MCP (relayProbeTimeout)
+	ListChanged   time.Duration // least time between two resources list_changed (listChangedInterval)
+	BindRetry     time.Duration // between attempts to bind the adapter port (linkBindRetry)
+	HealthStreams time.Duration // the health check's wait for streams.list (healthStreamsTimeout)
 }
 
 // errUsage marks configuration and flag errors: main exits with status 2.

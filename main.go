@@ -116,16 +116,22 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
-	if cfg.ListChangedInterval > 0 {
-		srv.resources.lists.interval = cfg.ListChangedInterval
+	if cfg.Tune.ListChanged > 0 {
+		srv.resources.lists.interval = cfg.Tune.ListChanged
+	}
+	if cfg.Tune.BindRetry > 0 {
+		srv.link.bindRetry = cfg.Tune.BindRetry
+	}
+	if cfg.Tune.HealthStreams > 0 {
+		srv.tools.healthStreams = cfg.Tune.HealthStreams
 	}
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (relay.go).
 	portMCP := newHTTPTransport(srv, cfg, logger)
 	srv.link.mcp = relayEndpoint(portMCP)
 	srv.relay = newRelay(cfg, srv.link)
-	if cfg.RelayProbeTimeout > 0 {
-		srv.relay.holder.timeout = cfg.RelayProbeTimeout
+	if cfg.Tune.RelayProbe > 0 {
+		srv.relay.holder.timeout = cfg.Tune.RelayProbe
 	}
 
 	var wg sync.WaitGroup

@@ -56,7 +56,7 @@ func listServer(t *testing.T, ctx context.Context, cfg config) (*mcpServer, *syn
 	srv.link = newAdapterLink(cfg, nil, srv.onLinkEvent)
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
-	srv.resources.lists.interval = cfg.ListChangedInterval
+	srv.resources.lists.interval = cfg.Tune.ListChanged
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.link.events.run(srv.onLinkEvent) })
 	wg.Go(func() { srv.resources.run(ctx) })
@@ -80,7 +80,7 @@ func TestListChangedOnlyWhenTheListingChanges(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const interval = 100 * time.Millisecond
 		cfg := testConfig(t)
-		cfg.ListChangedInterval = interval
+		cfg.Tune.ListChanged = interval
 		ctx, cancel := context.WithCancel(context.Background())
 		srv, wg := listServer(t, ctx, cfg)
 		lc := newListChangedCounter(srv)
@@ -147,7 +147,7 @@ func TestListChangedOnlyWhenTheListingChanges(t *testing.T) {
 func TestListChangedNotFromStalledAdapter(t *testing.T) {
 	cfg := linkTestConfig()
 	cfg.RequestTimeout = 20 * time.Millisecond
-	cfg.ListChangedInterval = time.Millisecond
+	cfg.Tune.ListChanged = time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	srv := newMCPServer(cfg, nil)
@@ -155,7 +155,7 @@ func TestListChangedNotFromStalledAdapter(t *testing.T) {
 	srv.link.writeTimeout = 50 * time.Millisecond // a stalled write drops the adapter soon
 	srv.tools = newToolSet(cfg, srv.link)
 	srv.resources = newResourceHub(cfg, srv.link, srv.notifyClient)
-	srv.resources.lists.interval = cfg.ListChangedInterval
+	srv.resources.lists.interval = cfg.Tune.ListChanged
 	lc := newListChangedCounter(srv)
 	var wg sync.WaitGroup
 	defer wg.Wait()

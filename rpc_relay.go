@@ -268,7 +268,7 @@ func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 		select {
 		case <-ctx.Done():
 		case <-s.subsChanged:
-		case <-time.After(linkBindRetry): // the link retries its bind as often
+		case <-time.After(rl.link.bindRetry): // the link retries its bind as often
 		}
 	}
 }
@@ -281,7 +281,7 @@ func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool
 	uris := s.heldURIs()
 	done := make(chan bool, 1)
 	go func() {
-		tick := time.NewTicker(linkBindRetry)
+		tick := time.NewTicker(rl.link.bindRetry)
 		defer tick.Stop()
 		for {
 			select {

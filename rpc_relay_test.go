@@ -45,6 +45,7 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 	port := freePort(t)
 	cfg := testConfig(t)
 	cfg.WSPort = port
+	cfg.Tune.BindRetry = 20 * time.Millisecond // the takeover waits for the next bind attempt
 
 	holderCtx, stopHolder := context.WithCancel(context.Background())
 	defer stopHolder()

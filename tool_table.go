@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // tool is one MCP tool: its description for clients and the function that
@@ -29,6 +30,7 @@ func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 type toolSet struct {
 	adapterQueries
 	reactotronStatus func() *healthListener // nil: no bridge
+	healthStreams    time.Duration          // the health check's wait for streams.list
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
@@ -39,7 +41,7 @@ func newToolSet(cfg config, link *adapterLink) *toolSet {
 	if link != nil {
 		q.sessions = link.sessions
 	}
-	ts := &toolSet{adapterQueries: q, byName: make(map[string]*tool)}
+	ts := &toolSet{adapterQueries: q, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t

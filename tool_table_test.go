@@ -439,6 +439,7 @@ func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t)
 			cfg.RequestTimeout = 200 * time.Millisecond
+			cfg.Tune.HealthStreams = 20 * time.Millisecond // health checks need not wait for a silent adapter
 			ts := startServer(t, cfg)
 			ts.initialize()
 			e := &e2e{testServer: ts}
@@ -471,7 +472,7 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 	cfg.WSPort = holder.Addr().(*net.TCPAddr).Port
 	// The holder never answers: each probe of it ends at this deadline
 	// (TestHolderCheck holds when probes happen).
-	cfg.RelayProbeTimeout = 20 * time.Millisecond
+	cfg.Tune.RelayProbe = 20 * time.Millisecond
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts}
