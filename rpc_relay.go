@@ -82,7 +82,8 @@ func relayEndpoint(t *httpTransport) http.Handler {
 // it: then the request is served here (and says NOT_CONNECTED, and why).
 // Whether the holder answers MCP is asked once and remembered
 // (holderCheck); an urgent request (the health check) never waits for that
-// question, and gets no more than a probe's time from the holder.
+// question, and gives the holder no more than a probe's time beyond its own
+// health check's bound.
 func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, ok bool) {
 	if !relayMethods[req.Method] || rl.link.status().Listening {
 		return nil, nil, false
@@ -93,7 +94,7 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 	}
 	if urgent {
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, rl.holder.timeout)
+		ctx, cancel = context.WithTimeout(ctx, rl.holder.timeout+healthStreamsTimeout)
 		defer cancel()
 	}
 	params := map[string]json.RawMessage{}
@@ -123,7 +124,10 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 	}
 	resp, herr := rl.client.Do(hreq)
 	if herr != nil {
-		if ctx.Err() == nil || urgent {
+		switch {
+		case urgent:
+			rl.holder.recheck() // slow or gone: ask again now, without judging by one call
+		case ctx.Err() == nil:
 			rl.holder.record(false) // the holder did not answer: ask it again later
 		}
 		return nil, nil, false

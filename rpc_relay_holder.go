@@ -78,6 +78,20 @@ func (h *holderCheck) record(answers bool) {
 	h.mu.Unlock()
 }
 
+// recheck asks for a probe now; until it ends, the verdict stands.
+func (h *holderCheck) recheck() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.at = time.Time{}
+	if h.pending == nil {
+		h.pending = make(chan struct{})
+		select {
+		case h.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
 // run performs the probes asked for until ctx ends; a probe in flight ends
 // with ctx.
 func (h *holderCheck) run(ctx context.Context) {

@@ -300,6 +300,19 @@ func TestHolderCheck(t *testing.T) {
 		if h.verdict(ctx, false) {
 			t.Error("a failed relay did not count")
 		}
+		// A relayed health check that timed out asks again at once; the
+		// verdict stands until the probe says otherwise.
+		h.record(true)
+		answering.Store(false)
+		h.recheck()
+		if !h.verdict(ctx, false) {
+			t.Error("a recheck dropped the verdict before its probe ended")
+		}
+		time.Sleep(timeout)
+		synctest.Wait()
+		if h.verdict(ctx, false) || probes.Load() != 3 {
+			t.Errorf("after the recheck: verdict %v with %d probes, want false with 3", h.verdict(ctx, false), probes.Load())
+		}
 		cancel()
 		<-done
 	})
