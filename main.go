@@ -141,6 +141,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { srv.resources.lists.run(ctx) })
 	if cfg.ReactotronPort != 0 {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status

@@ -70,8 +70,7 @@ func newResourceHub(cfg config, link *adapterLink, notify func(string, any)) *re
 	if link != nil {
 		q.sessions = link.sessions
 	}
-	h := &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription),
-		wake: make(chan struct{}, 1)}
+	h := &resourceHub{adapterQueries: q, notify: notify, subs: make(map[string]*subscription), wake: make(chan struct{}, 1)}
 	h.lists = newListAnnouncer(h.listingKey, func() { notify("notifications/resources/list_changed", struct{}{}) }, listChangedInterval)
 	return h
 }
@@ -466,9 +465,6 @@ func (h *resourceHub) markDirty(affected func(kind string) bool) {
 // run sends due notifications until ctx ends. It is the only goroutine
 // that sends resources/updated, so the per-URI interval holds.
 func (h *resourceHub) run(ctx context.Context) {
-	var lists sync.WaitGroup
-	lists.Go(func() { h.lists.run(ctx) })
-	defer lists.Wait()
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()

@@ -41,7 +41,7 @@ func (a *listAnnouncer) mayHaveChanged() {
 	}
 }
 
-// run announces changes until ctx ends.
+// run announces changes until ctx ends; serve runs it.
 func (a *listAnnouncer) run(ctx context.Context) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()

@@ -60,6 +60,7 @@ func listServer(t *testing.T, ctx context.Context, cfg config) (*mcpServer, *syn
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.link.events.run(srv.onLinkEvent) })
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { srv.resources.lists.run(ctx) })
 	context.AfterFunc(ctx, srv.link.events.close)
 	return srv, &wg
 }
@@ -162,6 +163,7 @@ func TestListChangedNotFromStalledAdapter(t *testing.T) {
 	defer cancel()
 	wg.Go(func() { _ = srv.link.run(ctx) })
 	wg.Go(func() { srv.resources.run(ctx) })
+	wg.Go(func() { srv.resources.lists.run(ctx) })
 	addr, err := srv.link.addr(ctx)
 	if err != nil {
 		t.Fatal(err)
