@@ -436,15 +436,20 @@ func TestReactotronActsOnTheApp(t *testing.T) {
 			app.send(f.Frame)
 		}
 	}
+	// A log frame after them: once it is recorded, every command frame
+	// before it on the connection has been, re-registrations included.
+	logsBefore := s.latestSeq("console")
+	app.send([]byte(`{"type":"log","payload":{"level":"debug","message":"after the commands"}}`))
+	linkWaitFor(t, "the frame after the commands", func() bool { return s.latestSeq("console") > logsBefore })
 	var list struct {
 		Commands []struct {
 			Command string `json:"command"`
 		} `json:"commands"`
 	}
-	linkWaitFor(t, "the commands", func() bool {
-		raw, err := s.request(t.Context(), "commands.list", listCommandsParams{})
-		return err == nil && json.Unmarshal(raw, &list) == nil && len(list.Commands) == 3
-	})
+	raw, err := s.request(t.Context(), "commands.list", listCommandsParams{})
+	if err != nil || json.Unmarshal(raw, &list) != nil {
+		t.Fatalf("commands.list = %s, %v", raw, err)
+	}
 	var names []string
 	for _, c := range list.Commands {
 		names = append(names, c.Command)
