@@ -165,6 +165,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
+	if cfg.Tune.ListChanged > 0 {
+		srv.resources.lists.interval = cfg.Tune.ListChanged
+	}
+	if cfg.Tune.BindRetry > 0 {
+		srv.link.bindRetry = cfg.Tune.BindRetry
+	}
+	if cfg.Tune.HealthStreams > 0 {
+		srv.tools.healthStreams = cfg.Tune.HealthStreams
+	}
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (relay.go).
 	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
@@ -172,7 +181,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	relay := newRelay(cfg, func() (bool, string) {
 		st := srv.link.status()
 		return st.Listening, st.ListenError
-	}, linkBindRetry)
+	}, srv.link.bindRetry)
+	if cfg.Tune.RelayProbe > 0 {
+		relay.holder.timeout = cfg.Tune.RelayProbe
+	}
 	srv.relay = relay
 
 	var wg sync.WaitGroup
@@ -183,6 +195,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	})
 	wg.Go(func() { srv.resources.run(ctx) })
 	wg.Go(func() { sessions.run(ctx) }) // expiries, told to clients unasked
+	wg.Go(func() { srv.resources.lists.run(ctx) })
 	if cfg.Reactotron {
 		bridge := newReactotronBridge(cfg, logger, srv.link)
 		srv.tools.reactotronStatus = bridge.status

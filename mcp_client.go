@@ -26,6 +26,7 @@ type client struct {
 	stopped <-chan struct{}
 
 	initialized atomic.Bool  // initialize answered: other requests are admitted
+	discovered  atomic.Bool  // a 2026-07-28 server/discover was answered: the peer speaks that revision
 	ready       atomic.Bool  // notifications/initialized received: notifications may go out
 	level       atomic.Int32 // index into logLevels; -1 until logging/setLevel
 	closed      atomic.Bool  // the transport is gone: no more notifications
@@ -55,8 +56,19 @@ func (c *client) admit(req *request) error {
 		if !ok || m.legacyOnly {
 			return modernMethodNotFound(req.Method)
 		}
+		if req.Method == "server/discover" {
+			c.discovered.Store(true)
+		}
 		req.Info = meta
 		return nil
+	}
+	// A peer that negotiated 2026-07-28 through server/discover and then
+	// sends a removed method without _meta (the official Go SDK sends
+	// logging/setLevel so) is told that revision's answer, not to
+	// initialize. initialize itself stays open: a client may fall back to
+	// an earlier revision after discovering.
+	if c.discovered.Load() && !c.initialized.Load() && req.Method != "initialize" && (!ok || m.legacyOnly) {
+		return modernMethodNotFound(req.Method)
 	}
 	if !ok || m.modernOnly {
 		if req.Method == "server/discover" {

@@ -126,8 +126,13 @@ func readRequestMeta(params json.RawMessage, initialized bool) (*requestMeta, er
 // naming the removed ones' replacements.
 func modernMethodNotFound(name string) error {
 	switch name {
-	case "ping", "logging/setLevel", "initialize", "notifications/initialized":
-		return rpcErrorf(errMethodNotFound, nil, "method not found: %q was removed in 2026-07-28 (requests carry their version and log level in _meta)", name)
+	case "logging/setLevel":
+		return rpcErrorf(errMethodNotFound, nil, "method not found: %q was removed in 2026-07-28; set the log level of each request with %s in its _meta", name, metaLogLevel)
+	case "initialize", "notifications/initialized":
+		return rpcErrorf(errMethodNotFound, nil, "method not found: %q was removed in 2026-07-28; each request carries its version and capabilities in _meta (%s, %s)",
+			name, metaProtocolVersion, metaClientCapabilities)
+	case "ping":
+		return rpcErrorf(errMethodNotFound, nil, "method not found: %q was removed in 2026-07-28 and has no replacement: any request shows the server answers", name)
 	case "resources/subscribe", "resources/unsubscribe":
 		return rpcErrorf(errMethodNotFound, nil, "method not found: %q was removed in 2026-07-28; use subscriptions/listen", name)
 	}

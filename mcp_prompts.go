@@ -118,8 +118,10 @@ func parsePromptCursor(prompts []*prompt, cursor string) (int, error) {
 		return 0, rpcErrorf(errInvalidParams, map[string]string{"cursor": cursor},
 			"invalid params: cursor %q was not issued by prompts/list: not base64url", cursor)
 	}
+	// Only the spelling handed out counts: the decoder skips line breaks,
+	// so other strings decode to the same bytes.
 	name, ok := strings.CutPrefix(string(raw), promptCursorPrefix)
-	if !ok {
+	if !ok || promptCursor(name) != cursor {
 		return 0, rpcErrorf(errInvalidParams, map[string]string{"cursor": cursor},
 			"invalid params: cursor %q was not issued by prompts/list", cursor)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // Protocol versions this server speaks; the last is the newest and the answer
@@ -47,7 +48,7 @@ type mcpServer struct {
 // (rpc_relay.go). ok is false when this process is to serve it itself.
 // note describes the relay, for the answers about the server.
 type forwarder interface {
-	forward(ctx context.Context, call *callInfo, req *request) (result any, err error, note map[string]any, ok bool)
+	forward(ctx context.Context, call *callInfo, req *request, urgent time.Duration) (result any, err error, note map[string]any, ok bool)
 }
 
 // method describes one MCP request or notification the server understands.
@@ -113,6 +114,16 @@ func (s *mcpServer) isUrgent(req *request) bool {
 	return t != nil && t.urgent
 }
 
+// urgentBound is how long an urgent request's own answer may take (the
+// health check's bound on its streams.list), or 0 for any other request:
+// the relay gives a holder no longer than that beyond its probe.
+func (s *mcpServer) urgentBound(req *request) time.Duration {
+	if !s.isUrgent(req) {
+		return 0
+	}
+	return s.tools.healthStreams
+}
+
 // calledTool is the tool a tools/call request names, read as callTool reads
 // it, or nil.
 func (s *mcpServer) calledTool(req *request) *tool {
@@ -152,7 +163,7 @@ func (s *mcpServer) removeClient(c *client) {
 // requests get that revision's shape (era.go).
 func (s *mcpServer) dispatch(ctx context.Context, call *callInfo, req *request) (any, error) {
 	if s.relay != nil {
-		if result, err, note, ok := s.relay.forward(ctx, call, req); ok {
+		if result, err, note, ok := s.relay.forward(ctx, call, req, s.urgentBound(req)); ok {
 			if raw, isRaw := result.(json.RawMessage); isRaw && err == nil {
 				if t := s.calledTool(req); t != nil && t.aboutServer {
 					result = json.RawMessage(addRelayNote(raw, note))
@@ -441,17 +452,17 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		} else {
 			s.logToClient("info", map[string]string{"event": "adapter connected", "sessionId": ev.SessionID})
 		}
-		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.listMayHaveChanged()
 		s.resources.adapterChanged()
 	case linkDisconnected:
 		if ev.Reason != "replaced" {
 			s.logToClient("warning", map[string]string{"event": "adapter disconnected", "sessionId": ev.SessionID, "reason": ev.Reason})
-			s.notifyClient("notifications/resources/list_changed", struct{}{})
+			s.resources.listMayHaveChanged()
 			s.resources.adapterChanged()
 		}
 	case linkStreamsChanged:
 		s.logToClient("info", map[string]string{"event": "streams changed", "sessionId": ev.SessionID})
-		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.listMayHaveChanged()
 		s.resources.adapterChanged()
 	case linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
@@ -459,7 +470,7 @@ func (s *mcpServer) onLinkEvent(ev linkEvent) {
 		s.logToClient(ev.Level, map[string]string{"event": ev.Notice, "sessionId": ev.SessionID, "detail": ev.Detail})
 	case linkSessionExpired:
 		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
-		s.notifyClient("notifications/resources/list_changed", struct{}{})
+		s.resources.listMayHaveChanged()
 		s.resources.adapterChanged()
 	}
 }

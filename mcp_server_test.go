@@ -181,7 +181,8 @@ func normaliseValue(v any) any {
 // stale), before any of the stalled calls.
 func TestHealthCheckAnswersWithEveryWorkerStalled(t *testing.T) {
 	cfg := testConfig(t)
-	cfg.RequestTimeout = 10 * time.Minute // the stalled calls end only when the adapter leaves
+	cfg.RequestTimeout = 10 * time.Minute          // the stalled calls end only when the adapter leaves
+	cfg.Tune.HealthStreams = 20 * time.Millisecond // the health check's own bound on the unanswered streams.list
 	ts := startServer(t, cfg)
 	// The stalled calls fail once the adapter leaves at cleanup; their
 	// replies must not fill the harness's buffer while it waits for the end.

@@ -380,8 +380,10 @@ func pemAt(s []byte, i int) (int, int, bool) {
 // or following one of ? & # ; , or white space, as in URLs, form bodies and
 // cookies; a sensitive name's value is hidden up to the next delimiter.
 func (r *redactor) paramAt(s []byte, i int) (int, int, string, bool) {
+	// The whole name counts, however long (see embeddedMemberAt): a name
+	// that a redacted key inside it shortens must match on the first pass.
 	p := i
-	for p > 0 && i-p < 64 && (isTokenChar(s[p-1]) || s[p-1] == '.' || s[p-1] == '[' || s[p-1] == ']') {
+	for p > 0 && (isTokenChar(s[p-1]) || s[p-1] == '.' || s[p-1] == '[' || s[p-1] == ']') {
 		p--
 	}
 	if p == i || (p > 0 && strings.IndexByte("?&#;, \t\r\n", s[p-1]) < 0) {
@@ -451,10 +453,14 @@ func (r *redactor) embeddedMemberAt(s []byte, i, q int) (int, int, string, bool)
 	if q > 0 && s[q-1] == '\\' {
 		quote = `\"`
 	}
+	// The name reaches back to the quote before it, however far: a bound
+	// here would let a first pass miss a name that redacting a secret
+	// inside it shortens, and a second pass then hide its value. Each
+	// look-back stops at the quote of the member before, so the work over
+	// a whole text stays linear.
 	nameEnd := q + 1 - len(quote)
-	from := max(0, nameEnd-128)
-	open := bytes.LastIndex(s[from:nameEnd], []byte(quote))
-	if open < 0 || !r.keys.match(s[from+open+len(quote):nameEnd]) {
+	open := bytes.LastIndex(s[:nameEnd], []byte(quote))
+	if open < 0 || !r.keys.match(s[open+len(quote):nameEnd]) {
 		return 0, 0, "", false
 	}
 	v := i + 1

@@ -47,6 +47,12 @@ func TestRedactText(t *testing.T) {
 		{"embedded JSON, escaped quotes", `{\"secret\":\"s3\",\"x\":1}`, `{\"secret\":\"[REDACTED]\",\"x\":1}`},
 		{"embedded JSON, null stays", `{"token":null}`, `{"token":null}`},
 		{"not valid UTF-8 is kept", "\xff token=abc \xfe", "\xff token=[REDACTED] \xfe"},
+		// Names longer than any look-back bound, which redacting a secret
+		// inside them shortens: the first pass must already see the key.
+		{"long embedded name holding a secret", `"` + strings.Repeat("0", 81) + " Authorization: Basic 1ZXN82S52PT6VJE7NUK3XZ7Y \":0",
+			`"` + strings.Repeat("0", 81) + " Authorization: Basic [REDACTED] \":\"[REDACTED]\""},
+		{"long parameter name holding a key", "x ?password.sk-" + strings.Repeat("Ab1", 20) + "=hunter2",
+			"x ?password.sk-[REDACTED]=[REDACTED]"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

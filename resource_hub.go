@@ -48,6 +48,7 @@ type resourceHub struct {
 	adapterQueries
 	redact *redactor // nil when REDACT=off
 	notify func(method string, params any)
+	lists  *listAnnouncer // notifications/resources/list_changed (resource_listchanged.go)
 
 	mu   sync.Mutex
 	subs map[string]*subscription // by URI, at most maxSubscriptions
@@ -66,8 +67,10 @@ type subscription struct {
 }
 
 func newResourceHub(q adapterQueries, redact *redactor, notify func(string, any)) *resourceHub {
-	return &resourceHub{adapterQueries: q, redact: redact, notify: notify, subs: make(map[string]*subscription),
+	h := &resourceHub{adapterQueries: q, redact: redact, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
+	h.lists = newListAnnouncer(h.listingKey, func() { notify("notifications/resources/list_changed", struct{}{}) }, listChangedInterval)
+	return h
 }
 
 // Bounds of one resources/list page: an adapter may advertise any number

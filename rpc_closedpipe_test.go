@@ -34,13 +34,26 @@ func connectTestAdapter(t *testing.T, wsURL string) *websocket.Conn {
 	return c
 }
 
-// expectGoingAway reads from an adapter connection until it closes and
-// fails unless the close code is 1001.
-func expectGoingAway(t *testing.T, c *websocket.Conn) {
-	t.Helper()
-	_, _, err := c.Read(t.Context())
-	if got := websocket.CloseStatus(err); got != websocket.StatusGoingAway {
-		t.Errorf("adapter saw %v (%v), want close 1001", got, err)
+// readUntilClosed reads from an adapter connection, from now on, until it
+// closes; the returned function waits for that and fails unless the close
+// code is 1001. Reading from the start lets the adapter answer the
+// server's close frame at once, as a live app does, instead of the server
+// waiting out its close timeout.
+func readUntilClosed(t *testing.T, c *websocket.Conn) (expectGoingAway func()) {
+	closed := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := c.Read(context.Background()); err != nil {
+				closed <- err
+				return
+			}
+		}
+	}()
+	return func() {
+		t.Helper()
+		if err := <-closed; websocket.CloseStatus(err) != websocket.StatusGoingAway {
+			t.Errorf("adapter saw %v (%v), want close 1001", websocket.CloseStatus(err), err)
+		}
 	}
 }
 
@@ -78,7 +91,7 @@ func TestClosedStderrDoesNotKillTheProcess(t *testing.T) {
 			break
 		}
 	}
-	adapter := connectTestAdapter(t, "ws://127.0.0.1:"+port+"/")
+	expectGoingAway := readUntilClosed(t, connectTestAdapter(t, "ws://127.0.0.1:"+port+"/"))
 
 	stderr.Close()
 	stdin.Close()
@@ -88,7 +101,7 @@ func TestClosedStderrDoesNotKillTheProcess(t *testing.T) {
 	if err := cmd.Wait(); err != nil {
 		t.Errorf("exit: %v, want status 0", err)
 	}
-	expectGoingAway(t, adapter)
+	expectGoingAway()
 }
 
 // closableWriter keeps what is written until close; from then on every
@@ -139,7 +152,7 @@ func TestRunSurvivesFailingWriters(t *testing.T) {
 	case err := <-done:
 		t.Fatalf("run returned before starting: %v", err)
 	}
-	adapter := connectTestAdapter(t, "ws://127.0.0.1:"+port+"/")
+	expectGoingAway := readUntilClosed(t, connectTestAdapter(t, "ws://127.0.0.1:"+port+"/"))
 	stderr.close()
 	// A reply that cannot be written, then the end of input.
 	if _, err := io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n"); err != nil {
@@ -149,5 +162,5 @@ func TestRunSurvivesFailingWriters(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Errorf("run: %v, want nil (exit 0)", err)
 	}
-	expectGoingAway(t, adapter)
+	expectGoingAway()
 }

@@ -20,6 +20,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -38,6 +39,7 @@ type relay struct {
 	retry  time.Duration                               // how often a bind is tried again
 	url    string
 	client *http.Client
+	holder *holderCheck // whether the holder answers MCP at all
 }
 
 func newRelay(cfg config, bound func() (listening bool, listenError string), retry time.Duration) *relay {
@@ -45,7 +47,7 @@ func newRelay(cfg config, bound func() (listening bool, listenError string), ret
 	if !isLoopbackHost(host) {
 		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
 	}
-	return &relay{
+	rl := &relay{
 		bound: bound,
 		retry: retry,
 		url:   "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
@@ -53,6 +55,8 @@ func newRelay(cfg config, bound func() (listening bool, listenError string), ret
 		// bounds a holder that stops answering altogether.
 		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
 	}
+	rl.holder = newHolderCheck(rl.probeHolder, relayProbeTimeout, relayVerdictTTL)
+	return rl
 }
 
 // holderPIDHeader names the process answering MCP on the adapter port, so
@@ -79,10 +83,22 @@ func relayEndpoint(t *httpTransport) http.Handler {
 // port. ok is false when it holds it, or when nothing answering MCP holds
 // it: then the request is served here (and says NOT_CONNECTED, and why).
 // note says which process holds the app, how this one reaches it, and why
-// it does not hold the port.
-func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (result any, err error, note map[string]any, ok bool) {
+// it does not hold the port. Whether the holder answers MCP is asked once
+// and remembered (holderCheck); an urgent request (one whose answer is
+// bounded by urgent, such as the health check's) never waits for that
+// question, and gives the holder no more than a probe's time beyond its
+// own bound.
+func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urgent time.Duration) (result any, err error, note map[string]any, ok bool) {
 	if listening, _ := rl.bound(); !relayMethods[req.Method] || listening {
 		return nil, nil, nil, false
+	}
+	if !rl.holder.verdict(ctx, urgent == 0) {
+		return nil, nil, nil, false
+	}
+	if urgent > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, rl.holder.timeout+urgent)
+		defer cancel()
 	}
 	params := map[string]json.RawMessage{}
 	if req.Params != nil {
@@ -111,10 +127,17 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 	}
 	resp, herr := rl.client.Do(hreq)
 	if herr != nil {
+		switch {
+		case urgent > 0:
+			rl.holder.recheck() // slow or gone: ask again now, without judging by one call
+		case ctx.Err() == nil:
+			rl.holder.record(false) // the holder did not answer: ask it again later
+		}
 		return nil, nil, nil, false
 	}
 	defer resp.Body.Close()
 	if resp.Header.Get("Content-Type") != "application/json" {
+		rl.holder.record(false)
 		return nil, nil, nil, false // not a devtools-mcp with /mcp: serve locally
 	}
 	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
@@ -126,8 +149,10 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request) (res
 		Error  *rpcError       `json:"error"`
 	}
 	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+		rl.holder.record(false)
 		return nil, nil, nil, false
 	}
+	rl.holder.record(true)
 	if msg.Error != nil {
 		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
 			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
@@ -207,8 +232,11 @@ func legacyResult(result []byte) []byte {
 // clients hold, and hands what it delivers to them, so that subscriptions
 // work through the relay too. It returns when ctx ends.
 func (rl *relay) watch(ctx context.Context, s *mcpServer) {
+	var probes sync.WaitGroup
+	probes.Go(func() { rl.holder.run(ctx) })
+	defer probes.Wait()
 	for ctx.Err() == nil {
-		if !rl.listening() && rl.listenOnce(ctx, s) {
+		if !rl.listening() && rl.holder.verdict(ctx, true) && rl.listenOnce(ctx, s) {
 			continue // the subscriptions changed: listen again at once
 		}
 		select {

@@ -8,7 +8,9 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -43,6 +45,7 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 	port := freePort(t)
 	cfg := testConfig(t)
 	cfg.WSPort = port
+	cfg.Tune.BindRetry = 20 * time.Millisecond // the takeover waits for the next bind attempt
 
 	holderCtx, stopHolder := context.WithCancel(context.Background())
 	defer stopHolder()
@@ -229,4 +232,88 @@ func TestRelayName(t *testing.T) {
 			t.Errorf("decodeHeaderValue(%q) = %q, %v; want the name back", got, back, ok)
 		}
 	}
+}
+
+// TestHolderCheck: the holder of the adapter port is asked once, with a
+// deadline; the verdict is remembered for its TTL and then renewed in the
+// background while the old one still answers; a caller that may not wait
+// (the health check) never waits, even for the first verdict.
+func TestHolderCheck(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const timeout, ttl = time.Second, 10 * time.Second
+		var probes atomic.Int32
+		var answering atomic.Bool
+		h := newHolderCheck(func(ctx context.Context) bool {
+			probes.Add(1)
+			if answering.Load() {
+				return true
+			}
+			<-ctx.Done() // a socket that never answers
+			return false
+		}, timeout, ttl)
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			h.run(ctx)
+		}()
+
+		start := time.Now()
+		if h.verdict(ctx, false) {
+			t.Error("no verdict yet, and an urgent caller was told the holder answers")
+		}
+		if time.Since(start) != 0 {
+			t.Errorf("an urgent caller waited %v for the first verdict", time.Since(start))
+		}
+		if h.verdict(ctx, true) {
+			t.Error("a silent holder was found to answer")
+		}
+		if waited := time.Since(start); waited != timeout {
+			t.Errorf("the first verdict took %v, want the probe's deadline %v", waited, timeout)
+		}
+		for range 100 {
+			if h.verdict(ctx, true) || h.verdict(ctx, false) {
+				t.Fatal("a remembered silent holder was found to answer")
+			}
+		}
+		if n := probes.Load(); n != 1 || time.Since(start) != timeout {
+			t.Errorf("200 calls within the verdict's life: %d probes, %v waited; want 1 probe and no more waiting", n, time.Since(start)-timeout)
+		}
+
+		// The verdict grows old; the holder has started answering. The old
+		// verdict answers at once while the background probe renews it.
+		time.Sleep(ttl)
+		answering.Store(true)
+		before := time.Now()
+		if h.verdict(ctx, true) {
+			t.Error("an old verdict changed without a probe")
+		}
+		if time.Since(before) != 0 {
+			t.Error("a caller waited for the renewal of an old verdict")
+		}
+		synctest.Wait()
+		if !h.verdict(ctx, false) || probes.Load() != 2 {
+			t.Errorf("after the renewal: verdict %v with %d probes, want true with 2", h.verdict(ctx, false), probes.Load())
+		}
+		// A relayed request that fails is a verdict too.
+		h.record(false)
+		if h.verdict(ctx, false) {
+			t.Error("a failed relay did not count")
+		}
+		// A relayed health check that timed out asks again at once; the
+		// verdict stands until the probe says otherwise.
+		h.record(true)
+		answering.Store(false)
+		h.recheck()
+		if !h.verdict(ctx, false) {
+			t.Error("a recheck dropped the verdict before its probe ended")
+		}
+		time.Sleep(timeout)
+		synctest.Wait()
+		if h.verdict(ctx, false) || probes.Load() != 3 {
+			t.Errorf("after the recheck: verdict %v with %d probes, want false with 3", h.verdict(ctx, false), probes.Load())
+		}
+		cancel()
+		<-done
+	})
 }

@@ -1379,14 +1379,30 @@ func TestSessionEventsReachTheClient(t *testing.T) {
 			data, _ := p["data"].(map[string]any)
 			return p["level"] == level && data["event"] == event && data["sessionId"] == sessionID
 		})
-		e.waitNotification("notifications/resources/list_changed", nil)
 	}
-	a := dialSessionApp(t, url, appHandshake("a-1", "phone", "ShopApp"), appAnswers(`{}`))
+	// Each app names an MMKV instance of its own, so that the listing of
+	// resources changes whenever the default session does, and only then.
+	handshake := func(sessionID, deviceID string) map[string]any {
+		return testHandshake(sessionID, hsWith("deviceId", deviceID), hsWith("app", map[string]any{"name": "ShopApp"}),
+			hsWith("streams", []any{map[string]any{"name": "mmkv", "active": true, "instances": []any{sessionID}}}))
+	}
+	listed := func(instance string) {
+		t.Helper()
+		e.waitNotification("notifications/resources/list_changed", nil)
+		e.nextID++
+		if page, _ := json.Marshal(e.call(e.nextID, "resources/list", nil)); !strings.Contains(string(page), "debug://mmkv/"+instance) {
+			t.Errorf("after list_changed the listing is %s, want instance %s", page, instance)
+		}
+	}
+	a := dialSessionApp(t, url, handshake("a-1", "phone"), appAnswers(`{}`))
 	message("info", "adapter connected", "a-1")
-	dialSessionApp(t, url, appHandshake("b-1", "tablet", "ShopApp"), appAnswers(`{}`))
+	listed("a-1")
+	dialSessionApp(t, url, handshake("b-1", "tablet"), appAnswers(`{}`))
 	message("info", "adapter connected", "b-1")
+	listed("b-1")
 	a.leave()
-	message("warning", "adapter disconnected", "a-1")
-	dialSessionApp(t, url, appHandshake("a-2", "phone", "ShopApp"), appAnswers(`{}`))
+	message("warning", "adapter disconnected", "a-1") // b-1 stays the default: the listing is the same
+	dialSessionApp(t, url, handshake("a-2", "phone"), appAnswers(`{}`))
 	message("info", "adapter connected", "a-2")
+	listed("a-2")
 }

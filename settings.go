@@ -35,6 +35,7 @@ type config struct {
 	Transport        string   // "stdio" or "http": where MCP clients connect
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint
 	HTTPToken        string   // when set, HTTP clients must send it as a bearer token
+	Tune             tunables // waits that tests shorten; no setting sets them
 
 	// ReactotronDesktop is the Reactotron desktop app's host:port that
 	// every Reactotron app's frames are relayed to (rtron_desktop.go); ""
@@ -58,4 +59,14 @@ func isLoopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(host)
 	return ip != nil && ip.IsLoopback()
+}
+
+// tunables are waits of the layers below that tests shorten, so that they
+// wait for events rather than for the product's timeouts. serve hands each
+// down; zero takes the layer's default.
+type tunables struct {
+	RelayProbe    time.Duration // asking the holder of the adapter port whether it answers MCP (relayProbeTimeout)
+	ListChanged   time.Duration // least time between two resources list_changed (listChangedInterval)
+	BindRetry     time.Duration // between attempts to bind the adapter port (linkBindRetry)
+	HealthStreams time.Duration // the health check's wait for streams.list (healthStreamsTimeout)
 }

@@ -59,7 +59,7 @@ var appTools = []*tool{
 			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only after this seq."},
 			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."},
 		),
-		outputSchema: `{"type":"object","required":["entries","hasMore","latestSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"entries":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"level":{"type":"string"},"message":{"type":"string"},"stack":{},"moreFrames":{"type":"integer"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},` + whoAnswered + `},"required":["entries","hasMore","latestSeq"]}`,
 		run:          getLogs,
 	},
 	{
@@ -75,7 +75,8 @@ var appTools = []*tool{
 			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."},
 			argSpec{name: "seq", kind: argInteger, min: 1, description: "One request in full."},
 		),
-		outputSchema: `{"type":"object"}`,
+		// Two shapes: the summaries, or with seq one exchange (the app's event payload, as sent).
+		outputSchema: `{"type":"object","properties":{"requests":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"method":{"type":"string"},"url":{"type":"string"},"status":{},"durationMs":{},"responseBytes":{"type":"integer"},"error":{"type":"string"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},"seq":{"type":"integer"},"timestamp":{},"method":{},"url":{},"status":{},"durationMs":{},"request":{},"response":{},"error":{},` + whoAnswered + `}}`,
 		run:          getNetwork,
 	},
 	{
@@ -86,7 +87,7 @@ var appTools = []*tool{
 		args: withSession(
 			argSpec{name: "action", kind: argObject, required: true, description: "{\"type\":\"cart/clear\"}, or for MST {\"name\":\"toggle\",\"path\":\"/todos/0\"}"},
 		),
-		outputSchema: `{"type":"object","required":["event","changes"]}`,
+		outputSchema: `{"type":"object","properties":{"event":{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"type":{"type":"string"},"timestamp":{},"payload":{}}},"changes":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"type":{"type":"string"},"oldValue":{},"newValue":{}}}},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"},"changesFrom":{"type":"string"},"valuesOmitted":{"type":"boolean"},` + whoAnswered + `},"required":["event","changes"]}`,
 		run:          dispatchAction,
 		hints:        &toolHints{Destructive: true},
 	},
@@ -95,7 +96,7 @@ var appTools = []*tool{
 		title:        "List app commands",
 		description:  "The commands the app registered (e.g. clearCart) and their args, for debug_run_command.",
 		args:         withSession(),
-		outputSchema: `{"type":"object","required":["commands"]}`,
+		outputSchema: `{"type":"object","properties":{"commands":{"type":"array","items":{"type":"object","properties":{"command":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"},"args":{}}}},` + whoAnswered + `},"required":["commands"]}`,
 		run:          listCommands,
 	},
 	{
@@ -107,7 +108,7 @@ var appTools = []*tool{
 			argSpec{name: "command", kind: argString, required: true, description: "Command name."},
 			argSpec{name: "args", kind: argObject, description: "Arguments by name."},
 		),
-		outputSchema: `{"type":"object","required":["command"]}`,
+		outputSchema: `{"type":"object","properties":{"command":{"type":"string"},"result":{},"streams":{"type":"array","items":{"type":"object","properties":{"stream":{"type":"string"},"events":{"type":"array"},"hasMore":{"type":"boolean"}}}},` + whoAnswered + `},"required":["command"]}`,
 		run:          runCommand,
 		hints:        &toolHints{Destructive: true, OpenWorld: true},
 	},

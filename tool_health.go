@@ -105,7 +105,7 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	out.Connected = true
 	out.Adapter = &healthAdapter{AdapterVersion: info.AdapterVersion, ConnectedAt: info.ConnectedAt.UTC().Format(timeFormat),
 		SessionID: info.SessionID, Uptime: uptime(info)}
-	ctx, cancel := context.WithTimeout(ctx, min(ts.cfg.RequestTimeout, healthStreamsTimeout))
+	ctx, cancel := context.WithTimeout(ctx, min(ts.cfg.RequestTimeout, ts.healthStreams))
 	defer cancel()
 	if live, err := ts.fetchStreams(ctx, a.session); err == nil {
 		for _, s := range live {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 )
 
 // tool is one MCP tool: its description for clients and the function that
@@ -38,6 +39,7 @@ type toolSet struct {
 	reactotronStatus func() *healthListener         // nil: no bridge
 	desktopStatus    func() map[string]*relayStatus // by session id; nil: no relay to the Reactotron desktop app
 	desktopAddr      string                         // REACTOTRON_DESKTOP
+	healthStreams    time.Duration                  // the health check's wait for streams.list
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
@@ -47,7 +49,7 @@ type toolSet struct {
 // with the server's redactor.
 func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 	cfg := q.cfg
-	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool)}
+	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -82,7 +84,8 @@ var allTools = slices.Concat(stateTools, appTools)
 
 // stateTools read the app's state and events. Descriptions are written for
 // an agent: what the tool answers, when to use it, what to call next.
-// tools/list must stay under 9 000 bytes.
+// Names, descriptions and input schemas of tools/list stay within 6 400
+// bytes (TestToolListModelSize).
 var stateTools = []*tool{
 	{
 		name:  "debug_health_check",
@@ -90,7 +93,7 @@ var stateTools = []*tool{
 		description: "Call first. Says whether the app's debug adapter is connected, which app session it is, " +
 			"and which streams (redux, navigation, mmkv, …) it offers with event counts. Never fails; " +
 			"if not connected, the app must be started with its adapter enabled.",
-		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"}},"required":["connected","adapter","streams","server"]}`,
+		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"sessions":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"},"streamsTotal":{"type":"integer"},"sessionsTotal":{"type":"integer"}},"required":["connected","adapter","streams","sessions","server"]}`,
 		args:         withSession(),
 		run:          healthCheck,
 		urgent:       true,
@@ -101,28 +104,28 @@ var stateTools = []*tool{
 		title: "List streams",
 		description: "Lists the app's event streams with event counts, the seq range held (oldestSeq–latestSeq) " +
 			"and whether a snapshot exists. Use before debug_query_events or debug_diff_snapshots to pick seqs.",
-		outputSchema: `{"type":"object","properties":{"streams":{"type":"array"}},"required":["streams"]}`,
+		outputSchema: `{"type":"object","properties":{"streams":{"type":"array"},` + whoAnswered + `},"required":["streams"]}`,
 		args:         withSession(),
 		run:          listStreams,
 	},
 	{
 		name:  "debug_get_snapshot",
 		title: "Get current state of a stream",
-		description: "Returns the current state of a stream: the Redux or MobX-State-Tree store, the navigation tree (focused screen = " +
+		description: "A stream's current state: the Redux or MobX-State-Tree store, the navigation tree (focused screen = " +
 			"routes[index], recursively through nested `state`), MMKV by instance, stores (Zustand) or react_query " +
-			"(TanStack Query). Pass `scope` to get " +
-			"only part of it; if the answer is too large the error outlines the biggest children to scope to.",
+			"(TanStack Query). Pass `scope` for part of it; " +
+			"if too large, the error outlines the biggest children to scope to.",
 		args: withSession(
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux, navigation, mmkv."},
 			argSpec{name: "scope", kind: argString, description: "Path inside the state, e.g. cart.items.0 or, for mmkv, auth.keys.session. Keys with dots or digits only: settings[\"theme.dark\"]."},
 		),
-		outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"timestamp":{"type":"string"},"scope":{"type":"string"},"state":{}},"required":["stream","seq","timestamp","state"]}`,
+		outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"timestamp":{"type":"string"},"scope":{"type":"string"},"state":{},` + whoAnswered + `},"required":["stream","seq","timestamp","state"]}`,
 		run:          getSnapshot,
 	},
 	{
 		name:  "debug_query_events",
 		title: "Query events",
-		description: "Returns a stream's recent events (Redux actions, route changes, MMKV mutations, snapshots), " +
+		description: "A stream's recent events (Redux actions, route changes, MMKV mutations, snapshots), " +
 			"ascending. Without since_seq: the newest `limit`; with it: the oldest `limit` after it. " +
 			"Snapshot events' seqs feed debug_diff_snapshots.",
 		args: withSession(
@@ -131,18 +134,18 @@ var stateTools = []*tool{
 			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only events with seq greater than this."},
 			argSpec{name: "event_type", kind: argString, description: "Only events of this type, e.g. action_dispatched, route_change, state_snapshot."},
 		),
-		outputSchema: `{"type":"object","properties":{"events":{"type":"array","items":{"type":"object"}},"hasMore":{"type":"boolean"},"oldestSeq":{"type":"integer"},"latestSeq":{"type":"integer"}},"required":["events","hasMore","oldestSeq","latestSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"events":{"type":"array","items":{"type":"object"}},"hasMore":{"type":"boolean"},"oldestSeq":{"type":"integer"},"latestSeq":{"type":"integer"},` + whoAnswered + `},"required":["events","hasMore","oldestSeq","latestSeq"]}`,
 		run:          queryEvents,
 	},
 	{
 		name:  "debug_get_state_path",
 		title: "Read a state path",
-		description: "Returns the value at one path of the current Redux or MobX-State-Tree state, e.g. auth.user.role or cart.items.0. " +
+		description: "The value at one path of the current Redux or MobX-State-Tree state, e.g. auth.user.role or cart.items.0. " +
 			"\"\" is the root. If the path is missing, the error names the deepest part that exists and its keys.",
 		args: withSession(
 			argSpec{name: "path", kind: argString, required: true, description: "Dot path; array indexes as .0; odd keys as [\"a.b\"]. \"\" for the root."},
 		),
-		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{}},"required":["path","value"]}`,
+		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{},` + whoAnswered + `},"required":["path","value"]}`,
 		run:          getStatePath,
 	},
 	{
@@ -156,7 +159,7 @@ var stateTools = []*tool{
 			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
 			argSpec{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
 		),
-		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"}},"required":["changes","baseSeq","targetSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"},` + whoAnswered + `},"required":["changes","baseSeq","targetSeq"]}`,
 		run:          diffSnapshots,
 	},
 }
@@ -309,3 +312,7 @@ func describeMissing(missing []string, baseSeq, targetSeq int64) string {
 	}
 	return strings.Join(parts, " or ")
 }
+
+// whoAnswered is the output-schema properties of what sayWhoAnswered adds
+// to every answer but the health check's.
+const whoAnswered = `"session":{"type":"object","properties":{"id":{"type":"string"},"app":{"type":["string","null"]}}},"live":{"type":"boolean"}`

@@ -439,6 +439,7 @@ func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t)
 			cfg.RequestTimeout = 200 * time.Millisecond
+			cfg.Tune.HealthStreams = 20 * time.Millisecond // health checks need not wait for a silent adapter
 			ts := startServer(t, cfg)
 			ts.initialize()
 			e := &e2e{testServer: ts}
@@ -469,6 +470,9 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 	defer holder.Close()
 	cfg := testConfig(t)
 	cfg.WSPort = holder.Addr().(*net.TCPAddr).Port
+	// The holder never answers: each probe of it ends at this deadline
+	// (TestHolderCheck holds when probes happen).
+	cfg.Tune.RelayProbe = 20 * time.Millisecond
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts}
@@ -485,20 +489,28 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 		!strings.Contains(health.Server.ListenError, "address already in use") {
 		t.Errorf("health with the port taken: %s", res)
 	}
-	res, isError = e.callTool("debug_get_state_path", map[string]any{"path": ""})
-	code, details, _ := decodeToolError(t, res)
-	if !isError || code != codeNotConnected || details["reason"] != "not_listening" || details["listenError"] == "" {
-		t.Errorf("tool with the port taken: %s", res)
+	for range 3 {
+		res, isError = e.callTool("debug_get_state_path", map[string]any{"path": ""})
+		code, details, _ := decodeToolError(t, res)
+		if !isError || code != codeNotConnected || details["reason"] != "not_listening" || details["listenError"] == "" {
+			t.Errorf("tool with the port taken: %s", res)
+		}
+		if res, isError = e.callTool("debug_health_check", nil); isError || !strings.Contains(string(res), "address already in use") {
+			t.Errorf("health with the port taken: %s", res)
+		}
 	}
 }
 
 // TestToolListContract pins what every tool must declare, and the size of
-// the whole tools/list reply: every word of a description costs the agent.
+// the whole tools/list reply. The part a model reads (names, descriptions,
+// input schemas) has its own, tighter bound in TestToolListModelSize; the
+// output schemas, complete since they name every member of an answer, make
+// up the rest.
 func TestToolListContract(t *testing.T) {
 	ts := newTestToolSet(testConfig(t), nil)
 	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
-	if len(reply) >= 9000 {
-		t.Errorf("tools/list reply is %d bytes, want under 9000", len(reply))
+	if len(reply) >= 12500 {
+		t.Errorf("tools/list reply is %d bytes, want under 12 500", len(reply))
 	}
 	var list struct {
 		Tools []struct {

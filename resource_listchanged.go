@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+)
+
+// listChangedInterval is the least time between two
+// notifications/resources/list_changed: an app reloading in a loop (Fast
+// Refresh) replaces its adapter many times a second, and each notification
+// makes a client fetch resources/list again.
+const listChangedInterval = 500 * time.Millisecond
+
+// listAnnouncer sends notifications/resources/list_changed when, and only
+// when, what resources/list answers differs from what it answered at the
+// last announcement: apps coming, going and replacing themselves change the
+// listing only when the default session's MMKV instances change. The first
+// change is announced at once; changes within interval of an announcement
+// wait for its end and are announced together, so the last is never lost.
+type listAnnouncer struct {
+	listing  func() string // what resources/list answers, as a comparable key
+	send     func()        // sends one list_changed to whoever takes it
+	interval time.Duration
+
+	announced string        // the listing's key at the last announcement; owned by run
+	wake      chan struct{} // cap 1: the listing may have changed
+}
+
+func newListAnnouncer(listing func() string, send func(), interval time.Duration) *listAnnouncer {
+	return &listAnnouncer{listing: listing, send: send, interval: interval, announced: listing(),
+		wake: make(chan struct{}, 1)}
+}
+
+// mayHaveChanged tells the announcer to look at the listing. It never
+// blocks.
+func (a *listAnnouncer) mayHaveChanged() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// run announces changes until ctx ends; serve runs it.
+func (a *listAnnouncer) run(ctx context.Context) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	var last time.Time // of the last announcement
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-a.wake:
+		}
+		if wait := time.Until(last.Add(a.interval)); wait > 0 && !last.IsZero() {
+			timer.Reset(wait)
+			select {
+			case <-ctx.Done():
+				return
+			case <-timer.C:
+			}
+		}
+		if key := a.listing(); key != a.announced {
+			a.announced, last = key, time.Now()
+			a.send()
+		}
+	}
+}
+
+// listingKey is what resources/list answers, as a comparable key: the
+// static resources never change, so the default session's MMKV instances
+// say it all.
+func (h *resourceHub) listingKey() string {
+	instances := h.mmkvInstances()
+	if len(instances) == 0 {
+		return ""
+	}
+	key, _ := json.Marshal(instances) // strings: cannot fail
+	return string(key)
+}
+
+// listMayHaveChanged tells the hub that an app came, went or changed its
+// streams; clients hear of it only if the listing changed.
+func (h *resourceHub) listMayHaveChanged() { h.lists.mayHaveChanged() }
