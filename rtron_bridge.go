@@ -176,7 +176,7 @@ type reactotronConn struct {
 	done    chan struct{} // closed when the connection ends
 
 	mu       sync.Mutex
-	session  *session
+	session  reactotronSession
 	clientID string                             // the client's id, given or assigned
 	reason   string                             // why the connection ended, once it has
 	waiters  map[string][]chan reactotronAnswer // by answer key, oldest first
@@ -231,7 +231,7 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 			}
 		}
 		if s != nil && s.leave(c, reason) {
-			c.bridge.logger.Info("Reactotron app disconnected", "session", s.id, "reason", reason)
+			c.bridge.logger.Info("Reactotron app disconnected", "session", s.sessionID(), "reason", reason)
 		}
 		// The close handshake gets linkCloseTimeout; then the socket is
 		// dropped, so shutdown stays within its second.
@@ -370,7 +370,7 @@ func (c *reactotronConn) handle(data []byte) {
 		ev, ok, err := translateReactotron(f)
 		if err != nil || !ok {
 			if err != nil {
-				b.logger.Warn("ignoring unreadable Reactotron message", "session", s.id, "type", f.Type, "err", err)
+				b.logger.Warn("ignoring unreadable Reactotron message", "session", s.sessionID(), "type", f.Type, "err", err)
 			}
 			return
 		}
@@ -385,7 +385,7 @@ func (c *reactotronConn) handle(data []byte) {
 		return
 	}
 	if err != nil {
-		b.logger.Warn("ignoring unreadable Reactotron message", "session", s.id, "type", f.Type, "err", err)
+		b.logger.Warn("ignoring unreadable Reactotron message", "session", s.sessionID(), "type", f.Type, "err", err)
 	}
 }
 
@@ -417,12 +417,11 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 		}
 	}
 	c.learnStatePlugins() // answered only once this returns: messages are handled in order
-	attached, displaced := b.link.sessions.connect(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
-	s := attached.(*session) // until the bridge speaks to its session through appSession alone
+	s, displaced := b.link.sessions.connectReactotron(intro.ClientID, reactotronInfo(intro, time.Now()), c)
 	c.mu.Lock()
 	c.session, c.clientID = s, intro.ClientID
 	c.mu.Unlock()
-	b.logger.Info("Reactotron app connected", "session", s.id, "app", intro.Name, "remote", c.remote)
+	b.logger.Info("Reactotron app connected", "session", s.sessionID(), "app", intro.Name, "remote", c.remote)
 	for _, old := range displaced {
 		old.replaced()
 	}
@@ -459,7 +458,7 @@ func (c *reactotronConn) replaced() {
 }
 
 // attached is the session c was attached to, or nil before client.intro.
-func (c *reactotronConn) attached() *session {
+func (c *reactotronConn) attached() reactotronSession {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session

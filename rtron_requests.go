@@ -155,7 +155,7 @@ func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessag
 // that value crosses the network. It answers nil, nil when the caller
 // should fall back to the whole state: Reactotron cannot name the path, or
 // the app had nothing there.
-func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (json.RawMessage, error) {
+func (c *reactotronConn) valueAt(ctx context.Context, s reactotronSession, path []any) (json.RawMessage, error) {
 	dotted, err := reactotronPath(pathFromWire(path))
 	if err != nil || dotted == "" {
 		return nil, nil

@@ -40,6 +40,9 @@ type appSink interface {
 	// sessionVia constant). Feeds it displaced (the same app or device
 	// connected again) are returned for the caller to end outside any lock.
 	connect(via, id, deviceID string, info *adapterInfo, feed sessionFeed) (appSession, []sessionFeed)
+	// connectReactotron is connect for the Reactotron client of clientID,
+	// whose session the bridge needs more of (rtron_session.go).
+	connectReactotron(clientID string, info *adapterInfo, feed sessionFeed) (reactotronSession, []sessionFeed)
 	// liveInfo describes the most recently connected live app of transport
 	// via, a copy; nil when none is connected.
 	liveInfo(via string) *adapterInfo
