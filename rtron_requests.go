@@ -75,13 +75,13 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	case dispatchParams:
 		frame, err := reactotronDispatch(p.Action)
 		if err != nil {
-			return nil, invalidParams("action", err.Error())
+			return nil, &reactotronBadActionError{Argument: "action", Problem: err.Error()}
 		}
 		return c.tell(ctx, frame)
 	case runCommandParams:
 		frame, err := reactotronRunCommand(p.Command, p.Args)
 		if err != nil {
-			return nil, invalidParams("command", err.Error())
+			return nil, &reactotronBadActionError{Argument: "command", Problem: err.Error()}
 		}
 		return c.tell(ctx, frame)
 	}
