@@ -121,8 +121,17 @@ func (b *reactotronBridge) portHeld(err error) error {
 	return err
 }
 
-// status is the listener's state for debug_health_check.
-func (b *reactotronBridge) status() *healthListener {
+// listenerStatus is a listener's state as the links report it: the URL
+// apps dial ("" when there is no listener), whether it is bound, and why
+// the bind fails while it does.
+type listenerStatus struct {
+	URL         string
+	Listening   bool
+	ListenError string
+}
+
+// status is the listener's state, for debug_health_check.
+func (b *reactotronBridge) status() listenerStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	port := strconv.Itoa(b.cfg.ReactotronPort)
@@ -131,7 +140,7 @@ func (b *reactotronBridge) status() *healthListener {
 			port = p
 		}
 	}
-	return &healthListener{Listening: b.listening, ListenError: b.listenErr,
+	return listenerStatus{Listening: b.listening, ListenError: b.listenErr,
 		URL: "ws://" + net.JoinHostPort(b.cfg.WSHost, port) + "/"}
 }
 
