@@ -166,7 +166,13 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 		done: make(chan struct{})}
 	b.mu.Lock()
 	b.conns[c] = struct{}{}
+	stopping := b.stopping
 	b.mu.Unlock()
+	if stopping {
+		// Accepted while run was collecting the connections to close: it
+		// did not see this one, so it is closed here.
+		c.end("shutdown", websocket.StatusGoingAway, "server shutting down")
+	}
 	c.serve()
 	b.mu.Lock()
 	delete(b.conns, c)
