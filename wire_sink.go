@@ -4,7 +4,8 @@ package main
 // serve, and what they offer it in return. serve creates the session
 // registry and hands it to the links as an appSink; each connection is a
 // sessionFeed of its session. The links know no more of sessions than
-// these interfaces.
+// these interfaces and, for a Reactotron client, reactotronSession
+// (rtron_session.go).
 
 import (
 	"context"

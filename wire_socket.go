@@ -9,6 +9,10 @@ package main
 // (rtron_bridge.go) still has its own serveUpgrade, end, keepalive, send
 // and readBounded; it should move onto socketHost and wireSocket the same
 // way (its bridge conn embedding *wireSocket, ends through closeWith).
+// What stands in the way: the bridge writes prebuilt frames, several of
+// them under one hold of its writer lock (rtron_asks.go, rtron_subscribe.go,
+// rtron_desktop_conn.go), and starts goroutines on its own WaitGroup
+// (rtron_state.go, rtron_desktop.go); wireSocket offers neither yet.
 
 import (
 	"bytes"
