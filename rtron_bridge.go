@@ -47,15 +47,14 @@ type reactotronBridge struct {
 	listening bool
 	boundAddr string
 	listenErr string
-	stopping  bool
-	conns     map[*reactotronConn]struct{}
 	bindTried chan struct{}
-	wg        sync.WaitGroup // connection goroutines
+
+	host socketHost[*reactotronConn] // the connections, and every goroutine they run
 }
 
 func newReactotronBridge(cfg config, logger *slog.Logger, link *adapterLink) *reactotronBridge {
 	return &reactotronBridge{cfg: cfg, logger: logger.With("component", "reactotron"), link: link,
-		bindRetry: linkBindRetry, conns: make(map[*reactotronConn]struct{}), bindTried: make(chan struct{})}
+		bindRetry: linkBindRetry, bindTried: make(chan struct{})}
 }
 
 // run serves Reactotron clients until ctx ends, then closes them with 1001
@@ -70,6 +69,7 @@ func (b *reactotronBridge) run(ctx context.Context) {
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(b.logger.Handler(), slog.LevelDebug),
+		ConnContext:       socketConnContext,
 	}
 	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(b.cfg.ReactotronPort))
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
@@ -96,18 +96,11 @@ func (b *reactotronBridge) run(ctx context.Context) {
 			b.logger.Debug("still cannot listen for Reactotron apps", "addr", hostPort, "err", err)
 		}
 	})
-	b.mu.Lock()
-	b.stopping = true
-	conns := make([]*reactotronConn, 0, len(b.conns))
-	for c := range b.conns {
-		conns = append(conns, c)
-	}
-	b.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range b.host.stop() {
 		c.end("shutdown", websocket.StatusGoingAway, "server shutting down")
 	}
 	stop()
-	b.wg.Wait()
+	b.host.wait()
 	b.mu.Lock()
 	b.listening, b.listenErr = false, ""
 	b.mu.Unlock()
@@ -148,41 +141,18 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 	if !b.link.admitUpgrade(w, r, b.logger, "Reactotron") {
 		return
 	}
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	defer b.wg.Done()
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
-	if err != nil {
-		return
-	}
-	ws.SetReadLimit(-1) // oversized messages are discarded by readBounded
-	c := &reactotronConn{bridge: b, ws: ws, remote: r.RemoteAddr, waiters: make(map[string][]chan reactotronAnswer),
-		done: make(chan struct{})}
-	b.mu.Lock()
-	b.conns[c] = struct{}{}
-	stopping := b.stopping
-	b.mu.Unlock()
-	if stopping {
-		// Accepted while run was collecting the connections to close: it
-		// did not see this one, so it is closed here.
-		c.end("shutdown", websocket.StatusGoingAway, "server shutting down")
-	}
-	c.serve()
-	b.mu.Lock()
-	delete(b.conns, c)
-	b.mu.Unlock()
+	opts := socketOptions{limit: b.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout}
+	b.host.upgrade(w, r, b.logger, "Reactotron", opts, func(sock *wireSocket) *reactotronConn {
+		return &reactotronConn{bridge: b, sock: sock, ws: sock.ws, remote: sock.remote,
+			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{})}
+	}, (*reactotronConn).serve)
 }
 
 // reactotronConn is one Reactotron client connection. It is its session's
 // feed once the client has introduced itself.
 type reactotronConn struct {
 	bridge *reactotronBridge
+	sock   *wireSocket // its life: goroutines, close, pings
 	ws     *websocket.Conn
 	remote string
 
@@ -207,7 +177,9 @@ func (c *reactotronConn) serve() {
 	pinged := make(chan struct{})
 	go func() {
 		defer close(pinged)
-		c.keepalive()
+		if c.sock.pingUntil(c.done, linkPingInterval, linkPongTimeout) {
+			c.end("ping timeout", websocket.StatusPolicyViolation, "ping timeout")
+		}
 	}()
 	var err error
 	for {
@@ -225,6 +197,7 @@ func (c *reactotronConn) serve() {
 	}
 	c.end("disconnected", websocket.StatusNormalClosure, "")
 	<-pinged
+	c.sock.finish()
 	b.logger.Debug("Reactotron connection ended", "remote", c.remote, "err", err)
 }
 
@@ -250,42 +223,8 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 		}
 		// The close handshake gets linkCloseTimeout; then the socket is
 		// dropped, so shutdown stays within its second.
-		c.bridge.wg.Add(1) // serveUpgrade's count is held until serve returns, which is after this
-		go func() {
-			defer c.bridge.wg.Done()
-			closed := make(chan struct{})
-			go func() {
-				defer close(closed)
-				c.ws.Close(code, text)
-			}()
-			select {
-			case <-closed:
-			case <-time.After(linkCloseTimeout):
-				c.ws.CloseNow()
-				<-closed
-			}
-		}()
+		c.sock.closeWith(code, text)
 	})
-}
-
-// keepalive pings the client and ends the connection when a pong is late.
-func (c *reactotronConn) keepalive() {
-	ticker := time.NewTicker(linkPingInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-c.done:
-			return
-		case <-ticker.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), linkPongTimeout)
-		err := c.ws.Ping(ctx)
-		cancel()
-		if err != nil {
-			c.end("ping timeout", websocket.StatusPolicyViolation, "ping timeout")
-			return
-		}
-	}
 }
 
 // send writes one server frame.

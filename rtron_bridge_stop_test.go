@@ -36,9 +36,7 @@ func TestBridgeClosesConnectionAcceptedWhileStopping(t *testing.T) {
 	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), newTestLink(cfg, nil, nil))
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.serveUpgrade(hijackHook{ResponseWriter: w, before: func() {
-			b.mu.Lock()
-			b.stopping = true
-			b.mu.Unlock()
+			b.host.stop()
 		}}, r)
 	}))
 	defer srv.Close()
@@ -57,17 +55,71 @@ func TestBridgeClosesConnectionAcceptedWhileStopping(t *testing.T) {
 	served := make(chan struct{})
 	go func() {
 		defer close(served)
-		b.wg.Wait()
+		b.host.wait()
 	}()
 	select {
 	case <-served:
 	case <-ctx.Done():
 		t.Fatal("the bridge still serves the connection it closed")
 	}
-	b.mu.Lock()
-	left := len(b.conns)
-	b.mu.Unlock()
-	if left != 0 {
+	if left := len(b.host.open()); left != 0 {
 		t.Errorf("%d connections still held", left)
+	}
+}
+
+// TestBridgeShutdownClosesClients: when its context ends, the bridge closes
+// every client with 1001, detaches its session, and run returns once all it
+// started has stopped.
+func TestBridgeShutdownClosesClients(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
+	link := newTestLink(cfg, nil, nil)
+	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.run(ctx)
+	}()
+	addr, err := b.addr(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer dcancel()
+	ws, _, err := websocket.Dial(dctx, "ws://"+addr+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if err := ws.Write(dctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	linkWaitFor(t, "the session", func() bool { return link.sessions.liveInfo(sessionViaReactotron) != nil })
+
+	read := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := ws.Read(dctx); err != nil {
+				read <- err
+				return
+			}
+		}
+	}()
+	cancel()
+	select {
+	case <-done:
+	case <-dctx.Done():
+		t.Fatal("run did not return after its context ended")
+	}
+	if err := <-read; websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("the client's read ended with %v, want a close with 1001", err)
+	}
+	if link.sessions.liveInfo(sessionViaReactotron) != nil {
+		t.Error("the session is still live after shutdown")
+	}
+	if n := len(b.host.open()); n != 0 {
+		t.Errorf("%d connections still held after run returned", n)
 	}
 }
