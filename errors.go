@@ -104,6 +104,8 @@ func typedToolError(err error) *toolError {
 		return adapterAnsweredError(e)
 	case *reactotronBusyError:
 		return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
+	case *reactotronBadActionError:
+		return invalidParams(e.Argument, e.Problem)
 	case *reactotronTimeoutError:
 		ms := e.Timeout.Milliseconds()
 		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},

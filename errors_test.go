@@ -44,6 +44,8 @@ func TestToolErrorOf(t *testing.T) {
 			"the app adapter answered events.query with PATH_NOT_FOUND: no", `{"adapterCode":"PATH_NOT_FOUND","adapterMessage":"no"}`, ""},
 		{"adapter stream unavailable", &errAdapterAnswered{Method: "events.query", Code: "STREAM_UNAVAILABLE", Details: json.RawMessage(`{"stream":"x"}`)}, codeStreamUnavailable,
 			"the app adapter answered events.query with STREAM_UNAVAILABLE", `{"stream":"x"}`, ""},
+		{"Reactotron action", &reactotronBadActionError{Argument: "action", Problem: "action: want a JSON object, got array"}, codeInvalidParams,
+			`argument "action": action: want a JSON object, got array`, `{"argument":"action","problem":"action: want a JSON object, got array"}`, ""},
 		{"scope miss", scopeError(&errPathNotFound{Path: "a.b", Miss: &pathMiss{ResolvedPrefix: "a", Segment: "b"}}), codeScopeNotFound,
 			`"a.b" does not exist: a has no b`, `{"available":[],"path":"a.b","resolvedPrefix":"a"}`, ""},
 	} {

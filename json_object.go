@@ -69,3 +69,11 @@ func rawMember(obj []byte, name string) []byte {
 	})
 	return v
 }
+
+// nullable is s, or nil (JSON null) when s is empty.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

@@ -205,8 +205,8 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 		wg.Go(func() { bridge.run(ctx) })
 	} else {
-		srv.tools.reactotronStatus = func() *healthListener {
-			return &healthListener{ListenError: "the Reactotron bridge is off (REACTOTRON_PORT=0)"}
+		srv.tools.reactotronStatus = func() listenerStatus {
+			return listenerStatus{ListenError: "the Reactotron bridge is off (REACTOTRON_PORT=0)"}
 		}
 	}
 	wg.Go(func() { relay.watch(ctx, srv) })

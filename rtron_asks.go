@@ -43,6 +43,15 @@ func (e *reactotronTimeoutError) Error() string {
 	return fmt.Sprintf("no answer to %s within %v", e.Method, e.Timeout)
 }
 
+// reactotronBadActionError: an action asked of the app (a dispatch, a
+// custom command) cannot be put in a Reactotron message. Argument names
+// the tool argument at fault and Problem says what is wrong with it.
+type reactotronBadActionError struct{ Argument, Problem string }
+
+func (e *reactotronBadActionError) Error() string {
+	return fmt.Sprintf("argument %q: %s", e.Argument, e.Problem)
+}
+
 // maxReactotronFences bounds the fences waiting for their answer. An app
 // that answers values but not keys leaves each fence waiting; past this
 // many, values are asked unfenced, as before fences existed.

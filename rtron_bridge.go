@@ -47,15 +47,14 @@ type reactotronBridge struct {
 	listening bool
 	boundAddr string
 	listenErr string
-	stopping  bool
-	conns     map[*reactotronConn]struct{}
 	bindTried chan struct{}
-	wg        sync.WaitGroup // connection goroutines
+
+	host socketHost[*reactotronConn] // the connections, and every goroutine they run
 }
 
 func newReactotronBridge(cfg config, logger *slog.Logger, link *adapterLink) *reactotronBridge {
 	return &reactotronBridge{cfg: cfg, logger: logger.With("component", "reactotron"), link: link,
-		bindRetry: linkBindRetry, conns: make(map[*reactotronConn]struct{}), bindTried: make(chan struct{})}
+		bindRetry: linkBindRetry, bindTried: make(chan struct{})}
 }
 
 // run serves Reactotron clients until ctx ends, then closes them with 1001
@@ -70,6 +69,7 @@ func (b *reactotronBridge) run(ctx context.Context) {
 		ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes:    64 << 10,
 		ErrorLog:          slog.NewLogLogger(b.logger.Handler(), slog.LevelDebug),
+		ConnContext:       socketConnContext,
 	}
 	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(b.cfg.ReactotronPort))
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
@@ -96,18 +96,11 @@ func (b *reactotronBridge) run(ctx context.Context) {
 			b.logger.Debug("still cannot listen for Reactotron apps", "addr", hostPort, "err", err)
 		}
 	})
-	b.mu.Lock()
-	b.stopping = true
-	conns := make([]*reactotronConn, 0, len(b.conns))
-	for c := range b.conns {
-		conns = append(conns, c)
-	}
-	b.mu.Unlock()
-	for _, c := range conns {
+	for _, c := range b.host.stop() {
 		c.end("shutdown", websocket.StatusGoingAway, "server shutting down")
 	}
 	stop()
-	b.wg.Wait()
+	b.host.wait()
 	b.mu.Lock()
 	b.listening, b.listenErr = false, ""
 	b.mu.Unlock()
@@ -121,8 +114,17 @@ func (b *reactotronBridge) portHeld(err error) error {
 	return err
 }
 
-// status is the listener's state for debug_health_check.
-func (b *reactotronBridge) status() *healthListener {
+// listenerStatus is a listener's state as the links report it: the URL
+// apps dial ("" when there is no listener), whether it is bound, and why
+// the bind fails while it does.
+type listenerStatus struct {
+	URL         string
+	Listening   bool
+	ListenError string
+}
+
+// status is the listener's state, for debug_health_check.
+func (b *reactotronBridge) status() listenerStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	port := strconv.Itoa(b.cfg.ReactotronPort)
@@ -131,7 +133,7 @@ func (b *reactotronBridge) status() *healthListener {
 			port = p
 		}
 	}
-	return &healthListener{Listening: b.listening, ListenError: b.listenErr,
+	return listenerStatus{Listening: b.listening, ListenError: b.listenErr,
 		URL: "ws://" + net.JoinHostPort(b.cfg.WSHost, port) + "/"}
 }
 
@@ -139,35 +141,18 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 	if !b.link.admitUpgrade(w, r, b.logger, "Reactotron") {
 		return
 	}
-	b.mu.Lock()
-	if b.stopping {
-		b.mu.Unlock()
-		http.Error(w, "devtools-mcp is shutting down", http.StatusServiceUnavailable)
-		return
-	}
-	b.wg.Add(1)
-	b.mu.Unlock()
-	defer b.wg.Done()
-	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{InsecureSkipVerify: true})
-	if err != nil {
-		return
-	}
-	ws.SetReadLimit(-1) // oversized messages are discarded by readBounded
-	c := &reactotronConn{bridge: b, ws: ws, remote: r.RemoteAddr, waiters: make(map[string][]chan reactotronAnswer),
-		done: make(chan struct{})}
-	b.mu.Lock()
-	b.conns[c] = struct{}{}
-	b.mu.Unlock()
-	c.serve()
-	b.mu.Lock()
-	delete(b.conns, c)
-	b.mu.Unlock()
+	opts := socketOptions{limit: b.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout}
+	b.host.upgrade(w, r, b.logger, "Reactotron", opts, func(sock *wireSocket) *reactotronConn {
+		return &reactotronConn{bridge: b, sock: sock, ws: sock.ws, remote: sock.remote,
+			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{})}
+	}, (*reactotronConn).serve)
 }
 
 // reactotronConn is one Reactotron client connection. It is its session's
 // feed once the client has introduced itself.
 type reactotronConn struct {
 	bridge *reactotronBridge
+	sock   *wireSocket // its life: goroutines, close, pings
 	ws     *websocket.Conn
 	remote string
 
@@ -176,7 +161,7 @@ type reactotronConn struct {
 	done    chan struct{} // closed when the connection ends
 
 	mu       sync.Mutex
-	session  *session
+	session  reactotronSession
 	clientID string                             // the client's id, given or assigned
 	reason   string                             // why the connection ended, once it has
 	waiters  map[string][]chan reactotronAnswer // by answer key, oldest first
@@ -192,7 +177,9 @@ func (c *reactotronConn) serve() {
 	pinged := make(chan struct{})
 	go func() {
 		defer close(pinged)
-		c.keepalive()
+		if c.sock.pingUntil(c.done, linkPingInterval, linkPongTimeout) {
+			c.end("ping timeout", websocket.StatusPolicyViolation, "ping timeout")
+		}
 	}()
 	var err error
 	for {
@@ -210,6 +197,7 @@ func (c *reactotronConn) serve() {
 	}
 	c.end("disconnected", websocket.StatusNormalClosure, "")
 	<-pinged
+	c.sock.finish()
 	b.logger.Debug("Reactotron connection ended", "remote", c.remote, "err", err)
 }
 
@@ -231,46 +219,12 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 			}
 		}
 		if s != nil && s.leave(c, reason) {
-			c.bridge.logger.Info("Reactotron app disconnected", "session", s.id, "reason", reason)
+			c.bridge.logger.Info("Reactotron app disconnected", "session", s.sessionID(), "reason", reason)
 		}
 		// The close handshake gets linkCloseTimeout; then the socket is
 		// dropped, so shutdown stays within its second.
-		c.bridge.wg.Add(1) // serveUpgrade's count is held until serve returns, which is after this
-		go func() {
-			defer c.bridge.wg.Done()
-			closed := make(chan struct{})
-			go func() {
-				defer close(closed)
-				c.ws.Close(code, text)
-			}()
-			select {
-			case <-closed:
-			case <-time.After(linkCloseTimeout):
-				c.ws.CloseNow()
-				<-closed
-			}
-		}()
+		c.sock.closeWith(code, text)
 	})
-}
-
-// keepalive pings the client and ends the connection when a pong is late.
-func (c *reactotronConn) keepalive() {
-	ticker := time.NewTicker(linkPingInterval)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-c.done:
-			return
-		case <-ticker.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), linkPongTimeout)
-		err := c.ws.Ping(ctx)
-		cancel()
-		if err != nil {
-			c.end("ping timeout", websocket.StatusPolicyViolation, "ping timeout")
-			return
-		}
-	}
 }
 
 // send writes one server frame.
@@ -370,7 +324,7 @@ func (c *reactotronConn) handle(data []byte) {
 		ev, ok, err := translateReactotron(f)
 		if err != nil || !ok {
 			if err != nil {
-				b.logger.Warn("ignoring unreadable Reactotron message", "session", s.id, "type", f.Type, "err", err)
+				b.logger.Warn("ignoring unreadable Reactotron message", "session", s.sessionID(), "type", f.Type, "err", err)
 			}
 			return
 		}
@@ -385,7 +339,7 @@ func (c *reactotronConn) handle(data []byte) {
 		return
 	}
 	if err != nil {
-		b.logger.Warn("ignoring unreadable Reactotron message", "session", s.id, "type", f.Type, "err", err)
+		b.logger.Warn("ignoring unreadable Reactotron message", "session", s.sessionID(), "type", f.Type, "err", err)
 	}
 }
 
@@ -417,12 +371,11 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 		}
 	}
 	c.learnStatePlugins() // answered only once this returns: messages are handled in order
-	attached, displaced := b.link.sessions.connect(sessionViaReactotron, intro.ClientID, "", reactotronInfo(intro, time.Now()), c)
-	s := attached.(*session) // until the bridge speaks to its session through appSession alone
+	s, displaced := b.link.sessions.connectReactotron(intro.ClientID, reactotronInfo(intro, time.Now()), c)
 	c.mu.Lock()
 	c.session, c.clientID = s, intro.ClientID
 	c.mu.Unlock()
-	b.logger.Info("Reactotron app connected", "session", s.id, "app", intro.Name, "remote", c.remote)
+	b.logger.Info("Reactotron app connected", "session", s.sessionID(), "app", intro.Name, "remote", c.remote)
 	for _, old := range displaced {
 		old.replaced()
 	}
@@ -459,7 +412,7 @@ func (c *reactotronConn) replaced() {
 }
 
 // attached is the session c was attached to, or nil before client.intro.
-func (c *reactotronConn) attached() *session {
+func (c *reactotronConn) attached() reactotronSession {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.session

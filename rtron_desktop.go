@@ -154,14 +154,8 @@ type relayStatus struct {
 
 // desktopStatus lists the relays of the live app connections by session id.
 func (b *reactotronBridge) desktopStatus() map[string]*relayStatus {
-	b.mu.Lock()
-	conns := make([]*reactotronConn, 0, len(b.conns))
-	for c := range b.conns {
-		conns = append(conns, c)
-	}
-	b.mu.Unlock()
 	out := map[string]*relayStatus{}
-	for _, c := range conns {
+	for _, c := range b.host.open() {
 		c.mu.Lock()
 		r, id := c.relay, c.clientID
 		c.mu.Unlock()
@@ -204,17 +198,8 @@ func (c *reactotronConn) startRelay(f reactotronFrame, data []byte) {
 		toApp:     frameQueue{frames: opts.AppQueueFrames, bytes: opts.QueueBytes},
 		owned:     map[chan reactotronAnswer]time.Time{}}
 	c.relay = r
-	// serveUpgrade holds a count of the bridge's group until serve returns,
-	// which is after this.
-	c.bridge.wg.Add(2)
-	go func() {
-		defer c.bridge.wg.Done()
-		r.connectLoop()
-	}()
-	go func() {
-		defer c.bridge.wg.Done()
-		r.writeApp()
-	}()
+	c.sock.goTracked(r.connectLoop)
+	c.sock.goTracked(r.writeApp)
 }
 
 // stopRelay ends the relay of a connection that ended.

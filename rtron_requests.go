@@ -75,13 +75,13 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	case dispatchParams:
 		frame, err := reactotronDispatch(p.Action)
 		if err != nil {
-			return nil, invalidParams("action", err.Error())
+			return nil, &reactotronBadActionError{Argument: "action", Problem: err.Error()}
 		}
 		return c.tell(ctx, frame)
 	case runCommandParams:
 		frame, err := reactotronRunCommand(p.Command, p.Args)
 		if err != nil {
-			return nil, invalidParams("command", err.Error())
+			return nil, &reactotronBadActionError{Argument: "command", Problem: err.Error()}
 		}
 		return c.tell(ctx, frame)
 	}
@@ -155,7 +155,7 @@ func (c *reactotronConn) tell(ctx context.Context, frame []byte) (json.RawMessag
 // that value crosses the network. It answers nil, nil when the caller
 // should fall back to the whole state: Reactotron cannot name the path, or
 // the app had nothing there.
-func (c *reactotronConn) valueAt(ctx context.Context, s *session, path []any) (json.RawMessage, error) {
+func (c *reactotronConn) valueAt(ctx context.Context, s reactotronSession, path []any) (json.RawMessage, error) {
 	dotted, err := reactotronPath(pathFromWire(path))
 	if err != nil || dotted == "" {
 		return nil, nil

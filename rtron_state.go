@@ -87,14 +87,11 @@ func (c *reactotronConn) learnStatePlugins() {
 		c.bridge.logger.Debug("could not ask for a backup", "remote", c.remote, "err", err)
 		return
 	}
-	// serveUpgrade holds a count of the bridge's group while this runs.
-	c.bridge.wg.Add(1)
-	go func() {
-		defer c.bridge.wg.Done()
+	c.sock.goTracked(func() {
 		if _, err := c.await(context.Background(), "state.backup.request", ask, ws[0]); err != nil {
 			c.bridge.logger.Debug("no answer to the backup asked on connect", "remote", c.remote, "err", err)
 		}
-	}()
+	})
 }
 
 // handleState handles the state plugins' messages; it reports false for

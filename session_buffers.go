@@ -15,40 +15,6 @@ import (
 	"time"
 )
 
-// Params of the requests sessions answer from their buffers. They encode
-// as the wire protocol's params.
-type (
-	eventsParams struct {
-		Stream    string `json:"stream"`
-		Limit     int64  `json:"limit"`
-		SinceSeq  *int64 `json:"since_seq,omitempty"`
-		EventType string `json:"event_type,omitempty"`
-	}
-	// snapshotParams asks for a snapshot, or with Path for the value at a
-	// path in it (wire protocol "Paths in requests"). Path holds one
-	// segment per parsed pathSegment, built by wirePath: a string for an
-	// object key, an int64 for a bare index, which on an object names the
-	// key of its decimal spelling; nil is the whole state. Only sessions
-	// whose app offers capSnapshotPath are asked with a Path; a feed that
-	// leaves such a request to the session gets it answered from the
-	// snapshot the server holds.
-	snapshotParams struct {
-		Stream string `json:"stream"`
-		Seq    int64  `json:"seq,omitempty"`
-		Path   []any  `json:"path,omitempty"`
-	}
-	// The optional requests that act on the app (capabilities
-	// state.dispatch and commands).
-	dispatchParams struct {
-		Action json.RawMessage `json:"action"`
-	}
-	listCommandsParams struct{}
-	runCommandParams   struct {
-		Command string          `json:"command"`
-		Args    json.RawMessage `json:"args"`
-	}
-)
-
 // offers reports whether the session's app offers capability: it named it
 // in its handshake, or it is an action Reactotron's client takes without
 // saying so (dispatches and custom commands).
@@ -210,19 +176,6 @@ func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
 func isSnapshotEvent(event []byte) bool {
 	payload := rawMember(event, "payload")
 	return rawKind(payload) == "object" && rawMember(payload, "state") != nil
-}
-
-// snapshotAnswer builds snapshot.get's answer from a snapshot event.
-func snapshotAnswer(event []byte) json.RawMessage {
-	var o jsonObject
-	o.raw("seq", rawMember(event, "seq"))
-	ts := rawMember(event, "timestamp")
-	if ts == nil {
-		ts = []byte("null")
-	}
-	o.raw("timestamp", ts)
-	o.raw("state", rawMember(rawMember(event, "payload"), "state"))
-	return o.close()
 }
 
 // eventRing is one stream's buffered events, oldest first, and the last

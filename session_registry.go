@@ -262,14 +262,6 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
 
-// nullable is s, or nil (JSON null) when s is empty.
-func nullable(s string) any {
-	if s == "" {
-		return nil
-	}
-	return s
-}
-
 // hasConnected reports whether any app has connected since the start.
 func (r *sessionRegistry) hasConnected() bool {
 	r.mu.Lock()

@@ -1,11 +1,17 @@
 package main
 
 // session_sink.go is the registry and its sessions as the links see them:
-// the appSink and appSession of wire_sink.go.
+// the appSink and appSession of wire_sink.go, and the reactotronSession of
+// rtron_session.go.
 
 // connect attaches a link's connection (appSink).
 func (r *sessionRegistry) connect(via, id, deviceID string, info *adapterInfo, feed sessionFeed) (appSession, []sessionFeed) {
 	return r.attach(via, id, deviceID, info, feed)
+}
+
+// connectReactotron attaches a Reactotron client's connection (appSink).
+func (r *sessionRegistry) connectReactotron(clientID string, info *adapterInfo, feed sessionFeed) (reactotronSession, []sessionFeed) {
+	return r.attach(sessionViaReactotron, clientID, "", info, feed)
 }
 
 // liveInfo describes the most recently connected live session of via.
@@ -20,3 +26,6 @@ func (r *sessionRegistry) liveInfo(via string) *adapterInfo {
 func (s *session) leave(feed sessionFeed, reason string) bool {
 	return s.reg.detach(s, feed, reason)
 }
+
+// sessionID is s's id (reactotronSession).
+func (s *session) sessionID() string { return s.id }

@@ -53,6 +53,16 @@ type healthListener struct {
 	Desktop     string `json:"desktop,omitempty"` // REACTOTRON_DESKTOP, where apps are relayed
 }
 
+// describeListener reports the Reactotron bridge's listener; its URL is
+// null when there is none.
+func describeListener(st listenerStatus) *healthListener {
+	h := &healthListener{ListenError: st.ListenError, Listening: st.Listening}
+	if st.URL != "" {
+		h.URL = st.URL
+	}
+	return h
+}
+
 type healthSession struct {
 	App            any             `json:"app"`
 	Connected      bool            `json:"connected"`
@@ -81,7 +91,7 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		Sessions: []healthSession{},
 	}
 	if ts.reactotronStatus != nil {
-		out.Server.Reactotron = ts.reactotronStatus()
+		out.Server.Reactotron = describeListener(ts.reactotronStatus())
 	}
 	var relays map[string]*relayStatus
 	if ts.desktopStatus != nil {

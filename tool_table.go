@@ -36,7 +36,7 @@ func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
 type toolSet struct {
 	adapterQueries
 	redact           *redactor                      // nil when REDACT=off
-	reactotronStatus func() *healthListener         // nil: no bridge
+	reactotronStatus func() listenerStatus          // nil: no bridge
 	desktopStatus    func() map[string]*relayStatus // by session id; nil: no relay to the Reactotron desktop app
 	desktopAddr      string                         // REACTOTRON_DESKTOP
 	healthStreams    time.Duration                  // the health check's wait for streams.list

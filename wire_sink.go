@@ -4,7 +4,8 @@ package main
 // serve, and what they offer it in return. serve creates the session
 // registry and hands it to the links as an appSink; each connection is a
 // sessionFeed of its session. The links know no more of sessions than
-// these interfaces.
+// these interfaces and, for a Reactotron client, reactotronSession
+// (rtron_session.go).
 
 import (
 	"context"
@@ -40,6 +41,9 @@ type appSink interface {
 	// sessionVia constant). Feeds it displaced (the same app or device
 	// connected again) are returned for the caller to end outside any lock.
 	connect(via, id, deviceID string, info *adapterInfo, feed sessionFeed) (appSession, []sessionFeed)
+	// connectReactotron is connect for the Reactotron client of clientID,
+	// whose session the bridge needs more of (rtron_session.go).
+	connectReactotron(clientID string, info *adapterInfo, feed sessionFeed) (reactotronSession, []sessionFeed)
 	// liveInfo describes the most recently connected live app of transport
 	// via, a copy; nil when none is connected.
 	liveInfo(via string) *adapterInfo

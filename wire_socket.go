@@ -5,10 +5,12 @@ package main
 // upgrades while it runs, counting every goroutine they start, closing
 // them with a bounded close handshake, pinging, writing under one lock, and
 // reading messages without holding more than the frame limit. The adapter
-// link (wire_link.go, wire_conn.go) uses it. The Reactotron bridge
-// (rtron_bridge.go) still has its own serveUpgrade, end, keepalive, send
-// and readBounded; it should move onto socketHost and wireSocket the same
-// way (its bridge conn embedding *wireSocket, ends through closeWith).
+// link (wire_link.go, wire_conn.go) uses all of it. The Reactotron bridge
+// (rtron_bridge.go) uses the host, the goroutine count, the close and the
+// pings; it still writes prebuilt frames under its own writer lock, several
+// under one hold (rtron_asks.go, rtron_subscribe.go, rtron_desktop_conn.go),
+// and reads with readBounded, whose messages it may keep (the desktop relay
+// queues them), where readMessage's buffer is reused.
 
 import (
 	"bytes"
@@ -118,6 +120,17 @@ func (h *socketHost[C]) stop() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopping = true
+	conns := make([]C, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	return conns
+}
+
+// open lists the connections open now.
+func (h *socketHost[C]) open() []C {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	conns := make([]C, 0, len(h.conns))
 	for c := range h.conns {
 		conns = append(conns, c)

@@ -1,0 +1,125 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// hijackHook runs before when the WebSocket upgrade takes the connection
+// over: after the bridge admitted the upgrade, before it holds the
+// connection.
+type hijackHook struct {
+	http.ResponseWriter
+	before func()
+}
+
+func (h hijackHook) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	h.before()
+	return http.NewResponseController(h.ResponseWriter).Hijack()
+}
+
+// TestBridgeClosesConnectionAcceptedWhileStopping: a client whose upgrade
+// was admitted just before the bridge began to stop is missed by run's
+// round of closes, so the bridge closes it itself with 1001 instead of
+// serving it until the client leaves.
+func TestBridgeClosesConnectionAcceptedWhileStopping(t *testing.T) {
+	cfg := testConfig(t)
+	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), newTestLink(cfg, nil, nil))
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b.serveUpgrade(hijackHook{ResponseWriter: w, before: func() {
+			b.host.stop()
+		}}, r)
+	}))
+	defer srv.Close()
+
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	_, _, err = ws.Read(ctx)
+	if got := websocket.CloseStatus(err); got != websocket.StatusGoingAway {
+		t.Fatalf("read ended with %v (status %d), want a close with 1001", err, got)
+	}
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		b.host.wait()
+	}()
+	select {
+	case <-served:
+	case <-ctx.Done():
+		t.Fatal("the bridge still serves the connection it closed")
+	}
+	if left := len(b.host.open()); left != 0 {
+		t.Errorf("%d connections still held", left)
+	}
+}
+
+// TestBridgeShutdownClosesClients: when its context ends, the bridge closes
+// every client with 1001, detaches its session, and run returns once all it
+// started has stopped.
+func TestBridgeShutdownClosesClients(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
+	link := newTestLink(cfg, nil, nil)
+	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.run(ctx)
+	}()
+	addr, err := b.addr(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer dcancel()
+	ws, _, err := websocket.Dial(dctx, "ws://"+addr+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if err := ws.Write(dctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	linkWaitFor(t, "the session", func() bool { return link.sessions.liveInfo(sessionViaReactotron) != nil })
+
+	read := make(chan error, 1)
+	go func() {
+		for {
+			if _, _, err := ws.Read(dctx); err != nil {
+				read <- err
+				return
+			}
+		}
+	}()
+	cancel()
+	select {
+	case <-done:
+	case <-dctx.Done():
+		t.Fatal("run did not return after its context ended")
+	}
+	if err := <-read; websocket.CloseStatus(err) != websocket.StatusGoingAway {
+		t.Errorf("the client's read ended with %v, want a close with 1001", err)
+	}
+	if link.sessions.liveInfo(sessionViaReactotron) != nil {
+		t.Error("the session is still live after shutdown")
+	}
+	if n := len(b.host.open()); n != 0 {
+		t.Errorf("%d connections still held after run returned", n)
+	}
+}
