@@ -80,6 +80,7 @@ func runCheckTest(t *testing.T, opts checkOptions, app *demoApp, start func(ctx 
 }
 
 func TestCheckAdapterPassesTheDemo(t *testing.T) {
+	t.Parallel()
 	app := newDemoApp(demoOptions{Seed: 7})
 	app.untilCheckoutFailed(500)
 	report, progress, err := runCheckTest(t, checkTestOptions(), app, func(ctx context.Context, addr string) {
@@ -278,6 +279,7 @@ func editJSON(frame []byte, edit func(m map[string]any)) []byte {
 func asMap(v any) map[string]any { m, _ := v.(map[string]any); return m }
 
 func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
+	t.Parallel()
 	isRequest := func(frame []byte, method string) bool {
 		var m struct{ Type, Method string }
 		return json.Unmarshal(frame, &m) == nil && m.Type == "request" && m.Method == method

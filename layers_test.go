@@ -177,34 +177,11 @@ func (stubImporter) Import(p string) (*types.Package, error) {
 	return pkg, nil
 }
 
-// layerDebtFile lists, one a line, the upward uses that the code had when
-// the layers were first named and that are still being moved. A use not in
-// it fails the test, and so does a line of it that no longer occurs: the
-// list only shrinks, and it goes when it is empty.
-const layerDebtFile = "testdata/layers_debt.txt"
-
 func TestLayers(t *testing.T) {
 	if len(layerExceptions) > 3 {
 		t.Errorf("%d layer exceptions; at most three are allowed", len(layerExceptions))
 	}
-	debt := map[string]bool{}
-	if data, err := os.ReadFile(layerDebtFile); err == nil {
-		for _, line := range strings.Split(string(data), "\n") {
-			if line = strings.TrimSpace(line); line != "" && !strings.HasPrefix(line, "#") {
-				debt[line] = false
-			}
-		}
-	}
 	for _, v := range layerViolations(t) {
-		if _, ok := debt[v]; ok {
-			debt[v] = true
-			continue
-		}
 		t.Error(v)
-	}
-	for v, seen := range debt {
-		if !seen {
-			t.Errorf("%s: %q no longer occurs; remove it from the list", layerDebtFile, v)
-		}
 	}
 }

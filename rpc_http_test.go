@@ -293,6 +293,7 @@ func TestHTTPLegacySessions(t *testing.T) {
 }
 
 func TestHTTPRefusals(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	h := newTestHTTP(t, cfg)
 	host := strings.TrimPrefix(strings.TrimSuffix(h.url, mcpPath), "http://")

@@ -77,6 +77,7 @@ func (e *e2e) waitEventsOf(stream, typ string, n int) []any {
 // mutations land in react_query, none in redux; the cache is a snapshot
 // that diffs; a Redux read fails at once; the plugin's command runs.
 func TestReactotronReactQuery(t *testing.T) {
+	t.Parallel()
 	e, url := startBridgeE2E(t)
 	app := dialReactotron(t, url, nil)
 	before, after := appFrames(t, "testdata/reactotron/react_query.jsonl", "state.backup.request")
@@ -234,6 +235,7 @@ func TestReactotronZustand(t *testing.T) {
 // name and model; a dispatch without `type` completes, matched by name
 // and path.
 func TestReactotronMST(t *testing.T) {
+	t.Parallel()
 	e, url := startBridgeE2E(t)
 	frames := readReactotronCaptured(t, "testdata/reactotron/mst.jsonl")
 	answers := recordedAnswers(t, frames)

@@ -463,6 +463,7 @@ func TestPathReadsAfterTheAppLeft(t *testing.T) {
 // the simulated app answers path reads and scoped snapshots, and a whole
 // state read is refused with an outline whose paths narrow it.
 func TestFiveMegabyteStateWithDefaultSettings(t *testing.T) {
+	t.Parallel()
 	state := mustMarshalState(largeReduxState(5<<20, 1))
 	decoded := decodeStateJSON(t, string(state))
 	for _, withPaths := range []bool{true, false} {

@@ -414,6 +414,7 @@ func scriptedAdapter(t *testing.T, wsURL string, answer func(id, method string) 
 }
 
 func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		answer func(id, method string) []byte
