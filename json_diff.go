@@ -2,7 +2,7 @@ package main
 
 // The diff of debug_diff_snapshots (spec §2): a deterministic recursive
 // comparison of two decoded snapshots that reports what changed as canonical
-// paths (jsonpath.go).
+// paths (json_path.go).
 
 import (
 	"bytes"

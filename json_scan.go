@@ -7,7 +7,7 @@ import (
 	"unicode/utf8"
 )
 
-// jsonscan.go is the validating JSON scanner: it checks a whole value as
+// json_scan.go is the validating JSON scanner: it checks a whole value as
 // RFC 8259 and encoding/json do (exact members, depth bound, string escapes)
 // while handing out members and elements, without decoding anything.
 

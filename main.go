@@ -175,7 +175,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		srv.tools.healthStreams = cfg.Tune.HealthStreams
 	}
 	// The adapter port also answers MCP for other local devtools-mcp
-	// processes, which relay to it while this one holds the port (relay.go).
+	// processes, which relay to it while this one holds the port (rpc_relay.go).
 	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
 	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP), mcpPath
 	relay := newRelay(cfg, func() (bool, string) {

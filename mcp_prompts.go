@@ -3,7 +3,7 @@ package main
 // This file serves MCP prompts: the investigations developers repeat, as
 // slash commands of their MCP client. A prompt's text tells an agent which
 // tools to call in which order with which arguments, what to compare and
-// what to report. The texts live in prompttexts.go; this file holds the
+// what to report. The texts live in mcp_prompttexts.go; this file holds the
 // table, prompts/list with its cursor, prompts/get with its argument checks,
 // and completion of prompt arguments.
 //

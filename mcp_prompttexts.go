@@ -6,7 +6,7 @@ import (
 )
 
 // The prompts and their texts, written for an agent. They follow the
-// convention of prompts.go: tools by name, arguments only in call form
+// convention of mcp_prompts.go: tools by name, arguments only in call form
 // debug_tool(arg="value"), so that TestPromptTextsMatchTools can check every
 // call against tools/list. Where a tool may or may not be registered, the
 // text asks the catalog and names only what exists.

@@ -116,7 +116,7 @@ var (
 )
 
 // promptMentions finds every tool named in text and parses every call,
-// following the convention of prompts.go. It fails on a call it cannot
+// following the convention of mcp_prompts.go. It fails on a call it cannot
 // read and on an argument assignment outside a call, so that nothing
 // escapes the check by being written differently.
 func promptMentions(text string) (tools []string, calls []promptCall, err error) {

@@ -23,8 +23,8 @@ const serverInstructions = "Inspect a running app in development: its Redux stor
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 // mcpServer is the MCP side of the program: one server — tools, resources,
-// the adapter link — shared by every client (client.go) and by the
-// stateless requests of the 2026-07-28 revision (era.go), whatever the
+// the adapter link — shared by every client (mcp_client.go) and by the
+// stateless requests of the 2026-07-28 revision (mcp_era.go), whatever the
 // transport. It dispatches to the tool and resource registries and fans
 // server-to-client notifications out to whoever asked for them. Its
 // methods are safe for concurrent use.
@@ -41,7 +41,7 @@ type mcpServer struct {
 	clients   map[*client]struct{}
 	listeners map[*listener]struct{} // open 2026-07-28 subscriptions/listen requests
 
-	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (relay.go)
+	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (rpc_relay.go)
 }
 
 // forwarder hands a request to another process that serves it
@@ -159,8 +159,8 @@ func (s *mcpServer) removeClient(c *client) {
 }
 
 // dispatch runs one admitted request's handler, or relays it to the
-// process holding the adapter port (relay.go). Results of 2026-07-28
-// requests get that revision's shape (era.go).
+// process holding the adapter port (rpc_relay.go). Results of 2026-07-28
+// requests get that revision's shape (mcp_era.go).
 func (s *mcpServer) dispatch(ctx context.Context, call *callInfo, req *request) (any, error) {
 	if s.relay != nil {
 		if result, err, note, ok := s.relay.forward(ctx, call, req, s.urgentBound(req)); ok {
@@ -248,7 +248,7 @@ func (s *mcpServer) setLevel(ctx context.Context, params json.RawMessage) (any, 
 
 // logToClient sends notifications/message to every legacy client that asked
 // for messages at level or above. 2026-07-28 requests get none: their
-// messages are request-scoped and this server's are not (era.go).
+// messages are request-scoped and this server's are not (mcp_era.go).
 func (s *mcpServer) logToClient(level string, data any) {
 	data = s.redact.Value(data)
 	for _, c := range s.clientList() {

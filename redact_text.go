@@ -5,7 +5,7 @@ import (
 	"strings"
 )
 
-// The text rules of redaction (redact.go): what a secret looks like in a
+// The text rules of redaction (redact_redactor.go applies them): what a secret looks like in a
 // string.
 
 // textTrigger marks the bytes at which a text rule may match: each rule is

@@ -53,7 +53,7 @@ type resourceHub struct {
 	wake chan struct{}            // cap 1: something became dirty
 }
 
-// maxSubscriptions bounds the subscriptions one client may hold (client.go)
+// maxSubscriptions bounds the subscriptions one client may hold (mcp_client.go)
 // and the URIs watched here for all of them; each MMKV instance name is a
 // URI of its own.
 const maxSubscriptions = 256
@@ -329,7 +329,7 @@ func (h *resourceHub) subscribe(uri string) error {
 
 // unsubscribe drops one holder of uri; the URI stops being watched when its
 // last holder goes. Each MCP client calls subscribe once per URI it holds
-// and unsubscribe once when it lets go (mcp.go keeps the per-client sets).
+// and unsubscribe once when it lets go (mcp_server.go keeps the per-client sets).
 func (h *resourceHub) unsubscribe(uri string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()

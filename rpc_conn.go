@@ -32,14 +32,14 @@ type handlerFunc func(ctx context.Context, req *request) (any, error)
 // inline returns true, which run on the reading goroutine in arrival order
 // (cheap methods, and ones whose effect later lines depend on), and those
 // for which urgent returns true, which have a small pool of their own
-// (urgent.go) so that they never wait behind the others. admit runs
+// (rpc_urgent.go) so that they never wait behind the others. admit runs
 // on the reading goroutine for every request before it is dispatched, so its
 // verdict follows arrival order too.
 type rpcConn struct {
 	handle handlerFunc
 	inline func(method string) bool
 	admit  func(req *request) error
-	urgent func(req *request) bool // nil: none; else run on lane (urgent.go)
+	urgent func(req *request) bool // nil: none; else run on lane (rpc_urgent.go)
 	logger *slog.Logger
 	out    *lineWriter
 	// stopped is closed when intake ends (EOF or ctx done), before serve

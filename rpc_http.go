@@ -5,7 +5,7 @@ package main
 // against the body, with subscriptions/listen as a long-lived SSE response.
 // Anything else is the legacy transport (2025-03-26 to 2025-11-25): initialize
 // opens a session (MCP-Session-Id), each session is one client of the
-// shared server (client.go), GET opens its notification stream and DELETE
+// shared server (mcp_client.go), GET opens its notification stream and DELETE
 // ends it. The transport only moves JSON-RPC messages: decoding is
 // jsonrpc.go's, dispatch the MCP core's.
 
@@ -131,7 +131,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: the MCP endpoint is "+mcpPath, http.StatusNotFound)
 		return
 	}
-	// The adapter port's rebinding rules (handshake.go): Host must be an IP
+	// The adapter port's rebinding rules (wire_handshake.go): Host must be an IP
 	// literal, localhost or in WS_ALLOWED_HOSTS; an Origin must match Host
 	// or be in WS_ALLOWED_ORIGINS.
 	if reason := t.checkHost(r); reason != "" {

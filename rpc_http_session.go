@@ -3,7 +3,7 @@ package main
 // The legacy half of Streamable HTTP (2025-03-26 to 2025-11-25): sessions
 // opened by initialize and named by MCP-Session-Id, each one client of the
 // shared server, with a GET stream for its notifications and DELETE to end
-// it. 2026-07-28 has none of this (http.go).
+// it. 2026-07-28 has none of this (rpc_http.go).
 
 import (
 	"context"

@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-// lines.go is the stdio framing of JSON-RPC: newline-delimited messages
+// rpc_stdio.go is the stdio framing of JSON-RPC: newline-delimited messages
 // read in bounded batches (a line over the bound read through, not held),
 // and replies written through one buffered writer.
 

@@ -1,8 +1,8 @@
 package main
 
-// bridge.go is the Reactotron bridge's listener and connections: apps built
+// rtron_bridge.go is the Reactotron bridge's listener and connections: apps built
 // with Reactotron's client (reactotron-react-native, reactotron-redux, …)
-// dial it unchanged, and each becomes a session. reactotron.go knows the
+// dial it unchanged, and each becomes a session. rtron_protocol.go knows the
 // messages; this file moves them, and answers for the session: events from
 // the server's buffers, state through Reactotron's own requests.
 

@@ -3,7 +3,7 @@ package main
 // The Reactotron bridge's protocol knowledge: how a Reactotron client's
 // frames are read and decoded, and the frames a server sends back. Pure
 // functions only; the listener and the sessions it feeds live elsewhere, and
-// reactotron_translate.go turns client messages into stream events.
+// rtron_translate.go turns client messages into stream events.
 //
 // What the server side must do, from the sources of reactotron-core-server
 // 3.2.1, reactotron-core-client 2.10.0, reactotron-redux 3.2.1,

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// bridge_requests.go is what a Reactotron session asks its app: the whole
+// rtron_requests.go is what a Reactotron session asks its app: the whole
 // state (state.backup.request), the value at a path (state.values.request),
 // dispatches and custom commands. Reactotron answers carry no id, so answers
 // are matched to requests by type and path, oldest first.

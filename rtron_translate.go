@@ -1,7 +1,7 @@
 package main
 
 // What a Reactotron client's messages mean: the stream event each one
-// becomes (see reactotron.go for the protocol), and the payloads that answer
+// becomes (see rtron_protocol.go for the protocol), and the payloads that answer
 // the server's requests or describe the app, which are not events.
 
 import (

@@ -106,7 +106,7 @@ func (q *adapterQueries) fetchSnapshot(ctx context.Context, s *session, stream s
 }
 
 // fetchSnapshotWith asks snapshot.get with params; with a Path, the answer's
-// state is the value there (pushdown.go).
+// state is the value there (session_pushdown.go).
 func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, params snapshotParams) (snapshot, error) {
 	if err := q.present(s); err != nil {
 		return snapshot{}, err
@@ -139,7 +139,7 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 
 // stateAt fetches the current snapshot of stream and slices out the value at
 // path without decoding the state, unredacted; a miss is an *errPathNotFound. An app
-// that offers snapshot.path is asked for the value alone (pushdown.go).
+// that offers snapshot.path is asked for the value alone (session_pushdown.go).
 func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
 	if err := q.checkStream(s, stream); err != nil {
 		return snapshot{}, nil, err

@@ -1,6 +1,6 @@
 package main
 
-// reactotron_session.go is what a Reactotron session keeps beyond events:
+// session_reactotron.go is what a Reactotron session keeps beyond events:
 // the MMKV keys observed (a Reactotron app tells no MMKV snapshot) and the
 // custom commands the app registered.
 

@@ -30,7 +30,7 @@ type config struct {
 	ReactotronPort   int      // the bridge's port; 0 (tests only, as for WSPort): any free port
 	EventBuffer      int      // events kept per session and stream
 	ReadOnly         bool     // tools that change the app are withheld
-	Redact           bool     // hide secrets in everything sent to clients (redact.go)
+	Redact           bool     // hide secrets in everything sent to clients (redact_json.go)
 	RedactKeys       []string // lower-case extra sensitive key names
 	Transport        string   // "stdio" or "http": where MCP clients connect
 	HTTPAddr         string   // host:port of the Streamable HTTP endpoint

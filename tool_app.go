@@ -1,6 +1,6 @@
 package main
 
-// tools_app.go holds the tools an agent reaches for first when debugging:
+// tool_app.go holds the tools an agent reaches for first when debugging:
 // what the app logged (the `console` stream), what it fetched (`network`),
 // and the ones that act on the app to reproduce a bug: dispatching a Redux
 // action and running a command the app registered. Logs and network are

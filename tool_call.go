@@ -11,7 +11,7 @@ import (
 	"strings"
 )
 
-// toolcall.go is how one tool call is made: argument specs and their
+// tool_call.go is how one tool call is made: argument specs and their
 // strict parsing, the input schema generated from them, and the result
 // envelope — redaction, the result budget, which session answered.
 

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// tools_health.go is debug_health_check: never an error, never slow, and
+// tool_health.go is debug_health_check: never an error, never slow, and
 // within the result budget however many sessions and streams there are.
 
 // healthStreamsTimeout bounds the live streams.list of a health check.

@@ -79,7 +79,7 @@ func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 }
 
 // allTools is every tool in tools/list order: those that read the app's
-// state and events, then logs, network and acting on it (tools_app.go).
+// state and events, then logs, network and acting on it (tool_app.go).
 var allTools = slices.Concat(stateTools, appTools)
 
 // stateTools read the app's state and events. Descriptions are written for

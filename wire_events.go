@@ -5,7 +5,7 @@ import (
 	"sync"
 )
 
-// linkevents.go is what the link reports to the MCP core — apps coming,
+// wire_events.go is what the link reports to the MCP core — apps coming,
 // going, pushing events, notices — and the bounded queue that hands the
 // reports over in order from one goroutine.
 

@@ -4,7 +4,7 @@ import (
 	"github.com/coder/websocket"
 )
 
-// wire.go holds Wire Protocol v1's message shapes as the server reads
+// wire_message.go holds Wire Protocol v1's message shapes as the server reads
 // them, its version and close codes, and the helpers that read raw wire
 // values.
 
