@@ -7,7 +7,7 @@ package main
 // opens a session (MCP-Session-Id), each session is one client of the
 // shared server (mcp_client.go), GET opens its notification stream and DELETE
 // ends it. The transport only moves JSON-RPC messages: decoding is
-// jsonrpc.go's, dispatch the MCP core's.
+// rpc_message.go's, dispatch the MCP core's.
 
 import (
 	"bytes"
@@ -160,7 +160,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // parseHTTPMessage decodes one POST body with the strictness of stdio
-// (jsonrpc.go): depth bound, valid JSON, exact member names, duplicates
+// (rpc_message.go): depth bound, valid JSON, exact member names, duplicates
 // refused, the id kept byte for byte. A body is one message: batches were
 // removed from MCP in 2025-06-18. isResponse marks a client's JSON-RPC
 // response, which the server has no use for.
