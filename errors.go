@@ -86,10 +86,17 @@ func typedToolError(err error) *toolError {
 	case *errNotConnected:
 		return notConnectedError(e.Reason, e.WSURL, e.ListenError)
 	case *errTooManyPending:
+		if e.Via == sessionViaReactotron {
+			return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
+		}
 		return newToolError(codeAdapterError, nil,
 			"too many requests pending on the app adapter (limit %d); it is not answering", e.Limit)
 	case *errAdapterTimeout:
 		ms := e.After.Milliseconds()
+		if e.Via == sessionViaReactotron {
+			return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
+				"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
+		}
 		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
 			"the app adapter did not answer %s within %d ms", e.Method, ms)
 	case *errFrameTooLarge:
@@ -102,14 +109,8 @@ func typedToolError(err error) *toolError {
 		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
 	case *errAdapterAnswered:
 		return adapterAnsweredError(e)
-	case *reactotronBusyError:
-		return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
 	case *reactotronBadActionError:
 		return invalidParams(e.Argument, e.Problem)
-	case *reactotronTimeoutError:
-		ms := e.Timeout.Milliseconds()
-		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
-			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
 
 	// The sessions (session_errors.go).
 	case *errUnknownSession:

@@ -130,7 +130,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 }
 
 func (l *adapterLink) timeoutError(method string) error {
-	return &errAdapterTimeout{Method: method, After: l.cfg.RequestTimeout}
+	return &errAdapterTimeout{Via: sessionViaWire, Method: method, After: l.cfg.RequestTimeout}
 }
 
 // handleResponse completes the pending request a response answers.
