@@ -18,8 +18,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +36,19 @@ type rawConnKey struct{}
 
 func socketConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, rawConnKey{}, c)
+}
+
+// newSocketServer is the http.Server of a listener that upgrades to
+// WebSocket: bounded headers, its errors logged at debug level, and each
+// request given its net.Conn (socketConnContext).
+func newSocketServer(upgrade http.HandlerFunc, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           upgrade,
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+		ConnContext:       socketConnContext,
+	}
 }
 
 // socketHost holds the connections (of type C) one listener accepted. Its
@@ -120,22 +135,14 @@ func (h *socketHost[C]) stop() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopping = true
-	conns := make([]C, 0, len(h.conns))
-	for c := range h.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 // open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	conns := make([]C, 0, len(h.conns))
-	for c := range h.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 func (h *socketHost[C]) wait() { h.wg.Wait() }
