@@ -18,10 +18,8 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
-	"maps"
 	"net"
 	"net/http"
-	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -135,14 +133,23 @@ func (h *socketHost[C]) stop() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopping = true
-	return slices.Collect(maps.Keys(h.conns))
+	return h.listLocked()
 }
 
 // open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return slices.Collect(maps.Keys(h.conns))
+	return h.listLocked()
+}
+
+// listLocked lists the connections open now; h.mu is held.
+func (h *socketHost[C]) listLocked() []C {
+	conns := make([]C, 0, len(h.conns))
+	for c := range h.conns {
+		conns = append(conns, c)
+	}
+	return conns
 }
 
 func (h *socketHost[C]) wait() { h.wg.Wait() }
