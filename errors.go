@@ -105,8 +105,6 @@ func typedToolError(err error) *toolError {
 		// A scope cannot help here: it is applied after the whole answer arrives.
 		te.Suggestion = "The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."
 		return te
-	case *errAdapterMalformed:
-		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
 	case *errAdapterAnswered:
 		return adapterAnsweredError(e)
 	case *reactotronBadActionError:
@@ -135,6 +133,9 @@ func typedToolError(err error) *toolError {
 		return newToolError(codeStreamUnavailable, map[string]any{"stream": e.Stream, "activeStreams": e.Active},
 			"stream %q is not active; active streams: %s", e.Stream, strings.Join(e.Active, ", "))
 	case *errAnswerMalformed:
+		if e.Envelope {
+			return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
+		}
 		return newToolError(codeAdapterError, map[string]string{"adapterMessage": e.Problem},
 			"the adapter's %s answer is malformed: %s", e.Method, e.Problem)
 	case *errPathNotFound:

@@ -26,6 +26,8 @@ func TestToolErrorOf(t *testing.T) {
 			"the app's wire session does not offer commands.list", `{"adapterMessage":"commands.list is not offered by this app"}`, ""},
 		{"answer malformed", &errAnswerMalformed{Method: "streams.list", Problem: "want {streams: [...]}"}, codeAdapterError,
 			"the adapter's streams.list answer is malformed: want {streams: [...]}", `{"adapterMessage":"want {streams: [...]}"}`, ""},
+		{"answer envelope malformed", &errAnswerMalformed{Method: "streams.list", Problem: "it has neither result nor error", Envelope: true}, codeAdapterError,
+			"the app adapter's answer to streams.list is malformed: it has neither result nor error", "", ""},
 		{"frame too large", &errFrameTooLarge{Method: "snapshot.get", Size: 600000, Limit: 524288}, codePayloadTooLarge,
 			"the app adapter's answer to snapshot.get is 600000 bytes, over MAX_PAYLOAD_SIZE (524288 bytes)", `{"size":600000,"limit":524288}`,
 			"The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."},

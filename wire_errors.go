@@ -78,16 +78,6 @@ func (e *errFrameTooLarge) Error() string {
 	return fmt.Sprintf("the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", e.Method, e.Size, e.Limit)
 }
 
-// errAdapterMalformed: the adapter's answer to Method broke the wire
-// protocol; Problem says how.
-type errAdapterMalformed struct {
-	Method, Problem string
-}
-
-func (e *errAdapterMalformed) Error() string {
-	return fmt.Sprintf("the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
-}
-
 // errAdapterAnswered: the adapter answered Method with an error of its own
 // (wire protocol §4). Details is the answer's details member, nil when absent.
 type errAdapterAnswered struct {
@@ -103,12 +93,18 @@ func (e *errAdapterAnswered) Error() string {
 // answers from a whole state) and by the sessions.
 
 // errAnswerMalformed: an answer to Method, whoever gave it, is not in the
-// wire protocol's shape; Problem says what was wanted.
+// wire protocol's shape; Problem says what was wanted. Envelope is set when
+// the adapter's response itself broke the protocol (neither result nor
+// error, or an error member not in §4's shape), rather than its result.
 type errAnswerMalformed struct {
 	Method, Problem string
+	Envelope        bool
 }
 
 func (e *errAnswerMalformed) Error() string {
+	if e.Envelope {
+		return fmt.Sprintf("the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
+	}
 	return fmt.Sprintf("the adapter's %s answer is malformed: %s", e.Method, e.Problem)
 }
 
