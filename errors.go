@@ -86,10 +86,17 @@ func typedToolError(err error) *toolError {
 	case *errNotConnected:
 		return notConnectedError(e.Reason, e.WSURL, e.ListenError)
 	case *errTooManyPending:
+		if e.Via == sessionViaReactotron {
+			return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
+		}
 		return newToolError(codeAdapterError, nil,
 			"too many requests pending on the app adapter (limit %d); it is not answering", e.Limit)
 	case *errAdapterTimeout:
 		ms := e.After.Milliseconds()
+		if e.Via == sessionViaReactotron {
+			return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
+				"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
+		}
 		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
 			"the app adapter did not answer %s within %d ms", e.Method, ms)
 	case *errFrameTooLarge:
@@ -98,18 +105,10 @@ func typedToolError(err error) *toolError {
 		// A scope cannot help here: it is applied after the whole answer arrives.
 		te.Suggestion = "The app's whole answer is over MAX_PAYLOAD_SIZE: restart the server with a larger MAX_PAYLOAD_SIZE (up to 67108864)."
 		return te
-	case *errAdapterMalformed:
-		return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
 	case *errAdapterAnswered:
 		return adapterAnsweredError(e)
-	case *reactotronBusyError:
-		return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
 	case *reactotronBadActionError:
 		return invalidParams(e.Argument, e.Problem)
-	case *reactotronTimeoutError:
-		ms := e.Timeout.Milliseconds()
-		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
-			"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
 
 	// The sessions (session_errors.go).
 	case *errUnknownSession:
@@ -134,6 +133,9 @@ func typedToolError(err error) *toolError {
 		return newToolError(codeStreamUnavailable, map[string]any{"stream": e.Stream, "activeStreams": e.Active},
 			"stream %q is not active; active streams: %s", e.Stream, strings.Join(e.Active, ", "))
 	case *errAnswerMalformed:
+		if e.Envelope {
+			return newToolError(codeAdapterError, nil, "the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
+		}
 		return newToolError(codeAdapterError, map[string]string{"adapterMessage": e.Problem},
 			"the adapter's %s answer is malformed: %s", e.Method, e.Problem)
 	case *errPathNotFound:

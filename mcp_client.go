@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -182,11 +183,7 @@ func (s *subscriptionSet) changed() {
 func (s *subscriptionSet) list() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]string, 0, len(s.uris))
-	for uri := range s.uris {
-		out = append(out, uri)
-	}
-	return out
+	return slices.Collect(maps.Keys(s.uris))
 }
 
 func (s *subscriptionSet) remove(hub *resourceHub, uri string) {

@@ -12,6 +12,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -275,11 +276,7 @@ func (l *listener) deliver(method string, params map[string]any) {
 func (s *mcpServer) listenerList() []*listener {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*listener, 0, len(s.listeners))
-	for l := range s.listeners {
-		out = append(out, l)
-	}
-	return out
+	return slices.Collect(maps.Keys(s.listeners))
 }
 
 // listen serves subscriptions/listen: it acknowledges the notification types

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -295,11 +296,7 @@ func (s *mcpServer) resourceUpdated(params any) {
 func (s *mcpServer) clientList() []*client {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*client, 0, len(s.clients))
-	for c := range s.clients {
-		out = append(out, c)
-	}
-	return out
+	return slices.Collect(maps.Keys(s.clients))
 }
 
 func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, error) {

@@ -25,24 +25,6 @@ import (
 // before the answer came. It is a not-connected error like the adapters'.
 var errReactotronGone error = &errNotConnected{Reason: linkReasonDisconnected}
 
-// reactotronBusyError: too many of the bridge's requests already wait on
-// one key; the app is not answering them.
-type reactotronBusyError struct{ Limit int }
-
-func (e *reactotronBusyError) Error() string {
-	return fmt.Sprintf("%d requests already wait for the Reactotron app's answer", e.Limit)
-}
-
-// reactotronTimeoutError: the app did not answer Method within Timeout.
-type reactotronTimeoutError struct {
-	Method  string
-	Timeout time.Duration
-}
-
-func (e *reactotronTimeoutError) Error() string {
-	return fmt.Sprintf("no answer to %s within %v", e.Method, e.Timeout)
-}
-
 // reactotronBadActionError: an action asked of the app (a dispatch, a
 // custom command) cannot be put in a Reactotron message. Argument names
 // the tool argument at fault and Problem says what is wrong with it.
@@ -80,7 +62,7 @@ func (c *reactotronConn) post(ctx context.Context, asks ...reactotronAsk) ([]cha
 		case len(c.waiters[a.key]) >= maxReactotronWaiters:
 			c.mu.Unlock()
 			c.forget(asks, ws)
-			return nil, &reactotronBusyError{Limit: maxReactotronWaiters}
+			return nil, &errTooManyPending{Via: sessionViaReactotron, Limit: maxReactotronWaiters}
 		}
 		c.waiters[a.key] = append(c.waiters[a.key], w)
 		c.mu.Unlock()
@@ -127,7 +109,7 @@ func (c *reactotronConn) await(ctx context.Context, method string, ask reactotro
 		return a, nil
 	case <-timer.C:
 		c.forget([]reactotronAsk{ask}, []chan reactotronAnswer{w})
-		return reactotronAnswer{}, &reactotronTimeoutError{Method: method, Timeout: timeout}
+		return reactotronAnswer{}, &errAdapterTimeout{Via: sessionViaReactotron, Method: method, After: timeout}
 	case <-ctx.Done():
 		c.forget([]reactotronAsk{ask}, []chan reactotronAnswer{w})
 		return reactotronAnswer{}, ctx.Err()
@@ -181,7 +163,7 @@ func (c *reactotronConn) askValue(ctx context.Context, dotted string) (reactotro
 		return reactotronAnswer{missing: true}, nil
 	case <-timer.C:
 		c.forget([]reactotronAsk{value, fence}, ws)
-		return reactotronAnswer{}, &reactotronTimeoutError{Method: "state.values.request", Timeout: c.requestTimeout()}
+		return reactotronAnswer{}, &errAdapterTimeout{Via: sessionViaReactotron, Method: "state.values.request", After: c.requestTimeout()}
 	case <-ctx.Done():
 		c.forget([]reactotronAsk{value, fence}, ws)
 		return reactotronAnswer{}, ctx.Err()

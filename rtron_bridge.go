@@ -64,13 +64,7 @@ func (b *reactotronBridge) run(ctx context.Context) {
 		b.logger.Warn("the Reactotron bridge listens beyond loopback and Reactotron clients cannot send a token: "+
 			"any device that can reach the port can send data as an app", "host", b.cfg.WSHost, "port", b.cfg.ReactotronPort)
 	}
-	srv := &http.Server{
-		Handler:           http.HandlerFunc(b.serveUpgrade),
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(b.logger.Handler(), slog.LevelDebug),
-		ConnContext:       socketConnContext,
-	}
+	srv := newSocketServer(b.serveUpgrade, b.logger)
 	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(b.cfg.ReactotronPort))
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
 	defer tried()

@@ -79,8 +79,14 @@ type reactQueryEvent struct {
 
 // reactQueryMutationEvent is the payload of a mutation event.
 type reactQueryMutationEvent struct {
-	MutationID   json.RawMessage `json:"mutationId"`
-	MutationKey  json.RawMessage `json:"mutationKey,omitempty"`
+	MutationID  json.RawMessage `json:"mutationId"`
+	MutationKey json.RawMessage `json:"mutationKey,omitempty"`
+	reactQueryMutationState
+}
+
+// reactQueryMutationState is the part of a mutation's state that events
+// carry.
+type reactQueryMutationState struct {
 	Status       json.RawMessage `json:"status"`
 	Variables    json.RawMessage `json:"variables"`
 	Data         json.RawMessage `json:"data"`
@@ -176,23 +182,14 @@ func reactQueryFromAction(payload json.RawMessage) (typ string, ev json.RawMessa
 		Options    struct {
 			MutationKey json.RawMessage `json:"mutationKey"`
 		} `json:"options"`
-		State struct {
-			Status       json.RawMessage `json:"status"`
-			Variables    json.RawMessage `json:"variables"`
-			Data         json.RawMessage `json:"data"`
-			Error        json.RawMessage `json:"error"`
-			FailureCount json.RawMessage `json:"failureCount"`
-			SubmittedAt  json.RawMessage `json:"submittedAt"`
-		} `json:"state"`
+		State reactQueryMutationState `json:"state"`
 	}
 	if err := json.Unmarshal(p.Action.Mutation, &m); err != nil {
 		return "", nil, true, fmt.Errorf("%w: React Query mutation: want {mutationId, options, state}", errReactotronMessage)
 	}
 	ev, err = reactotronMarshal(reactQueryMutationEvent{
 		MutationID: reactotronOrNull(m.MutationID), MutationKey: m.Options.MutationKey,
-		Status: reactotronOrNull(m.State.Status), Variables: reactotronOrNull(m.State.Variables),
-		Data: reactotronOrNull(m.State.Data), Error: reactotronOrNull(m.State.Error),
-		FailureCount: reactotronOrNull(m.State.FailureCount), SubmittedAt: reactotronOrNull(m.State.SubmittedAt),
+		reactQueryMutationState: m.State.orNull(),
 	})
 	return typ, ev, true, err
 }
@@ -216,4 +213,11 @@ func (s reactQueryState) orNull() reactQueryState {
 	return reactQueryState{Status: reactotronOrNull(s.Status), FetchStatus: reactotronOrNull(s.FetchStatus),
 		Data: reactotronOrNull(s.Data), Error: reactotronOrNull(s.Error), DataUpdatedAt: reactotronOrNull(s.DataUpdatedAt),
 		ErrorUpdatedAt: reactotronOrNull(s.ErrorUpdatedAt), IsInvalidated: reactotronOrNull(s.IsInvalidated)}
+}
+
+// orNull gives absent members JSON null, so every event has every field.
+func (s reactQueryMutationState) orNull() reactQueryMutationState {
+	return reactQueryMutationState{Status: reactotronOrNull(s.Status), Variables: reactotronOrNull(s.Variables),
+		Data: reactotronOrNull(s.Data), Error: reactotronOrNull(s.Error),
+		FailureCount: reactotronOrNull(s.FailureCount), SubmittedAt: reactotronOrNull(s.SubmittedAt)}
 }

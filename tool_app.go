@@ -47,6 +47,12 @@ const (
 	dispatchedEvent = "action_dispatched"
 )
 
+// The paging arguments of debug_get_logs and debug_get_network.
+var (
+	sinceSeqArg    = argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only after this seq."}
+	newestLimitArg = argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."}
+)
+
 var appTools = []*tool{
 	{
 		name:  "debug_get_logs",
@@ -56,8 +62,7 @@ var appTools = []*tool{
 		args: withSession(
 			argSpec{name: "level", kind: argString, description: "Minimum: debug, info, warn, error."},
 			argSpec{name: "contains", kind: argString, description: "Text to find, any case."},
-			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only after this seq."},
-			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."},
+			sinceSeqArg, newestLimitArg,
 		),
 		outputSchema: `{"type":"object","properties":{"entries":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"level":{"type":"string"},"message":{"type":"string"},"stack":{},"moreFrames":{"type":"integer"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},` + whoAnswered + `},"required":["entries","hasMore","latestSeq"]}`,
 		run:          getLogs,
@@ -71,8 +76,7 @@ var appTools = []*tool{
 			argSpec{name: "status", kind: argString, description: "2xx…5xx, failed, or a code."},
 			argSpec{name: "method", kind: argString, description: "e.g. POST."},
 			argSpec{name: "url_contains", kind: argString, description: "Text to find, any case."},
-			argSpec{name: "since_seq", kind: argInteger, min: 0, description: "Only after this seq."},
-			argSpec{name: "limit", kind: argInteger, min: 1, max: 200, def: 50, clamp: true, description: "1-200; the newest unless since_seq."},
+			sinceSeqArg, newestLimitArg,
 			argSpec{name: "seq", kind: argInteger, min: 1, description: "One request in full."},
 		),
 		// Two shapes: the summaries, or with seq one exchange (the app's event payload, as sent).

@@ -191,11 +191,10 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs)
+	snap, value, err := ts.redactedStateAt(ctx, a.session, stream, scope, segs)
 	if err != nil {
 		return nil, scopeError(err)
 	}
-	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("stream", stream)
 	o.raw("seq", snap.seq)
@@ -203,9 +202,7 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if hasScope {
 		o.value("scope", scope)
 	}
-	o.raw("state", value)
-	return &toolResult{body: o.close(), focus: value, focusPath: segs,
-		narrow: "Call debug_get_snapshot again with `scope` set to one of the outline's paths."}, nil
+	return focusedResult(&o, "state", value, segs, "Call debug_get_snapshot again with `scope` set to one of the outline's paths."), nil
 }
 
 func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
@@ -214,16 +211,31 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs)
+	_, value, err := ts.redactedStateAt(ctx, a.session, "redux", path, segs)
 	if err != nil {
 		return nil, err
 	}
-	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("path", path)
-	o.raw("value", value)
-	return &toolResult{body: o.close(), focus: value, focusPath: segs,
-		narrow: "Call debug_get_state_path again with one of the outline's paths."}, nil
+	return focusedResult(&o, "value", value, segs, "Call debug_get_state_path again with one of the outline's paths."), nil
+}
+
+// redactedStateAt is the state of stream at path (segs), redacted as
+// agents see it, and the snapshot it is from.
+func (ts *toolSet) redactedStateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
+	snap, value, err := ts.stateAt(ctx, s, stream, path, segs)
+	if err != nil {
+		return snap, nil, err
+	}
+	return snap, ts.redact.At(segs, value), nil
+}
+
+// focusedResult closes o with value, the state at segs, as its member key:
+// an answer over the budget is outlined around value, and narrow says how
+// to ask for less.
+func focusedResult(o *jsonObject, key string, value json.RawMessage, segs []pathSegment, narrow string) *toolResult {
+	o.raw(key, value)
+	return &toolResult{body: o.close(), focus: value, focusPath: segs, narrow: narrow}
 }
 
 func queryEvents(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {

@@ -108,7 +108,7 @@ func (c *adapterConn) addPending(id string, p *adapterPending) error {
 		return &errNotConnected{Reason: c.gone}
 	}
 	if len(c.pending) >= c.link.maxPending {
-		return &errTooManyPending{Limit: c.link.maxPending}
+		return &errTooManyPending{Via: sessionViaWire, Limit: c.link.maxPending}
 	}
 	c.pending[id] = p
 	return nil

@@ -35,21 +35,36 @@ type errNotConnected struct {
 
 func (e *errNotConnected) Error() string { return "not connected: " + e.Reason }
 
-// errTooManyPending: an adapter has limit requests unanswered already.
-type errTooManyPending struct{ Limit int }
-
-func (e *errTooManyPending) Error() string {
-	return fmt.Sprintf("too many requests pending on the app adapter (limit %d)", e.Limit)
+// errTooManyPending: an app has Limit requests unanswered already. Via
+// says how the app is connected (sessionViaReactotron; anything else is a
+// wire protocol adapter).
+type errTooManyPending struct {
+	Via   string
+	Limit int
 }
 
-// errAdapterTimeout: the adapter did not answer method within After.
+func (e *errTooManyPending) Error() string {
+	return fmt.Sprintf("too many requests pending on %s (limit %d)", appNamed(e.Via), e.Limit)
+}
+
+// errAdapterTimeout: the app did not answer Method within After. Via says
+// how the app is connected, as in errTooManyPending.
 type errAdapterTimeout struct {
+	Via    string
 	Method string
 	After  time.Duration
 }
 
 func (e *errAdapterTimeout) Error() string {
-	return fmt.Sprintf("the app adapter did not answer %s within %d ms", e.Method, e.After.Milliseconds())
+	return fmt.Sprintf("%s did not answer %s within %d ms", appNamed(e.Via), e.Method, e.After.Milliseconds())
+}
+
+// appNamed names the app connected via, for the errors' own text.
+func appNamed(via string) string {
+	if via == sessionViaReactotron {
+		return "the Reactotron app"
+	}
+	return "the app adapter"
 }
 
 // errFrameTooLarge: the adapter's answer to Method was a frame of Size
@@ -61,16 +76,6 @@ type errFrameTooLarge struct {
 
 func (e *errFrameTooLarge) Error() string {
 	return fmt.Sprintf("the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", e.Method, e.Size, e.Limit)
-}
-
-// errAdapterMalformed: the adapter's answer to Method broke the wire
-// protocol; Problem says how.
-type errAdapterMalformed struct {
-	Method, Problem string
-}
-
-func (e *errAdapterMalformed) Error() string {
-	return fmt.Sprintf("the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
 }
 
 // errAdapterAnswered: the adapter answered Method with an error of its own
@@ -88,12 +93,18 @@ func (e *errAdapterAnswered) Error() string {
 // answers from a whole state) and by the sessions.
 
 // errAnswerMalformed: an answer to Method, whoever gave it, is not in the
-// wire protocol's shape; Problem says what was wanted.
+// wire protocol's shape; Problem says what was wanted. Envelope is set when
+// the adapter's response itself broke the protocol (neither result nor
+// error, or an error member not in §4's shape), rather than its result.
 type errAnswerMalformed struct {
 	Method, Problem string
+	Envelope        bool
 }
 
 func (e *errAnswerMalformed) Error() string {
+	if e.Envelope {
+		return fmt.Sprintf("the app adapter's answer to %s is malformed: %s", e.Method, e.Problem)
+	}
 	return fmt.Sprintf("the adapter's %s answer is malformed: %s", e.Method, e.Problem)
 }
 

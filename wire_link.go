@@ -232,13 +232,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 		l.events.run(l.notify)
 	}()
 
-	srv := &http.Server{
-		Handler:           http.HandlerFunc(l.serveUpgrade),
-		ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(l.logger.Handler(), slog.LevelDebug),
-		ConnContext:       socketConnContext,
-	}
+	srv := newSocketServer(l.serveUpgrade, l.logger)
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
 	defer l.markBindTried()
 	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {

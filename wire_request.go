@@ -52,7 +52,7 @@ type wireRequest struct {
 // returns the `result` of its response, which the caller owns. Errors are
 // the typed errors of wire_errors.go (*errNotConnected, *errAdapterTimeout
 // after cfg.RequestTimeout, *errFrameTooLarge, *errTooManyPending,
-// *errAdapterMalformed, *errAdapterAnswered), or ctx.Err() when ctx ends
+// *errAnswerMalformed with Envelope, *errAdapterAnswered), or ctx.Err() when ctx ends
 // first. On timeout and on ctx's end the adapter is sent a cancel.
 // Safe for concurrent use.
 func (c *adapterConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
@@ -130,7 +130,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 }
 
 func (l *adapterLink) timeoutError(method string) error {
-	return &errAdapterTimeout{Method: method, After: l.cfg.RequestTimeout}
+	return &errAdapterTimeout{Via: sessionViaWire, Method: method, After: l.cfg.RequestTimeout}
 }
 
 // handleResponse completes the pending request a response answers.
@@ -148,14 +148,14 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 	}
 	if !wireAbsent(m.Error) {
 		err := adapterAnswerError(p.method, m.Error)
-		if _, malformed := err.(*errAdapterMalformed); malformed {
+		if _, malformed := err.(*errAnswerMalformed); malformed {
 			c.notice("warning", "malformed answer dropped", err.Error())
 		}
 		p.done <- adapterOutcome{err: err}
 		return
 	}
 	if m.Result == nil {
-		err := &errAdapterMalformed{Method: p.method, Problem: "it has neither result nor error"}
+		err := &errAnswerMalformed{Method: p.method, Problem: "it has neither result nor error", Envelope: true}
 		c.notice("warning", "malformed answer dropped", err.Error())
 		p.done <- adapterOutcome{err: err}
 		return
@@ -215,12 +215,12 @@ func parseWireAnswerError(raw []byte) (wireAnswerError, error) {
 }
 
 // adapterAnswerError reads a response's error member (wire protocol §4):
-// the adapter's own error, or *errAdapterMalformed when it breaks the
+// the adapter's own error, or *errAnswerMalformed (Envelope) when it breaks the
 // protocol.
 func adapterAnswerError(method string, raw []byte) error {
 	ae, err := parseWireAnswerError(raw)
 	if err != nil {
-		return &errAdapterMalformed{Method: method, Problem: err.Error()}
+		return &errAnswerMalformed{Method: method, Problem: err.Error(), Envelope: true}
 	}
 	e := &errAdapterAnswered{Method: method, Code: ae.Code, Message: ae.Message}
 	if ae.Details != nil {

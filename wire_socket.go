@@ -36,6 +36,19 @@ func socketConnContext(ctx context.Context, c net.Conn) context.Context {
 	return context.WithValue(ctx, rawConnKey{}, c)
 }
 
+// newSocketServer is the http.Server of a listener that upgrades to
+// WebSocket: bounded headers, its errors logged at debug level, and each
+// request given its net.Conn (socketConnContext).
+func newSocketServer(upgrade http.HandlerFunc, logger *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           upgrade,
+		ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelDebug),
+		ConnContext:       socketConnContext,
+	}
+}
+
 // socketHost holds the connections (of type C) one listener accepted. Its
 // methods are safe for concurrent use.
 type socketHost[C comparable] struct {
@@ -120,17 +133,18 @@ func (h *socketHost[C]) stop() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopping = true
-	conns := make([]C, 0, len(h.conns))
-	for c := range h.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return h.listLocked()
 }
 
 // open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	return h.listLocked()
+}
+
+// listLocked lists the connections open now; h.mu is held.
+func (h *socketHost[C]) listLocked() []C {
 	conns := make([]C, 0, len(h.conns))
 	for c := range h.conns {
 		conns = append(conns, c)
