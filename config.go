@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 	"time"
 )
 
@@ -356,12 +357,16 @@ func printUsage(w io.Writer) {
 		"An MCP server on stdio or Streamable HTTP that lets a coding agent inspect\n"+
 		"a running app's Redux store, navigation state and MMKV storage through\nits debug adapter.\n\n"+
 		"Every setting is an environment variable, overridden by its flag:\n\n")
+	// Columns are as wide as their longest entry (REACTOTRON_DESKTOP_ALLOWED_HOSTS).
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, s := range settings {
-		fmt.Fprintf(w, "  %-19s -%-19s default %-11q %s\n", s.env, s.flag, s.def, s.usage)
+		fmt.Fprintf(tw, "  %s\t-%s\tdefault %q\t%s\n", s.env, s.flag, s.def, s.usage)
 	}
-	fmt.Fprintf(w, "\nOther flags:\n  -demo     also start the built-in simulated app\n"+
-		"  -demo-adapter-only  run only the simulated app, dialling WS_HOST:WS_PORT (no server)\n"+
-		"  -version  print the version\n  -help     print this text\n")
+	fmt.Fprintf(tw, "\nOther flags:\n")
+	fmt.Fprintf(tw, "  -demo\talso start the built-in simulated app\n"+
+		"  -demo-adapter-only\trun only the simulated app, dialling WS_HOST:WS_PORT (no server)\n"+
+		"  -version\tprint the version\n  -help\tprint this text\n")
+	tw.Flush()
 	fmt.Fprintf(w, "\nUsage: devtools-mcp check-adapter [flags]\n\n"+
 		"Checks a Wire Protocol v1 adapter against PROTOCOL.md: listens on WS_HOST:WS_PORT\n"+
 		"like the server (without the MCP side), waits for one app to connect, drives it\n"+
