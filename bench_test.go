@@ -318,11 +318,26 @@ func benchConnectApp(tb testing.TB, c *benchClient, state json.RawMessage) *demo
 // benchConnectAppWith is benchConnectApp with the app's options.
 func benchConnectAppWith(tb testing.TB, c *benchClient, state json.RawMessage, opts demoOptions) *demoApp {
 	tb.Helper()
-	url := c.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	app := newDemoApp(opts)
 	if state != nil {
 		app.setReduxState(state) // before connecting: the big snapshot is not pushed
 	}
+	connectDemoApp(tb, c, app)
+	return app
+}
+
+// healthWaiter is a test's client of a server: it polls debug_health_check
+// until ok holds.
+type healthWaiter interface {
+	waitHealth(ok func(healthOut) bool) healthOut
+}
+
+// connectDemoApp connects app to the server behind c, as a user would find
+// it (from debug_health_check), and waits until the server reports it
+// connected. The app disconnects when the test ends.
+func connectDemoApp(tb testing.TB, c healthWaiter, app *demoApp) {
+	tb.Helper()
+	url := c.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- app.connect(ctx, url) }()
@@ -333,7 +348,6 @@ func benchConnectAppWith(tb testing.TB, c *benchClient, state json.RawMessage, o
 		}
 	})
 	c.waitHealth(func(h healthOut) bool { return h.Connected })
-	return app
 }
 
 // ---------------------------------------------------------------------------

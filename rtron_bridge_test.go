@@ -367,11 +367,19 @@ func atoi(t *testing.T, s string) int {
 // can reach the sessions it makes.
 func startBridge(t *testing.T) (*reactotronBridge, *adapterLink, string) {
 	t.Helper()
+	return startBridgeWith(t, 2*time.Second, nil)
+}
+
+// startBridgeWith is startBridge with a request timeout, and with the
+// desktop relay opts names (nil: none).
+func startBridgeWith(t *testing.T, requestTimeout time.Duration, desktop *reactotronDesktopOptions) (*reactotronBridge, *adapterLink, string) {
+	t.Helper()
 	cfg := testConfig(t)
 	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
-	cfg.RequestTimeout = 2 * time.Second
+	cfg.RequestTimeout = requestTimeout
 	link := newTestLink(cfg, nil, nil)
 	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
+	b.desktop = desktop
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

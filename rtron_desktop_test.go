@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -170,27 +169,7 @@ func testDesktopOptions(addr string) *reactotronDesktopOptions {
 // opts names.
 func startRelayBridge(t *testing.T, opts *reactotronDesktopOptions) (*reactotronBridge, *adapterLink, string) {
 	t.Helper()
-	cfg := testConfig(t)
-	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
-	cfg.RequestTimeout = 5 * time.Second
-	link := newTestLink(cfg, nil, nil)
-	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
-	b.desktop = opts
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		b.run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	addr, err := b.addr(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b, link, "ws://" + addr + "/"
+	return startBridgeWith(t, 5*time.Second, opts)
 }
 
 // recordedFrames are the frames of desktop.jsonl in one direction.

@@ -24,7 +24,7 @@ func reactotronMSTDetails(mst json.RawMessage) json.RawMessage {
 	out := []byte{'{'}
 	_ = eachMember(mst, func(name string, value []byte) bool {
 		if name == "modelType" {
-			if n := reactotronMember(value, "name"); rawKind(n) == "string" {
+			if n := rawMember(value, "name"); rawKind(n) == "string" {
 				value = n
 			} else if rawKind(value) != "string" {
 				return true
@@ -43,11 +43,8 @@ func reactotronMSTDetails(mst json.RawMessage) json.RawMessage {
 // isMSTAction reports whether action is shaped as MST names one:
 // {name, path?, args?} with a string name.
 func isMSTAction(action json.RawMessage) bool {
-	return rawKind(reactotronMember(action, "name")) == "string"
+	return rawKind(rawMember(action, "name")) == "string"
 }
-
-// reactotronMember is the value of member name of a JSON object, or nil.
-func reactotronMember(obj []byte, name string) []byte { return rawMember(obj, name) }
 
 // reactotronActionName is the name a state.action.complete gives its
 // action when it says more than the type: reactotron-redux names an action
@@ -57,7 +54,7 @@ func reactotronActionName(name, action json.RawMessage) string {
 	if rawKind(name) != "string" || json.Unmarshal(name, &s) != nil {
 		return ""
 	}
-	if typ := reactotronMember(action, "type"); rawKind(typ) == "string" && string(typ) == string(name) {
+	if typ := rawMember(action, "type"); rawKind(typ) == "string" && string(typ) == string(name) {
 		return ""
 	}
 	return s

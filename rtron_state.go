@@ -145,8 +145,8 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			return c.keepEvent(sink, f)
 		}
 		sink.noteStatePlugin(statePluginRedux)
-		action := reactotronMember(f.Payload, "action")
-		if reactotronMember(f.Payload, "mst") != nil || (isMSTAction(action) && reactotronMember(action, "type") == nil) {
+		action := rawMember(f.Payload, "action")
+		if rawMember(f.Payload, "mst") != nil || (isMSTAction(action) && rawMember(action, "type") == nil) {
 			sink.noteStatePlugin(statePluginMST)
 		}
 		return false // an action event like any other

@@ -469,19 +469,9 @@ func TestFiveMegabyteStateWithDefaultSettings(t *testing.T) {
 	for _, withPaths := range []bool{true, false} {
 		t.Run(fmt.Sprintf("paths offered %t", withPaths), func(t *testing.T) {
 			e := startPathServer(t)
-			url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 			e.app = newDemoApp(demoOptions{Seed: 7, WithoutPathRequests: !withPaths})
 			e.app.setReduxState(state)
-			ctx, cancel := context.WithCancel(context.Background())
-			done := make(chan error, 1)
-			go func() { done <- e.app.connect(ctx, url) }()
-			t.Cleanup(func() {
-				cancel()
-				if err := <-done; err != nil {
-					t.Errorf("demo app: %v", err)
-				}
-			})
-			e.waitHealth(func(h healthOut) bool { return h.Connected })
+			connectDemoApp(t, e, e.app)
 
 			res, isError := e.callTool("debug_get_state_path", map[string]any{"path": `users.byId["1000"].email`})
 			if !withPaths {
@@ -579,19 +569,9 @@ func TestOversizedFrameOutlinedFromKeys(t *testing.T) {
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts, nextID: 100}
-	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	e.app = newDemoApp(demoOptions{Seed: 7, SendOversized: true})
 	e.app.setReduxState(mustMarshalState(largeReduxState(256<<10, 1)))
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.app.connect(ctx, url) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("demo app: %v", err)
-		}
-	})
-	e.waitHealth(func(h healthOut) bool { return h.Connected })
+	connectDemoApp(t, e, e.app)
 
 	res, isError := e.callTool("debug_get_snapshot", map[string]any{"stream": "redux", "scope": "catalog"})
 	code, details, _ := decodeToolError(t, res)

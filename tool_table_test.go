@@ -48,22 +48,11 @@ func startE2E(t *testing.T, cfg config, steps int) *e2e {
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts, nextID: 100}
-	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
-
 	e.app = newDemoApp(demoOptions{Seed: 7, Now: (&fakeClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}).Now})
 	for range steps {
 		e.app.step()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- e.app.connect(ctx, url) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("demo app: %v", err)
-		}
-	})
-	e.waitHealth(func(h healthOut) bool { return h.Connected })
+	connectDemoApp(t, e, e.app)
 	return e
 }
 
