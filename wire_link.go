@@ -425,6 +425,10 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 	// Attached under the host's lock, so that run's shutdown sees the
 	// session; once run is closing every connection (c among them), not at all.
 	if !l.sockets.whileRunning(func() {
+		// Logged before the registry announces the connect (linkConnected),
+		// so that whoever hears of it finds the log line already written.
+		l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
+			"device", info.DeviceID, "remote", c.remote, "streams", len(info.Streams))
 		var s appSession
 		s, displaced = l.sessions.connect(sessionViaWire, info.SessionID, info.DeviceID, info, c)
 		c.mu.Lock()
@@ -433,9 +437,6 @@ func (l *adapterLink) install(c *adapterConn, info *adapterInfo) {
 	}) {
 		return
 	}
-
-	l.logger.Info("adapter connected", "session", info.SessionID, "adapterVersion", info.AdapterVersion,
-		"device", info.DeviceID, "remote", c.remote, "streams", len(info.Streams))
 	for _, old := range displaced {
 		old.replaced()
 	}
