@@ -40,8 +40,10 @@ func decimalInteger(text []byte) (n int64, inRange, ok bool) {
 	if err == nil {
 		return n, true, true
 	}
-	// ParseInt stops at an overflow: the rest of the text is checked below.
-	beyond := isRangeError(err)
+	// ParseInt stops at the first overflow, before it has seen a point or
+	// an exponent (18700000000009998780e-1 fits), so its overflow decides
+	// only for a plain integer; ParseFloat reads the rest below.
+	beyond := isRangeError(err) && !strings.ContainsAny(string(text), ".eE")
 	f, err := strconv.ParseFloat(string(text), 64)
 	switch {
 	case err != nil && !isRangeError(err), f != math.Trunc(f), f == 0 && nonZeroMantissa(text):

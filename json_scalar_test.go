@@ -29,6 +29,9 @@ func TestDecimalInteger(t *testing.T) {
 		{"1e19", math.MaxInt64, false, true},
 		{"1e400", math.MaxInt64, false, true},
 		{"-1e30", math.MinInt64, false, true},
+		{"18700000000009998780e-1", 1870000000000999936, true, true}, // digits overflow, the value does not
+		{"-18700000000009998780e-1", -1870000000000999936, true, true},
+		{"18446744073709551616.0", math.MaxInt64, false, true},
 		{"+5", 5, true, true},  // settings are text, where a sign is no mistake
 		{"007", 7, true, true}, // and neither is a leading zero
 		{"2.5", 0, false, false},
