@@ -365,11 +365,13 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 		}
 	}
 	c.learnStatePlugins() // answered only once this returns: messages are handled in order
+	// Logged before the registry announces the connect, as for a wire
+	// adapter: a Reactotron session's id is the client's id.
+	b.logger.Info("Reactotron app connected", "session", intro.ClientID, "app", intro.Name, "remote", c.remote)
 	s, displaced := b.link.sessions.connectReactotron(intro.ClientID, reactotronInfo(intro, time.Now()), c)
 	c.mu.Lock()
 	c.session, c.clientID = s, intro.ClientID
 	c.mu.Unlock()
-	b.logger.Info("Reactotron app connected", "session", s.sessionID(), "app", intro.Name, "remote", c.remote)
 	for _, old := range displaced {
 		old.replaced()
 	}

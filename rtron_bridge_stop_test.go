@@ -123,3 +123,56 @@ func TestBridgeShutdownClosesClients(t *testing.T) {
 		t.Errorf("%d connections still held after run returned", n)
 	}
 }
+
+// TestReactotronConnectLoggedBeforeAnnounced: whoever hears that a
+// Reactotron app connected (the MCP side, through the link's events) finds
+// the "Reactotron app connected" line already written, as for an adapter.
+func TestReactotronConnectLoggedBeforeAnnounced(t *testing.T) {
+	cfg := testConfig(t)
+	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
+	var logs lockedBuffer
+	link := newTestLink(cfg, nil, nil)
+	b := newReactotronBridge(cfg, slog.New(slog.NewTextHandler(&logs, nil)), link)
+	logged := make(chan bool, 1)
+	events := make(chan struct{})
+	go func() {
+		defer close(events)
+		link.events.run(func(ev linkEvent) {
+			if ev.Kind == linkConnected && ev.SessionID == "c1" {
+				_, rest, found := strings.Cut(logs.String(), `msg="Reactotron app connected"`)
+				rest, _, _ = strings.Cut(rest, "\n")
+				logged <- found && strings.Contains(rest, " session=c1 ")
+			}
+		})
+	}()
+	defer func() { link.events.close(); <-events }()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		b.run(ctx)
+	}()
+	defer func() { cancel(); <-done }()
+	addr, err := b.addr(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer dcancel()
+	ws, _, err := websocket.Dial(dctx, "ws://"+addr+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	if err := ws.Write(dctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case ok := <-logged:
+		if !ok {
+			t.Errorf("the connect was announced before it was logged; the log so far:\n%s", logs.String())
+		}
+	case <-dctx.Done():
+		t.Fatal("the connect was never announced")
+	}
+}
