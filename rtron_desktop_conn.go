@@ -33,6 +33,20 @@ type queuedFrame struct {
 func (q *frameQueue) push(f queuedFrame) {
 	q.items = append(q.items, f)
 	q.size += int64(len(f.data))
+	q.bound()
+}
+
+// unpop puts f back at the head, where pop took it from: a frame whose
+// write failed goes out first on the next connection. Being the oldest,
+// it is the first dropped when the queue has filled meanwhile.
+func (q *frameQueue) unpop(f queuedFrame) {
+	q.items = append([]queuedFrame{f}, q.items...)
+	q.size += int64(len(f.data))
+	q.bound()
+}
+
+// bound drops the oldest frames until the queue is within its limits.
+func (q *frameQueue) bound() {
 	for len(q.items) > q.frames || (q.size > q.bytes && len(q.items) > 0) {
 		q.size -= int64(len(q.items[0].data))
 		q.items[0] = queuedFrame{}
@@ -109,7 +123,11 @@ func (r *desktopRelay) serveDesktop(ws *websocket.Conn) error {
 	r.logger.Info("relaying a Reactotron app to the desktop app")
 	readErr := make(chan error, 1)
 	go func() { readErr <- r.readDesktop(ws) }()
-	err := r.writeDesktop(ws, readErr)
+	err := r.writeDesktop(func(data []byte) error {
+		ctx, cancel := context.WithTimeout(r.ctx, r.opts.WriteTimeout)
+		defer cancel()
+		return ws.Write(ctx, websocket.MessageText, data)
+	}, readErr)
 	ws.CloseNow()
 	if rerr := <-readErr; err == nil {
 		err = rerr
@@ -125,13 +143,11 @@ func (r *desktopRelay) serveDesktop(ws *websocket.Conn) error {
 
 // writeDesktop writes the intro, then the queued frames as they come. It
 // returns when a write fails, the reader has stopped (its error is put
-// back), or the app's connection ends.
-func (r *desktopRelay) writeDesktop(ws *websocket.Conn, readErr chan error) error {
-	write := func(data []byte) error {
-		ctx, cancel := context.WithTimeout(r.ctx, r.opts.WriteTimeout)
-		defer cancel()
-		return ws.Write(ctx, websocket.MessageText, data)
-	}
+// back), or the app's connection ends. The frame whose write failed stays
+// queued for the next connection: a desktop that died mid-write never
+// read it. (A frame the socket accepted just before the desktop died is
+// lost: the desktop acknowledges nothing.)
+func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error) error {
 	if err := write(r.intro); err != nil {
 		return err
 	}
@@ -144,6 +160,9 @@ func (r *desktopRelay) writeDesktop(ws *websocket.Conn, readErr chan error) erro
 		r.mu.Unlock()
 		if ok {
 			if err := write(f.data); err != nil {
+				r.mu.Lock()
+				r.toDesktop.unpop(f)
+				r.mu.Unlock()
 				return err
 			}
 			r.mu.Lock()

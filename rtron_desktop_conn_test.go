@@ -1,0 +1,79 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+)
+
+// queuedData lists the frames q holds, oldest first.
+func queuedData(q *frameQueue) []string {
+	var out []string
+	for _, f := range q.items {
+		out = append(out, string(f.data))
+	}
+	return out
+}
+
+// TestDesktopWriteFailureKeepsFrame: a frame whose write to the desktop
+// fails is not lost: it stays at the head of the queue and is the first
+// written, after the intro, on the next connection.
+func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
+	r := &desktopRelay{ctx: context.Background(), intro: []byte("intro"), toDesktopReady: make(chan struct{}, 1),
+		toDesktop: frameQueue{frames: 10, bytes: 1 << 20}}
+	r.toDesktop.push(queuedFrame{data: []byte("a")})
+	r.toDesktop.push(queuedFrame{data: []byte("b")})
+	var written []string
+	reset := errors.New("connection reset")
+	err := r.writeDesktop(func(data []byte) error {
+		if string(data) == "b" {
+			return reset
+		}
+		written = append(written, string(data))
+		return nil
+	}, make(chan error, 1))
+	if !errors.Is(err, reset) {
+		t.Fatalf("writeDesktop = %v, want the write's error", err)
+	}
+	if want := []string{"intro", "a"}; !slices.Equal(written, want) {
+		t.Errorf("written %q, want %q", written, want)
+	}
+	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"b"}) || r.toDesktop.size != 1 || r.toDesktop.dropped != 0 {
+		t.Errorf("queue %q (%d bytes, %d dropped), want the failed frame alone", got, r.toDesktop.size, r.toDesktop.dropped)
+	}
+	if r.toDesktopN != 2 {
+		t.Errorf("sent %d, want 2: a failed write is not sent", r.toDesktopN)
+	}
+
+	// The next connection: the reader has already stopped, so writeDesktop
+	// returns once the queue is empty.
+	r.toDesktop.push(queuedFrame{data: []byte("c")})
+	written = nil
+	stopped := make(chan error, 1)
+	stopped <- errors.New("closed")
+	if err := r.writeDesktop(func(data []byte) error { written = append(written, string(data)); return nil }, stopped); err != nil {
+		t.Fatalf("writeDesktop = %v, want nil once the reader stopped", err)
+	}
+	if want := []string{"intro", "b", "c"}; !slices.Equal(written, want) {
+		t.Errorf("written %q on the next connection, want %q", written, want)
+	}
+}
+
+// TestFrameQueueUnpopBounded: a frame put back into a queue that filled
+// meanwhile is the oldest, so it is the one dropped, and counted.
+func TestFrameQueueUnpopBounded(t *testing.T) {
+	q := frameQueue{frames: 2, bytes: 1 << 20}
+	q.push(queuedFrame{data: []byte("x")})
+	q.push(queuedFrame{data: []byte("y")})
+	q.unpop(queuedFrame{data: []byte("old")})
+	if got := queuedData(&q); !slices.Equal(got, []string{"x", "y"}) || q.size != 2 || q.dropped != 1 {
+		t.Errorf("queue %q (%d bytes, %d dropped), want x and y with the put-back frame dropped", got, q.size, q.dropped)
+	}
+	q = frameQueue{frames: 10, bytes: 4}
+	q.push(queuedFrame{data: []byte("abc")})
+	q.unpop(queuedFrame{data: []byte("de")})
+	if got := queuedData(&q); !slices.Equal(got, []string{"abc"}) || q.size != 3 || q.dropped != 1 {
+		t.Errorf("queue %q (%d bytes, %d dropped), want abc alone within 4 bytes", got, q.size, q.dropped)
+	}
+}
