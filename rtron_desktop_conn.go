@@ -143,10 +143,11 @@ func (r *desktopRelay) serveDesktop(ws *websocket.Conn) error {
 
 // writeDesktop writes the intro, then the queued frames as they come. It
 // returns when a write fails, the reader has stopped (its error is put
-// back), or the app's connection ends. The frame whose write failed stays
-// queued for the next connection: a desktop that died mid-write never
-// read it. (A frame the socket accepted just before the desktop died is
-// lost: the desktop acknowledges nothing.)
+// back), or the app's connection ends. Frames stay queued for the next
+// connection when the reader has seen the desktop go, checked before each
+// frame, and when a write fails: a desktop that died mid-write never read
+// the frame. (One the socket accepted in the instant before the reader saw
+// the desktop go is lost: the desktop acknowledges nothing.)
 func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error) error {
 	if err := write(r.intro); err != nil {
 		return err
@@ -155,6 +156,12 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error
 	r.toDesktopN++
 	r.mu.Unlock()
 	for {
+		select {
+		case err := <-readErr:
+			readErr <- err
+			return nil
+		default:
+		}
 		r.mu.Lock()
 		f, ok := r.toDesktop.pop()
 		r.mu.Unlock()

@@ -46,17 +46,58 @@ func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
 		t.Errorf("sent %d, want 2: a failed write is not sent", r.toDesktopN)
 	}
 
-	// The next connection: the reader has already stopped, so writeDesktop
-	// returns once the queue is empty.
+	// The next connection, until the app's ends.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.ctx = ctx
 	r.toDesktop.push(queuedFrame{data: []byte("c")})
 	written = nil
-	stopped := make(chan error, 1)
-	stopped <- errors.New("closed")
-	if err := r.writeDesktop(func(data []byte) error { written = append(written, string(data)); return nil }, stopped); err != nil {
-		t.Fatalf("writeDesktop = %v, want nil once the reader stopped", err)
+	err = r.writeDesktop(func(data []byte) error {
+		written = append(written, string(data))
+		if string(data) == "c" {
+			cancel()
+		}
+		return nil
+	}, make(chan error, 1))
+	if err != nil {
+		t.Fatalf("writeDesktop = %v, want nil once the app's connection ended", err)
 	}
 	if want := []string{"intro", "b", "c"}; !slices.Equal(written, want) {
 		t.Errorf("written %q on the next connection, want %q", written, want)
+	}
+}
+
+// TestDesktopGoneKeepsQueue: once the reader has seen the desktop go,
+// the writer writes no more frames into the dead connection, even with
+// frames queued: they wait for the next one.
+func TestDesktopGoneKeepsQueue(t *testing.T) {
+	r := &desktopRelay{ctx: context.Background(), intro: []byte("intro"), toDesktopReady: make(chan struct{}, 1),
+		toDesktop: frameQueue{frames: 10, bytes: 1 << 20}}
+	r.toDesktop.push(queuedFrame{data: []byte("a")})
+	var written []string
+	gone := make(chan error, 1)
+	err := r.writeDesktop(func(data []byte) error {
+		written = append(written, string(data))
+		if string(data) == "a" {
+			// The desktop goes while a is written, and b is queued.
+			gone <- errors.New("EOF")
+			r.mu.Lock()
+			r.toDesktop.push(queuedFrame{data: []byte("b")})
+			r.mu.Unlock()
+		}
+		return nil
+	}, gone)
+	if err != nil {
+		t.Fatalf("writeDesktop = %v, want nil once the reader stopped", err)
+	}
+	if want := []string{"intro", "a"}; !slices.Equal(written, want) {
+		t.Errorf("written %q, want %q: nothing after the desktop went", written, want)
+	}
+	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("queue %q, want b kept for the next connection", got)
+	}
+	if err := <-gone; err == nil || err.Error() != "EOF" {
+		t.Errorf("the reader's error was not put back: %v", err)
 	}
 }
 
