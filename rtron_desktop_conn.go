@@ -28,6 +28,7 @@ type queuedFrame struct {
 	ask   bool
 	sub   bool     // a state.values.subscribe of the desktop's
 	paths []string // and its paths
+	retry bool     // its write to the desktop failed once already
 }
 
 func (q *frameQueue) push(f queuedFrame) {
@@ -146,7 +147,8 @@ func (r *desktopRelay) serveDesktop(ws *websocket.Conn) error {
 // back), or the app's connection ends. Frames stay queued for the next
 // connection when the reader has seen the desktop go, checked before each
 // frame, and when a write fails: a desktop that died mid-write never read
-// the frame. (One the socket accepted in the instant before the reader saw
+// the frame. A frame whose write fails a second time is dropped and
+// counted. (One the socket accepted in the instant before the reader saw
 // the desktop go is lost: the desktop acknowledges nothing.)
 func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error) error {
 	if err := write(r.intro); err != nil {
@@ -168,7 +170,12 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error
 		if ok {
 			if err := write(f.data); err != nil {
 				r.mu.Lock()
-				r.toDesktop.unpop(f)
+				if f.retry {
+					r.toDesktop.dropped++ // failed twice: no frame holds the rest back for ever
+				} else {
+					f.retry = true
+					r.toDesktop.unpop(f)
+				}
 				r.mu.Unlock()
 				return err
 			}

@@ -67,6 +67,30 @@ func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
 	}
 }
 
+// TestDesktopWriteFailsTwiceDropsFrame: a frame whose write fails on two
+// connections is dropped and counted, so that one frame the desktop
+// cannot take never holds back the ones behind it.
+func TestDesktopWriteFailsTwiceDropsFrame(t *testing.T) {
+	r := &desktopRelay{ctx: context.Background(), intro: []byte("intro"), toDesktopReady: make(chan struct{}, 1),
+		toDesktop: frameQueue{frames: 10, bytes: 1 << 20}}
+	r.toDesktop.push(queuedFrame{data: []byte("poison")})
+	r.toDesktop.push(queuedFrame{data: []byte("next")})
+	refuse := func(data []byte) error {
+		if string(data) == "poison" {
+			return errors.New("closed by the desktop")
+		}
+		return nil
+	}
+	for i := range 2 {
+		if err := r.writeDesktop(refuse, make(chan error, 1)); err == nil {
+			t.Fatalf("connection %d: writeDesktop = nil, want the write's error", i+1)
+		}
+	}
+	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"next"}) || r.toDesktop.dropped != 1 || r.toDesktop.size != 4 {
+		t.Errorf("queue %q (%d bytes, %d dropped), want next alone and the twice-failed frame counted", got, r.toDesktop.size, r.toDesktop.dropped)
+	}
+}
+
 // TestDesktopGoneKeepsQueue: once the reader has seen the desktop go,
 // the writer writes no more frames into the dead connection, even with
 // frames queued: they wait for the next one.
