@@ -82,20 +82,9 @@ func TestBridgeShutdownClosesClients(t *testing.T) {
 		defer close(done)
 		b.run(ctx)
 	}()
-	addr, err := b.addr(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
 	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer dcancel()
-	ws, _, err := websocket.Dial(dctx, "ws://"+addr+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
-	if err := ws.Write(dctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
-		t.Fatal(err)
-	}
+	ws := dialIntroduced(t, dctx, b)
 	linkWaitFor(t, "the session", func() bool { return link.sessions.liveInfo(sessionViaReactotron) != nil })
 
 	read := make(chan error, 1)
@@ -153,20 +142,9 @@ func TestReactotronConnectLoggedBeforeAnnounced(t *testing.T) {
 		b.run(ctx)
 	}()
 	defer func() { cancel(); <-done }()
-	addr, err := b.addr(t.Context())
-	if err != nil {
-		t.Fatal(err)
-	}
 	dctx, dcancel := context.WithTimeout(t.Context(), 10*time.Second)
 	defer dcancel()
-	ws, _, err := websocket.Dial(dctx, "ws://"+addr+"/", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ws.CloseNow()
-	if err := ws.Write(dctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
-		t.Fatal(err)
-	}
+	dialIntroduced(t, dctx, b)
 	select {
 	case ok := <-logged:
 		if !ok {
@@ -175,4 +153,23 @@ func TestReactotronConnectLoggedBeforeAnnounced(t *testing.T) {
 	case <-dctx.Done():
 		t.Fatal("the connect was never announced")
 	}
+}
+
+// dialIntroduced connects to the running bridge b as a Reactotron app
+// with clientId c1, and introduces it.
+func dialIntroduced(t *testing.T, ctx context.Context, b *reactotronBridge) *websocket.Conn {
+	t.Helper()
+	addr, err := b.addr(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, _, err := websocket.Dial(ctx, "ws://"+addr+"/", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ws.CloseNow() })
+	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	return ws
 }
