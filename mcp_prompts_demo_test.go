@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -21,6 +19,54 @@ import (
 // step of the investigation.
 func stepCalls(calls []promptCall) []promptCall {
 	return slices.DeleteFunc(calls, func(c promptCall) bool { return c.args["session"] == `"<id>"` })
+}
+
+// promptCallArgs decodes the arguments a prompt's text gives call c;
+// fill supplies an argument's value instead, for the placeholders it
+// knows (the text "<seq before the change>", say).
+func promptCallArgs(t *testing.T, c promptCall, fill func(name, value string) (any, bool)) map[string]any {
+	t.Helper()
+	args := map[string]any{}
+	for name, value := range c.args {
+		if v, ok := fill(name, value); ok {
+			args[name] = v
+			continue
+		}
+		var v any
+		if err := json.Unmarshal([]byte(value), &v); err != nil {
+			t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
+		}
+		args[name] = v
+	}
+	return args
+}
+
+// fillText fills the placeholders that are keys of m with the JSON text
+// they map to.
+func fillText(t *testing.T, m map[string]string) func(name, value string) (any, bool) {
+	return func(name, value string) (any, bool) {
+		text, ok := m[value]
+		if !ok {
+			return nil, false
+		}
+		var v any
+		if err := json.Unmarshal([]byte(text), &v); err != nil {
+			t.Fatalf("%s=%s filled with %s: %v", name, value, text, err)
+		}
+		return v, true
+	}
+}
+
+// runPromptCall makes call c as the prompt's text gives it, filled in by
+// fill, and fails the test when the tool answers with an error.
+func runPromptCall(t *testing.T, e *e2e, c promptCall, fill func(name, value string) (any, bool)) json.RawMessage {
+	t.Helper()
+	args := promptCallArgs(t, c, fill)
+	res, isError := e.callTool(c.tool, args)
+	if isError {
+		t.Fatalf("%s%v: %s", c.tool, args, res)
+	}
+	return res
 }
 
 // TestWhyDidThisChangeOnDemo follows the why-did-this-change prompt call
@@ -40,25 +86,16 @@ func TestWhyDidThisChangeOnDemo(t *testing.T) {
 	fill := map[string]int64{}
 	run := func(c promptCall) json.RawMessage {
 		t.Helper()
-		args := map[string]any{}
-		for name, value := range c.args {
-			var v any
-			if placeholder.MatchString(value) {
-				n, ok := fill[value]
-				if !ok {
-					t.Fatalf("%s(%s=%s): nothing known yet to fill in", c.tool, name, value)
-				}
-				v = n
-			} else if err := json.Unmarshal([]byte(value), &v); err != nil {
-				t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
+		return runPromptCall(t, e, c, func(name, value string) (any, bool) {
+			if !placeholder.MatchString(value) {
+				return nil, false
 			}
-			args[name] = v
-		}
-		res, isError := e.callTool(c.tool, args)
-		if isError {
-			t.Fatalf("%s%v: %s", c.tool, args, res)
-		}
-		return res
+			n, ok := fill[value]
+			if !ok {
+				t.Fatalf("%s(%s=%s): nothing known yet to fill in", c.tool, name, value)
+			}
+			return n, true
+		})
 	}
 	type event struct {
 		Seq     int64           `json:"seq"`
@@ -162,22 +199,7 @@ func TestExplainCurrentScreenOnDemo(t *testing.T) {
 			e := startE2E(t, testConfig(t), steps)
 			call := func(c promptCall, fill map[string]string) json.RawMessage {
 				t.Helper()
-				args := map[string]any{}
-				for name, value := range c.args {
-					if v, ok := fill[value]; ok {
-						value = v
-					}
-					var v any
-					if err := json.Unmarshal([]byte(value), &v); err != nil {
-						t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
-					}
-					args[name] = v
-				}
-				res, isError := e.callTool(c.tool, args)
-				if isError {
-					t.Fatalf("%s%v: %s", c.tool, args, res)
-				}
-				return res
+				return runPromptCall(t, e, c, fillText(t, fill))
 			}
 			type navigator struct {
 				Index  int `json:"index"`
@@ -265,22 +287,15 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, c := range calls {
-				args := map[string]any{}
-				for name, value := range c.args {
-					if placeholder.MatchString(value) {
-						args[name] = snaps.Events[0].Seq
-						continue
+				args := promptCallArgs(t, c, func(name, value string) (any, bool) {
+					switch {
+					case placeholder.MatchString(value):
+						return snaps.Events[0].Seq, true
+					case name == "session" && placeholder.MatchString(strings.Trim(value, `"`)):
+						return h.Adapter.SessionID, true // the session an agent finds with debug_health_check
 					}
-					if name == "session" && placeholder.MatchString(strings.Trim(value, `"`)) {
-						args[name] = h.Adapter.SessionID // the session an agent finds with debug_health_check
-						continue
-					}
-					var v any
-					if err := json.Unmarshal([]byte(value), &v); err != nil {
-						t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
-					}
-					args[name] = v
-				}
+					return nil, false
+				})
 				res, isError := e.callTool(c.tool, args)
 				ran++
 				if isError {
@@ -299,46 +314,17 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 // snapshot.get from fixed states and streams.list with its two streams.
 func phoneAdapter(t *testing.T, wsURL string, states map[string]string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	c, _, err := websocket.Dial(ctx, wsURL, nil)
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
 	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"phone-session","adapterVersion":"0.0.1","deviceId":"phone-1",` +
 		`"app":{"name":"PhoneApp"},"streams":[{"name":"redux","active":true},{"name":"navigation","active":true}]}`
-	if err := c.Write(ctx, websocket.MessageText, []byte(hs)); err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			_, data, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			var msg struct {
-				Type, ID, Method string
-				Params           struct{ Stream string }
-			}
-			if json.Unmarshal(data, &msg) != nil || msg.Type != "request" {
-				continue
-			}
-			result := `{"streams":[{"name":"redux","active":true,"eventCount":1,"latestSeq":1,"oldestSeq":1,"hasSnapshot":true,"lastEventAt":null},` +
-				`{"name":"navigation","active":true,"eventCount":1,"latestSeq":1,"oldestSeq":1,"hasSnapshot":true,"lastEventAt":null}]}`
-			if msg.Method == "snapshot.get" {
-				result = `{"seq":1,"timestamp":"2026-11-21T10:00:00.000Z","state":` + states[msg.Params.Stream] + `}`
-			}
-			reply := fmt.Sprintf(`{"type":"response","id":%q,"result":%s}`, msg.ID, result)
-			_ = c.Write(ctx, websocket.MessageText, []byte(reply))
+	answeringAdapter(t, wsURL, hs, func(id, method string, params json.RawMessage) []byte {
+		result := `{"streams":[{"name":"redux","active":true,"eventCount":1,"latestSeq":1,"oldestSeq":1,"hasSnapshot":true,"lastEventAt":null},` +
+			`{"name":"navigation","active":true,"eventCount":1,"latestSeq":1,"oldestSeq":1,"hasSnapshot":true,"lastEventAt":null}]}`
+		if method == "snapshot.get" {
+			var p struct{ Stream string }
+			_ = json.Unmarshal(params, &p)
+			result = `{"seq":1,"timestamp":"2026-11-21T10:00:00.000Z","state":` + states[p.Stream] + `}`
 		}
-	}()
-	t.Cleanup(func() {
-		c.Close(websocket.StatusNormalClosure, "")
-		cancel()
-		<-done
+		return fmt.Appendf(nil, `{"type":"response","id":%q,"result":%s}`, id, result)
 	})
 }
 
@@ -387,22 +373,7 @@ func TestCompareSessionsOnDemo(t *testing.T) {
 	ids := map[string]string{`"<id of a>"`: jsonQuote(h.Adapter.SessionID), `"<id of b>"`: `"phone-session"`}
 	run := func(c promptCall, fill map[string]string) json.RawMessage {
 		t.Helper()
-		args := map[string]any{}
-		for name, value := range c.args {
-			if v, ok := fill[value]; ok {
-				value = v
-			}
-			var v any
-			if err := json.Unmarshal([]byte(value), &v); err != nil {
-				t.Fatalf("%s(%s=%s): %v", c.tool, name, value, err)
-			}
-			args[name] = v
-		}
-		res, isError := e.callTool(c.tool, args)
-		if isError {
-			t.Fatalf("%s%v: %s", c.tool, args, res)
-		}
-		return res
+		return runPromptCall(t, e, c, fillText(t, fill))
 	}
 	top := func(c promptCall) map[string]json.RawMessage {
 		var v struct {

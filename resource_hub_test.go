@@ -12,7 +12,6 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -409,17 +408,7 @@ func connectInstancesAdapter(t *testing.T, e *e2e, instances []string) {
 	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
 	hs, _ := json.Marshal(map[string]any{"type": "handshake", "protocolVersion": 1, "sessionId": "many", "adapterVersion": "1",
 		"streams": []map[string]any{{"name": "mmkv", "active": true, "instances": instances}}})
-	c, _, err := websocket.Dial(t.Context(), url, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close(websocket.StatusNormalClosure, "") })
-	if err := c.Write(t.Context(), websocket.MessageText, hs); err != nil {
-		t.Fatal(err)
-	}
-	if _, ack, err := c.Read(t.Context()); err != nil || !strings.Contains(string(ack), "handshake_ack") {
-		t.Fatalf("handshake: %.200s %v", ack, err)
-	}
+	answeringAdapter(t, url, string(hs), nil)
 	e.waitHealth(func(h healthOut) bool { return h.Connected })
 }
 

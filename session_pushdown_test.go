@@ -1,18 +1,15 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 
-	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -86,52 +83,18 @@ type pathTestRequest struct {
 func startPathAdapter(t *testing.T, e *e2e, caps []string, answer func(id, method string, params map[string]json.RawMessage) []byte) *pathTestAdapter {
 	t.Helper()
 	url := e.waitHealth(func(h healthOut) bool { return h.Server.Listening }).Server.WSURL
-	ctx, cancel := context.WithCancel(context.Background())
-	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: http.Header{}})
-	if err != nil {
-		cancel()
-		t.Fatal(err)
-	}
-	c.SetReadLimit(-1)
 	capsJSON, _ := json.Marshal(caps)
 	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"paths","adapterVersion":"0.0.1",` +
 		`"streams":[{"name":"redux","active":true}],"capabilities":` + string(capsJSON) + `}`
-	if err := c.Write(ctx, websocket.MessageText, []byte(hs)); err != nil {
-		t.Fatal(err)
-	}
 	a := &pathTestAdapter{}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		for {
-			_, data, err := c.Read(ctx)
-			if err != nil {
-				return
-			}
-			var msg struct {
-				Type, ID, Method string
-				Params           map[string]json.RawMessage
-			}
-			if json.Unmarshal(data, &msg) != nil || msg.Type != "request" {
-				continue
-			}
-			a.mu.Lock()
-			a.requests = append(a.requests, pathTestRequest{msg.Method, msg.Params})
-			a.mu.Unlock()
-			if reply := answer(msg.ID, msg.Method, msg.Params); reply != nil {
-				_ = c.Write(ctx, websocket.MessageText, reply)
-			}
-		}
-	}()
-	var once sync.Once
-	a.close = func() {
-		once.Do(func() {
-			c.Close(websocket.StatusNormalClosure, "")
-			cancel()
-			<-done
-		})
-	}
-	t.Cleanup(a.close)
+	a.close = answeringAdapter(t, url, hs, func(id, method string, raw json.RawMessage) []byte {
+		var params map[string]json.RawMessage
+		_ = json.Unmarshal(raw, &params)
+		a.mu.Lock()
+		a.requests = append(a.requests, pathTestRequest{method, params})
+		a.mu.Unlock()
+		return answer(id, method, params)
+	})
 	e.waitHealth(func(h healthOut) bool { return h.Connected })
 	return a
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math"
 	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -367,15 +366,26 @@ func checkOverBudget(t *testing.T, res json.RawMessage, isError bool, path strin
 // with whatever answer returns (nil: no answer at all).
 func scriptedAdapter(t *testing.T, wsURL string, answer func(id, method string) []byte) {
 	t.Helper()
+	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"scripted","adapterVersion":"0.0.1",` +
+		`"streams":[{"name":"redux","active":true},{"name":"mmkv","active":true,"instances":["auth"]}]}`
+	answeringAdapter(t, wsURL, hs, func(id, method string, _ json.RawMessage) []byte { return answer(id, method) })
+}
+
+// answeringAdapter connects an app adapter with the handshake hs to wsURL
+// and answers each request with whatever answer returns (nil: no answer at
+// all). stop closes it and waits for its reader; the test's cleanup calls
+// it too.
+func answeringAdapter(t *testing.T, wsURL, hs string, answer func(id, method string, params json.RawMessage) []byte) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	c, _, err := websocket.Dial(ctx, wsURL, &websocket.DialOptions{HTTPHeader: http.Header{}})
+	c, _, err := websocket.Dial(ctx, wsURL, nil)
 	if err != nil {
 		cancel()
 		t.Fatal(err)
 	}
-	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"scripted","adapterVersion":"0.0.1",` +
-		`"streams":[{"name":"redux","active":true},{"name":"mmkv","active":true,"instances":["auth"]}]}`
+	c.SetReadLimit(-1)
 	if err := c.Write(ctx, websocket.MessageText, []byte(hs)); err != nil {
+		cancel()
 		t.Fatal(err)
 	}
 	done := make(chan struct{})
@@ -386,20 +396,28 @@ func scriptedAdapter(t *testing.T, wsURL string, answer func(id, method string) 
 			if err != nil {
 				return
 			}
-			var msg struct{ Type, ID, Method string }
-			if json.Unmarshal(data, &msg) != nil || msg.Type != "request" {
+			var msg struct {
+				Type, ID, Method string
+				Params           json.RawMessage
+			}
+			if json.Unmarshal(data, &msg) != nil || msg.Type != "request" || answer == nil {
 				continue
 			}
-			if reply := answer(msg.ID, msg.Method); reply != nil {
+			if reply := answer(msg.ID, msg.Method, msg.Params); reply != nil {
 				_ = c.Write(ctx, websocket.MessageText, reply)
 			}
 		}
 	}()
-	t.Cleanup(func() {
-		c.Close(websocket.StatusNormalClosure, "")
-		cancel()
-		<-done
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			c.Close(websocket.StatusNormalClosure, "")
+			cancel()
+			<-done
+		})
+	}
+	t.Cleanup(stop)
+	return stop
 }
 
 func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
