@@ -140,6 +140,37 @@ var settings = []setting{
 		c.ReactotronDesktopAllowedHosts = hosts
 		return err
 	}},
+	{"METRO_URL", "metro-url", "http://127.0.0.1:8081", "Metro (or expo start) to find apps through and map stacks with: http://host:port, or off (loopback unless in METRO_ALLOWED_HOSTS)", func(c *config, v string) error {
+		if strings.EqualFold(strings.TrimSpace(v), "off") {
+			c.MetroURL = ""
+			return nil
+		}
+		u, err := url.Parse(strings.TrimSpace(v))
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || (u.Path != "" && u.Path != "/") ||
+			u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil || !validPort(u.Port()) {
+			return fmt.Errorf("%q is not http://host[:port] or off", v)
+		}
+		if net.ParseIP(u.Hostname()) == nil && !validHostName(u.Hostname()) {
+			return fmt.Errorf("%q names no valid host", v)
+		}
+		c.MetroURL = u.Scheme + "://" + strings.ToLower(u.Host)
+		return nil
+	}},
+	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name", func(c *config, v string) error {
+		hosts, err := splitList(v, func(h string) error {
+			if net.ParseIP(h) == nil && !validHostName(h) {
+				return fmt.Errorf("%q is not a bare host name or IP address (no scheme, no port)", h)
+			}
+			return nil
+		})
+		c.MetroAllowedHosts = hosts
+		return err
+	}},
+	{"METRO_ATTACH_EXCLUSIVE", "metro-attach-exclusive", "false", "true: also attach to Metro pages that take one debugger at a time, which closes React Native DevTools on them; the flag alone means true", func(c *config, v string) error {
+		b, err := parseSwitch(v)
+		c.MetroAttachExclusive = b
+		return err
+	}},
 	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
 		n, err := parseIntRange(v, 1, 100000)
 		c.EventBuffer = int(n)
@@ -194,7 +225,7 @@ var settings = []setting{
 
 // switches are the settings whose flag may stand alone: -read-only is
 // -read-only=true.
-var switches = map[string]bool{"read-only": true}
+var switches = map[string]bool{"read-only": true, "metro-attach-exclusive": true}
 
 // switchValue is a switch's flag: a string flag that flag.FlagSet lets stand
 // alone, recording "true" then.
@@ -290,6 +321,9 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 	if err := checkReactotronDesktop(c, source); err != nil {
 		return c, err
 	}
+	if err := checkMetroURL(c, source); err != nil {
+		return c, err
+	}
 	if c.MaxResultBytes > int(c.MaxPayloadSize) {
 		from := source["MAX_RESULT_BYTES"]
 		if from == "" {
@@ -322,6 +356,21 @@ func checkReactotronDesktop(c config, source map[string]string) error {
 			errUsage, from, c.ReactotronDesktop, c.ReactotronPort)
 	}
 	return nil
+}
+
+// checkMetroURL keeps Metro on this machine unless its host is allowed by
+// name: the server posts the app's stacks there and reads its pages.
+func checkMetroURL(c config, source map[string]string) error {
+	if c.MetroURL == "" {
+		return nil
+	}
+	u, _ := url.Parse(c.MetroURL)
+	host := strings.ToLower(u.Hostname())
+	if isLoopbackHost(host) || slices.Contains(c.MetroAllowedHosts, host) {
+		return nil
+	}
+	return fmt.Errorf("%w: %s %q is not a loopback address: the app's logs and stacks would be read from and sent to another machine; "+
+		"add %q to METRO_ALLOWED_HOSTS to allow it", errUsage, cmp.Or(source["METRO_URL"], "METRO_URL"), c.MetroURL, host)
 }
 
 // validHostName reports whether h is a DNS host name: letters, digits,

@@ -30,6 +30,7 @@ func wantDefaults() config {
 		Redact:         true,
 		Transport:      "stdio",
 		HTTPAddr:       "127.0.0.1:3100",
+		MetroURL:       "http://127.0.0.1:8081",
 	}
 }
 
@@ -138,6 +139,15 @@ func TestConfigFromEnv(t *testing.T) {
 			func(c *config) { c.WSAllowedOrigins = []string{"http://localhost:3000", "https://app.example.com"} },
 		},
 		{"WS_ALLOWED_ORIGINS only separators", map[string]string{"WS_ALLOWED_ORIGINS": ",,"}, func(c *config) {}},
+		{"METRO_URL off", map[string]string{"METRO_URL": " OFF "}, func(c *config) { c.MetroURL = "" }},
+		{"METRO_URL trailing slash, host lower-cased", map[string]string{"METRO_URL": "http://LocalHost:19000/"}, func(c *config) { c.MetroURL = "http://localhost:19000" }},
+		{"METRO_URL without a port", map[string]string{"METRO_URL": "http://127.0.0.1"}, func(c *config) { c.MetroURL = "http://127.0.0.1" }},
+		{
+			"METRO_URL on an allowed host",
+			map[string]string{"METRO_URL": "http://DevBox.test:8081", "METRO_ALLOWED_HOSTS": "devbox.test"},
+			func(c *config) { c.MetroURL, c.MetroAllowedHosts = "http://devbox.test:8081", []string{"devbox.test"} },
+		},
+		{"METRO_ATTACH_EXCLUSIVE", map[string]string{"METRO_ATTACH_EXCLUSIVE": "true"}, func(c *config) { c.MetroAttachExclusive = true }},
 		{"REDACT off", map[string]string{"REDACT": "off"}, func(c *config) { c.Redact = false }},
 		{"REDACT on, any case, trimmed", map[string]string{"REDACT": " ON "}, func(c *config) { c.Redact = true }},
 		{
@@ -154,6 +164,7 @@ func TestConfigFromEnv(t *testing.T) {
 				"LOG_FORMAT": "json", "WS_TOKEN": "tok", "WS_ALLOWED_HOSTS": "a.test",
 				"WS_ALLOWED_ORIGINS": "https://b.test", "REACTOTRON_PORT": "0", "EVENT_BUFFER": "50", "REDACT": "off", "REDACT_KEYS": "ssn",
 				"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "127.0.0.1:4000", "MCP_HTTP_TOKEN": "ht",
+				"METRO_URL": "http://metro.test:8082", "METRO_ALLOWED_HOSTS": "metro.test", "METRO_ATTACH_EXCLUSIVE": "true",
 			},
 			func(c *config) {
 				*c = config{
@@ -162,6 +173,7 @@ func TestConfigFromEnv(t *testing.T) {
 					LogFormat: "json", WSToken: "tok", WSAllowedHosts: []string{"a.test"},
 					WSAllowedOrigins: []string{"https://b.test"}, ReactotronPort: 0, EventBuffer: 50, Redact: false, RedactKeys: []string{"ssn"},
 					Transport: "http", HTTPAddr: "127.0.0.1:4000", HTTPToken: "ht",
+					MetroURL: "http://metro.test:8082", MetroAllowedHosts: []string{"metro.test"}, MetroAttachExclusive: true,
 				}
 			},
 		},
@@ -275,6 +287,15 @@ func TestConfigInvalid(t *testing.T) {
 		{"-http-addr with path", []string{"-http-addr=127.0.0.1:3100/mcp"}, nil, "-http-addr", "MCP_HTTP_ADDR"},
 		{"HTTP on all interfaces without a token", nil, env{"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "0.0.0.0:3100"}, "MCP_HTTP_TOKEN", ""},
 		{"-http-addr on a LAN address without a token", []string{"-transport=http", "-http-addr=192.168.1.5:3100"}, nil, "-http-addr", ""},
+		// METRO_URL, METRO_ALLOWED_HOSTS, METRO_ATTACH_EXCLUSIVE
+		{"METRO_URL without scheme", nil, env{"METRO_URL": "127.0.0.1:8081"}, "METRO_URL", ""},
+		{"METRO_URL ws scheme", nil, env{"METRO_URL": "ws://127.0.0.1:8081"}, "METRO_URL", ""},
+		{"METRO_URL with path", nil, env{"METRO_URL": "http://127.0.0.1:8081/json/list"}, "METRO_URL", ""},
+		{"METRO_URL port 0", nil, env{"METRO_URL": "http://127.0.0.1:0"}, "METRO_URL", ""},
+		{"METRO_URL another machine", nil, env{"METRO_URL": "http://192.168.1.5:8081"}, "METRO_ALLOWED_HOSTS", ""},
+		{"-metro-url another machine", []string{"-metro-url=http://devbox.test:8081"}, nil, "-metro-url", ""},
+		{"METRO_ALLOWED_HOSTS with port", nil, env{"METRO_ALLOWED_HOSTS": "devbox.test:8081"}, "METRO_ALLOWED_HOSTS", ""},
+		{"METRO_ATTACH_EXCLUSIVE maybe", nil, env{"METRO_ATTACH_EXCLUSIVE": "maybe"}, "METRO_ATTACH_EXCLUSIVE", ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

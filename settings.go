@@ -43,6 +43,13 @@ type config struct {
 	ReactotronDesktop             string
 	ReactotronDesktopAllowedHosts []string // hosts besides loopback that ReactotronDesktop may name
 
+	// MetroURL is Metro's origin (scheme://host:port, no trailing slash):
+	// apps are found through its inspector proxy and stacks mapped through
+	// its /symbolicate; "" (METRO_URL=off) turns both off.
+	MetroURL             string
+	MetroAllowedHosts    []string // hosts besides loopback that MetroURL may name
+	MetroAttachExclusive bool     // also attach to pages without supportsMultipleDebuggers
+
 	Demo            bool
 	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
 	Version         bool
