@@ -176,12 +176,13 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	}
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (rpc_relay.go).
-	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
-	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP), mcpPath
 	relay := newRelay(cfg, func() (bool, string) {
 		st := srv.link.status()
 		return st.Listening, st.ListenError
 	}, srv.link.bindRetry)
+	relay.ready = srv.link.bindAttempted()
+	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
+	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP, relay.instance), mcpPath
 	if cfg.Tune.RelayProbe > 0 {
 		relay.holder.timeout = cfg.Tune.RelayProbe
 	}
