@@ -23,7 +23,7 @@ const listChangedInterval = 500 * time.Millisecond
 // A change relayed from the process holding the adapter port (rpc_relay.go)
 // is announced through the same bound, to this process's own clients only.
 type listAnnouncer struct {
-	listing  func() string   // what resources/list answers, as a comparable key
+	listing  func() string    // what resources/list answers, as a comparable key
 	send     func(params any) // sends one list_changed with params to whoever takes it
 	interval time.Duration
 
