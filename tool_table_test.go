@@ -279,6 +279,7 @@ func slicesContainsPrefix(changes []struct{ Path string }, prefix string) bool {
 }
 
 func TestQueryEventsClampsLimit(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.MaxResultBytes = int(cfg.MaxPayloadSize) // 200 events with snapshots exceed the default budget
 	e := startE2E(t, cfg, 300)
