@@ -1,0 +1,539 @@
+package main
+
+// metro_symbolicate.go maps stack frames to source through Metro's
+// POST /symbolicate. Only frames whose file is a bundle URL are sent, and
+// always to the configured Metro: Metro reads the bundle's options from the
+// URL's path and query, never its host, and a host taken from what an app
+// sent is never dialled. A caller waits at most answerWait; a request that
+// takes longer goes on in the background and fills the cache for the next
+// read. Answers are memoised per frame (the first answer is the best one:
+// Metro maps against the code as it is now), and "Metro unreachable" is
+// remembered for a while so that a page of logs does not pay for it twice.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	symbolicateAnswerWait   = time.Second      // the longest a reader waits for Metro
+	symbolicateFirstTimeout = 10 * time.Second // Metro may build the whole graph on the first request
+	symbolicateTimeout      = 5 * time.Second
+	symbolicateDownFor      = 15 * time.Second // how long "unreachable" is believed
+	symbolicateStatusFor    = 30 * time.Second // how long /status's answer is believed
+	maxSymbolicateAnswer    = 4 << 20          // bytes of a /symbolicate answer read
+	maxStatusAnswer         = 4 << 10
+	maxSymbolicateCalls     = 4    // requests in flight at once
+	maxSymbolicateCache     = 8192 // frames remembered; the cache starts over past it
+)
+
+// errMetroUnreachable: Metro did not answer at Origin (or did not answer
+// recently, and is believed down for a while).
+type errMetroUnreachable struct {
+	Origin string
+	Err    error
+}
+
+func (e *errMetroUnreachable) Error() string {
+	return fmt.Sprintf("metro not reachable at %s: %v", e.Origin, e.Err)
+}
+func (e *errMetroUnreachable) Unwrap() error { return e.Err }
+
+// errMetroSlow: Metro did not answer within the wait; the request goes on.
+type errMetroSlow struct {
+	Origin string
+	Wait   time.Duration
+}
+
+func (e *errMetroSlow) Error() string {
+	return fmt.Sprintf("metro at %s did not answer within %v", e.Origin, e.Wait)
+}
+
+// errMetroRefused: Metro answered, but not with mapped frames: a status
+// other than 200 (400 for a frame it rejects, 500 for a build failure), or
+// a body that is not its answer.
+type errMetroRefused struct {
+	Origin  string
+	Status  int
+	Message string // Metro's `error`, or what was wrong with the body
+}
+
+func (e *errMetroRefused) Error() string {
+	return fmt.Sprintf("metro at %s answered /symbolicate with %d: %s", e.Origin, e.Status, e.Message)
+}
+
+// mappedFrame is what Metro made of one frame: Mapped is false when it
+// left the frame as sent. Column is 1-based, as the engines print it; File
+// is relative to the project root when it lies under it.
+type mappedFrame struct {
+	Method   string
+	File     string
+	Line     int
+	Column   int
+	Collapse bool // framework internals, by the project's Metro config
+	Mapped   bool
+}
+
+// symbolicateKey is a frame as sent: its bundle URL, 1-based line, 0-based
+// column.
+type symbolicateKey struct {
+	url          string
+	line, column int
+}
+
+// symbolicateCall is one request in flight; done closes when its answers
+// are in the cache (or err is set).
+type symbolicateCall struct {
+	keys   []symbolicateKey
+	method map[symbolicateKey]string
+	done   chan struct{}
+	err    error
+}
+
+// metroSymbolicator is the /symbolicate client of one Metro. Its methods
+// are safe to call concurrently; close stops the requests in flight and
+// waits for them.
+type metroSymbolicator struct {
+	origin string
+	client *http.Client
+	wait   time.Duration // answerWait
+	now    func() time.Time
+
+	life  context.Context
+	stop  context.CancelFunc
+	calls sync.WaitGroup
+
+	mu        sync.Mutex
+	frames    map[symbolicateKey]cachedFrame
+	inflight  map[symbolicateKey]*symbolicateCall
+	root      string    // the project root /status named; "" unknown
+	statusAt  time.Time // when /status was last asked; zero: never
+	answered  bool      // Metro has answered once: later requests get the short timeout
+	downUntil time.Time
+	downErr   error
+	wasDown   bool // unreachable since the last answer: when it answers, it may be another Metro
+}
+
+// cachedFrame is Metro's first answer for a frame (File absolute, as Metro
+// named it), or why Metro refused it: a refusal is not asked again either.
+type cachedFrame struct {
+	frame mappedFrame
+	err   error
+}
+
+// newMetroSymbolicator is the client of the Metro at origin
+// (scheme://host:port).
+func newMetroSymbolicator(origin string) *metroSymbolicator {
+	life, stop := context.WithCancel(context.Background())
+	return &metroSymbolicator{
+		origin: origin, client: &http.Client{}, wait: symbolicateAnswerWait, now: time.Now,
+		life: life, stop: stop,
+		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
+	}
+}
+
+// run holds the client until ctx ends, then closes it.
+func (m *metroSymbolicator) run(ctx context.Context) {
+	<-ctx.Done()
+	m.close()
+}
+
+// close cancels the requests in flight and waits for them; safe twice.
+func (m *metroSymbolicator) close() {
+	m.mu.Lock()
+	m.stop()
+	m.mu.Unlock()
+	m.calls.Wait()
+}
+
+// mapStacks maps the bundle-URL frames of stacks, in one request for all
+// of them (frames already answered cost nothing). The answer has one
+// slice per stack, one element per frame; a frame that was not sent, or
+// not mapped, has Mapped false. The error says why some frames that could
+// be mapped were not: errMetroUnreachable, errMetroSlow, errMetroRefused;
+// the frames mapped so far are answered either way.
+func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
+	sent := make([][]symbolicateKey, len(stacks))
+	wanted := map[symbolicateKey]string{}
+	var order []symbolicateKey
+	for i, st := range stacks {
+		sent[i] = sendableFrames(st)
+		for j, k := range sent[i] {
+			if k.url == "" {
+				continue
+			}
+			if _, dup := wanted[k]; !dup {
+				order = append(order, k)
+			}
+			wanted[k] = st.Frames[j].Method
+		}
+	}
+	var waits []*symbolicateCall
+	var err error
+	m.mu.Lock()
+	var missing []symbolicateKey
+	for _, k := range order {
+		if _, ok := m.frames[k]; ok {
+			continue
+		}
+		if c, ok := m.inflight[k]; ok {
+			if !containsCall(waits, c) {
+				waits = append(waits, c)
+			}
+			continue
+		}
+		missing = append(missing, k)
+	}
+	switch {
+	case len(missing) == 0:
+	case m.now().Before(m.downUntil):
+		err = &errMetroUnreachable{Origin: m.origin, Err: m.downErr}
+	case m.life.Err() != nil:
+		err = &errMetroUnreachable{Origin: m.origin, Err: m.life.Err()}
+	case countCalls(m.inflight) >= maxSymbolicateCalls:
+		err = &errMetroSlow{Origin: m.origin, Wait: m.wait}
+	default:
+		c := &symbolicateCall{keys: missing, method: wanted, done: make(chan struct{})}
+		for _, k := range missing {
+			m.inflight[k] = c
+		}
+		waits = append(waits, c)
+		m.calls.Add(1)
+		go func() {
+			defer m.calls.Done()
+			m.do(c)
+		}()
+	}
+	m.mu.Unlock()
+
+	if len(waits) > 0 {
+		timer := time.NewTimer(m.wait)
+		defer timer.Stop()
+	wait:
+		for _, c := range waits {
+			select {
+			case <-c.done:
+				if c.err != nil && err == nil {
+					err = c.err
+				}
+			case <-timer.C:
+				err = &errMetroSlow{Origin: m.origin, Wait: m.wait}
+				break wait
+			case <-ctx.Done():
+				err = ctx.Err()
+				break wait
+			}
+		}
+	}
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([][]mappedFrame, len(stacks))
+	for i, st := range stacks {
+		out[i] = make([]mappedFrame, len(st.Frames))
+		for j, f := range st.Frames {
+			out[i][j] = mappedFrame{Method: f.Method, File: f.File, Line: f.Line, Column: f.Column}
+			cached, ok := m.frames[sent[i][j]]
+			if !ok || sent[i][j].url == "" {
+				continue
+			}
+			if cached.err != nil && err == nil {
+				err = cached.err
+			}
+			if mf := cached.frame; mf.Mapped {
+				mf.File = relativeTo(m.root, mf.File)
+				out[i][j] = mf
+			}
+		}
+	}
+	return out, err
+}
+
+// sendableFrames gives, per frame, what would be sent for it, or a zero
+// key for a frame that is not sent: not a URL, no line or column, or a URL
+// without the query that carries the bundle's options (JavaScriptCore
+// strips it) when no other frame of the stack names the same bundle with
+// one.
+func sendableFrames(st jsStack) []symbolicateKey {
+	withQuery := map[string]string{}
+	for _, f := range st.Frames {
+		if f.Kind == frameURL {
+			if base, ok := bundleBase(f.File); ok {
+				withQuery[base] = f.File
+			}
+		}
+	}
+	keys := make([]symbolicateKey, len(st.Frames))
+	for i, f := range st.Frames {
+		if f.Kind != frameURL || f.Line < 1 || f.Column < 1 {
+			continue
+		}
+		url := f.File
+		if _, ok := bundleBase(url); !ok {
+			if url = withQuery[url]; url == "" {
+				continue
+			}
+		}
+		keys[i] = symbolicateKey{url: url, line: f.Line, column: f.Column - 1}
+	}
+	return keys
+}
+
+// bundleBase is a bundle URL without its options, and whether it had any
+// (a query, or JavaScriptCore-safe `//&`).
+func bundleBase(url string) (string, bool) {
+	if i := strings.Index(url, "//&"); i > len("https://") {
+		return url[:i], true
+	}
+	if i := strings.IndexByte(url, '?'); i >= 0 {
+		return url[:i], true
+	}
+	return url, false
+}
+
+func containsCall(calls []*symbolicateCall, c *symbolicateCall) bool {
+	for _, x := range calls {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func countCalls(inflight map[symbolicateKey]*symbolicateCall) int {
+	seen := map[*symbolicateCall]bool{}
+	for _, c := range inflight {
+		seen[c] = true
+	}
+	return len(seen)
+}
+
+// relativeTo names file relative to root when it lies under it.
+func relativeTo(root, file string) string {
+	if root == "" {
+		return file
+	}
+	root = strings.TrimRight(root, "/\\")
+	if rest, ok := strings.CutPrefix(file, root); ok && rest != "" && (rest[0] == '/' || rest[0] == '\\') {
+		return rest[1:]
+	}
+	return file
+}
+
+// do runs one call: /status when its answer is stale, then /symbolicate
+// (once more on a 500), and puts the answers in the cache.
+func (m *metroSymbolicator) do(c *symbolicateCall) {
+	m.mu.Lock()
+	timeout := symbolicateTimeout
+	if !m.answered {
+		timeout = symbolicateFirstTimeout
+	}
+	askStatus := m.statusAt.IsZero() || m.now().Sub(m.statusAt) > symbolicateStatusFor
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(m.life, timeout)
+	defer cancel()
+
+	var answers map[symbolicateKey]mappedFrame
+	err := func() error {
+		if askStatus {
+			if err := m.askStatus(ctx); err != nil {
+				return err
+			}
+		}
+		var err error
+		for attempt := 0; attempt < 2; attempt++ {
+			answers, err = m.symbolicate(ctx, c)
+			var refused *errMetroRefused
+			if !errors.As(err, &refused) || refused.Status != http.StatusInternalServerError {
+				break
+			}
+		}
+		return err
+	}()
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range c.keys {
+		if m.inflight[k] == c {
+			delete(m.inflight, k)
+		}
+	}
+	var unreachable *errMetroUnreachable
+	var refused *errMetroRefused
+	switch {
+	case errors.As(err, &unreachable):
+		// Answers already had stay: Metro down is when they are needed.
+		m.downUntil, m.downErr = m.now().Add(symbolicateDownFor), unreachable.Err
+		m.wasDown = true
+		m.statusAt = time.Time{}
+	case errors.As(err, &refused):
+		m.answered = true
+		m.remember(len(c.keys))
+		for _, k := range c.keys {
+			m.frames[k] = cachedFrame{frame: mappedFrame{Method: c.method[k]}, err: err}
+		}
+	case err == nil:
+		m.answered = true
+		m.remember(len(answers))
+		for k, f := range answers {
+			m.frames[k] = cachedFrame{frame: f}
+		}
+	}
+	c.err = err
+	close(c.done)
+}
+
+// remember makes room for n more frames in the cache; m.mu is held.
+func (m *metroSymbolicator) remember(n int) {
+	if len(m.frames)+n > maxSymbolicateCache {
+		clear(m.frames)
+	}
+}
+
+// askStatus reads the project root from Metro's /status (community CLI:
+// Project-Root; Expo: X-React-Native-Project-Root). A Metro without
+// /status (plain `metro`) leaves the root unknown; file names then stay
+// absolute. A different root is a different project: the cache starts over.
+func (m *metroSymbolicator) askStatus(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
+	if err != nil {
+		return &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxStatusAnswer))
+	resp.Body.Close()
+	root := ""
+	if resp.StatusCode == http.StatusOK && strings.Contains(string(body), "packager-status:running") {
+		root = resp.Header.Get("X-React-Native-Project-Root")
+		if root == "" {
+			root = resp.Header.Get("Project-Root")
+		}
+	}
+	m.mu.Lock()
+	// A Metro that was down and answers again may be another process,
+	// serving other code; a different root is another project.
+	if root != m.root || m.wasDown {
+		clear(m.frames)
+		m.root, m.wasDown = root, false
+	}
+	m.statusAt = m.now()
+	m.mu.Unlock()
+	return nil
+}
+
+// symbolicateFrame is a frame as Metro reads and answers it.
+type symbolicateFrame struct {
+	File       *string  `json:"file"`
+	LineNumber *float64 `json:"lineNumber"`
+	Column     *float64 `json:"column"`
+	MethodName *string  `json:"methodName"`
+	Collapse   *bool    `json:"collapse,omitempty"`
+	// Tag is a property Metro echoes back unchanged, by which answers are
+	// matched to frames: a customizeStack hook may reorder them.
+	Tag *float64 `json:"devtoolsMcpFrame"`
+}
+
+// symbolicate posts c's frames and reads the answers, matched by tag.
+func (m *metroSymbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
+	frames := make([]symbolicateFrame, len(c.keys))
+	for i, k := range c.keys {
+		file, line, col, tag := k.url, float64(k.line), float64(k.column), float64(i)
+		frames[i] = symbolicateFrame{File: &file, LineNumber: &line, Column: &col, Tag: &tag}
+		if name := c.method[k]; name != "" {
+			frames[i].MethodName = &name
+		}
+	}
+	body, err := json.Marshal(struct {
+		Stack []symbolicateFrame `json:"stack"`
+	}{frames})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.origin+"/symbolicate", bytes.NewReader(body))
+	if err != nil {
+		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSymbolicateAnswer+1))
+	if err != nil {
+		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	refused := func(msg string) error {
+		return &errMetroRefused{Origin: m.origin, Status: resp.StatusCode, Message: msg}
+	}
+	if len(data) > maxSymbolicateAnswer {
+		return nil, refused(fmt.Sprintf("an answer over %d bytes", maxSymbolicateAnswer))
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = http.StatusText(resp.StatusCode)
+		}
+		return nil, refused(clipMetroText(e.Error))
+	}
+	// codeFrame (source text with colours) is not read.
+	var answer struct {
+		Stack []symbolicateFrame `json:"stack"`
+	}
+	if err := json.Unmarshal(data, &answer); err != nil || answer.Stack == nil {
+		return nil, refused("not an object with a stack array")
+	}
+	out := make(map[symbolicateKey]mappedFrame, len(c.keys))
+	for _, f := range answer.Stack {
+		if !whole(f.Tag) || int(*f.Tag) >= len(c.keys) {
+			continue
+		}
+		k := c.keys[int(*f.Tag)]
+		mf := mappedFrame{Method: c.method[k]}
+		if f.MethodName != nil && *f.MethodName != "" {
+			mf.Method = *f.MethodName
+		}
+		// A frame Metro could not map comes back with its URL (or, under
+		// Expo's config, with nulls).
+		if f.File != nil && *f.File != "" && classifyFile(*f.File) != frameURL && whole(f.LineNumber) && whole(f.Column) {
+			mf.File, mf.Line, mf.Column, mf.Mapped = *f.File, int(*f.LineNumber), int(*f.Column)+1, true
+		}
+		mf.Collapse = f.Collapse != nil && *f.Collapse
+		out[k] = mf
+	}
+	// Frames the answer left out are remembered as unmapped: asking again
+	// would get the same.
+	for _, k := range c.keys {
+		if _, ok := out[k]; !ok {
+			out[k] = mappedFrame{Method: c.method[k]}
+		}
+	}
+	return out, nil
+}
+
+// whole reports whether n is a non-negative whole number a frame can hold.
+func whole(n *float64) bool {
+	return n != nil && *n >= 0 && *n <= maxFrameNumber && *n == float64(int(*n))
+}
+
+// clipMetroText bounds what Metro said in an error.
+func clipMetroText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}
