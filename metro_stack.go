@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // frameKind says what a frame's location is.
@@ -107,13 +108,13 @@ func parseFrameLine(line string) (jsFrame, bool) {
 	}
 	// JavaScriptCore: `name@location`, `@location`, or a bare location.
 	if at := strings.IndexByte(s, '@'); at >= 0 {
-		name := s[:at]
-		if strings.ContainsAny(name, " \t") && !strings.HasSuffix(name, " code") { // global code, module code, eval code
+		name := strings.TrimSpace(s[:at])
+		if strings.ContainsFunc(name, unicode.IsSpace) && !strings.HasSuffix(name, " code") { // global code, module code, eval code
 			return jsFrame{}, false
 		}
 		return locatedFrame(name, s[at+1:], false)
 	}
-	if strings.Contains(s, "://") && !strings.ContainsAny(s, " \t") {
+	if strings.Contains(s, "://") && !strings.ContainsFunc(s, unicode.IsSpace) {
 		return locatedFrame("", s, false)
 	}
 	return jsFrame{}, false
@@ -132,7 +133,7 @@ func locatedFrame(method, loc string, anyText bool) (jsFrame, bool) {
 	if file, ok := strings.CutPrefix(loc, "address at "); ok {
 		f.Kind = frameBytecode
 		f.File, f.Line, f.Column = splitLocation(file)
-		return f, true
+		return f, f.Line > 0 || anyText
 	}
 	f.File, f.Line, f.Column = splitLocation(loc)
 	if f.Line == 0 && !anyText {
@@ -150,7 +151,13 @@ func splitLocation(loc string) (file string, line, column int) {
 		return loc, 0, 0
 	}
 	if file, n, ok := cutNumber(head); ok {
+		if n == 0 {
+			return loc, 0, 0 // lines count from 1: not a location
+		}
 		return file, n, last
+	}
+	if last == 0 {
+		return loc, 0, 0
 	}
 	return head, last, 0
 }
@@ -212,6 +219,9 @@ func (f jsFrame) text() string {
 		return "at " + f.Method + " (native)"
 	case frameBytecode:
 		loc = "address at " + loc
+	}
+	if f.Method == "" && f.Line > 0 && f.Kind != frameBytecode {
+		return "at " + loc // V8's form for a nameless frame
 	}
 	method := f.Method
 	if method == "" {

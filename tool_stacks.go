@@ -54,7 +54,7 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 			case frameBytecode:
 				bytecode = true
 			case framePath:
-				source = source || f.File != ""
+				source = source || (f.File != "" && f.Line > 0)
 			}
 		}
 		if !sendable {
