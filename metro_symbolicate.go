@@ -17,6 +17,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -27,6 +28,7 @@ const (
 	symbolicateAnswerWait   = time.Second      // the longest a reader waits for Metro
 	symbolicateFirstTimeout = 10 * time.Second // Metro may build the whole graph on the first request
 	symbolicateTimeout      = 5 * time.Second
+	symbolicateDialTimeout  = 2 * time.Second
 	symbolicateDownFor      = 15 * time.Second // how long "unreachable" is believed
 	symbolicateStatusFor    = 30 * time.Second // how long /status's answer is believed
 	maxSymbolicateAnswer    = 4 << 20          // bytes of a /symbolicate answer read
@@ -133,8 +135,17 @@ type cachedFrame struct {
 // (scheme://host:port).
 func newMetroSymbolicator(origin string) *metroSymbolicator {
 	life, stop := context.WithCancel(context.Background())
+	// Metro is dialled directly, and only Metro: no proxy from the
+	// environment, no redirect followed to wherever an answer points.
+	transport := &http.Transport{
+		Proxy: nil, DialContext: (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext,
+		MaxResponseHeaderBytes: maxStatusAnswer * 16, MaxIdleConns: 2, IdleConnTimeout: time.Minute,
+	}
+	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
 	return &metroSymbolicator{
-		origin: origin, client: &http.Client{}, wait: symbolicateAnswerWait, now: time.Now,
+		origin: origin, client: client, wait: symbolicateAnswerWait, now: time.Now,
 		life: life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
 	}

@@ -2,9 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -186,3 +188,36 @@ func TestMappedStackText(t *testing.T) {
 }
 
 var _ http.RoundTripper = (*fakeMetro)(nil)
+
+// serve wires the Metro of METRO_URL into debug_get_logs: an adapter's
+// stack in the bundle comes back mapped, from the whole program.
+func TestServeMapsStacksThroughMetro(t *testing.T) {
+	fm := startFakeMetro(t)
+	cfg := testConfig(t)
+	cfg.MetroURL = fm.srv.URL
+	e := startE2E(t, cfg, 0)
+	h := e.waitHealth(func(h healthOut) bool { return h.Connected })
+	events, _ := json.Marshal(logsWithStacks(deviceBundle)[1:2])
+	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"bundle-app","adapterVersion":"0.0.1","deviceId":"emulator-2",` +
+		`"app":{"name":"BundleApp"},"streams":[{"name":"console","active":true}]}`
+	answeringAdapter(t, h.Server.WSURL, hs, func(id, method string, _ json.RawMessage) []byte {
+		result := `{"events":` + string(events) + `,"hasMore":false,"oldestSeq":2,"latestSeq":2}`
+		if method == "streams.list" {
+			result = `{"streams":[{"name":"console","active":true,"eventCount":1,"latestSeq":2,"oldestSeq":2,"hasSnapshot":false,"lastEventAt":null}]}`
+		}
+		return fmt.Appendf(nil, `{"type":"response","id":%q,"result":%s}`, id, result)
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		res, isError := e.callTool("debug_get_logs", map[string]any{"session": "bundle-app"})
+		if !isError {
+			if !strings.Contains(string(res), `at handleAdd (src/CartButton.tsx:42:9)`) {
+				t.Fatalf("stack not mapped: %s", res)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the adapter's session never answered: %s", res)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
