@@ -159,3 +159,20 @@ func normalisedFrames(st jsStack) []jsFrame {
 	}
 	return out
 }
+
+// FuzzReadJSStack: whatever a console event's stack member holds, reading
+// it never fails, and every number read is in bounds.
+func FuzzReadJSStack(f *testing.F) {
+	f.Add(`["at f (` + testBundle + `:1:2)", "g@x:3:4"]`)
+	f.Add(`[{"methodName":"f","file":"` + testBundle + `","lineNumber":10,"column":4},{"functionName":"g","url":"u","lineNumber":0,"columnNumber":1e9}]`)
+	f.Add(`"Error: x\n    at f (` + testBundle + `:1:2)"`)
+	f.Add(`[{"lineNumber":-1,"column":"3"}, null, 1]`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		st, _ := readJSStack([]byte(raw))
+		for _, fr := range st.Frames {
+			if fr.Line < 0 || fr.Line > maxFrameNumber+1 || fr.Column < 0 || fr.Column > maxFrameNumber+1 {
+				t.Fatalf("frame out of bounds: %+v", fr)
+			}
+		}
+	})
+}

@@ -508,32 +508,3 @@ func TestSymbolicateClosedAndCancelled(t *testing.T) {
 		t.Errorf("closed: err %v, want unreachable", err)
 	}
 }
-
-// The product's own client maps through Metro, and follows no redirect
-// elsewhere: only Metro is dialled.
-func TestSymbolicateProductClient(t *testing.T) {
-	fm := startFakeMetro(t)
-	m := newMetroSymbolicator(fm.srv.URL)
-	t.Cleanup(m.close)
-	if got, err := m.mapStacks(t.Context(), []jsStack{testStack()}); err != nil || !got[0][0].Mapped {
-		t.Fatalf("err %v, mapped %v", err, got[0][0].Mapped)
-	}
-	closed := httptest.NewServer(http.NotFoundHandler())
-	closed.Close()
-	gone := newMetroSymbolicator(closed.URL)
-	t.Cleanup(gone.close)
-	var unreachable *errMetroUnreachable
-	if _, err := gone.mapStacks(t.Context(), []jsStack{testStack()}); !errors.As(err, &unreachable) || unreachable.Origin != closed.URL {
-		t.Errorf("a Metro not running: err %v", err)
-	}
-	elsewhere := startFakeMetro(t)
-	redirected := startFakeMetro(t)
-	redirected.redirect = elsewhere.srv.URL + "/symbolicate"
-	m2 := newMetroSymbolicator(redirected.srv.URL)
-	t.Cleanup(m2.close)
-	_, err := m2.mapStacks(t.Context(), []jsStack{testStack()})
-	var refused *errMetroRefused
-	if !errors.As(err, &refused) || refused.Status != http.StatusTemporaryRedirect || elsewhere.postCount() != 0 {
-		t.Errorf("a redirect: err %v, %d requests elsewhere; want a 307 refusal, none", err, elsewhere.postCount())
-	}
-}
