@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,18 @@ type errMetroSlow struct {
 
 func (e *errMetroSlow) Error() string {
 	return fmt.Sprintf("metro at %s did not answer within %v", e.Origin, e.Wait)
+}
+
+// errMetroOtherPort: the stacks' bundle is served on Port, which is not
+// the port of the Metro at Origin: another Metro (another project, or
+// RCT_METRO_PORT) serves it, and this one would map its frames wrongly.
+type errMetroOtherPort struct {
+	Origin string
+	Port   string
+}
+
+func (e *errMetroOtherPort) Error() string {
+	return fmt.Sprintf("the bundle is served on port %s, not by the metro at %s", e.Port, e.Origin)
 }
 
 // errMetroRefused: Metro answered, but not with mapped frames: a status
@@ -101,6 +114,7 @@ type symbolicateCall struct {
 // waits for them.
 type metroSymbolicator struct {
 	origin string
+	port   string // origin's port, to which frames' bundle URLs are compared
 	client *http.Client
 	wait   time.Duration // answerWait
 	now    func() time.Time
@@ -141,7 +155,7 @@ func newMetroSymbolicator(origin string) *metroSymbolicator {
 		return http.ErrUseLastResponse
 	}}
 	return &metroSymbolicator{
-		origin: origin, client: client, wait: symbolicateAnswerWait, now: time.Now,
+		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
 		life: life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
 	}
@@ -169,10 +183,15 @@ func (m *metroSymbolicator) close() {
 // the frames mapped so far are answered either way.
 func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
 	sent := make([][]symbolicateKey, len(stacks))
+	otherPort := ""
 	wanted := map[symbolicateKey]string{}
 	var order []symbolicateKey
 	for i, st := range stacks {
-		sent[i] = sendableFrames(st)
+		var port string
+		sent[i], port = sendableFrames(st, m.port)
+		if port != "" && otherPort == "" {
+			otherPort = port
+		}
 		for j, k := range sent[i] {
 			if k.url == "" {
 				continue
@@ -241,6 +260,9 @@ func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([]
 		}
 	}
 
+	if err == nil && otherPort != "" {
+		err = &errMetroOtherPort{Origin: m.origin, Port: otherPort}
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([][]mappedFrame, len(stacks))
@@ -265,11 +287,14 @@ func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([]
 }
 
 // sendableFrames gives, per frame, what would be sent for it, or a zero
-// key for a frame that is not sent: not a URL, no line or column, or a URL
+// key for a frame that is not sent: not a URL, no line or column, a URL
 // without the query that carries the bundle's options (JavaScriptCore
 // strips it) when no other frame of the stack names the same bundle with
-// one.
-func sendableFrames(st jsStack) []symbolicateKey {
+// one, or a URL naming a port other than metroPort, which is then returned.
+// The host is not compared: the device names Metro as it sees it
+// (10.0.2.2, a LAN address); a tunnel's URL names no port.
+func sendableFrames(st jsStack, metroPort string) ([]symbolicateKey, string) {
+	otherPort := ""
 	withQuery := map[string]string{}
 	for _, f := range st.Frames {
 		if f.Kind == frameURL {
@@ -289,9 +314,37 @@ func sendableFrames(st jsStack) []symbolicateKey {
 				continue
 			}
 		}
+		if port := urlPort(url); port != "" && metroPort != "" && port != metroPort {
+			otherPort = port
+			continue
+		}
 		keys[i] = symbolicateKey{url: url, line: f.Line, column: f.Column - 1}
 	}
-	return keys
+	return keys, otherPort
+}
+
+// originPort is the port of Metro's origin, explicit or the scheme's.
+func originPort(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return ""
+	}
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// urlPort is the port a URL names explicitly, or "".
+func urlPort(raw string) string {
+	u, err := url.Parse(strings.Replace(raw, "//&", "?", 1))
+	if err != nil {
+		return ""
+	}
+	return u.Port()
 }
 
 // bundleBase is a bundle URL without its options, and whether it had any

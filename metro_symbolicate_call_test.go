@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -16,7 +17,7 @@ func TestSymbolicateProductClient(t *testing.T) {
 	fm := startFakeMetro(t)
 	m := newMetroSymbolicator(fm.srv.URL)
 	t.Cleanup(m.close)
-	if got, err := m.mapStacks(t.Context(), []jsStack{testStack()}); err != nil || !got[0][0].Mapped {
+	if got, err := m.mapStacks(t.Context(), []jsStack{testStackAt(fm.bundleOf())}); err != nil || !got[0][0].Mapped {
 		t.Fatalf("err %v, mapped %v", err, got[0][0].Mapped)
 	}
 	closed := httptest.NewServer(http.NotFoundHandler())
@@ -24,7 +25,8 @@ func TestSymbolicateProductClient(t *testing.T) {
 	gone := newMetroSymbolicator(closed.URL)
 	t.Cleanup(gone.close)
 	var unreachable *errMetroUnreachable
-	if _, err := gone.mapStacks(t.Context(), []jsStack{testStack()}); !errors.As(err, &unreachable) || unreachable.Origin != closed.URL {
+	goneBundle := strings.Replace(deviceBundle, "10.0.2.2:8081", strings.TrimPrefix(closed.URL, "http://"), 1)
+	if _, err := gone.mapStacks(t.Context(), []jsStack{testStackAt(goneBundle)}); !errors.As(err, &unreachable) || unreachable.Origin != closed.URL {
 		t.Errorf("a Metro not running: err %v", err)
 	}
 	elsewhere := startFakeMetro(t)
@@ -32,7 +34,7 @@ func TestSymbolicateProductClient(t *testing.T) {
 	redirected.redirect = elsewhere.srv.URL + "/symbolicate"
 	m2 := newMetroSymbolicator(redirected.srv.URL)
 	t.Cleanup(m2.close)
-	_, err := m2.mapStacks(t.Context(), []jsStack{testStack()})
+	_, err := m2.mapStacks(t.Context(), []jsStack{testStackAt(redirected.bundleOf())})
 	var refused *errMetroRefused
 	if !errors.As(err, &refused) || refused.Status != http.StatusTemporaryRedirect || elsewhere.postCount() != 0 {
 		t.Errorf("a redirect: err %v, %d requests elsewhere; want a 307 refusal, none", err, elsewhere.postCount())

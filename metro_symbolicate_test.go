@@ -196,6 +196,7 @@ func newTestSymbolicator(t *testing.T, fm *fakeMetro) (*metroSymbolicator, *test
 	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	m.now = clock.Now
 	m.wait = 30 * time.Second
+	m.port = "8081" // Metro's port as the device sees it (deviceBundle), not the test's
 	t.Cleanup(m.close)
 	return m, clock
 }
@@ -204,13 +205,22 @@ func newTestSymbolicator(t *testing.T, fm *fakeMetro) (*metroSymbolicator, *test
 // the Android emulator's 10.0.2.2), which is never dialled.
 const deviceBundle = "http://10.0.2.2:8081/index.bundle?platform=android&dev=true&minify=false"
 
-func testStack() jsStack {
+func testStack() jsStack { return testStackAt(deviceBundle) }
+
+// testStackAt is a Hermes stack in bundle: one frame to map, one to
+// collapse, one Metro cannot map, and two it is not asked about.
+func testStackAt(bundle string) jsStack {
 	return parseJSStack("Error: boom\n" +
-		"    at onPress (" + deviceBundle + ":48211:17)\n" +
-		"    at _performTransitionSideEffects (" + deviceBundle + ":48300:5)\n" +
+		"    at onPress (" + bundle + ":48211:17)\n" +
+		"    at _performTransitionSideEffects (" + bundle + ":48300:5)\n" +
 		"    at forEach (native)\n" +
-		"    at unknown (" + deviceBundle + ":9:9)\n" +
+		"    at unknown (" + bundle + ":9:9)\n" +
 		"    at anonymous (address at index.android.bundle:1:902133)")
+}
+
+// bundleOf is the bundle URL of fm as a device on the same port sees it.
+func (fm *fakeMetro) bundleOf() string {
+	return strings.Replace(deviceBundle, "10.0.2.2:8081", strings.TrimPrefix(fm.srv.URL, "http://"), 1)
 }
 
 func TestSymbolicateMapsFrames(t *testing.T) {
@@ -506,5 +516,26 @@ func TestSymbolicateClosedAndCancelled(t *testing.T) {
 	var unreachable *errMetroUnreachable
 	if _, err := m.mapStacks(t.Context(), []jsStack{parseJSStack("at a (" + deviceBundle + ":48400:1)")}); !errors.As(err, &unreachable) {
 		t.Errorf("closed: err %v, want unreachable", err)
+	}
+}
+
+// A bundle on another port is another Metro's: its frames are not sent to
+// this one, which would map them against another project; a tunnel's URL,
+// which names no port, is.
+func TestSymbolicateOtherPort(t *testing.T) {
+	fm := startFakeMetro(t)
+	m, _ := newTestSymbolicator(t, fm)
+	other := strings.Replace(deviceBundle, ":8081", ":8082", 1)
+	got, err := m.mapStacks(t.Context(), []jsStack{testStackAt(other)})
+	var otherPort *errMetroOtherPort
+	if !errors.As(err, &otherPort) || otherPort.Port != "8082" || got[0][0].Mapped || fm.postCount() != 0 {
+		t.Errorf("err %v, mapped %v, %d requests; want the other port named, nothing sent", err, got[0][0].Mapped, fm.postCount())
+	}
+	tunnel := "https://abc-anonymous-8081.exp.direct/index.bundle?platform=ios&dev=true"
+	if got, err := m.mapStacks(t.Context(), []jsStack{testStackAt(tunnel)}); err != nil || !got[0][0].Mapped {
+		t.Errorf("a tunnel's URL: err %v, mapped %v", err, got[0][0].Mapped)
+	}
+	if originPort("http://127.0.0.1") != "80" || originPort("https://metro.test") != "443" || originPort("http://[::1]:8081") != "8081" {
+		t.Error("originPort misreads an origin")
 	}
 }

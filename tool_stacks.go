@@ -86,6 +86,9 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 		e.Stack, _ = json.Marshal(text)
 		e.HiddenFrames, e.MoreFrames, e.Symbolicated = hidden, more+totals[k]-len(st.Frames), true
 	}
+	if err == nil && !anyMapped {
+		return &stackNote{Status: "unavailable", Reason: "Metro mapped none of the frames (the bundle may have changed since they were printed)"}
+	}
 	if err == nil {
 		return nil
 	}
@@ -155,6 +158,7 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 	var unreachable *errMetroUnreachable
 	var slow *errMetroSlow
 	var refused *errMetroRefused
+	var otherPort *errMetroOtherPort
 	switch {
 	case errors.Is(err, errStacksOff):
 		return &stackNote{Status: "off", Reason: "stacks are not mapped to source: METRO_URL is off",
@@ -168,6 +172,9 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 		}
 		return &stackNote{Status: status, Reason: "Metro did not answer within " + slow.Wait.Round(time.Millisecond).String() + " (it may be building the bundle); stacks are as the app sent them",
 			Hint: "read the logs again in a few seconds: Metro's answer is kept"}
+	case errors.As(err, &otherPort):
+		return &stackNote{Status: status, Reason: "the stacks' bundle is served on port " + otherPort.Port + ", not by the Metro at " + otherPort.Origin,
+			Hint: "set METRO_URL to the Metro serving the app (the one on port " + otherPort.Port + ")"}
 	case errors.As(err, &refused):
 		return &stackNote{Status: status, Reason: fmt.Sprintf("Metro could not map the stacks (%d: %s)", refused.Status, refused.Message),
 			Hint: "the bundle may not build as it is now; frames are as the app sent them"}

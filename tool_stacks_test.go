@@ -112,6 +112,8 @@ func TestGetLogsMapsStacks(t *testing.T) {
 func TestGetLogsStackNotes(t *testing.T) {
 	bytecode := []map[string]any{{"stream": "console", "seq": int64(1), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z",
 		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at anonymous (address at index.android.bundle:1:902133)"}}}
+	unmapped := []map[string]any{{"stream": "console", "seq": int64(1), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z",
+		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at f (" + deviceBundle + ":9:9)"}}}
 	for _, tc := range []struct {
 		name   string
 		events []map[string]any
@@ -124,6 +126,8 @@ func TestGetLogsStackNotes(t *testing.T) {
 		{"refused", logsWithStacks(deviceBundle), func(fm *fakeMetro) { fm.statuses = []int{500, 500} }, "unavailable", "Metro could not map the stacks (500: Unable to resolve module ./gone)"},
 		{"slow", logsWithStacks(deviceBundle), func(fm *fakeMetro) { fm.hold = make(chan struct{}) }, "pending", "Metro did not answer within"},
 		{"bytecode", bytecode, func(*fakeMetro) {}, "unavailable", "Hermes bytecode"},
+		{"another Metro's port", logsWithStacks(strings.Replace(deviceBundle, ":8081", ":8082", 1)), func(*fakeMetro) {}, "unavailable", "served on port 8082, not by the Metro at http://127.0.0.1:"},
+		{"nothing mapped", unmapped, func(*fakeMetro) {}, "unavailable", "Metro mapped none of the frames"},
 		{"already source", logsWithStacks(deviceBundle)[3:], func(*fakeMetro) {}, "not needed", "already name source files"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -197,7 +201,7 @@ func TestServeMapsStacksThroughMetro(t *testing.T) {
 	cfg.MetroURL = fm.srv.URL
 	e := startE2E(t, cfg, 0)
 	h := e.waitHealth(func(h healthOut) bool { return h.Connected })
-	events, _ := json.Marshal(logsWithStacks(deviceBundle)[1:2])
+	events, _ := json.Marshal(logsWithStacks(fm.bundleOf())[1:2])
 	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"bundle-app","adapterVersion":"0.0.1","deviceId":"emulator-2",` +
 		`"app":{"name":"BundleApp"},"streams":[{"name":"console","active":true}]}`
 	answeringAdapter(t, h.Server.WSURL, hs, func(id, method string, _ json.RawMessage) []byte {
