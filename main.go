@@ -163,6 +163,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	sessions := newSessionRegistry(cfg, logger, srv.link.events)
 	srv.link.sessions = sessions
 	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
+	var wg sync.WaitGroup
+	if cfg.MetroURL != "" {
+		// Stacks are mapped to source through Metro's /symbolicate, for
+		// every kind of app (metro_symbolicate.go).
+		symbolicator := newMetroSymbolicator(cfg.MetroURL)
+		q.stacks = symbolicator
+		wg.Go(func() { symbolicator.run(ctx) })
+	}
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
 	if cfg.Tune.ListChanged > 0 {
@@ -188,7 +196,6 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	}
 	srv.relay = relay
 
-	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := srv.link.run(ctx); err != nil {
 			logger.Error("adapter listener stopped", "err", err)
