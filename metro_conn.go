@@ -9,6 +9,7 @@ package main
 // (errMetroNoState): Metro carries no state.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -119,8 +120,12 @@ func (c *metroConn) serve(ctx context.Context) metroConnEnd {
 		}
 	}
 	var readErr error
+	var buf bytes.Buffer // reused: handle keeps nothing of a frame
 	for {
-		data, size, err := readBounded(ws, m.cfg.MaxPayloadSize)
+		if buf.Cap() > 256<<10 {
+			buf = bytes.Buffer{} // do not keep a rare large frame's buffer
+		}
+		data, size, err := readBoundedInto(ws, m.cfg.MaxPayloadSize, &buf)
 		if err != nil {
 			readErr = err
 			break

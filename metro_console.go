@@ -12,6 +12,7 @@ package main
 //	Runtime.exceptionThrown   log {level: error, message: "Uncaught …", stack}
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -48,14 +49,16 @@ type cdpRemoteObject struct {
 }
 
 type cdpPreview struct {
-	Subtype    string `json:"subtype"`
-	Overflow   bool   `json:"overflow"`
-	Properties []struct {
-		Name    string `json:"name"`
-		Type    string `json:"type"`
-		Subtype string `json:"subtype"`
-		Value   string `json:"value"`
-	} `json:"properties"`
+	Subtype    string               `json:"subtype"`
+	Overflow   bool                 `json:"overflow"`
+	Properties []cdpPropertyPreview `json:"properties"`
+}
+
+type cdpPropertyPreview struct {
+	Name    string `json:"name"`
+	Type    string `json:"type"`
+	Subtype string `json:"subtype"`
+	Value   string `json:"value"`
 }
 
 type cdpStackTrace struct {
@@ -67,40 +70,171 @@ type cdpStackTrace struct {
 	} `json:"callFrames"`
 }
 
-// metroConsoleEvent reads Runtime.consoleAPICalled.
+// metroConsoleEvent reads Runtime.consoleAPICalled. It walks the params
+// without decoding them through reflection (this is the flood path); what
+// it keeps is re-encoded, so the event is valid JSON whatever was sent.
 func metroConsoleEvent(params []byte, now time.Time) (metroEvent, error) {
-	var p struct {
-		Type       string            `json:"type"`
-		Args       []json.RawMessage `json:"args"`
-		Timestamp  float64           `json:"timestamp"`
-		StackTrace *cdpStackTrace    `json:"stackTrace"`
+	var typ string
+	var argsRaw, stackRaw []byte
+	var ms float64
+	if rawKind(params) != "object" {
+		return metroEvent{}, fmt.Errorf("%w: Runtime.consoleAPICalled params: want an object", errCDPFrame)
 	}
-	if err := json.Unmarshal(params, &p); err != nil {
+	err := eachMemberRaw(params, func(name, v []byte) bool {
+		switch string(name) {
+		case `"type"`:
+			typ = cdpWord(v)
+		case `"args"`:
+			argsRaw = v
+		case `"timestamp"`:
+			ms, _ = strconv.ParseFloat(string(v), 64)
+		case `"stackTrace"`:
+			stackRaw = v
+		}
+		return true
+	})
+	if err != nil {
 		return metroEvent{}, fmt.Errorf("%w: Runtime.consoleAPICalled params: %v", errCDPFrame, err)
 	}
-	args := make([]cdpRemoteObject, 0, min(len(p.Args), maxMetroArgs))
-	for _, raw := range p.Args[:min(len(p.Args), maxMetroArgs)] {
-		var o cdpRemoteObject
-		if json.Unmarshal(raw, &o) != nil {
-			o = cdpRemoteObject{Type: "object", Description: "(unreadable value)"}
+	var args []cdpRemoteObject
+	total := 0
+	if rawKind(argsRaw) == "array" {
+		args = make([]cdpRemoteObject, 0, 4)
+		err = eachElement(argsRaw, func(_ int, v []byte) bool {
+			if total++; total <= maxMetroArgs {
+				args = append(args, readRemoteObject(v))
+			}
+			return true
+		})
+		if err != nil {
+			return metroEvent{}, fmt.Errorf("%w: Runtime.consoleAPICalled args: %v", errCDPFrame, err)
 		}
-		args = append(args, o)
 	}
 	message := formatConsoleArgs(args)
-	if n := len(p.Args) - len(args); n > 0 {
+	if n := total - len(args); n > 0 {
 		message += fmt.Sprintf(" … (%d more arguments)", n)
 	}
-	level := metroLevel(p.Type)
-	ev := struct {
-		Level   string `json:"level"`
-		Message string `json:"message"`
-		Stack   string `json:"stack,omitempty"`
-	}{Level: level, Message: clipMetroText(message, maxMetroMessageChars)}
-	if level == "warn" || level == "error" || p.Type == "trace" {
-		ev.Stack = formatCDPStack(p.StackTrace)
+	level := metroLevel(typ)
+	var stack string
+	if level == "warn" || level == "error" || typ == "trace" {
+		var st cdpStackTrace
+		if json.Unmarshal(stackRaw, &st) == nil {
+			stack = formatCDPStack(&st)
+		}
 	}
-	payload, err := json.Marshal(ev)
-	return metroEvent{Stream: "console", Type: "log", Payload: payload, Time: cdpTime(p.Timestamp, now)}, err
+	return metroEvent{Stream: "console", Type: "log", Payload: metroLogPayload(level, clipMetroText(message, maxMetroMessageChars), stack),
+		Time: cdpTime(ms, now)}, nil
+}
+
+// metroLogPayload is a console log event's payload {level, message, stack?}.
+func metroLogPayload(level, message, stack string) []byte {
+	out := make([]byte, 0, len(message)+len(stack)+48)
+	out = appendJSONString(append(out, `{"level":`...), level, false)
+	out = appendJSONString(append(out, `,"message":`...), message, false)
+	if stack != "" {
+		out = appendJSONString(append(out, `,"stack":`...), stack, false)
+	}
+	return append(out, '}')
+}
+
+// readRemoteObject reads one argument; an argument that is not an object
+// of the documented members is shown as unreadable.
+func readRemoteObject(raw []byte) cdpRemoteObject {
+	var o cdpRemoteObject
+	var preview []byte
+	err := eachMemberRaw(raw, func(name, v []byte) bool {
+		switch string(name) {
+		case `"type"`:
+			o.Type = cdpWord(v)
+		case `"subtype"`:
+			o.Subtype = cdpWord(v)
+		case `"description"`:
+			o.Description, _ = wireString(v)
+		case `"value"`:
+			o.Value = v
+		case `"unserializableValue"`:
+			o.UnserializableValue, _ = wireString(v)
+		case `"preview"`:
+			preview = v
+		}
+		return true
+	})
+	if err != nil || o.Type == "" {
+		return cdpRemoteObject{Type: "object", Description: "(unreadable value)"}
+	}
+	if preview != nil {
+		o.Preview = readPreview(preview)
+	}
+	return o
+}
+
+// cdpWord decodes a JSON string, without allocating for the words CDP
+// uses for types and subtypes.
+func cdpWord(v []byte) string {
+	switch string(v) {
+	case `"string"`:
+		return "string"
+	case `"number"`:
+		return "number"
+	case `"object"`:
+		return "object"
+	case `"boolean"`:
+		return "boolean"
+	case `"undefined"`:
+		return "undefined"
+	case `"function"`:
+		return "function"
+	case `"null"`:
+		return "null"
+	case `"array"`:
+		return "array"
+	case `"error"`:
+		return "error"
+	case `"log"`:
+		return "log"
+	case `"warning"`:
+		return "warning"
+	}
+	s, _ := wireString(v)
+	return s
+}
+
+// readPreview reads an object preview; nil when it is not one.
+func readPreview(raw []byte) *cdpPreview {
+	p := &cdpPreview{}
+	var props []byte
+	if eachMemberRaw(raw, func(name, v []byte) bool {
+		switch string(name) {
+		case `"subtype"`:
+			p.Subtype = cdpWord(v)
+		case `"overflow"`:
+			p.Overflow = string(v) == "true"
+		case `"properties"`:
+			props = v
+		}
+		return true
+	}) != nil {
+		return nil
+	}
+	_ = eachElement(props, func(_ int, v []byte) bool {
+		var prop cdpPropertyPreview
+		_ = eachMemberRaw(v, func(name, v []byte) bool {
+			switch string(name) {
+			case `"name"`:
+				prop.Name, _ = wireString(v)
+			case `"type"`:
+				prop.Type = cdpWord(v)
+			case `"subtype"`:
+				prop.Subtype = cdpWord(v)
+			case `"value"`:
+				prop.Value, _ = wireString(v)
+			}
+			return true
+		})
+		p.Properties = append(p.Properties, prop)
+		return len(p.Properties) < maxMetroArgs
+	})
+	return p
 }
 
 // metroExceptionEvent reads Runtime.exceptionThrown: an uncaught error,
@@ -136,12 +270,8 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 	if stack == "" {
 		stack = strings.TrimSpace(rest) // Hermes writes the stack into the error's description too
 	}
-	payload, err := json.Marshal(struct {
-		Level   string `json:"level"`
-		Message string `json:"message"`
-		Stack   string `json:"stack,omitempty"`
-	}{"error", clipMetroText(cmp.Or(message, "Uncaught exception"), maxMetroMessageChars), clipMetroText(stack, maxMetroMessageChars)})
-	return metroEvent{Stream: "console", Type: "log", Payload: payload, Time: cdpTime(p.Timestamp, now)}, err
+	payload := metroLogPayload("error", clipMetroText(cmp.Or(message, "Uncaught exception"), maxMetroMessageChars), clipMetroText(stack, maxMetroMessageChars))
+	return metroEvent{Stream: "console", Type: "log", Payload: payload, Time: cdpTime(p.Timestamp, now)}, nil
 }
 
 // metroLevel maps a console call's type to the wire protocol's levels.
@@ -162,7 +292,12 @@ func metroLevel(typ string) string {
 // take the arguments after it, and the rest follow, joined by spaces;
 // strings appear as they are, other values as their preview or JSON.
 func formatConsoleArgs(args []cdpRemoteObject) string {
+	if len(args) == 1 && args[0].Type == "string" && bytes.IndexByte(args[0].Value, '%') < 0 {
+		s, _ := wireString(args[0].Value) // the common console.log("text")
+		return clipMetroText(s, maxMetroArgChars)
+	}
 	var b strings.Builder
+	b.Grow(128)
 	next := 0
 	if len(args) > 0 && args[0].Type == "string" {
 		format, _ := wireString(args[0].Value)
@@ -251,6 +386,7 @@ func formatRemoteObject(o cdpRemoteObject) string {
 // formatPreview writes an object's preview, as consoles show it.
 func formatPreview(p *cdpPreview) string {
 	var b strings.Builder
+	b.Grow(16 * (len(p.Properties) + 1))
 	array := p.Subtype == "array" || p.Subtype == "typedarray"
 	open, close := "{", "}"
 	if array {

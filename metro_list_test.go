@@ -13,7 +13,7 @@ func TestParseMetroList(t *testing.T) {
 	body, _ := json.Marshal([]any{
 		standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true),
 		map[string]any{"id": "2", "title": "Hermes", "webSocketDebuggerUrl": "ws://x/inspector/debug?page=2"}, // no reactNative
-		map[string]any{"id": 3, "reactNative": map[string]any{}},                                          // mistyped
+		map[string]any{"id": 3, "reactNative": map[string]any{}},                                              // mistyped
 		"not an object",
 		standInPage("4", "com.example.admin", "iPad", "dev-b", false),
 	})

@@ -26,7 +26,7 @@ import (
 
 // metroStandIn is Metro with its inspector proxy.
 type metroStandIn struct {
-	t   *testing.T
+	t   testing.TB
 	srv *httptest.Server
 
 	mu            sync.Mutex
@@ -43,7 +43,7 @@ type metroStandIn struct {
 	wg            sync.WaitGroup
 }
 
-func startMetroStandIn(t *testing.T) *metroStandIn {
+func startMetroStandIn(t testing.TB) *metroStandIn {
 	t.Helper()
 	m := &metroStandIn{t: t, dials: map[string]int{}, sockets: map[string][]*websocket.Conn{}, closeOnAttach: map[string]bool{}}
 	mux := http.NewServeMux()
@@ -168,6 +168,12 @@ func (m *metroStandIn) serveDebugger(w http.ResponseWriter, r *http.Request) {
 // push sends frames to every debugger of page.
 func (m *metroStandIn) push(page string, frames ...[]byte) {
 	m.t.Helper()
+	m.pushEach(page, len(frames), func(i int) []byte { return frames[i] })
+}
+
+// pushEach sends frame(i) for i from 0 to n-1 to every debugger of page.
+func (m *metroStandIn) pushEach(page string, n int, frame func(i int) []byte) {
+	m.t.Helper()
 	var sockets []*websocket.Conn
 	waitUntil(m.t, "a debugger on page "+page, func() bool {
 		m.mu.Lock()
@@ -175,12 +181,11 @@ func (m *metroStandIn) push(page string, frames ...[]byte) {
 		sockets = append([]*websocket.Conn(nil), m.sockets[page]...)
 		return len(sockets) > 0
 	})
+	// No deadline: a stuck write ends when the test's cleanup closes the
+	// socket, and a write without one costs the stand-in no timer.
 	for _, ws := range sockets {
-		for _, f := range frames {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			err := ws.Write(ctx, websocket.MessageText, f)
-			cancel()
-			if err != nil {
+		for i := range n {
+			if err := ws.Write(context.Background(), websocket.MessageText, frame(i)); err != nil {
 				m.t.Fatalf("push to page %s: %v", page, err)
 			}
 		}
@@ -251,7 +256,7 @@ func readMetroFrames(t testing.TB, path string) [][]byte {
 }
 
 // waitUntil polls cond until it holds, failing the test after a deadline.
-func waitUntil(t *testing.T, what string, cond func() bool) {
+func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); !cond(); {
 		if time.Now().After(deadline) {
