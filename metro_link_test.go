@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"os"
 	"runtime"
 	"slices"
 	"strings"
@@ -9,6 +11,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/google/go-cmp/cmp"
 )
 
 const standInSession = "metro:com.example.shop@Pixel 8"
@@ -282,4 +285,44 @@ func consoleFrame(text string) []byte {
 	b, _ := reactotronMarshal(map[string]any{"method": "Runtime.consoleAPICalled", "params": map[string]any{
 		"type": "log", "args": []any{map[string]any{"type": "string", "value": text}}, "executionContextId": 1}})
 	return b
+}
+
+// TestMetroRecordedProxyFrames replays what the real inspector proxy
+// (@react-native/dev-middleware, with a page backed by V8's inspector)
+// listed and delivered (testdata/metro/proxy/, recorded with
+// RECORD_DIR): its list is read, the page attached on the stand-in's host
+// although the list names another port, and its console calls and
+// exception become the events debug_get_logs reads.
+func TestMetroRecordedProxyFrames(t *testing.T) {
+	t.Parallel()
+	read := func(name string) []byte {
+		data, err := os.ReadFile("testdata/metro/proxy/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.TrimSpace(data)
+	}
+	m := startMetroStandIn(t)
+	m.set(func(m *metroStandIn) { m.listBody = read("json_list.json") })
+	link, reg := startMetroLink(t, m, nil)
+	waitUntil(t, "the recorded page attached", func() bool { p, _ := pageStatus(link, "metro-check-device-1"); return p.Attached })
+	m.push("1", read("console_log_string.json"), read("console_error_object.json"), read("exception_thrown.json"))
+	const id = "metro:com.example.metrocheck@Check Phone"
+	waitUntil(t, "three console events", func() bool { s, _ := reg.find(id); return s != nil && s.latestSeq("console") == 3 })
+	events := sessionEvents(t, reg, id, "console")
+	var got []string
+	for _, ev := range events {
+		p := ev["payload"].(map[string]any)
+		stack, _ := p["stack"].(string)
+		first, _, _ := strings.Cut(stack, "\n")
+		got = append(got, fmt.Sprintf("%s|%s|%s", p["level"], p["message"], first))
+	}
+	want := []string{
+		"info|metro-check: cart loaded with 3 items|",
+		`error|metro-check: payment failed {code: "E_CARD_DECLINED", amount: 42.5, retry: Object}|at pay (http://127.0.0.1:41895/index.bundle?platform=ios&dev=true&minify=false:9:13)`,
+		"error|Uncaught TypeError: Cannot read properties of undefined (reading 'total')|at onPressCheckout (http://127.0.0.1:41895/index.bundle?platform=ios&dev=true&minify=false:21:22)",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("console events (-want +got):\n%s", diff)
+	}
 }
