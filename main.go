@@ -2,9 +2,10 @@
 // development: apps connect over a WebSocket, through a debug adapter
 // speaking Wire Protocol v1 (PROTOCOL.md) or unchanged through Reactotron's
 // client, or are found through Metro's debugger proxy with nothing
-// installed in them, and the server offers their Redux state, navigation, storage,
-// logs, network requests and the events that changed them as MCP tools,
-// resources and prompts, on stdin/stdout or Streamable HTTP, in both MCP eras.
+// installed in them, and the server offers their Redux state, navigation,
+// storage, logs, network requests and the events that changed them as MCP
+// tools, resources and prompts, on stdin/stdout or Streamable HTTP, in both
+// MCP eras.
 //
 // The package is flat, but its files are layered and a file's name says
 // its layer. Requests flow down the list and answers come back up: a file
