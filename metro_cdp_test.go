@@ -81,11 +81,23 @@ func FuzzParseCDPFrame(f *testing.F) {
 			t.Fatalf("round trip of %+v: %+v, %v", got, again, err)
 		}
 		if got.Method != "" && got.Params != nil {
-			// The event readers take any params without panicking.
-			metroConsoleEvent(got.Params, testNow)
-			metroExceptionEvent(got.Params, testNow)
+			// The event readers take any params, and what they keep is JSON.
 			var n metroNetwork
-			n.handle(got.Method, got.Params, testNow)
+			for _, read := range []func() (metroEvent, error){
+				func() (metroEvent, error) { return metroConsoleEvent(got.Params, testNow) },
+				func() (metroEvent, error) { return metroExceptionEvent(got.Params, testNow) },
+				func() (metroEvent, error) {
+					ev, _, err := n.handle("Network.requestWillBeSent", got.Params, testNow)
+					if err == nil {
+						ev, _, err = n.handle("Network.loadingFailed", got.Params, testNow)
+					}
+					return ev, err
+				},
+			} {
+				if ev, err := read(); err == nil && ev.Payload != nil && !json.Valid(ev.Payload) {
+					t.Fatalf("event payload is not JSON: %q", ev.Payload)
+				}
+			}
 		}
 	})
 }
