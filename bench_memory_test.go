@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -145,6 +146,76 @@ func BenchmarkIngest(b *testing.B) {
 	app.mu.Unlock()
 	if len(streams.Streams) == 0 || streams.Streams[0].Name != "redux" || streams.Streams[0].LatestSeq != wantSeq {
 		b.Fatalf("streams after the pushes: %s; want redux at seq %d", res, wantSeq)
+	}
+	runtime.GC()
+	_, liveAfter := benchReadHeap(samples)
+
+	growth := func(peak, base uint64) float64 { return float64(max(peak, base)-base) / (1 << 20) }
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
+	b.ReportMetric(growth(peakInuse, inuseBefore), "peak-heap-MB")
+	b.ReportMetric(growth(peakLive, liveBefore), "peak-live-MB")
+	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/(1<<10), "retained-KB")
+}
+
+// BenchmarkMetroIngest is BenchmarkIngest for the Metro link: a Metro
+// stand-in's page sends b.N console.log calls over CDP (a string, a number
+// and an object preview, as Hermes sends them), and the server turns each
+// into a console event of the app's session; the op ends when the session
+// holds the last. Metrics as BenchmarkIngest's (cpu-ns/event includes the
+// stand-in's writes).
+func BenchmarkMetroIngest(b *testing.B) {
+	m := startMetroStandIn(b)
+	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
+	cfg := benchConfig(b)
+	cfg.MetroURL = m.srv.URL
+	cfg.Tune.MetroPoll = 5 * time.Millisecond
+	c := benchStartServer(b, cfg)
+	waitUntil(b, "the page attached", func() bool {
+		return bytes.Contains(c.tool("debug_health_check", ""), []byte(`"attached":true`))
+	})
+	frame := []byte(`{"method":"Runtime.consoleAPICalled","params":{"type":"log","args":[{"type":"string","value":"cart updated"},` +
+		`{"type":"number","value":3,"description":"3"},{"type":"object","className":"Object","description":"Object","objectId":"7",` +
+		`"preview":{"type":"object","description":"Object","overflow":false,"properties":[{"name":"id","type":"number","value":"42"},` +
+		`{"name":"sku","type":"string","value":"A-1"}]}}],"executionContextId":1,"timestamp":1795777202511.0}}`)
+	consoleSeq := func() int64 {
+		var streams struct {
+			Streams []struct {
+				Name      string `json:"name"`
+				LatestSeq int64  `json:"latestSeq"`
+			} `json:"streams"`
+		}
+		if err := json.Unmarshal(c.structured(c.tool("debug_list_streams", "")), &streams); err != nil {
+			b.Fatal(err)
+		}
+		for _, s := range streams.Streams {
+			if s.Name == "console" {
+				return s.LatestSeq
+			}
+		}
+		return 0
+	}
+	base := consoleSeq()
+
+	runtime.GC()
+	samples := benchHeapSamples()
+	inuseBefore, liveBefore := benchReadHeap(samples)
+	sampler := benchSampleHeap()
+	cpuBefore := benchCPUTime(b)
+	b.ReportAllocs()
+	b.ResetTimer()
+	start := time.Now()
+
+	m.pushEach("1", b.N, func(int) []byte { return frame })
+	want := base + int64(b.N)
+	waitUntil(b, "every console event held", func() bool { return consoleSeq() >= want })
+
+	elapsed := time.Since(start)
+	b.StopTimer()
+	cpu := benchCPUTime(b) - cpuBefore
+	peakInuse, peakLive := sampler.peaks()
+	if got := consoleSeq(); got != want {
+		b.Fatalf("console at seq %d, want %d", got, want)
 	}
 	runtime.GC()
 	_, liveAfter := benchReadHeap(samples)

@@ -265,6 +265,7 @@ func benchConfig(tb testing.TB) config {
 		tb.Fatal(err)
 	}
 	cfg.WSPort = 0
+	cfg.MetroURL = "" // a Metro running on this machine must not change the figures
 	return cfg
 }
 
@@ -397,7 +398,8 @@ func benchBinaryEnv() []string {
 			env = append(env, kv)
 		}
 	}
-	return env
+	// A Metro running on this machine must not join the session measured.
+	return append(env, "METRO_URL=off")
 }
 
 func benchIsSettingEnv(name string) bool {

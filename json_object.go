@@ -6,6 +6,7 @@ package main
 
 import (
 	"encoding/json"
+	"strconv"
 	"time"
 )
 
@@ -41,8 +42,22 @@ func (o *jsonObject) raw(name string, value []byte) {
 	o.buf = append(o.buf, value...)
 }
 
-// value adds a member encoded with encoding/json.
+// value adds a member encoded with encoding/json. Integers, and strings
+// that encoding/json would write as they are, skip its reflection: events
+// are numbered and stamped on this path, once each.
 func (o *jsonObject) value(name string, v any) {
+	switch x := v.(type) {
+	case int64:
+		o.key(name)
+		o.buf = strconv.AppendInt(o.buf, x, 10)
+		return
+	case string:
+		if plainJSONString(x) {
+			o.key(name)
+			o.buf = append(append(append(o.buf, '"'), x...), '"')
+			return
+		}
+	}
 	data, err := json.Marshal(v)
 	if err != nil {
 		data = []byte("null")
@@ -55,6 +70,19 @@ func (o *jsonObject) close() []byte {
 		return []byte("{}")
 	}
 	return append(o.buf, '}')
+}
+
+// plainJSONString reports whether s is written in JSON as it is, between
+// quotes: printable ASCII without quotes, backslashes or the characters
+// encoding/json escapes for HTML.
+func plainJSONString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c < 0x20 || c >= 0x7f, c == '"', c == '\\', c == '<', c == '>', c == '&':
+			return false
+		}
+	}
+	return true
 }
 
 // rawMember returns the value of member name of a JSON object, or nil.

@@ -177,7 +177,7 @@ func (m *metroSymbolicator) symbolicate(ctx context.Context, c *symbolicateCall)
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = http.StatusText(resp.StatusCode)
 		}
-		return nil, refused(clipMetroText(e.Error))
+		return nil, refused(clipMetroText(strings.TrimSpace(e.Error), 300))
 	}
 	out, err := readSymbolicateAnswer(data, c.keys, c.method)
 	if err != nil {
@@ -228,13 +228,4 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 // whole reports whether n is a non-negative whole number a frame can hold.
 func whole(n *float64) bool {
 	return n != nil && *n >= 0 && *n <= maxFrameNumber && *n == float64(int(*n))
-}
-
-// clipMetroText bounds what Metro said in an error.
-func clipMetroText(s string) string {
-	s = strings.TrimSpace(s)
-	if len(s) > 300 {
-		return s[:300] + "…"
-	}
-	return s
 }

@@ -239,6 +239,14 @@ func (c *reactotronConn) writeFrame(ctx context.Context, frame []byte) error {
 // is read through and thrown away without being held: data is nil and size
 // says how large it was. Binary messages are skipped.
 func readBounded(ws *websocket.Conn, limit int64) (data []byte, size int64, err error) {
+	var buf bytes.Buffer
+	return readBoundedInto(ws, limit, &buf)
+}
+
+// readBoundedInto is readBounded reading into buf, which it resets first:
+// data is valid until the next read into buf. A reader that keeps nothing
+// of a message (the Metro link) reuses one buffer.
+func readBoundedInto(ws *websocket.Conn, limit int64, buf *bytes.Buffer) (data []byte, size int64, err error) {
 	for {
 		typ, r, err := ws.Reader(context.Background())
 		if err != nil {
@@ -250,8 +258,8 @@ func readBounded(ws *websocket.Conn, limit int64) (data []byte, size int64, err 
 			}
 			continue
 		}
-		var buf bytes.Buffer
-		n, err := io.Copy(&buf, io.LimitReader(r, limit+1))
+		buf.Reset()
+		n, err := io.Copy(buf, io.LimitReader(r, limit+1))
 		if err != nil {
 			return nil, 0, err
 		}

@@ -430,7 +430,7 @@ func (s *session) appendEvent(from sessionFeed, stream, typ string, at time.Time
 		s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
 	}
 	seq := s.info.Streams[i].LatestSeq + 1
-	var o jsonObject
+	o := jsonObject{buf: make([]byte, 0, len(payload)+len(stream)+len(typ)+96)}
 	o.value("stream", stream)
 	o.value("seq", seq)
 	o.value("type", typ)
