@@ -1,0 +1,313 @@
+'use strict';
+// The check behind .ci/metro-inspector.sh: devtools-mcp against Metro's real
+// inspector proxy (@react-native/dev-middleware) and an app stand-in whose
+// page is Node's own V8 inspector (device.js, runtime.js).
+//
+//   node check.js <devtools-mcp binary>   the whole check
+//   node check.js --harness               the parts alone, with a debugger of
+//                                         our own instead of devtools-mcp
+//
+// With RECORD_DIR set, the frames the proxy delivered (/json/list, console
+// calls, the exception) are written there as JSON for Go tests to replay.
+//
+// Prints one PASS or FAIL line per step; exits 1 on the first failure.
+const { spawn } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const readline = require('node:readline');
+const { startProxy } = require('./proxy.js');
+const { startDevice } = require('./device.js');
+const { attach } = require('./debugger.js');
+
+const APP_ID = 'com.example.metrocheck';
+const DEVICE_ID = 'metro-check-device';
+const LISTED_WITHIN_MS = 3000; // the issue's goal
+const STEP_MS = 10000; // how long any other step may take before it fails
+const POLL_MS = 100;
+// Methods that run code in the app, pause it or change it: a read-only link
+// never sends them.
+const FORBIDDEN = /^(Debugger\.|Runtime\.(evaluate|callFunctionOn|runScript|compileScript|setCustomObjectFormatterEnabled|terminateExecution)|Page\.|HeapProfiler\.|Profiler\.|Overlay\.|Emulation\.)/;
+
+const cleanups = [];
+let failed = false;
+
+function pass(msg) {
+  console.log(`PASS: ${msg}`);
+}
+function fail(msg) {
+  console.log(`FAIL: ${msg}`);
+  failed = true;
+  throw Object.assign(new Error(msg), { reported: true });
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function until(what, ms, fn) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    last = await fn();
+    if (last) return last;
+    if (Date.now() > deadline) fail(`${what} (waited ${ms} ms)`);
+    await sleep(POLL_MS);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+// A minimal MCP client over stdio: JSON-RPC lines in and out.
+function startServer(binary, env) {
+  const child = spawn(binary, [], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const pending = new Map();
+  const stderr = [];
+  let nextId = 1;
+  let exited = null;
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.id !== undefined && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  });
+  readline.createInterface({ input: child.stderr }).on('line', (l) => {
+    stderr.push(l);
+    if (stderr.length > 200) stderr.shift();
+  });
+  child.on('exit', (code, signal) => {
+    exited = { code, signal };
+    for (const res of pending.values()) res({ error: { message: `server exited (${code ?? signal})` } });
+    pending.clear();
+  });
+  const server = {
+    child,
+    stderr,
+    exited: () => exited,
+    request(method, params, ms = STEP_MS) {
+      const id = nextId++;
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        setTimeout(() => {
+          if (pending.delete(id)) resolve({ error: { message: `no answer to ${method} within ${ms} ms` } });
+        }, ms);
+      });
+    },
+    notify(method, params) {
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
+    },
+    // call answers a tool's result object (structuredContent or the JSON of
+    // its text), or throws with what went wrong.
+    async call(name, args = {}) {
+      const answer = await server.request('tools/call', { name, arguments: args });
+      if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
+      const r = answer.result;
+      if (r.isError) throw new Error(`${name}: ${r.content?.map((c) => c.text).join(' ')}`);
+      if (r.structuredContent) return r.structuredContent;
+      return JSON.parse(r.content[0].text);
+    },
+  };
+  cleanups.push(() => {
+    if (!exited) {
+      child.stdin.end();
+      setTimeout(() => exited || child.kill('SIGKILL'), 1000).unref();
+    }
+  });
+  return server;
+}
+
+function record(dir, name, value) {
+  if (!dir) return;
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, name), JSON.stringify(value, null, 2) + '\n');
+}
+
+async function listPages(base) {
+  try {
+    const res = await fetch(`${base}/json/list`);
+    return await res.json();
+  } catch {
+    return [];
+  }
+}
+
+async function main() {
+  const arg = process.argv[2];
+  const harnessOnly = arg === '--harness';
+  if (!arg) {
+    console.error('usage: node check.js <devtools-mcp binary> | --harness');
+    process.exit(2);
+  }
+  const recordDir = process.env.RECORD_DIR || '';
+
+  // 1. Metro's inspector proxy and the app.
+  const proxy = await startProxy();
+  cleanups.push(() => proxy.server.close());
+  const base = proxy.serverBaseUrl;
+  const deviceLines = [];
+  const device = startDevice({ port: proxy.port, deviceId: DEVICE_ID, appId: APP_ID, out: (l) => deviceLines.push(l) });
+  cleanups.push(() => device.stop());
+  const pages = await until('the page is in the proxy\'s /json/list', STEP_MS, async () => {
+    const list = await listPages(base);
+    return list.length ? list : null;
+  });
+  const page = pages[0];
+  if (!page.reactNative?.capabilities?.supportsMultipleDebuggers) fail(`the proxy does not pass supportsMultipleDebuggers through: ${JSON.stringify(page.reactNative)}`);
+  pass(`proxy on ${base} lists the page ${page.id} (${page.title}), supportsMultipleDebuggers true`);
+  record(recordDir, 'json_list.json', pages);
+
+  // 2. React Native DevTools, attached before devtools-mcp comes.
+  const devtools = await attach(page.webSocketDebuggerUrl, base);
+  cleanups.push(() => devtools.close());
+  await devtools.send('Runtime.enable');
+  pass('a second debugger (React Native DevTools stand-in) attached with Origin and enabled Runtime');
+
+  const enabledCount = () => deviceLines.filter((l) => l.startsWith('enabled ')).length;
+  const linesSince = (n) => deviceLines.slice(n);
+
+  let server = null;
+  let metroSession = null;
+  if (harnessOnly) {
+    // Our own debugger stands where devtools-mcp would.
+    const own = await attach(page.webSocketDebuggerUrl, 'http://localhost:8081');
+    cleanups.push(() => own.close());
+    await own.send('Runtime.enable');
+    server = { own };
+  } else {
+    const wsPort = await freePort();
+    const started = Date.now();
+    server = startServer(path.resolve(arg), { METRO_URL: base, WS_PORT: String(wsPort), REACTOTRON_PORT: '0', MCP_TRANSPORT: 'stdio' });
+    const init = await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'metro-inspector-check', version: '1' } });
+    if (init.error) fail(`initialize: ${init.error.message}`);
+    server.notify('notifications/initialized', {});
+    let lastHealth = null;
+    metroSession = await until('devtools-mcp lists the app in debug_health_check', STEP_MS, async () => {
+      if (server.exited()) fail(`devtools-mcp exited: ${JSON.stringify(server.exited())}\n${server.stderr.join('\n')}`);
+      lastHealth = await server.call('debug_health_check');
+      return (lastHealth.sessions || []).find((s) => s.via === 'metro' && JSON.stringify(s).includes(APP_ID));
+    }).catch((e) => {
+      if (lastHealth) console.log(`last debug_health_check: ${JSON.stringify(lastHealth).slice(0, 2000)}`);
+      throw e;
+    });
+    const listedMs = Date.now() - started;
+    console.log(`measured: app listed in debug_health_check ${listedMs} ms after devtools-mcp started (goal ${LISTED_WITHIN_MS} ms)`);
+    if (listedMs > LISTED_WITHIN_MS) fail(`app listed after ${listedMs} ms, over the ${LISTED_WITHIN_MS} ms goal`);
+    pass(`devtools-mcp lists the app as session ${metroSession.id} via metro in ${listedMs} ms`);
+  }
+
+  // 3. The link's Runtime.enable reaches the page; then the app logs.
+  await until('the second debugger\'s Runtime.enable reaches the page (devtools-mcp attached and enabled Runtime)', STEP_MS, async () => enabledCount() >= 2);
+  pass('both debuggers enabled Runtime on the one page');
+  device.command('log');
+  await until('the app logged', STEP_MS, async () => deviceLines.includes('logged'));
+  const consoleCalls = await until('React Native DevTools got the three console calls', STEP_MS, async () => {
+    const calls = devtools.events.filter((e) => e.method === 'Runtime.consoleAPICalled' && JSON.stringify(e.params.args).includes('metro-check:'));
+    return calls.length >= 3 ? calls : null;
+  });
+  record(recordDir, 'console_log_string.json', consoleCalls.find((e) => e.params.type === 'log'));
+  record(recordDir, 'console_error_object.json', consoleCalls.find((e) => e.params.type === 'error'));
+
+  const wantLogs = ['metro-check: cart loaded with 3 items', 'metro-check: slow render of CartScreen', 'metro-check: payment failed', 'E_CARD_DECLINED'];
+  if (!harnessOnly) {
+    let lastLogs = null;
+    await until('debug_get_logs returns the console output (log, warn, error with its object)', STEP_MS, async () => {
+      lastLogs = await server.call('debug_get_logs', { session: metroSession.id, contains: 'metro-check' });
+      const text = JSON.stringify(lastLogs);
+      return wantLogs.every((w) => text.includes(w));
+    }).catch((e) => {
+      console.log(`last debug_get_logs: ${JSON.stringify(lastLogs).slice(0, 3000)}`);
+      throw e;
+    });
+    const levels = (lastLogs.entries || []).map((e) => e.level).join(',');
+    pass(`debug_get_logs has the console output (levels ${levels})`);
+  } else {
+    await until('our debugger got the console calls', STEP_MS, async () =>
+      server.own.events.filter((e) => e.method === 'Runtime.consoleAPICalled' && JSON.stringify(e.params.args).includes('metro-check:')).length >= 3);
+    pass('our own debugger got the three console calls');
+  }
+
+  // 4. React Native DevTools still works beside devtools-mcp.
+  if (devtools.closed) fail(`React Native DevTools' socket was closed: ${JSON.stringify(devtools.closed)}`);
+  const answer = await Promise.race([devtools.send('Runtime.evaluate', { expression: '6 * 7', returnByValue: true }), sleep(STEP_MS).then(() => null)]);
+  if (answer?.result?.value !== 42) fail(`React Native DevTools' request went unanswered or wrong: ${JSON.stringify(answer)}`);
+  pass('React Native DevTools stays connected and is answered while devtools-mcp is attached');
+
+  // 5. An uncaught exception: the runtime dies, the app relaunches.
+  const before = deviceLines.length;
+  device.command('crash');
+  const exception = await devtools.waitFor((e) => e.method === 'Runtime.exceptionThrown', STEP_MS, 'Runtime.exceptionThrown at React Native DevTools');
+  record(recordDir, 'exception_thrown.json', exception);
+  pass('the page reported Runtime.exceptionThrown (real, from V8) and died');
+  if (!harnessOnly) {
+    let lastLogs = null;
+    await until('debug_get_logs returns the uncaught exception with its stack', STEP_MS, async () => {
+      lastLogs = await server.call('debug_get_logs', { session: metroSession.id, level: 'error' });
+      const text = JSON.stringify(lastLogs);
+      return text.includes("reading 'total'") && text.includes('onPressCheckout');
+    }).catch((e) => {
+      console.log(`last debug_get_logs: ${JSON.stringify(lastLogs).slice(0, 3000)}`);
+      throw e;
+    });
+    pass('debug_get_logs has the uncaught exception, with onPressCheckout in its stack');
+  }
+
+  // 6. The relaunched app (same device, new page id) is the same session.
+  await until('the relaunched app\'s page is listed', STEP_MS, async () => {
+    const list = await listPages(base);
+    return list.find((p) => p.id !== page.id && p.reactNative?.logicalDeviceId === DEVICE_ID);
+  });
+  if (harnessOnly) {
+    pass('the relaunched app is listed with a new page id');
+  } else {
+    await until('devtools-mcp attached to the relaunched app\'s page and enabled Runtime', STEP_MS, async () =>
+      linesSince(before).some((l) => l.startsWith('enabled ')));
+    device.command('log');
+    const health = await server.call('debug_health_check');
+    const mine = (health.sessions || []).filter((s) => s.via === 'metro' && JSON.stringify(s).includes(APP_ID));
+    if (mine.length !== 1) fail(`after the relaunch the app is ${mine.length} sessions, want 1: ${JSON.stringify(mine)}`);
+    await until('debug_get_logs has the relaunched app\'s logs in the same session', STEP_MS, async () => {
+      const logs = await server.call('debug_get_logs', { session: mine[0].id, contains: 'cart loaded' });
+      return (logs.entries || []).length >= 2;
+    });
+    pass(`the relaunched app (new page id) is still session ${mine[0].id}, and its new logs arrive there`);
+
+    // 7. devtools-mcp asked nothing that runs code or pauses the app.
+    const sessions = [...device.requests.entries()];
+    const devtoolsSession = sessions[0][0];
+    const sent = new Set();
+    for (const [sid, methods] of sessions) if (sid !== devtoolsSession) methods.forEach((m) => sent.add(m));
+    const bad = [...sent].filter((m) => FORBIDDEN.test(m));
+    if (bad.length) fail(`devtools-mcp sent methods that run code or pause the app: ${bad.join(', ')}`);
+    pass(`devtools-mcp sent only: ${[...sent].sort().join(', ')}`);
+  }
+}
+
+let exitCode = 0;
+main()
+  .catch((err) => {
+    if (!err.reported) console.log(`FAIL: ${err.stack || err}`);
+    exitCode = 1;
+  })
+  .finally(async () => {
+    for (const c of cleanups.reverse()) {
+      try {
+        c();
+      } catch {}
+    }
+    if (failed || exitCode) console.log('metro-inspector check: FAIL');
+    else console.log('metro-inspector check: PASS');
+    setTimeout(() => process.exit(exitCode), 300);
+  });
