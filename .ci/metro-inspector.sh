@@ -45,6 +45,12 @@ if [ -z "$bin" ]; then
 	bin="$work/devtools-mcp"
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+# check.js runs in its folder: a relative RECORD_DIR means the repository's.
+if [ -n "${RECORD_DIR:-}" ]; then
+	mkdir -p "$RECORD_DIR"
+	RECORD_DIR=$(cd "$RECORD_DIR" && pwd)
+	export RECORD_DIR
+fi
 
 start=$(date +%s%N)
 (cd "$dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1 ||
