@@ -109,6 +109,8 @@ func typedToolError(err error) *toolError {
 		return adapterAnsweredError(e)
 	case *reactotronBadActionError:
 		return invalidParams(e.Argument, e.Problem)
+	case *errMetroNoState:
+		return metroNoStateError(e)
 
 	// The sessions (session_errors.go).
 	case *errUnknownSession:
@@ -152,6 +154,23 @@ func typedToolError(err error) *toolError {
 			at, e.Stream, e.Size, e.Limit)
 	}
 	return nil
+}
+
+// metroNoStateError: a session seen only through Metro was asked for state.
+func metroNoStateError(e *errMetroNoState) *toolError {
+	what := e.Method
+	details := map[string]any{"via": "metro"}
+	if e.Stream != "" {
+		what = fmt.Sprintf("stream %q", e.Stream)
+		details["stream"] = e.Stream
+	} else {
+		details["method"] = e.Method
+	}
+	te := newToolError(codeNotSupported, details,
+		"%s is not reachable through Metro: this app is seen through Metro's debugger proxy, which carries its console and network only", what)
+	te.Suggestion = "Read the app's logs and requests with debug_get_logs and debug_get_network; for its state, add Reactotron's client " +
+		"(reactotron-react-native with reactotron-redux) or a debug adapter (PROTOCOL.md) to the app, and the same app's session will answer."
+	return te
 }
 
 // scopeError is err, except that a path miss is a miss of a `scope`

@@ -1,7 +1,8 @@
 // Command devtools-mcp lets an AI coding agent look inside running apps in
 // development: apps connect over a WebSocket, through a debug adapter
 // speaking Wire Protocol v1 (PROTOCOL.md) or unchanged through Reactotron's
-// client, and the server offers their Redux state, navigation, storage,
+// client, or are found through Metro's debugger proxy with nothing
+// installed in them, and the server offers their Redux state, navigation, storage,
 // logs, network requests and the events that changed them as MCP tools,
 // resources and prompts, on stdin/stdout or Streamable HTTP, in both MCP eras.
 //
@@ -24,9 +25,11 @@
 //	                             every word an agent reads
 //	session_*                    sessions: the registry, live and post-mortem
 //	                             sessions, buffers, queries, push-down
-//	wire_* rtron_*               links: Wire Protocol v1 adapters and
-//	                             Reactotron clients; listeners, one
-//	                             connection's life, handshake, requests
+//	wire_* rtron_* metro_*       links: Wire Protocol v1 adapters,
+//	                             Reactotron clients, and any app under
+//	                             Metro (its debugger proxy, read only);
+//	                             listeners and dialers, one connection's
+//	                             life, handshake, requests
 //	json_* redact_* jsonrpc.go   base: JSON scanning, walking, paths,
 //	settings.go version.go       numbers, diff; secret redaction; the
 //	ring.go                      JSON-RPC vocabulary; the settings and the
@@ -208,6 +211,15 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		srv.tools.reactotronStatus = func() listenerStatus {
 			return listenerStatus{ListenError: "the Reactotron bridge is off (REACTOTRON_PORT=0)"}
 		}
+	}
+	if cfg.MetroURL != "" {
+		// Apps under Metro, with nothing installed in them (metro_link.go).
+		metro := newMetroLink(cfg, logger, sessions)
+		if cfg.Tune.MetroPoll > 0 {
+			metro.upEvery, metro.downEvery = cfg.Tune.MetroPoll, cfg.Tune.MetroPoll
+		}
+		srv.tools.metroStatus = metro.status
+		wg.Go(func() { metro.run(ctx) })
 	}
 	wg.Go(func() { relay.watch(ctx, srv) })
 	wg.Go(func() { runReclaimer(ctx) }) // memory.go: an idle server gives back what a burst took

@@ -165,7 +165,7 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	_, ref, _ := splitSessionQuery(uri)
 	if kind == uriSessions {
 		body, err = h.sessionList()
-	} else if s, serr := h.session(ref); serr != nil {
+	} else if s, serr := h.sessionFor(ref, resourceStream(kind)); serr != nil {
 		err = serr
 	} else {
 		switch kind {
@@ -193,6 +193,19 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	out = append(out, `,"mimeType":"application/json","text":`...)
 	out = appendJSONString(out, body, false)
 	return json.RawMessage(append(out, "}]}"...)), nil
+}
+
+// resourceStream is the stream a resource of kind reads; "" for none.
+func resourceStream(kind string) string {
+	switch kind {
+	case uriRedux:
+		return "redux"
+	case uriNavigation:
+		return "navigation"
+	case uriSession, uriSessions:
+		return ""
+	}
+	return "mmkv"
 }
 
 // sessionList is debug://sessions: every session, the newest first.

@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 )
 
 // adapterQueries are the session calls that tools and resources share.
@@ -21,6 +22,16 @@ type adapterQueries struct {
 // no session at all it is NOT_CONNECTED, saying why.
 func (q *adapterQueries) session(ref string) (*session, error) {
 	s, err := q.sessions.find(ref)
+	if err != nil {
+		return nil, err
+	}
+	return s, q.present(s)
+}
+
+// sessionFor is session for a read of stream: with no `session`, the
+// default app's session that has it (sessionRegistry.findFor).
+func (q *adapterQueries) sessionFor(ref, stream string) (*session, error) {
+	s, err := q.sessions.findFor(ref, stream)
 	if err != nil {
 		return nil, err
 	}
@@ -71,6 +82,11 @@ func (q *adapterQueries) checkStream(s *session, stream string) error {
 		return err
 	}
 	found, active := s.streamActive(stream)
+	if !found && s.via == sessionViaMetro && !slices.Contains(metroStreams, stream) {
+		// Metro carries an app's console and network only: say so at once
+		// rather than list what the session happens to have.
+		return &errMetroNoState{Stream: stream}
+	}
 	if !found {
 		return &errStreamUnavailable{Stream: stream, Active: active}
 	}

@@ -29,3 +29,8 @@ func (s *session) leave(feed sessionFeed, reason string) bool {
 
 // sessionID is s's id (reactotronSession).
 func (s *session) sessionID() string { return s.id }
+
+// connectMetro attaches a Metro page's connection (metroSink).
+func (r *sessionRegistry) connectMetro(id string, info *adapterInfo, feed sessionFeed) (metroSession, []sessionFeed) {
+	return r.attach(sessionViaMetro, id, "", info, feed)
+}

@@ -76,4 +76,5 @@ type tunables struct {
 	ListChanged   time.Duration // least time between two resources list_changed (listChangedInterval)
 	BindRetry     time.Duration // between attempts to bind the adapter port (linkBindRetry)
 	HealthStreams time.Duration // the health check's wait for streams.list (healthStreamsTimeout)
+	MetroPoll     time.Duration // between two reads of Metro's page list, up or down (metroUpEvery, metroDownEvery)
 }

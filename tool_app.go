@@ -66,6 +66,7 @@ var appTools = []*tool{
 		),
 		outputSchema: `{"type":"object","properties":{"entries":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"level":{"type":"string"},"message":{"type":"string"},"stack":{},"moreFrames":{"type":"integer"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},` + whoAnswered + `},"required":["entries","hasMore","latestSeq"]}`,
 		run:          getLogs,
+		stream:       consoleStream,
 	},
 	{
 		name:  "debug_get_network",
@@ -82,6 +83,7 @@ var appTools = []*tool{
 		// Two shapes: the summaries, or with seq one exchange (the app's event payload, as sent).
 		outputSchema: `{"type":"object","properties":{"requests":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"method":{"type":"string"},"url":{"type":"string"},"status":{},"durationMs":{},"responseBytes":{"type":"integer"},"error":{"type":"string"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},"seq":{"type":"integer"},"timestamp":{},"method":{},"url":{},"status":{},"durationMs":{},"request":{},"response":{},"error":{},` + whoAnswered + `}}`,
 		run:          getNetwork,
+		stream:       networkStream,
 	},
 	{
 		name:  "debug_dispatch_action",
@@ -93,6 +95,7 @@ var appTools = []*tool{
 		),
 		outputSchema: `{"type":"object","properties":{"event":{"type":"object","properties":{"stream":{"type":"string"},"seq":{"type":"integer"},"type":{"type":"string"},"timestamp":{},"payload":{}}},"changes":{"type":"array","items":{"type":"object","properties":{"path":{"type":"string"},"type":{"type":"string"},"oldValue":{},"newValue":{}}}},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"},"changesFrom":{"type":"string"},"valuesOmitted":{"type":"boolean"},` + whoAnswered + `},"required":["event","changes"]}`,
 		run:          dispatchAction,
+		stream:       "redux",
 		hints:        &toolHints{Destructive: true},
 	},
 	{

@@ -39,6 +39,7 @@ type healthAdapter struct {
 type healthServer struct {
 	ListenError string          `json:"listenError,omitempty"`
 	Listening   bool            `json:"listening"`
+	Metro       *healthMetro    `json:"metro,omitempty"`
 	Reactotron  *healthListener `json:"reactotron,omitempty"`
 	Redaction   string          `json:"redaction"` // "on" or "off" (REDACT)
 	Version     string          `json:"version"`
@@ -74,6 +75,9 @@ type healthSession struct {
 	StreamsTotal   int             `json:"streamsTotal,omitempty"`
 	Via            string          `json:"via"`
 	Desktop        *relayStatus    `json:"desktop,omitempty"` // the relay to the Reactotron desktop app
+	// SameAppAs are the other sessions of the same app, through another
+	// link (session_sameapp.go); they are listed right after it.
+	SameAppAs []string `json:"sameAppAs,omitempty"`
 }
 
 type healthStream struct {
@@ -100,11 +104,18 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 			out.Server.Reactotron.Desktop = ts.desktopAddr
 		}
 	}
-	for _, s := range ts.sessions.list() {
+	if ts.metroStatus != nil {
+		out.Server.Metro = describeMetro(ts.metroStatus())
+	} else {
+		out.Server.Metro = &healthMetro{Status: "off (METRO_URL=off)", Pages: []healthMetroPage{}}
+	}
+	grouped, sameApp := ts.sessions.grouped()
+	for _, s := range grouped {
 		h := describeSession(s.view())
 		if h.Via == sessionViaReactotron && h.Connected {
 			h.Desktop = relays[h.ID]
 		}
+		h.SameAppAs = sameApp[s]
 		out.Sessions = append(out.Sessions, h)
 	}
 	if a.session == nil || !a.session.isLive() {
@@ -245,4 +256,79 @@ func addRelayNote(result []byte, note map[string]any) []byte {
 		return result
 	}
 	return data
+}
+
+// healthMetro is the Metro link's state: where it looks, whether Metro
+// answers, each React Native page it lists and whether it is attached.
+type healthMetro struct {
+	URL       any               `json:"url"` // null when the link is off
+	Reachable bool              `json:"reachable"`
+	Status    string            `json:"status"`
+	Error     string            `json:"error,omitempty"`
+	Pages     []healthMetroPage `json:"pages"`
+	Dropped   *metroDropped     `json:"dropped,omitempty"`
+}
+
+type healthMetroPage struct {
+	ID          string `json:"id"`
+	App         string `json:"app"`
+	Device      string `json:"device"`
+	Attached    bool   `json:"attached"`
+	Session     string `json:"session,omitempty"`
+	NotAttached string `json:"notAttached,omitempty"` // why not
+	RetryAt     string `json:"retryAt,omitempty"`
+}
+
+type metroDropped struct {
+	OversizedFrames    int64 `json:"oversizedFrames"`
+	MalformedFrames    int64 `json:"malformedFrames"`
+	UnknownAnswers     int64 `json:"unknownAnswers"`
+	UnfinishedRequests int64 `json:"unfinishedRequests"`
+}
+
+// maxHealthMetroPages bounds the pages a health check lists.
+const maxHealthMetroPages = 16
+
+// describeMetro words the Metro link's state for an agent. Metro not
+// running is the normal case: one status line says so.
+func describeMetro(st metroStatus) *healthMetro {
+	h := &healthMetro{URL: st.URL, Reachable: st.Reachable, Pages: []healthMetroPage{}}
+	switch {
+	case !st.Checked:
+		h.Status = "looking for Metro"
+	case !st.Reachable:
+		h.Status = "Metro is not running at " + st.URL + " (or not reachable): apps under Metro (npx react-native start, npx expo start) appear here within seconds of it starting"
+		h.Error = st.Error
+	case len(st.Pages) == 0:
+		h.Status = "Metro is running; no React Native app is connected to it"
+	default:
+		h.Status = "Metro is running"
+	}
+	for i, p := range st.Pages {
+		if i == maxHealthMetroPages {
+			break
+		}
+		hp := healthMetroPage{ID: p.ID, App: p.App, Device: p.Device, Attached: p.Attached, Session: p.Session}
+		switch p.Reason {
+		case metroNotMultiDebugger:
+			hp.NotAttached = "the page takes one debugger at a time (no supportsMultipleDebuggers), and attaching would close React Native DevTools on it; METRO_ATTACH_EXCLUSIVE=true attaches anyway"
+		case metroOtherDebugger:
+			hp.NotAttached = "another debugger opened the page and Metro closed ours ([NEW_DEBUGGER_OPENED]); it is left to that debugger until the app reloads"
+		case metroClosedOnAttach:
+			hp.NotAttached = "the page closed the connection right after attaching (" + p.Detail + "); retrying later, less often each time"
+		case metroDialFailed:
+			hp.NotAttached = "the page's debugger socket could not be opened (" + p.Detail + "); retrying later, less often each time"
+		case metroOlderPage:
+			hp.NotAttached = "a newer page of the same app is attached instead"
+		}
+		if !p.RetryAt.IsZero() {
+			hp.RetryAt = p.RetryAt.UTC().Format(timeFormat)
+		}
+		h.Pages = append(h.Pages, hp)
+	}
+	if d := st.Dropped; d != (metroCounters{}) {
+		h.Dropped = &metroDropped{OversizedFrames: d.OversizedFrames, MalformedFrames: d.MalformedFrames,
+			UnknownAnswers: d.UnknownAnswers, UnfinishedRequests: d.UnfinishedRequests}
+	}
+	return h
 }

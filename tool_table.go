@@ -26,6 +26,19 @@ type tool struct {
 	// one session's app: it names no answering session, and an answer
 	// relayed from the process holding the adapter port says so.
 	aboutServer bool
+	// stream is the stream the tool reads when it has no `stream`
+	// argument: with no `session`, the call goes to the session of the
+	// default app that has it (session_sameapp.go).
+	stream string
+}
+
+// streamOf is the stream a call reads: its `stream` argument, else the
+// tool's own.
+func (t *tool) streamOf(a toolArgs) string {
+	if s, ok := a.str("stream"); ok {
+		return s
+	}
+	return t.stream
 }
 
 // changesApp reports whether the tool acts on the app rather than reading
@@ -39,6 +52,7 @@ type toolSet struct {
 	reactotronStatus func() listenerStatus          // nil: no bridge
 	desktopStatus    func() map[string]*relayStatus // by session id; nil: no relay to the Reactotron desktop app
 	desktopAddr      string                         // REACTOTRON_DESKTOP
+	metroStatus      func() metroStatus             // nil: the Metro link is off
 	healthStreams    time.Duration                  // the health check's wait for streams.list
 	byName           map[string]*tool
 	names            []string
@@ -147,6 +161,7 @@ var stateTools = []*tool{
 		),
 		outputSchema: `{"type":"object","properties":{"path":{"type":"string"},"value":{},` + whoAnswered + `},"required":["path","value"]}`,
 		run:          getStatePath,
+		stream:       "redux",
 	},
 	{
 		name:  "debug_diff_snapshots",

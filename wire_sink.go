@@ -18,6 +18,7 @@ import (
 const (
 	sessionViaWire       = "wire"
 	sessionViaReactotron = "reactotron"
+	sessionViaMetro      = "metro"
 )
 
 // sessionFeed is how a live session reaches its app: one connection.

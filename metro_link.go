@@ -1,0 +1,369 @@
+package main
+
+// metro_link.go is the Metro link: it polls Metro's page list (METRO_URL)
+// and keeps one connection (metro_conn.go) to each React Native app it
+// lists, beside React Native DevTools, never instead of it:
+//
+//   - A page that does not declare supportsMultipleDebuggers is not
+//     attached (the proxy would close the developer's debugger), unless
+//     METRO_ATTACH_EXCLUSIVE is set.
+//   - A connection the proxy closed with [NEW_DEBUGGER_OPENED] is not taken
+//     back: that page id is left alone for as long as Metro lists it. The
+//     app's next page (after a reload, which always makes a new page id) is
+//     attached again.
+//   - A connection that closes within quickClose of attaching backs off,
+//     doubling from minBackoff to maxBackoff, and says so in the health
+//     check: no reconnect loop.
+//
+// Metro not running is the normal case: the link polls quietly (every
+// downEvery, upEvery while Metro answers) and the health check says it once.
+// An app (logical device + app id, else app id + device name) keeps one
+// session across reloads and crashes; of several pages of one app, the
+// newest listed is attached.
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Intervals of the Metro link; tests shorten them.
+const (
+	metroUpEvery    = time.Second
+	metroDownEvery  = 2500 * time.Millisecond
+	metroQuickClose = 2 * time.Second
+	metroMinBackoff = 2 * time.Second
+	metroMaxBackoff = time.Minute
+	metroKeepalive  = 15 * time.Second
+	metroDialLimit  = 3 * time.Second
+	// maxMetroApps bounds the apps whose session ids are remembered.
+	maxMetroApps = 256
+)
+
+// metroStreams are the streams a Metro session can have: console from the
+// start, network with the first request a page reports.
+var metroStreams = []string{"console", "network"}
+
+// Why a listed page is not attached.
+const (
+	metroNotMultiDebugger = "single_debugger"  // no supportsMultipleDebuggers, and METRO_ATTACH_EXCLUSIVE is off
+	metroOtherDebugger    = "other_debugger"   // closed with [NEW_DEBUGGER_OPENED]
+	metroClosedOnAttach   = "closed_on_attach" // closed right after attaching: backing off
+	metroOlderPage        = "older_page"       // a newer page of the same app is listed
+	metroDialFailed       = "dial_failed"      // the page's WebSocket could not be opened
+)
+
+// metroCounters are what the link dropped, since it started.
+type metroCounters struct {
+	OversizedFrames    int64 // frames over MAX_PAYLOAD_SIZE, read through and dropped
+	MalformedFrames    int64 // frames or events that are not CDP as documented
+	UnknownAnswers     int64 // answers to no request of ours
+	UnfinishedRequests int64 // network requests forgotten before they ended
+}
+
+// metroPageStatus is one listed page, as the health check shows it.
+type metroPageStatus struct {
+	ID, App, Device, Title string
+	Session                string // the session it feeds, when attached
+	Attached               bool
+	Reason                 string // a metroNot… constant when not attached
+	Detail                 string // the close reason or error behind Reason
+	RetryAt                time.Time
+}
+
+// metroStatus is the link's state for debug_health_check.
+type metroStatus struct {
+	URL                string
+	Checked, Reachable bool
+	Error              string // why the last poll failed
+	Pages              []metroPageStatus
+	Dropped            metroCounters
+}
+
+// metroBackoff is a page left alone for a while after closing at once.
+type metroBackoff struct {
+	until  time.Time
+	delay  time.Duration
+	reason string
+	detail string
+}
+
+// metroLink polls Metro and attaches its pages. run must be called once;
+// status is safe at any time.
+type metroLink struct {
+	cfg    config
+	logger *slog.Logger
+	sink   metroSink
+	client *http.Client
+
+	upEvery, downEvery, quickClose time.Duration
+	minBackoff, maxBackoff         time.Duration
+	keepalive, dialTimeout         time.Duration
+
+	wg sync.WaitGroup // every connection's goroutine
+
+	mu        sync.Mutex
+	checked   bool
+	reachable bool
+	lastErr   string
+	listed    []metroPageInfo
+	conns     map[string]*metroConn    // by page id
+	held      map[string]*metroBackoff // pages not to attach now, by page id
+	apps      map[string]string        // appKey → session id
+	names     map[string]string        // nameKey → session id
+	ids       map[string]bool          // session ids given
+	dropped   metroCounters
+}
+
+func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
+	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
+		client:  &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}},
+		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
+		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
+		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},
+		apps: map[string]string{}, names: map[string]string{}, ids: map[string]bool{}}
+}
+
+// run polls until ctx ends, then ends every connection and returns once
+// their goroutines have.
+func (m *metroLink) run(ctx context.Context) {
+	defer m.client.CloseIdleConnections()
+	defer m.wg.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return // the connections end with ctx
+		case <-timer.C:
+		}
+		wait := m.downEvery
+		if m.poll(ctx) {
+			wait = m.upEvery
+		}
+		timer.Reset(wait)
+	}
+}
+
+// poll reads Metro's page list once and attaches what it should; it
+// reports whether Metro answered.
+func (m *metroLink) poll(ctx context.Context) bool {
+	pages, err := m.fetchList(ctx)
+	if ctx.Err() != nil {
+		return false
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	wasReachable, wasChecked := m.reachable, m.checked
+	m.checked = true
+	if err != nil {
+		m.reachable, m.lastErr = false, err.Error()
+		m.listed = nil
+		if wasReachable || !wasChecked {
+			m.logger.Debug("Metro is not reachable; polling quietly", "url", m.cfg.MetroURL, "err", err)
+		}
+		// Pages still attached keep their connections: Metro's HTTP side
+		// can hiccup while its sockets stay up.
+		return false
+	}
+	m.reachable, m.lastErr = true, ""
+	if !wasReachable {
+		m.logger.Info("Metro found", "url", m.cfg.MetroURL, "pages", len(pages))
+	}
+	m.listed = pages
+	chosen := m.chooseLocked(pages)
+	now := time.Now()
+	for id, c := range m.conns {
+		if _, ok := chosen[id]; !ok {
+			c.stop("page gone")
+		}
+	}
+	for id := range m.held {
+		if _, ok := chosen[id]; !ok {
+			delete(m.held, id) // the page is gone: its rule goes with it
+		}
+	}
+	for _, p := range pages {
+		if _, ok := chosen[p.ID]; !ok || m.conns[p.ID] != nil {
+			continue
+		}
+		if h := m.held[p.ID]; h != nil && (h.until.IsZero() || now.Before(h.until)) {
+			continue
+		}
+		if !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive {
+			continue
+		}
+		m.attachLocked(ctx, p)
+	}
+	return true
+}
+
+// chooseLocked picks the page to attach of each app: the last listed.
+func (m *metroLink) chooseLocked(pages []metroPageInfo) map[string]bool {
+	newest := map[string]string{}
+	for _, p := range pages {
+		newest[p.appKey()] = p.ID
+	}
+	chosen := make(map[string]bool, len(newest))
+	for _, id := range newest {
+		chosen[id] = true
+	}
+	return chosen
+}
+
+// fetchList GETs /json/list, bounded in time and size.
+func (m *metroLink) fetchList(ctx context.Context) ([]metroPageInfo, error) {
+	ctx, cancel := context.WithTimeout(ctx, min(m.cfg.RequestTimeout, 2*time.Second))
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.cfg.MetroURL+"/json/list", nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetroListBytes+1))
+	switch {
+	case err != nil:
+		return nil, err
+	case resp.StatusCode != http.StatusOK:
+		return nil, fmt.Errorf("%w: HTTP %d", errMetroList, resp.StatusCode)
+	case len(body) > maxMetroListBytes:
+		return nil, fmt.Errorf("%w: over %d bytes", errMetroList, maxMetroListBytes)
+	}
+	return parseMetroList(body)
+}
+
+// attachLocked starts the connection to page p.
+func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo) {
+	c := &metroConn{link: m, page: p, sessionID: m.sessionIDLocked(p), done: make(chan struct{})}
+	m.conns[p.ID] = c
+	m.wg.Go(func() {
+		end := c.serve(ctx)
+		m.ended(c, end)
+	})
+}
+
+// ended records how a connection ended, and what that means for its page.
+func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.conns[c.page.ID] == c {
+		delete(m.conns, c.page.ID)
+	}
+	if end.stopped != "" {
+		return // the link ended it: the page is gone, replaced, or the server stops
+	}
+	detail := cmp.Or(end.closeReason, errText(end.err))
+	switch {
+	case isNewDebuggerClose(end.closeReason):
+		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
+		m.logger.Info("another debugger took a React Native page; it is left to it until the app reloads",
+			"page", c.page.ID, "session", c.sessionID)
+	case !end.attached || end.lived < m.quickClose:
+		prev := m.held[c.page.ID]
+		delay := m.minBackoff
+		if prev != nil {
+			delay = min(2*prev.delay, m.maxBackoff)
+		}
+		reason := metroClosedOnAttach
+		if !end.attached {
+			reason = metroDialFailed
+		}
+		m.held[c.page.ID] = &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		if prev == nil {
+			m.logger.Info("a React Native page closed right after attaching; backing off", "page", c.page.ID,
+				"detail", detail, "retryIn", delay)
+		}
+	default:
+		delete(m.held, c.page.ID)
+	}
+}
+
+// isNewDebuggerClose reports whether a close reason is the proxy's
+// [NEW_DEBUGGER_OPENED].
+func isNewDebuggerClose(reason string) bool {
+	return strings.Contains(reason, "[NEW_DEBUGGER_OPENED]")
+}
+
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// sessionIDLocked is the session id of p's app: the one its logical device
+// and app id had, else the one its app id and device name had (a logical
+// device id can change after a relaunch or a Metro restart), else a new one.
+func (m *metroLink) sessionIDLocked(p metroPageInfo) string {
+	if id, ok := m.apps[p.appKey()]; ok {
+		return id
+	}
+	id, ok := m.names[p.nameKey()]
+	if !ok {
+		if len(m.ids) >= maxMetroApps {
+			clear(m.apps) // forget the oldest apps' ids rather than grow: their sessions stay
+			clear(m.names)
+			clear(m.ids)
+		}
+		base := "metro:" + cmp.Or(p.AppID, "app") + "@" + cmp.Or(p.DeviceName, p.LogicalDeviceID, "device")
+		id = base
+		for n := 2; m.ids[id]; n++ {
+			id = base + "#" + strconv.Itoa(n)
+		}
+		m.ids[id] = true
+	}
+	m.apps[p.appKey()] = id
+	m.names[p.nameKey()] = id
+	return id
+}
+
+// sessionInfo describes a page's app as a session describes an app.
+func (m *metroLink) sessionInfo(p metroPageInfo, now time.Time) *adapterInfo {
+	app, _ := reactotronMarshal(map[string]any{"name": nullable(p.AppID), "bundleId": nullable(p.AppID), "title": nullable(p.Title)})
+	device, _ := reactotronMarshal(map[string]any{"name": nullable(p.DeviceName), "logicalDeviceId": nullable(p.LogicalDeviceID)})
+	return &adapterInfo{SessionID: p.ID, AdapterVersion: "metro", ConnectedAt: now, App: app, Device: device,
+		DeviceID: p.LogicalDeviceID, Streams: []streamState{{Name: "console", Active: true}}}
+}
+
+// count changes the drop counters.
+func (m *metroLink) count(f func(*metroCounters)) {
+	m.mu.Lock()
+	f(&m.dropped)
+	m.mu.Unlock()
+}
+
+// status is the link's state, for debug_health_check.
+func (m *metroLink) status() metroStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
+	chosen := m.chooseLocked(m.listed)
+	for _, p := range m.listed {
+		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}
+		c := m.conns[p.ID]
+		h := m.held[p.ID]
+		switch {
+		case c != nil:
+			ps.Attached, ps.Session = c.attached.Load(), c.sessionID
+		case !chosen[p.ID]:
+			ps.Reason = metroOlderPage
+		case h != nil:
+			ps.Reason, ps.Detail, ps.RetryAt = h.reason, h.detail, h.until
+		case !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive:
+			ps.Reason = metroNotMultiDebugger
+		}
+		st.Pages = append(st.Pages, ps)
+	}
+	return st
+}

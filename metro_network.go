@@ -1,0 +1,216 @@
+package main
+
+// metro_network.go turns a page's Network events into `network` events of
+// the wire protocol's shape (PROTOCOL.md §3: http_request {method, url,
+// status, durationMs, request: {headers, params, body}, response: {headers,
+// body}, error?}), one per request, when it finishes or fails. Response
+// bodies are not fetched: that would take Network.getResponseBody, which
+// the link never sends (metro_cdp.go), so response.body is null.
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/url"
+	"time"
+)
+
+// Bounds: requests awaiting their end per page (the oldest is forgotten
+// and counted), a request body's characters kept, header bytes kept.
+const (
+	maxMetroPendingRequests = 512
+	maxMetroBodyChars       = 64 << 10
+	maxMetroHeaderBytes     = 32 << 10
+)
+
+// metroRequest is a request seen starting, waiting for its end.
+type metroRequest struct {
+	method, url     string
+	headers         map[string]string
+	body            *string
+	start           float64 // CDP's monotonic seconds
+	wall            time.Time
+	status          *int64
+	responseHeaders map[string]string
+}
+
+// metroNetwork follows one page's requests. It is used by the page's reader
+// alone.
+type metroNetwork struct {
+	pending map[string]*metroRequest
+	order   []string // request ids, oldest first
+	evicted int64    // requests forgotten unfinished (maxMetroPendingRequests)
+}
+
+// handle reads one Network event; ok is true when a request ended and ev is
+// its event.
+func (n *metroNetwork) handle(method string, params []byte, now time.Time) (ev metroEvent, ok bool, err error) {
+	var p struct {
+		RequestID string  `json:"requestId"`
+		Timestamp float64 `json:"timestamp"`
+		WallTime  float64 `json:"wallTime"`
+		Request   *struct {
+			URL      string          `json:"url"`
+			Method   string          `json:"method"`
+			Headers  json.RawMessage `json:"headers"`
+			PostData *string         `json:"postData"`
+		} `json:"request"`
+		Response *struct {
+			Status  float64         `json:"status"`
+			Headers json.RawMessage `json:"headers"`
+		} `json:"response"`
+		ErrorText string `json:"errorText"`
+		Canceled  bool   `json:"canceled"`
+	}
+	switch method {
+	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed":
+	default:
+		return metroEvent{}, false, nil
+	}
+	if err := json.Unmarshal(params, &p); err != nil {
+		return metroEvent{}, false, fmt.Errorf("%w: %s params: %v", errCDPFrame, method, err)
+	}
+	if p.RequestID == "" {
+		return metroEvent{}, false, fmt.Errorf("%w: %s without a requestId", errCDPFrame, method)
+	}
+	if n.pending == nil {
+		n.pending = make(map[string]*metroRequest)
+	}
+	r := n.pending[p.RequestID]
+	switch method {
+	case "Network.requestWillBeSent":
+		if p.Request == nil {
+			return metroEvent{}, false, fmt.Errorf("%w: %s without a request", errCDPFrame, method)
+		}
+		if r == nil {
+			// A redirect, or the second report some React Native versions
+			// send with a stack, arrives under the same id: one request.
+			r = &metroRequest{start: p.Timestamp, wall: now}
+			if p.WallTime > 0 {
+				r.wall = cdpTime(p.WallTime*1000, now)
+			}
+			n.add(p.RequestID, r)
+		}
+		r.method, r.url = clipMetroText(p.Request.Method, 32), clipMetroText(p.Request.URL, 8192)
+		r.headers = metroHeaders(p.Request.Headers)
+		if p.Request.PostData != nil {
+			body := clipMetroText(*p.Request.PostData, maxMetroBodyChars)
+			r.body = &body
+		}
+	case "Network.responseReceived":
+		if r != nil && p.Response != nil {
+			status := int64(p.Response.Status)
+			r.status, r.responseHeaders = &status, metroHeaders(p.Response.Headers)
+		}
+	case "Network.loadingFinished", "Network.loadingFailed":
+		if r == nil {
+			return metroEvent{}, false, nil // its start was never seen (before we attached)
+		}
+		n.remove(p.RequestID)
+		errText := ""
+		if method == "Network.loadingFailed" {
+			errText = "Network request failed: " + clipMetroText(cmpOrText(p.ErrorText, p.Canceled), 1024)
+		}
+		payload, err := r.event(p.Timestamp, errText)
+		return metroEvent{Stream: "network", Type: "http_request", Payload: payload, Time: r.wall}, err == nil, err
+	}
+	return metroEvent{}, false, nil
+}
+
+// cmpOrText is a failure's text: the page's, else whether it was cancelled.
+func cmpOrText(text string, canceled bool) string {
+	switch {
+	case text != "":
+		return text
+	case canceled:
+		return "canceled"
+	}
+	return "unknown error"
+}
+
+func (n *metroNetwork) add(id string, r *metroRequest) {
+	if len(n.order) >= maxMetroPendingRequests {
+		delete(n.pending, n.order[0])
+		n.order = n.order[1:]
+		n.evicted++
+	}
+	n.pending[id] = r
+	n.order = append(n.order, id)
+}
+
+func (n *metroNetwork) remove(id string) {
+	delete(n.pending, id)
+	for i, o := range n.order {
+		if o == id {
+			n.order = append(n.order[:i], n.order[i+1:]...)
+			break
+		}
+	}
+}
+
+// event is the http_request event of r, ended at end (CDP seconds).
+func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
+	var duration any
+	if end >= r.start && r.start > 0 {
+		duration = math.Round((end-r.start)*1e6) / 1e3 // milliseconds, to the microsecond
+	}
+	params := map[string]string{}
+	if u, err := url.Parse(r.url); err == nil {
+		for k, v := range u.Query() {
+			if len(v) > 0 {
+				params[k] = v[0]
+			}
+		}
+	}
+	type request struct {
+		Headers map[string]string `json:"headers"`
+		Params  map[string]string `json:"params"`
+		Body    *string           `json:"body"`
+	}
+	type response struct {
+		Headers map[string]string `json:"headers"`
+		Body    any               `json:"body"`
+	}
+	ev := struct {
+		Method     string    `json:"method"`
+		URL        string    `json:"url"`
+		Status     *int64    `json:"status"`
+		DurationMs any       `json:"durationMs"`
+		Request    request   `json:"request"`
+		Response   *response `json:"response"`
+		Error      string    `json:"error,omitempty"`
+	}{Method: r.method, URL: r.url, Status: r.status, DurationMs: duration,
+		Request: request{Headers: metroOrEmpty(r.headers), Params: params, Body: r.body}, Error: errText}
+	if errText == "" || r.status != nil {
+		ev.Response = &response{Headers: metroOrEmpty(r.responseHeaders)}
+	} else {
+		ev.Status = nil
+	}
+	return json.Marshal(ev)
+}
+
+// metroHeaders reads a CDP headers object, keeping string values, at most
+// maxMetroHeaderBytes of them.
+func metroHeaders(raw json.RawMessage) map[string]string {
+	h := map[string]string{}
+	size := 0
+	_ = eachMember(raw, func(name string, v []byte) bool {
+		s, ok := wireString(v)
+		if !ok {
+			return true
+		}
+		if size += len(name) + len(s); size > maxMetroHeaderBytes {
+			return false
+		}
+		h[name] = s
+		return true
+	})
+	return h
+}
+
+func metroOrEmpty(m map[string]string) map[string]string {
+	if m == nil {
+		return map[string]string{}
+	}
+	return m
+}

@@ -1,0 +1,155 @@
+package main
+
+// session_sameapp.go is "one app, two links": an app seen through Metro
+// (console, network) is often also connected through Reactotron's client
+// or a debug adapter (state). The agent should see one app: a call that
+// names no session goes to the session of that app that has the stream it
+// asks for, and the health check lists the two together.
+//
+// The rule, written once: a Metro session and a session of another link
+// are one app when
+//   - the other names a bundle id (a wire handshake's app.bundleId) and it
+//     equals Metro's app id; or, when it names none,
+//   - its app name equals Metro's app id, the app id's last dot-separated
+//     part, or the page title; names compare case-insensitively, ignoring
+//     spaces, dots, dashes and underscores ("Shop" ~ "com.example.shop");
+//   - and, when both name a device (Metro's device name, the other's
+//     device model or name), one of the two contains the other, compared
+//     the same way ("iPhone" ~ "iPhone 15 Pro").
+// Two sessions of the same link are never one app: each link already
+// keeps one session per app.
+
+import (
+	"encoding/json"
+	"strings"
+)
+
+// sameApp reports whether a and b are one app seen through two links.
+func sameApp(a, b sessionView) bool {
+	if a.Via == b.Via || (a.Via != sessionViaMetro && b.Via != sessionViaMetro) {
+		return false
+	}
+	if b.Via == sessionViaMetro {
+		a, b = b, a
+	}
+	metro, other := describeApp(a), describeApp(b)
+	appID := normAppName(metro.bundleID)
+	switch {
+	case appID == "":
+		return false
+	case other.bundleID != "":
+		if normAppName(other.bundleID) != appID {
+			return false
+		}
+	default:
+		name := normAppName(other.name)
+		last := metro.bundleID[strings.LastIndexByte(metro.bundleID, '.')+1:]
+		if name == "" || (name != appID && name != normAppName(last) && name != normAppName(metro.title)) {
+			return false
+		}
+	}
+	md, od := normAppName(metro.device), normAppName(other.device)
+	return md == "" || od == "" || strings.Contains(md, od) || strings.Contains(od, md)
+}
+
+// appNames is what a session's description says of its app and device.
+type appNames struct {
+	name, bundleID, title, device string
+}
+
+func describeApp(v sessionView) appNames {
+	var out appNames
+	if v.Info == nil {
+		return out
+	}
+	var app struct {
+		Name     string `json:"name"`
+		BundleID string `json:"bundleId"`
+		Title    string `json:"title"`
+	}
+	var device struct {
+		Name  string `json:"name"`
+		Model string `json:"model"`
+	}
+	_ = json.Unmarshal(v.Info.App, &app)
+	_ = json.Unmarshal(v.Info.Device, &device)
+	out.name, out.bundleID, out.title = app.Name, app.BundleID, app.Title
+	out.device = device.Name
+	if out.device == "" {
+		out.device = device.Model
+	}
+	return out
+}
+
+// normAppName lowercases s and drops spaces, dots, dashes and underscores.
+func normAppName(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '.', '-', '_':
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// findFor resolves a session argument for a call that reads stream ("" for
+// none): a named session as find does; with no name, the default session,
+// unless it lacks stream and another session of the same app (sameApp)
+// has it, which is then taken, a live one first.
+func (r *sessionRegistry) findFor(ref, stream string) (*session, error) {
+	s, err := r.find(ref)
+	if err != nil || ref != "" || stream == "" || s == nil {
+		return s, err
+	}
+	if found, _ := s.streamActive(stream); found {
+		return s, nil
+	}
+	v := s.view()
+	var pick *session
+	for _, o := range r.list() {
+		if o == s {
+			continue
+		}
+		if found, _ := o.streamActive(stream); !found || !sameApp(v, o.view()) {
+			continue
+		}
+		if pick == nil || (o.isLive() && !pick.isLive()) {
+			pick = o
+		}
+	}
+	if pick != nil {
+		return pick, nil
+	}
+	return s, nil
+}
+
+// grouped is every session, the newest first, each followed by the other
+// sessions of its app (sameApp), and for each session the ids of those.
+// Descriptions are read once: this runs on every health check.
+func (r *sessionRegistry) grouped() ([]*session, map[*session][]string) {
+	all := r.list()
+	views := make([]sessionView, len(all))
+	for i, s := range all {
+		views[i] = s.view()
+	}
+	out := make([]*session, 0, len(all))
+	same := map[*session][]string{}
+	placed := make([]bool, len(all))
+	for i, s := range all {
+		if !placed[i] {
+			placed[i] = true
+			out = append(out, s)
+		}
+		for j, o := range all {
+			if i == j || !sameApp(views[i], views[j]) {
+				continue
+			}
+			same[s] = append(same[s], o.id)
+			if !placed[j] && j > i {
+				placed[j] = true
+				out = append(out, o)
+			}
+		}
+	}
+	return out, same
+}
