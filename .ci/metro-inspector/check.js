@@ -264,16 +264,17 @@ async function main() {
     pass('debug_get_logs has the uncaught exception, with onPressCheckout in its stack');
   }
 
-  // 6. The relaunched app (same device, new page id) is the same session.
-  await until('the relaunched app\'s page is listed', STEP_MS, async () => {
-    const list = await listPages(base);
-    return list.find((p) => p.id !== page.id && p.reactNative?.logicalDeviceId === DEVICE_ID);
-  });
+  // 6. The relaunched app (same device, and its page numbered from 1
+  // again, so the same page id) is the same session.
+  await until('the relaunched app\'s page is listed', STEP_MS, async () => deviceLines.slice(before).includes('device connected') &&
+    (await listPages(base)).find((p) => p.reactNative?.logicalDeviceId === DEVICE_ID));
   if (harnessOnly) {
-    pass('the relaunched app is listed with a new page id');
+    pass('the relaunched app is listed again');
   } else {
+    const relaunched = Date.now();
     await until('devtools-mcp attached to the relaunched app\'s page and enabled Runtime', STEP_MS, async () =>
       linesSince(before).some((l) => l.startsWith('enabled ')));
+    console.log(`measured: devtools-mcp enabled Runtime on the relaunched app's page ${Date.now() - relaunched} ms after it was listed`);
     device.command('log');
     const health = await server.call('debug_health_check');
     const mine = (health.sessions || []).filter((s) => s.via === 'metro' && JSON.stringify(s).includes(APP_ID));
@@ -282,7 +283,7 @@ async function main() {
       const logs = await server.call('debug_get_logs', { session: mine[0].id, contains: 'cart loaded' });
       return (logs.entries || []).length >= 2;
     });
-    pass(`the relaunched app (new page id) is still session ${mine[0].id}, and its new logs arrive there`);
+    pass(`the relaunched app (same page id, new connection) is still session ${mine[0].id}, and its new logs arrive there`);
 
     // 7. devtools-mcp asked nothing that runs code or pauses the app.
     const sessions = [...device.requests.entries()];

@@ -7,7 +7,8 @@
 //
 // Commands on stdin, one per line: `log` (the runtime logs), `crash` (an
 // uncaught exception kills the runtime; the app relaunches: the device
-// socket closes and reconnects with the same device id and a new page id),
+// socket closes and reconnects with the same device id, and the new page
+// has the same id, as pages are numbered per app process),
 // `reload` (a new runtime and page id on the same socket). It reports on
 // stdout: `device connected`, `page <id>`, `enabled <sessionId> <count>`,
 // `logged`, `runtime exited <code>`.
@@ -137,6 +138,8 @@ function startDevice({ port, deviceId = 'metro-check-device', appId = 'com.examp
     if (stopped) return;
     setTimeout(() => {
       if (stopped) return;
+      // A relaunched React Native app numbers its pages from 1 again.
+      pageCounter = 0;
       startRuntime(onRuntimeExit);
       connect();
     }, 200);
