@@ -6,13 +6,14 @@
 //
 // Run alone: `node proxy.js [port]` prints `proxy listening <port>` once it
 // listens (port 0 or none: a free one). Experiments are dev-middleware's
-// defaults, as in Metro, so a page's supportsMultipleDebuggers passes
-// through only where this version's default says so; INSPECTOR_EXPERIMENTS
-// (JSON) overrides them for a manual run.
+// defaults, as in Metro, unless `experiments` (unstable_experiments) says
+// otherwise: with enableStandaloneFuseboxShell false the proxy forces every
+// page's supportsMultipleDebuggers to false, as older proxies behave. For a
+// manual run, INSPECTOR_EXPERIMENTS (JSON) gives them.
 const http = require('node:http');
 const { createDevMiddleware } = require('@react-native/dev-middleware');
 
-function startProxy(port = 0, host = '127.0.0.1') {
+function startProxy({ port = 0, host = '127.0.0.1', experiments } = {}) {
   return new Promise((resolve, reject) => {
     const server = http.createServer();
     server.once('error', reject);
@@ -25,7 +26,6 @@ function startProxy(port = 0, host = '127.0.0.1') {
         warn: (...a) => logs.push(['warn', a]),
         error: (...a) => { logs.push(['error', a]); console.error('proxy error:', ...a); },
       };
-      const experiments = process.env.INSPECTOR_EXPERIMENTS ? JSON.parse(process.env.INSPECTOR_EXPERIMENTS) : undefined;
       const { middleware, websocketEndpoints } = createDevMiddleware({
         serverBaseUrl,
         logger,
@@ -51,7 +51,8 @@ function startProxy(port = 0, host = '127.0.0.1') {
 module.exports = { startProxy };
 
 if (require.main === module) {
-  startProxy(Number(process.argv[2] || 0)).then(({ port }) => {
+  const experiments = process.env.INSPECTOR_EXPERIMENTS ? JSON.parse(process.env.INSPECTOR_EXPERIMENTS) : undefined;
+  startProxy({ port: Number(process.argv[2] || 0), experiments }).then(({ port }) => {
     console.log(`proxy listening ${port}`);
   }, (err) => {
     console.error('proxy failed to start:', err);
