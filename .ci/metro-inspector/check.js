@@ -11,13 +11,16 @@
 //   beside   the proxy's defaults (pages keep supportsMultipleDebuggers):
 //            listed within 3 s, console and exception in debug_get_logs,
 //            React Native DevTools on the same page keeps working, a
-//            relaunched app stays one session, nothing sent runs code.
+//            relaunched app (same page id) and a reloaded one (new page id)
+//            stay one session, nothing sent runs code.
 //   single   a proxy that allows one debugger per page: devtools-mcp does
 //            not attach, says why in debug_health_check, and React Native
 //            DevTools keeps the page.
 //   takeover the same proxy with METRO_ATTACH_EXCLUSIVE=true: devtools-mcp
 //            attaches (closing DevTools, as that setting says); when
 //            DevTools comes back, devtools-mcp leaves it the page.
+//   flood    5 000 console calls in one go: devtools-mcp keeps answering,
+//            keeps the newest, and stays under 100 MB.
 //
 // With RECORD_DIR set, the frames the proxy delivered (/json/list, console
 // calls, the exception) are written there as JSON for Go tests to replay.
@@ -43,6 +46,10 @@ const LEFT_ALONE_MS = 2500;
 // Methods that run code in the app, pause it or change it: a read-only link
 // never sends them.
 const FORBIDDEN = /^(Debugger\.|Runtime\.(evaluate|callFunctionOn|runScript|compileScript|setCustomObjectFormatterEnabled|terminateExecution)|Page\.|HeapProfiler\.|Profiler\.|Overlay\.|Emulation\.)/;
+// The flood: console calls in one go, each a string, a number and an
+// object, and the bound on devtools-mcp's peak resident size meanwhile.
+const FLOOD = 5000;
+const MAX_RSS_KB = 100 * 1024;
 // What dev-middleware takes to force supportsMultipleDebuggers off.
 const ONE_DEBUGGER = { enableStandaloneFuseboxShell: false };
 
@@ -319,6 +326,24 @@ async function besideDevTools(binary, recordDir) {
   });
   pass(`the relaunched app (same page id, new connection) is still session ${mine[0].id}, and its new logs arrive there`);
 
+  // A reload that makes a new page id on the same device connection (as
+  // React Native did before pages survived reloads): the old page's
+  // debugger sockets stay open and silent, the new page must be attached.
+  const beforeReload = lines.length;
+  device.command('reload');
+  const reloaded = Date.now();
+  await until('devtools-mcp attached to the reloaded app\'s new page and enabled Runtime', STEP_MS, async () =>
+    lines.slice(beforeReload).some((l) => l.startsWith('enabled ')));
+  console.log(`measured: devtools-mcp enabled Runtime on the new page ${Date.now() - reloaded} ms after the reload`);
+  device.command('log');
+  await until('debug_get_logs has the reloaded app\'s logs in the same session', STEP_MS, async () => {
+    const logs = await server.call('debug_get_logs', { session: mine[0].id, contains: 'cart loaded' });
+    return (logs.entries || []).length >= 3;
+  });
+  const afterReload = appSessions(await server.call('debug_health_check'));
+  if (afterReload.length !== 1 || afterReload[0].id !== mine[0].id) fail(`after the reload the app is ${JSON.stringify(afterReload)}, want the one session ${mine[0].id}`);
+  pass(`after a reload with a new page id (${device.pageId()}) the app is still session ${mine[0].id}, and its new logs arrive there`);
+
   // devtools-mcp asked nothing that runs code or pauses the app.
   const sessions = [...device.requests.entries()];
   const devtoolsSession = sessions[0][0];
@@ -381,6 +406,45 @@ async function takeover(binary) {
   pass(`devtools-mcp leaves the page to React Native DevTools (${LEFT_ALONE_MS} ms watched), which is answered`);
 }
 
+// peakRSSkB is a process's peak resident size, where Linux tells it.
+function peakRSSkB(pid) {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : null;
+  } catch {
+    return null;
+  }
+}
+
+async function flood(binary) {
+  console.log(`--- flood: the app logs ${FLOOD} times in one go`);
+  const app = await startApp(undefined);
+  const server = await startMCP(binary, app.base);
+  await until('devtools-mcp attaches and enables Runtime', STEP_MS, async () => app.enabledCount() >= 1);
+  const started = Date.now();
+  app.device.command(`flood ${FLOOD}`);
+  await until('the app logged', STEP_MS * 3, async () => app.lines.includes('logged'));
+  const session = appSessions(await server.call('debug_health_check'))[0];
+  if (!session) fail('the app is not listed after the flood');
+  let last = null;
+  await until('debug_get_logs has the line logged after the flood', STEP_MS * 3, async () => {
+    last = await server.call('debug_get_logs', { session: session.id, contains: 'flood done' });
+    return (last.entries || []).length === 1;
+  }).catch(async (e) => {
+    console.log(`last debug_get_logs: ${JSON.stringify(last).slice(0, 1000)}`);
+    console.log(`debug_health_check: ${JSON.stringify(await server.call('debug_health_check')).slice(0, 3000)}`);
+    console.log(`newest logs: ${JSON.stringify(await server.call('debug_get_logs', { session: session.id, limit: 2 })).slice(0, 1500)}`);
+    console.log(`device: ${app.lines.join(' | ')}`);
+    throw e;
+  });
+  const tookMs = Date.now() - started;
+  const health = await server.call('debug_health_check');
+  const rss = peakRSSkB(server.child.pid);
+  console.log(`measured: ${FLOOD} console events through the proxy into debug_get_logs in ${tookMs} ms; devtools-mcp peak RSS ${rss ?? '?'} kB; dropped ${JSON.stringify(health.server?.metro?.dropped ?? {})}`);
+  if (rss !== null && rss > MAX_RSS_KB) fail(`devtools-mcp peak RSS ${rss} kB over ${MAX_RSS_KB} kB after the flood`);
+  pass(`after ${FLOOD} console events devtools-mcp answers, has the newest line${rss !== null ? `, and stayed under ${MAX_RSS_KB / 1024} MB` : ''}`);
+}
+
 async function runScenario(fn, ...args) {
   cleanups = [];
   try {
@@ -406,6 +470,7 @@ async function main() {
   if (binary) {
     await runScenario(singleDebugger, binary);
     await runScenario(takeover, binary);
+    await runScenario(flood, binary);
   }
 }
 

@@ -5,7 +5,8 @@
 // the page's JavaScript runtime (runtime.js: Node's V8 and its inspector)
 // and back, one inspector session per debugger session.
 //
-// Commands on stdin, one per line: `log` (the runtime logs), `crash` (an
+// Commands on stdin, one per line: `log` (the runtime logs), `flood <n>`
+// (n console.log calls in one go, then `logged`), `crash` (an
 // uncaught exception kills the runtime; the app relaunches: the device
 // socket closes and reconnects with the same device id, and the new page
 // has the same id, as pages are numbered per app process),
@@ -164,6 +165,10 @@ function startDevice({ port, deviceId = 'metro-check-device', appId = 'com.examp
           startRuntime(onRuntimeExit);
           old?.stdin.end();
           break;
+        }
+        default: {
+          const m = /^flood (\d+)$/.exec(cmd);
+          if (m) toRuntime({ op: 'flood', n: Number(m[1]) });
         }
       }
     },

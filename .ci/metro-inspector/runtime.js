@@ -4,7 +4,8 @@
 // device.js starts it as a child process, one per page.
 //
 // In (stdin, JSON lines): {op:"connect"|"disconnect", sessionId},
-// {op:"cdp", sessionId, message:"<CDP request text>"}, {op:"log"}, {op:"crash"}.
+// {op:"cdp", sessionId, message:"<CDP request text>"}, {op:"log"},
+// {op:"flood", n} (n console.log calls, then "flood done"), {op:"crash"}.
 // Out (fd 3, JSON lines, written synchronously so that frames sent while the
 // process dies on an uncaught exception still get out):
 // {op:"cdp", sessionId, message:"<CDP text>"}, {op:"enabled", sessionId},
@@ -91,6 +92,13 @@ const app = vm.runInThisContext(`(function (report) {
         return order.total;
       }, 0);
     },
+    flood(n) {
+      for (let i = 0; i < n; i++) {
+        console.log('metro-check: flood', i, { i, pad: 'x'.repeat(100) });
+      }
+      console.log('metro-check: flood done');
+      report();
+    },
   };
 })`, { filename: bundleUrl })(() => send({ op: 'logged' }));
 
@@ -113,6 +121,7 @@ rl.on('line', (line) => {
     case 'cdp': request(cmd.sessionId, cmd.message); break;
     case 'log': app.log(); break;
     case 'crash': app.crash(); break;
+    case 'flood': app.flood(Number(cmd.n) || 1000); break;
   }
 });
 // The device closing stdin ends the runtime.
