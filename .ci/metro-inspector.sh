@@ -12,8 +12,11 @@
 # console.warn and console.error with an object argument, and an uncaught
 # exception with its stack; a second debugger (React Native DevTools'
 # place) attached to the same page first stays connected and answered; the
-# app relaunched after the crash (same device, new page id) stays one
-# session; and nothing devtools-mcp sent runs code in or pauses the app.
+# app relaunched after the crash (same page id) or reloaded (new page id)
+# stays one session; nothing devtools-mcp sent runs code in or pauses the
+# app; a page that takes one debugger is left to DevTools (unless
+# METRO_ATTACH_EXCLUSIVE); a flood of console calls stays bounded.
+# check.js's header lists the scenarios.
 #
 # Usage: .ci/metro-inspector.sh [devtools-mcp binary]   (built when absent)
 # Needs Go (without a binary), Node.js 20 or newer and npm; npm fetches the
