@@ -120,7 +120,7 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 	}
 	var description string
 	if e := p.Details.Exception; e != nil {
-		description = formatRemoteObject(*e, true)
+		description = formatRemoteObject(*e)
 	}
 	head, rest, _ := strings.Cut(description, "\n")
 	text := strings.TrimSpace(p.Details.Text)
@@ -194,7 +194,7 @@ func formatConsoleArgs(args []cdpRemoteObject) string {
 		if b.Len() > 0 || next > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(clipMetroText(formatRemoteObject(a, false), maxMetroArgChars))
+		b.WriteString(clipMetroText(formatRemoteObject(a), maxMetroArgChars))
 		if b.Len() > 4*maxMetroMessageChars {
 			break // the message is cut anyway
 		}
@@ -209,21 +209,17 @@ func formatArgFor(o cdpRemoteObject, verb byte) string {
 			return strconv.FormatInt(int64(f), 10)
 		}
 	}
-	return clipMetroText(formatRemoteObject(o, false), maxMetroArgChars)
+	return clipMetroText(formatRemoteObject(o), maxMetroArgChars)
 }
 
-// formatRemoteObject writes one value: a string itself (quoted when inside
-// is set), a number, boolean or undefined as JavaScript prints it, an
+// formatRemoteObject writes one value: a string itself, a number, boolean or undefined as JavaScript prints it, an
 // object as its JSON value when the page sent one, else as its preview
 // ({a: 1, b: "x"}, [1, 2]), else as its description (Error: … with its
 // stack, Array(3), Object).
-func formatRemoteObject(o cdpRemoteObject, inside bool) string {
+func formatRemoteObject(o cdpRemoteObject) string {
 	switch o.Type {
 	case "string":
 		s, _ := wireString(o.Value)
-		if inside {
-			return strconv.Quote(s)
-		}
 		return s
 	case "undefined":
 		return "undefined"

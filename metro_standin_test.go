@@ -232,7 +232,7 @@ func (m *metroStandIn) waitPolls(n int) {
 }
 
 // readMetroFrames reads recorded CDP frames, one a line.
-func readMetroFrames(t *testing.T, path string) [][]byte {
+func readMetroFrames(t testing.TB, path string) [][]byte {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {

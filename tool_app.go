@@ -138,6 +138,9 @@ func (q *adapterQueries) requireCapability(s *session, capability, what string) 
 	if s.offers(capability) {
 		return nil
 	}
+	if s.via == sessionViaMetro {
+		return &errMetroNoState{Method: what}
+	}
 	v := s.view()
 	caps := []string{}
 	if v.Info != nil && v.Info.Capabilities != nil {

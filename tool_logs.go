@@ -252,7 +252,7 @@ func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	contains, _ := a.str("contains")
 	contains = strings.ToLower(contains)
 	if err := ts.checkStream(a.session, consoleStream); err != nil {
-		return nil, consoleMissing(err, consoleStream)
+		return nil, consoleMissing(err, consoleStream, a.session)
 	}
 	sc := eventScan{stream: consoleStream, eventType: logEventType}
 	sc.limit, _ = a.int("limit")
@@ -302,12 +302,18 @@ func containsFold(v []byte, lower string) bool {
 
 // consoleMissing explains a missing console or network stream in the terms
 // of what the app would need.
-func consoleMissing(err error, stream string) error {
+func consoleMissing(err error, stream string, s *session) error {
 	te := toolErrorOf(err)
 	if te == nil || te.Code != codeStreamUnavailable {
 		return err
 	}
 	e := *te
+	if s != nil && s.via == sessionViaMetro {
+		e.Message += "; through Metro, requests appear only from apps whose React Native reports them " +
+			"(network inspection, React Native 0.83 and later, Metro's enableNetworkInspector experiment); none has come from this app yet"
+		e.Suggestion = "Make a request in the app, or turn on network inspection in Metro's config; Reactotron's client or a debug adapter also report requests."
+		return &e
+	}
 	e.Message += fmt.Sprintf("; the app's debug adapter would need to record a %q stream (PROTOCOL.md §3)", stream)
 	return &e
 }

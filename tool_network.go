@@ -80,7 +80,7 @@ func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 		keeps = append(keeps, func(p []byte) bool { return containsFold(rawMember(p, "url"), part) })
 	}
 	if err := ts.checkStream(a.session, networkStream); err != nil {
-		return nil, consoleMissing(err, networkStream)
+		return nil, consoleMissing(err, networkStream, a.session)
 	}
 	if seq, ok := a.int("seq"); ok {
 		return ts.requestDetail(ctx, a.session, seq)
