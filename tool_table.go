@@ -46,6 +46,7 @@ type toolSet struct {
 	desktopAddr      string                         // REACTOTRON_DESKTOP
 	healthStreams    time.Duration                  // the health check's wait for streams.list
 	waiting          atomic.Int64                   // debug_wait_for calls waiting now (maxWaits)
+	waitProgress     time.Duration                  // between a wait's progress notifications
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
@@ -55,7 +56,8 @@ type toolSet struct {
 // with the server's redactor.
 func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 	cfg := q.cfg
-	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout}
+	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout,
+		waitProgress: waitProgressEvery}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t

@@ -95,7 +95,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	var tick <-chan time.Time
 	report := progressFrom(ctx)
 	if report != nil {
-		t := time.NewTicker(waitProgressEvery)
+		t := time.NewTicker(ts.waitProgress)
 		defer t.Stop()
 		tick = t.C
 	}
