@@ -348,10 +348,16 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 	}
 	params := runCommandParams{Command: command, Args: args}
 	if s.answersActions() {
-		// Each stream's newest seq before the command: debug_wait_for's
+		// Each stream's newest seq before the command, as the app counts
+		// (events it has not pushed yet included): debug_wait_for's
 		// since_seq for what the command causes, however soon it comes.
+		// Without an answer, the figures the server holds.
 		latest := map[string]int64{}
-		if v := s.view(); v.Info != nil {
+		if streams, err := ts.fetchStreams(ctx, s); err == nil {
+			for _, st := range streams {
+				latest[st.Name] = st.LatestSeq
+			}
+		} else if v := s.view(); v.Info != nil {
 			for _, st := range v.Info.Streams {
 				latest[st.Name] = st.LatestSeq
 			}
