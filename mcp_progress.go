@@ -25,6 +25,9 @@ func progressToken(params json.RawMessage) json.RawMessage {
 		}
 		return true
 	})
+	if !json.Valid(token) {
+		return nil // params that reach a handler are valid JSON; a token must be too, to be sent back
+	}
 	switch rawKind(token) {
 	case "string":
 		return token

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"testing"
 	"time"
@@ -49,4 +50,30 @@ func TestCallContext(t *testing.T) {
 	if ctx.Err() != nil {
 		t.Error("a call that does not wait ended with the transport")
 	}
+}
+
+// FuzzProgressToken: whatever the params, the token read is nil or a JSON
+// string or integer found in them, and reading never fails.
+func FuzzProgressToken(f *testing.F) {
+	for _, seed := range []string{
+		`{"name":"debug_wait_for","_meta":{"progressToken":"tok"}}`,
+		`{"_meta":{"progressToken":12}}`,
+		`{"_meta":{"progressToken":1.5e3}}`,
+		`{"_meta":{"progressToken":null},"_meta":{"progressToken":"last"}}`,
+		`{"_meta":[1,2]}`, `[]`, `"x"`, `{`, ``,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, params []byte) {
+		token := progressToken(params)
+		if token == nil {
+			return
+		}
+		if !json.Valid(token) || !bytes.Contains(params, token) {
+			t.Fatalf("token %q is not JSON found in %q", token, params)
+		}
+		if _, isInt := wireInt(token); rawKind(token) != "string" && !isInt {
+			t.Fatalf("token %q is neither a string nor an integer", token)
+		}
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -354,6 +355,60 @@ func TestWaitForProgress(t *testing.T) {
 		}
 		if diff := cmp.Diff(want, got, cmp.AllowUnexported(report{})); diff != "" || w.Ended != waitTimedOut {
 			t.Errorf("progress reports (-want +got):\n%s", diff)
+		}
+	})
+}
+
+// FuzzTextContains: textContains finds a text exactly when one of the
+// value's strings or numbers, decoded, holds it in lower case.
+func FuzzTextContains(f *testing.F) {
+	for _, seed := range [][2]string{
+		{`{"message":"Checkout \\u0046ailed","n":[1,{"x":"deep"}]}`, "failed"},
+		{`{"url":"/v1/orders","status":500}`, "500"},
+		{`"plain"`, "ain"}, {`[1,2,3]`, "4"}, {`{"key":"v"}`, "key"}, {`{`, "x"},
+	} {
+		f.Add([]byte(seed[0]), seed[1])
+	}
+	f.Fuzz(func(t *testing.T, doc []byte, text string) {
+		lower := strings.ToLower(text)
+		if lower == "" || !json.Valid(doc) {
+			return
+		}
+		dec := json.NewDecoder(bytes.NewReader(doc))
+		dec.UseNumber()
+		var v any
+		if dec.Decode(&v) != nil {
+			return
+		}
+		var want func(v any) bool
+		want = func(v any) bool {
+			switch x := v.(type) {
+			case string:
+				return strings.Contains(strings.ToLower(x), lower)
+			case json.Number:
+				return strings.Contains(x.String(), lower)
+			case map[string]any:
+				for _, m := range x {
+					if want(m) {
+						return true
+					}
+				}
+			case []any:
+				for _, e := range x {
+					if want(e) {
+						return true
+					}
+				}
+			}
+			return false
+		}
+		// Re-encoded: a duplicate member, which the decoder merges, appears once.
+		canonical, err := json.Marshal(v)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := textContains(canonical, lower); got != want(v) {
+			t.Fatalf("textContains(%s, %q) = %t, want %t", doc, lower, got, !got)
 		}
 	})
 }
