@@ -571,6 +571,7 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 // TestCheckAdapterAgainstDemoAdapterOnly runs the kit against the program
 // started as `devtools-mcp -demo-adapter-only`, as .ci/run and a user do.
 func TestCheckAdapterAgainstDemoAdapterOnly(t *testing.T) {
+	t.Parallel()
 	opts := checkTestOptions()
 	opts.AllowActions = false
 	report, progress, err := runCheckTest(t, opts, nil, func(ctx context.Context, addr string) {

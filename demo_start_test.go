@@ -12,6 +12,7 @@ import (
 // no response, whatever the seed, so that a newcomer and check-adapter see
 // them all within the first seconds.
 func TestDemoStartShowsEveryKind(t *testing.T) {
+	t.Parallel()
 	want := []string{
 		"redux action_dispatched", "redux state_snapshot", "navigation route_change", "navigation navigation_snapshot",
 		"mmkv mmkv_mutation", "mmkv mmkv_snapshot", "console log", "network http_request",

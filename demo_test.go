@@ -436,6 +436,7 @@ func TestDemoDeterministic(t *testing.T) {
 }
 
 func TestDemoSteps(t *testing.T) {
+	t.Parallel()
 	const steps = 400
 	a := newDemoTestApp(7, 5000)
 	for i := 1; i <= steps; i++ {

@@ -154,6 +154,7 @@ func TestDiffValuesLimitZeroOnlyCounts(t *testing.T) {
 }
 
 func TestDiffValuesDeterministic(t *testing.T) {
+	t.Parallel()
 	base := largeReduxState(128<<10, 5)
 	target := mutateLeaves(base, 0.05, 6)
 	// Add and remove keys too, so the object walk takes its slower branch.

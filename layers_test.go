@@ -178,6 +178,7 @@ func (stubImporter) Import(p string) (*types.Package, error) {
 }
 
 func TestLayers(t *testing.T) {
+	t.Parallel()
 	if len(layerExceptions) > 3 {
 		t.Errorf("%d layer exceptions; at most three are allowed", len(layerExceptions))
 	}

@@ -164,6 +164,14 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	sessions := newSessionRegistry(cfg, logger, srv.link.events)
 	srv.link.sessions = sessions
 	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
+	var wg sync.WaitGroup
+	if cfg.MetroURL != "" {
+		// Stacks are mapped to source through Metro's /symbolicate, for
+		// every kind of app (metro_symbolicate.go).
+		symbolicator := newMetroSymbolicator(cfg.MetroURL)
+		q.stacks = symbolicator
+		wg.Go(func() { symbolicator.run(ctx) })
+	}
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
 	if cfg.Tune.ListChanged > 0 {
@@ -177,18 +185,18 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	}
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (rpc_relay.go).
-	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
-	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP), mcpPath
 	relay := newRelay(cfg, func() (bool, string) {
 		st := srv.link.status()
 		return st.Listening, st.ListenError
 	}, srv.link.bindRetry)
+	relay.ready = srv.link.bindAttempted()
+	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
+	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP, relay.instance), mcpPath
 	if cfg.Tune.RelayProbe > 0 {
 		relay.holder.timeout = cfg.Tune.RelayProbe
 	}
 	srv.relay = relay
 
-	var wg sync.WaitGroup
 	wg.Go(func() {
 		if err := srv.link.run(ctx); err != nil {
 			logger.Error("adapter listener stopped", "err", err)

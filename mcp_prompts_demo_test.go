@@ -259,6 +259,7 @@ func TestExplainCurrentScreenOnDemo(t *testing.T) {
 // lacks, a placeholder path that does not exist) are the app's answer, not
 // a fault of the text.
 func TestPromptCallsRunOnDemo(t *testing.T) {
+	t.Parallel()
 	e := startE2E(t, testConfig(t), 12)
 	res, _ := e.callTool("debug_query_events", map[string]any{"stream": "redux", "event_type": "state_snapshot", "limit": 1})
 	var snaps struct {

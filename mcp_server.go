@@ -264,10 +264,14 @@ func (s *mcpServer) notifyClient(method string, params any) {
 		s.resourceUpdated(params)
 		return
 	}
+	only, local := params.(clientsOnly)
+	if local {
+		params = only.params
+	}
 	for _, c := range s.clientList() {
 		c.send(method, params)
 	}
-	if method == "notifications/resources/list_changed" {
+	if method == "notifications/resources/list_changed" && !local {
 		for _, l := range s.listenerList() {
 			if l.listChanged {
 				l.deliver(method, map[string]any{})
@@ -279,12 +283,19 @@ func (s *mcpServer) notifyClient(method string, params any) {
 // resourceUpdated routes the hub's notifications/resources/updated to the
 // clients and listen streams holding the URI.
 func (s *mcpServer) resourceUpdated(params any) {
+	only, local := params.(clientsOnly)
+	if local {
+		params = only.params
+	}
 	p, _ := params.(map[string]string)
 	uri := p["uri"]
 	for _, c := range s.clientList() {
 		if c.subs.has(uri) {
 			c.send("notifications/resources/updated", params)
 		}
+	}
+	if local {
+		return
 	}
 	for _, l := range s.listenerList() {
 		if l.subs.has(uri) {

@@ -25,6 +25,7 @@ var update = flag.Bool("update", false, "rewrite golden files with the current o
 // stdout must hold exactly the "< " lines, in any order (replies to
 // concurrent requests may come in any order), compared as normalised JSON.
 func TestTranscripts(t *testing.T) {
+	t.Parallel()
 	files, err := filepath.Glob("testdata/transcripts/*.txt")
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts: %v", err)
@@ -183,6 +184,7 @@ func normaliseValue(v any) any {
 // adapter does not answer its streams.list either, so the figures are
 // stale), before any of the stalled calls.
 func TestHealthCheckAnswersWithEveryWorkerStalled(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.RequestTimeout = 10 * time.Minute          // the stalled calls end only when the adapter leaves
 	cfg.Tune.HealthStreams = 20 * time.Millisecond // the health check's own bound on the unanswered streams.list

@@ -497,6 +497,7 @@ func demoSessionOutput(t *testing.T, cfg config) (string, []string) {
 // stdout for the demo's tokens and password: with redaction on none may
 // appear; with it off they do, which shows the scan finds them.
 func TestRedactDemoSession(t *testing.T) {
+	t.Parallel()
 	on, secrets := demoSessionOutput(t, testConfig(t))
 	for _, s := range secrets {
 		if i := strings.Index(on, s); i >= 0 {

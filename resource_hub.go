@@ -67,7 +67,7 @@ type subscription struct {
 func newResourceHub(q adapterQueries, redact *redactor, notify func(string, any)) *resourceHub {
 	h := &resourceHub{adapterQueries: q, redact: redact, notify: notify, subs: make(map[string]*subscription),
 		wake: make(chan struct{}, 1)}
-	h.lists = newListAnnouncer(h.listingKey, func() { notify("notifications/resources/list_changed", struct{}{}) }, listChangedInterval)
+	h.lists = newListAnnouncer(h.listingKey, func(params any) { notify("notifications/resources/list_changed", params) }, listChangedInterval)
 	return h
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,34 @@ func (ts *testServer) waitNotification(method string, match func(params map[stri
 		params, _ := msg["params"].(map[string]any)
 		if msg["method"] == method && (match == nil || match(params)) {
 			return params
+		}
+	}
+}
+
+// notificationWant is one notification waitNotifications waits for.
+type notificationWant struct {
+	method string
+	match  func(params map[string]any) bool // nil: any params
+}
+
+// waitNotifications reads stdout until each wanted notification has come,
+// in whatever order: the server sends a connect's log message and the
+// list change it causes from two goroutines, so waiting for one after the
+// other would throw the second away if it came first.
+func (ts *testServer) waitNotifications(wants ...notificationWant) {
+	ts.t.Helper()
+	for len(wants) > 0 {
+		var msg map[string]any
+		line := ts.next()
+		if err := json.Unmarshal([]byte(line), &msg); err != nil {
+			ts.t.Fatalf("not JSON: %q", line)
+		}
+		params, _ := msg["params"].(map[string]any)
+		for i, w := range wants {
+			if msg["method"] == w.method && (w.match == nil || w.match(params)) {
+				wants = slices.Delete(wants, i, i+1)
+				break
+			}
 		}
 	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"sync/atomic"
 	"time"
 )
 
@@ -18,16 +19,26 @@ const listChangedInterval = 500 * time.Millisecond
 // listing only when the default session's MMKV instances change. The first
 // change is announced at once; changes within interval of an announcement
 // wait for its end and are announced together, so the last is never lost.
+//
+// A change relayed from the process holding the adapter port (rpc_relay.go)
+// is announced through the same bound, to this process's own clients only.
 type listAnnouncer struct {
-	listing  func() string // what resources/list answers, as a comparable key
-	send     func()        // sends one list_changed to whoever takes it
+	listing  func() string    // what resources/list answers, as a comparable key
+	send     func(params any) // sends one list_changed with params to whoever takes it
 	interval time.Duration
 
 	announced string        // the listing's key at the last announcement; owned by run
+	relayed   atomic.Bool   // the holder announced a change
 	wake      chan struct{} // cap 1: the listing may have changed
 }
 
-func newListAnnouncer(listing func() string, send func(), interval time.Duration) *listAnnouncer {
+// clientsOnly wraps a notification's params for this process's MCP clients
+// alone: what came through the relay goes no further, in particular not
+// back out to subscriptions/listen streams, one of which may be the relay
+// of another process.
+type clientsOnly struct{ params any }
+
+func newListAnnouncer(listing func() string, send func(params any), interval time.Duration) *listAnnouncer {
 	return &listAnnouncer{listing: listing, send: send, interval: interval, announced: listing(),
 		wake: make(chan struct{}, 1)}
 }
@@ -39,6 +50,13 @@ func (a *listAnnouncer) mayHaveChanged() {
 	case a.wake <- struct{}{}:
 	default:
 	}
+}
+
+// relayedChange tells the announcer that the process holding the adapter
+// port announced a change of its listing. It never blocks.
+func (a *listAnnouncer) relayedChange() {
+	a.relayed.Store(true)
+	a.mayHaveChanged()
 }
 
 // run announces changes until ctx ends; serve runs it.
@@ -61,9 +79,14 @@ func (a *listAnnouncer) run(ctx context.Context) {
 			case <-timer.C:
 			}
 		}
-		if key := a.listing(); key != a.announced {
+		relayed := a.relayed.Swap(false)
+		switch key := a.listing(); {
+		case key != a.announced:
 			a.announced, last = key, time.Now()
-			a.send()
+			a.send(struct{}{})
+		case relayed:
+			last = time.Now()
+			a.send(clientsOnly{struct{}{}})
 		}
 	}
 }

@@ -144,6 +144,7 @@ func (r *endlessReader) Read(p []byte) (int, error) {
 }
 
 func TestLineTooLongIsSkipped(t *testing.T) {
+	t.Parallel()
 	const size = 40 << 20
 	in := io.MultiReader(
 		strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"a"}`+"\n"),
@@ -225,6 +226,7 @@ func TestDeepNestingIsRefused(t *testing.T) {
 }
 
 func TestPipelinedPingsAllAnswered(t *testing.T) {
+	t.Parallel()
 	const n = 20000
 	var in strings.Builder
 	for i := range n {

@@ -11,6 +11,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"io"
@@ -35,11 +36,13 @@ var relayMethods = map[string]bool{
 
 // relay forwards requests to the process holding the adapter port.
 type relay struct {
-	bound  func() (listening bool, listenError string) // whether this process holds the adapter port, and if not why
-	retry  time.Duration                               // how often a bind is tried again
-	url    string
-	client *http.Client
-	holder *holderCheck // whether the holder answers MCP at all
+	bound    func() (listening bool, listenError string) // whether this process holds the adapter port, and if not why
+	ready    <-chan struct{}                             // closed once the link's first bind attempt has ended; nil: at once
+	instance string                                      // this server, as its relayEndpoint names it (holderInstanceHeader)
+	retry    time.Duration                               // how often a bind is tried again
+	url      string
+	client   *http.Client
+	holder   *holderCheck // whether the holder answers MCP at all
 }
 
 func newRelay(cfg config, bound func() (listening bool, listenError string), retry time.Duration) *relay {
@@ -48,9 +51,10 @@ func newRelay(cfg config, bound func() (listening bool, listenError string), ret
 		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
 	}
 	rl := &relay{
-		bound: bound,
-		retry: retry,
-		url:   "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
+		instance: newInstanceID(),
+		bound:    bound,
+		retry:    retry,
+		url:      "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
 		// The holder bounds its adapter requests by REQUEST_TIMEOUT_MS; this
 		// bounds a holder that stops answering altogether.
 		client: &http.Client{Timeout: cfg.RequestTimeout + 10*time.Second},
@@ -61,12 +65,32 @@ func newRelay(cfg config, bound func() (listening bool, listenError string), ret
 
 // holderPIDHeader names the process answering MCP on the adapter port, so
 // that a relaying process's health check can say who holds the app.
-const holderPIDHeader = "Devtools-Mcp-Pid"
+// holderInstanceHeader names the server within that process, so that a
+// server never relays to itself: between binding the port and marking
+// itself as listening, it sees "not listening" and finds a devtools-mcp
+// answering there, which is itself. Across processes the pid would say as
+// much; the instance also tells apart two servers of one process (tests
+// run several).
+const (
+	holderPIDHeader      = "Devtools-Mcp-Pid"
+	holderInstanceHeader = "Devtools-Mcp-Instance"
+)
+
+// newInstanceID names one server for holderInstanceHeader.
+func newInstanceID() string {
+	return strconv.Itoa(os.Getpid()) + "-" + rand.Text()
+}
+
+// heldByUs reports whether the answer came from this very server.
+func (rl *relay) heldByUs(resp *http.Response) bool {
+	return resp.Header.Get(holderInstanceHeader) == rl.instance
+}
 
 // relayEndpoint serves the transport to loopback callers only: the adapter
 // port may listen on the network for devices, but its MCP is for the
-// processes of this machine.
-func relayEndpoint(t *httpTransport) http.Handler {
+// processes of this machine. Its answers name the server: instance is
+// that of the server's own relay.
+func relayEndpoint(t *httpTransport, instance string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		ap, err := netip.ParseAddrPort(r.RemoteAddr)
 		if err != nil || !ap.Addr().Unmap().IsLoopback() {
@@ -75,6 +99,7 @@ func relayEndpoint(t *httpTransport) http.Handler {
 			return
 		}
 		w.Header().Set(holderPIDHeader, strconv.Itoa(os.Getpid()))
+		w.Header().Set(holderInstanceHeader, instance)
 		t.ServeHTTP(w, r)
 	})
 }
@@ -140,6 +165,13 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 		rl.holder.record(false)
 		return nil, nil, nil, false // not a devtools-mcp with /mcp: serve locally
 	}
+	self := rl.heldByUs(resp)
+	if self {
+		// This process holds the port and has just served the request
+		// itself (it bound the port after bound was asked): its answer
+		// stands, with no relay note, and is not asked for again.
+		rl.holder.record(false)
+	}
 	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
 	if herr != nil || len(data) > maxHTTPBodyBytes {
 		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: reply unreadable or over %d bytes", req.Method, rl.url, maxHTTPBodyBytes), nil, true
@@ -152,7 +184,9 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 		rl.holder.record(false)
 		return nil, nil, nil, false
 	}
-	rl.holder.record(true)
+	if !self {
+		rl.holder.record(true)
+	}
 	if msg.Error != nil {
 		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
 			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
@@ -162,6 +196,9 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 	out := msg.Result
 	if call.meta == nil {
 		out = legacyResult(out)
+	}
+	if self {
+		return json.RawMessage(out), nil, nil, true
 	}
 	_, listenError := rl.bound()
 	note = map[string]any{
@@ -232,6 +269,15 @@ func legacyResult(result []byte) []byte {
 // clients hold, and hands what it delivers to them, so that subscriptions
 // work through the relay too. It returns when ctx ends.
 func (rl *relay) watch(ctx context.Context, s *mcpServer) {
+	// Until the link has tried its bind, "not listening" says nothing:
+	// the port may be about to be ours.
+	if rl.ready != nil {
+		select {
+		case <-rl.ready:
+		case <-ctx.Done():
+			return
+		}
+	}
 	var probes sync.WaitGroup
 	probes.Go(func() { rl.holder.run(ctx) })
 	defer probes.Wait()
@@ -303,8 +349,8 @@ func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
 		return
 	}
 	defer resp.Body.Close()
-	if resp.Header.Get("Content-Type") != "text/event-stream" {
-		return
+	if resp.Header.Get("Content-Type") != "text/event-stream" || rl.heldByUs(resp) {
+		return // not a devtools-mcp, or this process itself: nothing to relay
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 4096), maxHTTPBodyBytes)
@@ -322,11 +368,14 @@ func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
 		if json.Unmarshal(data, &msg) != nil {
 			continue
 		}
+		// What comes through the relay goes to this process's own clients
+		// only, never back out to its listen streams, and a list change
+		// goes through the same announcer as its own.
 		switch msg.Method {
 		case "notifications/resources/list_changed":
-			s.notifyClient(msg.Method, struct{}{})
+			s.resources.lists.relayedChange()
 		case "notifications/resources/updated":
-			s.resourceUpdated(map[string]string{"uri": msg.Params.URI})
+			s.resourceUpdated(clientsOnly{map[string]string{"uri": msg.Params.URI}})
 		}
 	}
 }

@@ -138,8 +138,8 @@ func (rl *relay) probeHolder(ctx context.Context) bool {
 		return false
 	}
 	defer resp.Body.Close()
-	if resp.Header.Get("Content-Type") != "application/json" {
-		return false
+	if resp.Header.Get("Content-Type") != "application/json" || rl.heldByUs(resp) {
+		return false // not a devtools-mcp, or this very process: nothing to relay to
 	}
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
 	if err != nil || len(data) > maxHTTPBodyBytes {

@@ -164,7 +164,7 @@ func TestRelayToPortHolderAndTakeover(t *testing.T) {
 func TestRelayEndpointLoopbackOnly(t *testing.T) {
 	tr, _ := newTestTransport(testConfig(t))
 	defer tr.close()
-	h := relayEndpoint(tr)
+	h := relayEndpoint(tr, "test")
 	for _, tt := range []struct {
 		remote string
 		want   int

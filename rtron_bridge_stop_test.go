@@ -117,6 +117,7 @@ func TestBridgeShutdownClosesClients(t *testing.T) {
 // Reactotron app connected (the MCP side, through the link's events) finds
 // the "Reactotron app connected" line already written, as for an adapter.
 func TestReactotronConnectLoggedBeforeAnnounced(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
 	var logs lockedBuffer

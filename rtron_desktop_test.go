@@ -466,6 +466,7 @@ func TestDesktopRelayBoundedQueue(t *testing.T) {
 // TestDesktopRelayDesktopNeverReads: a desktop that stops reading costs at
 // most the queue's bytes, and the agent's requests are answered as before.
 func TestDesktopRelayDesktopNeverReads(t *testing.T) {
+	t.Parallel()
 	d := newFakeDesktop(t)
 	d.noRead = true
 	d.start()

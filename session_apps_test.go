@@ -453,17 +453,18 @@ func TestPostMortemSession(t *testing.T) {
 }
 
 // TestSessionEventsReachTheClient: with several apps, the client hears of
-// each session coming and going, by session id.
+// each session coming and going, by session id, and of each change of the
+// resource listing that a session's coming brings.
 func TestSessionEventsReachTheClient(t *testing.T) {
 	e, url := startSessionsE2E(t)
 	e.call(1, "logging/setLevel", map[string]any{"level": "info"})
-	message := func(level, event, sessionID string) {
-		t.Helper()
-		e.waitNotification("notifications/message", func(p map[string]any) bool {
+	message := func(level, event, sessionID string) notificationWant {
+		return notificationWant{"notifications/message", func(p map[string]any) bool {
 			data, _ := p["data"].(map[string]any)
 			return p["level"] == level && data["event"] == event && data["sessionId"] == sessionID
-		})
+		}}
 	}
+	listChanged := notificationWant{"notifications/resources/list_changed", nil}
 	// Each app names an MMKV instance of its own, so that the listing of
 	// resources changes whenever the default session does, and only then.
 	handshake := func(sessionID, deviceID string) map[string]any {
@@ -472,21 +473,20 @@ func TestSessionEventsReachTheClient(t *testing.T) {
 	}
 	listed := func(instance string) {
 		t.Helper()
-		e.waitNotification("notifications/resources/list_changed", nil)
 		e.nextID++
 		if page, _ := json.Marshal(e.call(e.nextID, "resources/list", nil)); !strings.Contains(string(page), "debug://mmkv/"+instance) {
 			t.Errorf("after list_changed the listing is %s, want instance %s", page, instance)
 		}
 	}
 	a := dialSessionApp(t, url, handshake("a-1", "phone"), appAnswers(`{}`))
-	message("info", "adapter connected", "a-1")
+	e.waitNotifications(message("info", "adapter connected", "a-1"), listChanged)
 	listed("a-1")
 	dialSessionApp(t, url, handshake("b-1", "tablet"), appAnswers(`{}`))
-	message("info", "adapter connected", "b-1")
+	e.waitNotifications(message("info", "adapter connected", "b-1"), listChanged)
 	listed("b-1")
 	a.leave()
-	message("warning", "adapter disconnected", "a-1") // b-1 stays the default: the listing is the same
+	e.waitNotifications(message("warning", "adapter disconnected", "a-1")) // b-1 stays the default: the listing is the same
 	dialSessionApp(t, url, handshake("a-2", "phone"), appAnswers(`{}`))
-	message("info", "adapter connected", "a-2")
+	e.waitNotifications(message("info", "adapter connected", "a-2"), listChanged)
 	listed("a-2")
 }

@@ -198,6 +198,7 @@ func TestPathNotPushedDownWhenNotOffered(t *testing.T) {
 }
 
 func TestPathNotFoundFromApp(t *testing.T) {
+	t.Parallel()
 	manyKeys := make([]string, 150)
 	for i := range manyKeys {
 		manyKeys[i] = fmt.Sprintf("k%03d", 149-i)

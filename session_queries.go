@@ -15,6 +15,7 @@ type adapterQueries struct {
 	cfg      config
 	link     *adapterLink
 	sessions *sessionRegistry
+	stacks   stackMapper // nil: METRO_URL is off
 }
 
 // session resolves a `session` argument ("" for the default session). With

@@ -371,6 +371,7 @@ func BenchmarkUnmarshal(b *testing.B) {
 }
 
 func TestLargeReduxState(t *testing.T) {
+	t.Parallel()
 	for _, target := range []int{8 << 10, 64 << 10, 1 << 20} {
 		t.Run(strconv.Itoa(target), func(t *testing.T) {
 			state := largeReduxState(target, 7)
@@ -397,6 +398,7 @@ func TestLargeReduxState(t *testing.T) {
 }
 
 func TestMutateLeaves(t *testing.T) {
+	t.Parallel()
 	base := largeReduxState(256<<10, 3)
 	before := cloneDecoded(base)
 	leaves := countLeaves(base)

@@ -62,7 +62,7 @@ var appTools = []*tool{
 		args: withSession(
 			levelArg, containsArg, sinceSeqArg, newestLimitArg,
 		),
-		outputSchema: `{"type":"object","properties":{"entries":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"level":{"type":"string"},"message":{"type":"string"},"stack":{},"moreFrames":{"type":"integer"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},` + whoAnswered + `},"required":["entries","hasMore","latestSeq"]}`,
+		outputSchema: `{"type":"object","properties":{"entries":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"level":{"type":"string"},"message":{"type":"string"},"stack":{},"moreFrames":{"type":"integer"},"hiddenFrames":{"type":"integer"},"symbolicated":{"type":"boolean"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},"symbolication":{"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"hint":{"type":"string"}},"required":["status","reason"]},` + whoAnswered + `},"required":["entries","hasMore","latestSeq"]}`,
 		run:          getLogs,
 	},
 	{

@@ -414,6 +414,7 @@ func appToolsOutput(t *testing.T, cfg config) (string, []string) {
 // same chokepoints as the other tools, so no secret of the demo gets
 // through; with REDACT=off they do, which shows the scan finds them.
 func TestAppToolsRedacted(t *testing.T) {
+	t.Parallel()
 	on, secrets := appToolsOutput(t, testConfig(t))
 	for _, s := range secrets {
 		if i := strings.Index(on, s); i >= 0 {

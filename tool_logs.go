@@ -204,6 +204,10 @@ type logEntry struct {
 	Message    string          `json:"message"`
 	Stack      json.RawMessage `json:"stack,omitempty"`
 	MoreFrames int             `json:"moreFrames,omitempty"`
+	// HiddenFrames counts the framework frames of a stack mapped to source
+	// (tool_stacks.go); Symbolicated marks such a stack.
+	HiddenFrames int  `json:"hiddenFrames,omitempty"`
+	Symbolicated bool `json:"symbolicated,omitempty"`
 }
 
 // readLogEntry reads a console `log` event.
@@ -289,11 +293,13 @@ func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	for i, ev := range res.events {
 		entries[i] = readLogEntry(ev)
 	}
+	note := ts.mapLogStacks(ctx, res.events, entries)
 	body, err := json.Marshal(struct {
-		Entries   []logEntry `json:"entries"`
-		HasMore   bool       `json:"hasMore"`
-		LatestSeq int64      `json:"latestSeq"`
-	}{entries, res.hasMore, res.latestSeq})
+		Entries       []logEntry `json:"entries"`
+		HasMore       bool       `json:"hasMore"`
+		LatestSeq     int64      `json:"latestSeq"`
+		Symbolication *stackNote `json:"symbolication,omitempty"`
+	}{entries, res.hasMore, res.latestSeq, note})
 	if err != nil {
 		return nil, err
 	}

@@ -160,12 +160,11 @@ var stateTools = []*tool{
 		name:  "debug_diff_snapshots",
 		title: "Diff two snapshots",
 		description: "Lists what changed between two snapshot events of a stream: each path added, removed or changed " +
-			"with old and new values (first 500). Find snapshot seqs with debug_query_events (event_type " +
-			"*_snapshot).",
+			"with old and new values (first 500). Without seqs: the last two snapshots.",
 		args: withSession(
 			argSpec{name: "stream", kind: argString, required: true, description: "Stream name, e.g. redux."},
-			argSpec{name: "base_seq", kind: argInteger, required: true, min: 1, description: "Seq of the earlier snapshot event."},
-			argSpec{name: "target_seq", kind: argInteger, required: true, min: 1, description: "Seq of the later snapshot event."},
+			argSpec{name: "base_seq", kind: argInteger, min: 1, description: "Earlier snapshot's seq; default: the one before target_seq."},
+			argSpec{name: "target_seq", kind: argInteger, min: 1, description: "Later snapshot's seq; default: the newest."},
 		),
 		outputSchema: `{"type":"object","properties":{"changes":{"type":"array"},"baseSeq":{"type":"integer"},"targetSeq":{"type":"integer"},"totalChanges":{"type":"integer"},"truncated":{"type":"boolean"},` + whoAnswered + `},"required":["changes","baseSeq","targetSeq"]}`,
 		run:          diffSnapshots,
@@ -276,10 +275,16 @@ func queryEvents(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 
 func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	stream, _ := a.str("stream")
-	baseSeq, _ := a.int("base_seq")
-	targetSeq, _ := a.int("target_seq")
+	baseSeq, hasBase := a.int("base_seq")
+	targetSeq, hasTarget := a.int("target_seq")
 	if err := ts.checkStream(a.session, stream); err != nil {
 		return nil, err
+	}
+	if !hasBase || !hasTarget {
+		var err error
+		if baseSeq, targetSeq, err = ts.pickSnapshots(ctx, a.session, stream, baseSeq, hasBase, targetSeq, hasTarget); err != nil {
+			return nil, err
+		}
 	}
 	var wg sync.WaitGroup
 	var base, target snapshot
@@ -319,6 +324,46 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 	}
 	return &toolResult{body: body,
 		narrow: "The changed values are large: read them with debug_get_snapshot and a `scope` from the changes' paths."}, nil
+}
+
+// pickSnapshots fills in the seqs left out of a diff from the stream's
+// snapshot events: with neither, the last two; with only target_seq, the
+// snapshot before it; with only base_seq, the newest after it.
+func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string, baseSeq int64, hasBase bool, targetSeq int64, hasTarget bool) (base, target int64, err error) {
+	want := int64(2)
+	if hasBase || hasTarget {
+		want = 1
+	}
+	res, err := ts.scanEvents(ctx, s, eventScan{stream: stream, limit: want, keep: func(ev []byte) bool {
+		seq, _ := wireInt(rawMember(ev, "seq"))
+		return isSnapshotEvent(ev) && (!hasTarget || seq < targetSeq) && (!hasBase || seq > baseSeq)
+	}})
+	if err != nil {
+		return 0, 0, err
+	}
+	seqs := make([]int64, 0, len(res.events))
+	for _, ev := range res.events {
+		seq, _ := wireInt(rawMember(ev, "seq"))
+		seqs = append(seqs, seq)
+	}
+	switch {
+	case int64(len(seqs)) == want && hasTarget:
+		return seqs[0], targetSeq, nil
+	case int64(len(seqs)) == want && hasBase:
+		return baseSeq, seqs[0], nil
+	case int64(len(seqs)) == want:
+		return seqs[0], seqs[1], nil
+	}
+	switch {
+	case hasTarget:
+		return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"base_seq"}},
+			"stream %q has no snapshot event before target_seq %d to diff it with", stream, targetSeq)
+	case hasBase:
+		return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"target_seq"}},
+			"stream %q has no snapshot event after base_seq %d to diff it with", stream, baseSeq)
+	}
+	return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"base_seq", "target_seq"}},
+		"stream %q holds %d snapshot event(s) within reach; a diff needs two", stream, len(seqs))
 }
 
 func describeMissing(missing []string, baseSeq, targetSeq int64) string {

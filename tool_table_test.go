@@ -235,16 +235,8 @@ func TestDoneWhenQuestions(t *testing.T) {
 		t.Errorf("actions that ran: %s", res)
 	}
 
-	res, _ = e.callTool("debug_query_events", map[string]any{"stream": "redux", "event_type": "state_snapshot"})
-	var snaps struct {
-		Events []struct{ Seq int64 } `json:"events"`
-	}
-	_ = json.Unmarshal(res, &snaps)
-	if len(snaps.Events) < 2 {
-		t.Fatalf("want two snapshots, got %s", res)
-	}
-	res, isError = e.callTool("debug_diff_snapshots", map[string]any{"stream": "redux",
-		"base_seq": snaps.Events[0].Seq, "target_seq": snaps.Events[len(snaps.Events)-1].Seq})
+	// What changed in the cart between the last two snapshots: one call.
+	res, isError = e.callTool("debug_diff_snapshots", map[string]any{"stream": "redux"})
 	var diff struct {
 		Changes []struct{ Path string } `json:"changes"`
 	}
@@ -287,6 +279,7 @@ func slicesContainsPrefix(changes []struct{ Path string }, prefix string) bool {
 }
 
 func TestQueryEventsClampsLimit(t *testing.T) {
+	t.Parallel()
 	cfg := testConfig(t)
 	cfg.MaxResultBytes = int(cfg.MaxPayloadSize) // 200 events with snapshots exceed the default budget
 	e := startE2E(t, cfg, 300)
@@ -669,6 +662,62 @@ func TestParseArgsRefusesExplicitNull(t *testing.T) {
 		}
 		if _, ok := args.str("event_type"); ok {
 			t.Error("absent event_type reads as given")
+		}
+	}
+}
+
+// TestDiffDefaultsToTheLastTwoSnapshots: "what changed in the cart between
+// the last two snapshots?" is one call; the seqs it picked are in the answer,
+// and a seq given alone is paired with its neighbour.
+func TestDiffDefaultsToTheLastTwoSnapshots(t *testing.T) {
+	t.Parallel()
+	e := startE2E(t, testConfig(t), 30)
+	res, _ := e.callTool("debug_query_events", map[string]any{"stream": "redux", "event_type": "state_snapshot", "limit": 200})
+	var snaps struct {
+		Events []struct{ Seq int64 } `json:"events"`
+	}
+	if err := json.Unmarshal(res, &snaps); err != nil || len(snaps.Events) < 3 {
+		t.Fatalf("want three snapshots, got %s", res)
+	}
+	n := len(snaps.Events)
+	last, before, third := snaps.Events[n-1].Seq, snaps.Events[n-2].Seq, snaps.Events[n-3].Seq
+	for _, tc := range []struct {
+		name         string
+		args         map[string]any
+		base, target int64
+	}{
+		{"neither", map[string]any{}, before, last},
+		{"only target_seq", map[string]any{"target_seq": before}, third, before},
+		{"only base_seq", map[string]any{"base_seq": third}, third, last},
+		{"both", map[string]any{"base_seq": third, "target_seq": last}, third, last},
+	} {
+		tc.args["stream"] = "redux"
+		res, isError := e.callTool("debug_diff_snapshots", tc.args)
+		var diff struct {
+			BaseSeq, TargetSeq int64
+			Changes            []struct{ Path string }
+		}
+		if isError || json.Unmarshal(res, &diff) != nil {
+			t.Errorf("%s: %s", tc.name, res)
+			continue
+		}
+		if diff.BaseSeq != tc.base || diff.TargetSeq != tc.target {
+			t.Errorf("%s: diffed %d..%d, want %d..%d", tc.name, diff.BaseSeq, diff.TargetSeq, tc.base, tc.target)
+		}
+	}
+	first := snaps.Events[0].Seq
+	for _, tc := range []struct {
+		name    string
+		args    map[string]any
+		missing []any
+	}{
+		{"nothing before the first", map[string]any{"stream": "redux", "target_seq": first}, []any{"base_seq"}},
+		{"nothing after the last", map[string]any{"stream": "redux", "base_seq": last}, []any{"target_seq"}},
+	} {
+		res, isError := e.callTool("debug_diff_snapshots", tc.args)
+		code, details, _ := decodeToolError(t, res)
+		if !isError || code != codeSnapshotNotFound || cmp.Diff(tc.missing, details["missing"]) != "" {
+			t.Errorf("%s: %s, want SNAPSHOT_NOT_FOUND missing %v", tc.name, res, tc.missing)
 		}
 	}
 }

@@ -43,7 +43,7 @@ var waitTool = &tool{
 		argSpec{name: "count", kind: argInteger, min: 1, max: 50, def: 1, clamp: true},
 		argSpec{name: "timeout_ms", kind: argInteger, min: 1, max: 60000, def: 10000, clamp: true},
 	),
-	outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"matched":{"type":"integer"},"events":{"type":"array","items":{"type":"object"}},"seen":{"type":"integer"},"latestSeq":{"type":"integer"},"waitedMs":{"type":"integer"},"ended":{"type":"string"},` + whoAnswered + `},"required":["stream","matched","events","seen","latestSeq","waitedMs","ended"]}`,
+	outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"matched":{"type":"integer"},"events":{"type":"array","items":{"type":"object"}},"seen":{"type":"integer"},"latestSeq":{"type":"integer"},"waitedMs":{"type":"integer"},"ended":{"type":"string"},"symbolication":{"type":"object"},` + whoAnswered + `},"required":["stream","matched","events","seen","latestSeq","waitedMs","ended"]}`,
 	run:          waitFor,
 	waits:        true,
 }
@@ -106,8 +106,12 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		for i, ev := range matches {
 			events[i] = shapeEvent(stream, ev)
 		}
-		body, err := json.Marshal(map[string]any{"stream": stream, "matched": len(matches), "events": events,
-			"seen": seen, "latestSeq": cursor, "waitedMs": time.Since(start).Milliseconds(), "ended": ended})
+		out := map[string]any{"stream": stream, "matched": len(matches), "events": events,
+			"seen": seen, "latestSeq": cursor, "waitedMs": time.Since(start).Milliseconds(), "ended": ended}
+		if note := ts.mapWaitStacks(ctx, stream, matches, events); note != nil {
+			out["symbolication"] = note
+		}
+		body, err := json.Marshal(out)
 		if err != nil {
 			return nil, err
 		}
@@ -150,4 +154,31 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 			}
 		}
 	}
+}
+
+// mapWaitStacks maps the stacks of the console log entries among events
+// (shaped from matches) to source, as debug_get_logs does, rewriting those
+// entries, and returns the note for the answer, if any.
+func (ts *toolSet) mapWaitStacks(ctx context.Context, stream string, matches [][]byte, events []json.RawMessage) *stackNote {
+	var logs [][]byte
+	var at []int
+	for i, ev := range matches {
+		if typ, _ := wireString(rawMember(ev, "type")); stream == consoleStream && typ == logEventType {
+			logs, at = append(logs, ev), append(at, i)
+		}
+	}
+	if len(logs) == 0 {
+		return nil
+	}
+	entries := make([]logEntry, len(logs))
+	for i, ev := range logs {
+		entries[i] = readLogEntry(ev)
+	}
+	note := ts.mapLogStacks(ctx, logs, entries)
+	for i, e := range entries {
+		if data, err := json.Marshal(e); err == nil {
+			events[at[i]] = data
+		}
+	}
+	return note
 }

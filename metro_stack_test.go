@@ -1,0 +1,178 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// text prints the stack again, frames in Hermes's form, so that parsing
+// the text gives the same stack.
+func (st jsStack) text() string {
+	lines := append([]string(nil), st.Message...)
+	for _, f := range st.Frames {
+		lines = append(lines, "    "+f.text())
+	}
+	return strings.Join(lines, "\n")
+}
+
+const testBundle = "http://localhost:8081/index.bundle?platform=ios&dev=true&minify=false"
+
+func TestParseJSStack(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		text    string
+		message []string
+		frames  []jsFrame
+	}{
+		{"hermes", "Error: boom\n    at onPress (" + testBundle + ":48211:18)\n    at anonymous (" + testBundle + ":1:2)",
+			[]string{"Error: boom"}, []jsFrame{
+				{Method: "onPress", File: testBundle, Line: 48211, Column: 18, Kind: frameURL},
+				{Method: "anonymous", File: testBundle, Line: 1, Column: 2, Kind: frameURL},
+			}},
+		{"hermes bytecode, native, internal and skipped",
+			"TypeError: x is undefined\n    at anonymous (address at index.android.bundle:1:902133)\n    at forEach (native)\n" +
+				"    at apply (InternalBytecode.js:12:3)\n    ... skipping 50 frames\n    at last (address at /data/app/index.android.bundle:1:7)",
+			[]string{"TypeError: x is undefined"}, []jsFrame{
+				{Method: "anonymous", File: "index.android.bundle", Line: 1, Column: 902133, Kind: frameBytecode},
+				{Method: "forEach", Kind: frameNative},
+				{Method: "apply", File: "InternalBytecode.js", Line: 12, Column: 3, Kind: frameInternal},
+				{Kind: frameSkipped, Skipped: 50},
+				{Method: "last", File: "/data/app/index.android.bundle", Line: 1, Column: 7, Kind: frameBytecode},
+			}},
+		{"jsc with a JavaScriptCore-safe URL",
+			"onPress@http://localhost:8081/index.bundle//&platform=ios&dev=true:48211:18\nglobal code@http://10.0.2.2:8081/index.bundle//&platform=ios:3:1\n[native code]\n@http://localhost:8081/index.bundle//&platform=ios:9:9",
+			nil, []jsFrame{
+				{Method: "onPress", File: "http://localhost:8081/index.bundle//&platform=ios&dev=true", Line: 48211, Column: 18, Kind: frameURL},
+				{Method: "global code", File: "http://10.0.2.2:8081/index.bundle//&platform=ios", Line: 3, Column: 1, Kind: frameURL},
+				{Kind: frameNative},
+				{File: "http://localhost:8081/index.bundle//&platform=ios", Line: 9, Column: 9, Kind: frameURL},
+			}},
+		{"v8, bare locations, ports and an Expo entry",
+			"Error: x\n    at http://192.168.1.20:19000/.expo/.virtual-metro-entry.bundle?platform=ios&dev=true:7:3\n    at Array.forEach (<anonymous>)\n    at async Promise.all (index 0)",
+			[]string{"Error: x"}, []jsFrame{
+				{File: "http://192.168.1.20:19000/.expo/.virtual-metro-entry.bundle?platform=ios&dev=true", Line: 7, Column: 3, Kind: frameURL},
+				{Method: "Array.forEach", Kind: frameNative},
+				{Method: "async Promise.all", File: "index 0", Kind: framePath},
+			}},
+		{"already source, as Reactotron's error tracking sends it",
+			"at handleAdd (/Users/ana/shop/src/CartButton.tsx:42)\nat placeOrder (src/api/orders.ts:42:11)",
+			nil, []jsFrame{
+				{Method: "handleAdd", File: "/Users/ana/shop/src/CartButton.tsx", Line: 42, Kind: framePath},
+				{Method: "placeOrder", File: "src/api/orders.ts", Line: 42, Column: 11, Kind: framePath},
+			}},
+		{"frames count only after the last line that is not a frame",
+			"Error: outer\n    at a (" + testBundle + ":1:1)\nCaused by: inner at line 3\n    at b (" + testBundle + ":2:2)\n\n",
+			[]string{"Error: outer", "    at a (" + testBundle + ":1:1)", "Caused by: inner at line 3"}, []jsFrame{
+				{Method: "b", File: testBundle, Line: 2, Column: 2, Kind: frameURL},
+			}},
+		{"message lines that look like frames", "mail ana@example.com failed\nretry at 10:30",
+			[]string{"mail ana@example.com failed", "retry at 10:30"}, nil},
+		{"an empty file name (Hermes tolerates it)", "    at f (:3:4)", nil, []jsFrame{{Method: "f", Line: 3, Column: 4, Kind: framePath}}},
+		{"numbers too long to be a location", "at f (" + testBundle + ":99999999999:1)", nil,
+			[]jsFrame{{Method: "f", File: testBundle + ":99999999999", Line: 1, Kind: frameURL}}},
+		{"windows line ends", "Error: e\r\n    at f (" + testBundle + ":5:6)\r\n", []string{"Error: e"},
+			[]jsFrame{{Method: "f", File: testBundle, Line: 5, Column: 6, Kind: frameURL}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := parseJSStack(tc.text)
+			if diff := cmp.Diff(jsStack{Message: tc.message, Frames: tc.frames}, got); diff != "" {
+				t.Errorf("parseJSStack(%q) (-want +got):\n%s", tc.text, diff)
+			}
+		})
+	}
+}
+
+func TestReadJSStackArrays(t *testing.T) {
+	for _, tc := range []struct {
+		name, raw string
+		want      []jsFrame
+		ok        bool
+	}{
+		{"lines", `["at f (` + testBundle + `:1:2)", "g@` + testBundle + `:3:4"]`, []jsFrame{
+			{Method: "f", File: testBundle, Line: 1, Column: 2, Kind: frameURL},
+			{Method: "g", File: testBundle, Line: 3, Column: 4, Kind: frameURL}}, true},
+		{"react native's frames: 0-based column", `[{"methodName":"f","file":"` + testBundle + `","lineNumber":10,"column":4}]`,
+			[]jsFrame{{Method: "f", File: testBundle, Line: 10, Column: 5, Kind: frameURL}}, true},
+		{"CDP call frames: 0-based line and column", `[{"functionName":"f","url":"` + testBundle + `","lineNumber":10,"columnNumber":4}]`,
+			[]jsFrame{{Method: "f", File: testBundle, Line: 11, Column: 5, Kind: frameURL}}, true},
+		{"reactotron: no column", `[{"functionName":"f","fileName":"/app/src/a.js","lineNumber":7}]`,
+			[]jsFrame{{Method: "f", File: "/app/src/a.js", Line: 7, Kind: framePath}}, true},
+		{"a frame with no file", `[{"methodName":"f"}]`, []jsFrame{{Method: "f", Kind: frameNative}}, true},
+		{"a number is no frame", `[1]`, nil, false},
+		{"an object is no stack", `{"a":1}`, nil, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, ok := readJSStack([]byte(tc.raw))
+			if ok != tc.ok {
+				t.Fatalf("ok = %v, want %v", ok, tc.ok)
+			}
+			if diff := cmp.Diff(tc.want, got.Frames); ok && diff != "" {
+				t.Errorf("readJSStack(%s) (-want +got):\n%s", tc.raw, diff)
+			}
+		})
+	}
+}
+
+// FuzzParseJSStack: whatever the text, parsing never fails, a number read
+// is in bounds, and the stack printed again in Hermes's form reads back
+// the same.
+func FuzzParseJSStack(f *testing.F) {
+	for _, seed := range []string{
+		"Error: boom\n    at onPress (" + testBundle + ":48211:18)\n    at forEach (native)\n    ... skipping 3 frames",
+		"onPress@http://localhost:8081/index.bundle//&platform=ios:1:2\n[native code]\nglobal code@http://h:1/x.bundle?a:3:4",
+		"    at anonymous (address at index.android.bundle:1:902133)\n    at f (InternalBytecode.js:1:1)",
+		"Error: x\n    at http://h:8081/i.bundle?p=1:7:3\n    at Array.forEach (<anonymous>)\nnot a frame\n    at g (/src/a.js:4)",
+		"at f (:3:4)", "at  (x:1:2)", "a@b", "at (", "... skipping 1 frame",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		st := parseJSStack(text)
+		for _, fr := range st.Frames {
+			if fr.Line < 0 || fr.Line > maxFrameNumber || fr.Column < 0 || fr.Column > maxFrameNumber || fr.Skipped < 0 {
+				t.Fatalf("frame out of bounds: %+v", fr)
+			}
+		}
+		for _, fr := range st.Frames {
+			if strings.ContainsAny(fr.File, "()") || strings.ContainsAny(fr.Method, "()") {
+				return // where a name ends and a file begins is ambiguous in every engine's form
+			}
+		}
+		again := parseJSStack(st.text())
+		if diff := cmp.Diff(normalisedFrames(st), normalisedFrames(again)); diff != "" {
+			t.Fatalf("frames of %q printed as %q read back differently (-first +again):\n%s", text, st.text(), diff)
+		}
+	})
+}
+
+// normalisedFrames are a stack's frames as their printed form keeps them:
+// a nameless frame without a line prints as <anonymous>.
+func normalisedFrames(st jsStack) []jsFrame {
+	var out []jsFrame
+	for _, f := range st.Frames {
+		if f.Method == "" && (f.Line == 0 || f.Kind == frameBytecode) {
+			f.Method = "<anonymous>"
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// FuzzReadJSStack: whatever a console event's stack member holds, reading
+// it never fails, and every number read is in bounds.
+func FuzzReadJSStack(f *testing.F) {
+	f.Add(`["at f (` + testBundle + `:1:2)", "g@x:3:4"]`)
+	f.Add(`[{"methodName":"f","file":"` + testBundle + `","lineNumber":10,"column":4},{"functionName":"g","url":"u","lineNumber":0,"columnNumber":1e9}]`)
+	f.Add(`"Error: x\n    at f (` + testBundle + `:1:2)"`)
+	f.Add(`[{"lineNumber":-1,"column":"3"}, null, 1]`)
+	f.Fuzz(func(t *testing.T, raw string) {
+		st, _ := readJSStack([]byte(raw))
+		for _, fr := range st.Frames {
+			if fr.Line < 0 || fr.Line > maxFrameNumber+1 || fr.Column < 0 || fr.Column > maxFrameNumber+1 {
+				t.Fatalf("frame out of bounds: %+v", fr)
+			}
+		}
+	})
+}

@@ -1,0 +1,389 @@
+package main
+
+// metro_symbolicate.go maps stack frames to source through Metro's
+// POST /symbolicate. Only frames whose file is a bundle URL are sent, and
+// always to the configured Metro: Metro reads the bundle's options from the
+// URL's path and query, never its host, and a host taken from what an app
+// sent is never dialled. A caller waits at most answerWait; a request that
+// takes longer goes on in the background and fills the cache for the next
+// read. Answers are memoised per frame (the first answer is the best one:
+// Metro maps against the code as it is now), and "Metro unreachable" is
+// remembered for a while so that a page of logs does not pay for it twice.
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	symbolicateAnswerWait   = time.Second      // the longest a reader waits for Metro
+	symbolicateFirstTimeout = 10 * time.Second // Metro may build the whole graph on the first request
+	symbolicateTimeout      = 5 * time.Second
+	symbolicateDialTimeout  = 2 * time.Second
+	symbolicateDownFor      = 15 * time.Second // how long "unreachable" is believed
+	symbolicateStatusFor    = 30 * time.Second // how long /status's answer is believed
+	maxSymbolicateAnswer    = 4 << 20          // bytes of a /symbolicate answer read
+	maxStatusAnswer         = 4 << 10
+	maxSymbolicateCalls     = 4    // requests in flight at once
+	maxSymbolicateCache     = 8192 // frames remembered; the cache starts over past it
+)
+
+// errMetroUnreachable: Metro did not answer at Origin (or did not answer
+// recently, and is believed down for a while).
+type errMetroUnreachable struct {
+	Origin string
+	Err    error
+}
+
+func (e *errMetroUnreachable) Error() string {
+	return fmt.Sprintf("metro not reachable at %s: %v", e.Origin, e.Err)
+}
+func (e *errMetroUnreachable) Unwrap() error { return e.Err }
+
+// errMetroSlow: Metro did not answer within the wait; the request goes on.
+type errMetroSlow struct {
+	Origin string
+	Wait   time.Duration
+}
+
+func (e *errMetroSlow) Error() string {
+	return fmt.Sprintf("metro at %s did not answer within %v", e.Origin, e.Wait)
+}
+
+// errMetroOtherPort: the stacks' bundle is served on Port, which is not
+// the port of the Metro at Origin: another Metro (another project, or
+// RCT_METRO_PORT) serves it, and this one would map its frames wrongly.
+type errMetroOtherPort struct {
+	Origin string
+	Port   string
+}
+
+func (e *errMetroOtherPort) Error() string {
+	return fmt.Sprintf("the bundle is served on port %s, not by the metro at %s", e.Port, e.Origin)
+}
+
+// errMetroRefused: Metro answered, but not with mapped frames: a status
+// other than 200 (400 for a frame it rejects, 500 for a build failure), or
+// a body that is not its answer.
+type errMetroRefused struct {
+	Origin  string
+	Status  int
+	Message string // Metro's `error`, or what was wrong with the body
+}
+
+func (e *errMetroRefused) Error() string {
+	return fmt.Sprintf("metro at %s answered /symbolicate with %d: %s", e.Origin, e.Status, e.Message)
+}
+
+// mappedFrame is what Metro made of one frame: Mapped is false when it
+// left the frame as sent. Column is 1-based, as the engines print it; File
+// is relative to the project root when it lies under it.
+type mappedFrame struct {
+	Method   string
+	File     string
+	Line     int
+	Column   int
+	Collapse bool // framework internals, by the project's Metro config
+	Mapped   bool
+}
+
+// symbolicateKey is a frame as sent: its bundle URL, 1-based line, 0-based
+// column.
+type symbolicateKey struct {
+	url          string
+	line, column int
+}
+
+// symbolicateCall is one request in flight; done closes when its answers
+// are in the cache (or err is set).
+type symbolicateCall struct {
+	keys   []symbolicateKey
+	method map[symbolicateKey]string
+	done   chan struct{}
+	err    error
+}
+
+// metroSymbolicator is the /symbolicate client of one Metro. Its methods
+// are safe to call concurrently; close stops the requests in flight and
+// waits for them.
+type metroSymbolicator struct {
+	origin string
+	port   string // origin's port, to which frames' bundle URLs are compared
+	client *http.Client
+	wait   time.Duration // answerWait
+	now    func() time.Time
+
+	life  context.Context
+	stop  context.CancelFunc
+	calls sync.WaitGroup
+
+	mu        sync.Mutex
+	frames    map[symbolicateKey]cachedFrame
+	inflight  map[symbolicateKey]*symbolicateCall
+	root      string    // the project root /status named; "" unknown
+	statusAt  time.Time // when /status was last asked; zero: never
+	answered  bool      // Metro has answered once: later requests get the short timeout
+	downUntil time.Time
+	downErr   error
+	wasDown   bool // unreachable since the last answer: when it answers, it may be another Metro
+}
+
+// cachedFrame is Metro's first answer for a frame (File absolute, as Metro
+// named it), or why Metro refused it: a refusal is not asked again either.
+type cachedFrame struct {
+	frame mappedFrame
+	err   error
+}
+
+// newMetroSymbolicator is the client of the Metro at origin
+// (scheme://host:port).
+func newMetroSymbolicator(origin string) *metroSymbolicator {
+	life, stop := context.WithCancel(context.Background())
+	// Metro is dialled directly, and only Metro: no proxy from the
+	// environment, no redirect followed to wherever an answer points.
+	transport := &http.Transport{
+		Proxy: nil, DialContext: (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext,
+		MaxResponseHeaderBytes: maxStatusAnswer * 16, MaxIdleConns: 2, IdleConnTimeout: time.Minute,
+	}
+	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+	return &metroSymbolicator{
+		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
+		life: life, stop: stop,
+		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
+	}
+}
+
+// run holds the client until ctx ends, then closes it.
+func (m *metroSymbolicator) run(ctx context.Context) {
+	<-ctx.Done()
+	m.close()
+}
+
+// close cancels the requests in flight and waits for them; safe twice.
+func (m *metroSymbolicator) close() {
+	m.mu.Lock()
+	m.stop()
+	m.mu.Unlock()
+	m.calls.Wait()
+}
+
+// mapStacks maps the bundle-URL frames of stacks, in one request for all
+// of them (frames already answered cost nothing). The answer has one
+// slice per stack, one element per frame; a frame that was not sent, or
+// not mapped, has Mapped false. The error says why some frames that could
+// be mapped were not: errMetroUnreachable, errMetroSlow, errMetroRefused;
+// the frames mapped so far are answered either way.
+func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
+	sent := make([][]symbolicateKey, len(stacks))
+	otherPort := ""
+	wanted := map[symbolicateKey]string{}
+	var order []symbolicateKey
+	for i, st := range stacks {
+		var port string
+		sent[i], port = sendableFrames(st, m.port)
+		if port != "" && otherPort == "" {
+			otherPort = port
+		}
+		for j, k := range sent[i] {
+			if k.url == "" {
+				continue
+			}
+			if _, dup := wanted[k]; !dup {
+				order = append(order, k)
+			}
+			wanted[k] = st.Frames[j].Method
+		}
+	}
+	var waits []*symbolicateCall
+	var err error
+	m.mu.Lock()
+	var missing []symbolicateKey
+	for _, k := range order {
+		if _, ok := m.frames[k]; ok {
+			continue
+		}
+		if c, ok := m.inflight[k]; ok {
+			if !containsCall(waits, c) {
+				waits = append(waits, c)
+			}
+			continue
+		}
+		missing = append(missing, k)
+	}
+	switch {
+	case len(missing) == 0:
+	case m.now().Before(m.downUntil):
+		err = &errMetroUnreachable{Origin: m.origin, Err: m.downErr}
+	case m.life.Err() != nil:
+		err = &errMetroUnreachable{Origin: m.origin, Err: m.life.Err()}
+	case countCalls(m.inflight) >= maxSymbolicateCalls:
+		err = &errMetroSlow{Origin: m.origin, Wait: m.wait}
+	default:
+		c := &symbolicateCall{keys: missing, method: wanted, done: make(chan struct{})}
+		for _, k := range missing {
+			m.inflight[k] = c
+		}
+		waits = append(waits, c)
+		m.calls.Add(1)
+		go func() {
+			defer m.calls.Done()
+			m.do(c)
+		}()
+	}
+	m.mu.Unlock()
+
+	if len(waits) > 0 {
+		timer := time.NewTimer(m.wait)
+		defer timer.Stop()
+	wait:
+		for _, c := range waits {
+			select {
+			case <-c.done:
+				if c.err != nil && err == nil {
+					err = c.err
+				}
+			case <-timer.C:
+				err = &errMetroSlow{Origin: m.origin, Wait: m.wait}
+				break wait
+			case <-ctx.Done():
+				err = ctx.Err()
+				break wait
+			}
+		}
+	}
+
+	if err == nil && otherPort != "" {
+		err = &errMetroOtherPort{Origin: m.origin, Port: otherPort}
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([][]mappedFrame, len(stacks))
+	for i, st := range stacks {
+		out[i] = make([]mappedFrame, len(st.Frames))
+		for j, f := range st.Frames {
+			out[i][j] = mappedFrame{Method: f.Method, File: f.File, Line: f.Line, Column: f.Column}
+			cached, ok := m.frames[sent[i][j]]
+			if !ok || sent[i][j].url == "" {
+				continue
+			}
+			if cached.err != nil && err == nil {
+				err = cached.err
+			}
+			if mf := cached.frame; mf.Mapped {
+				mf.File = relativeTo(m.root, mf.File)
+				out[i][j] = mf
+			}
+		}
+	}
+	return out, err
+}
+
+// sendableFrames gives, per frame, what would be sent for it, or a zero
+// key for a frame that is not sent: not a URL, no line or column, a URL
+// without the query that carries the bundle's options (JavaScriptCore
+// strips it) when no other frame of the stack names the same bundle with
+// one, or a URL naming a port other than metroPort, which is then returned.
+// The host is not compared: the device names Metro as it sees it
+// (10.0.2.2, a LAN address); a tunnel's URL names no port.
+func sendableFrames(st jsStack, metroPort string) ([]symbolicateKey, string) {
+	otherPort := ""
+	withQuery := map[string]string{}
+	for _, f := range st.Frames {
+		if f.Kind == frameURL {
+			if base, ok := bundleBase(f.File); ok {
+				withQuery[base] = f.File
+			}
+		}
+	}
+	keys := make([]symbolicateKey, len(st.Frames))
+	for i, f := range st.Frames {
+		if f.Kind != frameURL || f.Line < 1 || f.Column < 1 {
+			continue
+		}
+		url := f.File
+		if _, ok := bundleBase(url); !ok {
+			if url = withQuery[url]; url == "" {
+				continue
+			}
+		}
+		if port := urlPort(url); port != "" && metroPort != "" && port != metroPort {
+			otherPort = port
+			continue
+		}
+		keys[i] = symbolicateKey{url: url, line: f.Line, column: f.Column - 1}
+	}
+	return keys, otherPort
+}
+
+// originPort is the port of Metro's origin, explicit or the scheme's.
+func originPort(origin string) string {
+	u, err := url.Parse(origin)
+	if err != nil {
+		return ""
+	}
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if u.Scheme == "https" {
+		return "443"
+	}
+	return "80"
+}
+
+// urlPort is the port a URL names explicitly, or "".
+func urlPort(raw string) string {
+	u, err := url.Parse(strings.Replace(raw, "//&", "?", 1))
+	if err != nil {
+		return ""
+	}
+	return u.Port()
+}
+
+// bundleBase is a bundle URL without its options, and whether it had any
+// (a query, or JavaScriptCore-safe `//&`).
+func bundleBase(url string) (string, bool) {
+	if i := strings.Index(url, "//&"); i > len("https://") {
+		return url[:i], true
+	}
+	if i := strings.IndexByte(url, '?'); i >= 0 {
+		return url[:i], true
+	}
+	return url, false
+}
+
+func containsCall(calls []*symbolicateCall, c *symbolicateCall) bool {
+	for _, x := range calls {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func countCalls(inflight map[symbolicateKey]*symbolicateCall) int {
+	seen := map[*symbolicateCall]bool{}
+	for _, c := range inflight {
+		seen[c] = true
+	}
+	return len(seen)
+}
+
+// relativeTo names file relative to root when it lies under it.
+func relativeTo(root, file string) string {
+	if root == "" {
+		return file
+	}
+	root = strings.TrimRight(root, "/\\")
+	if rest, ok := strings.CutPrefix(file, root); ok && rest != "" && (rest[0] == '/' || rest[0] == '\\') {
+		return rest[1:]
+	}
+	return file
+}

@@ -1,0 +1,240 @@
+package main
+
+// metro_symbolicate_call.go is one request of the /symbolicate client
+// (metro_symbolicate.go): /status for the project root, then the frames,
+// and the reading of Metro's answer, which is bounded and trusted in
+// nothing: an answer is matched to frames by the tag Metro echoes, and a
+// frame counts as mapped only when it names a file, a line and a column.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// do runs one call: /status when its answer is stale, then /symbolicate
+// (once more on a 500), and puts the answers in the cache.
+func (m *metroSymbolicator) do(c *symbolicateCall) {
+	m.mu.Lock()
+	timeout := symbolicateTimeout
+	if !m.answered {
+		timeout = symbolicateFirstTimeout
+	}
+	askStatus := m.statusAt.IsZero() || m.now().Sub(m.statusAt) > symbolicateStatusFor
+	m.mu.Unlock()
+	ctx, cancel := context.WithTimeout(m.life, timeout)
+	defer cancel()
+
+	var answers map[symbolicateKey]mappedFrame
+	err := func() error {
+		if askStatus {
+			if err := m.askStatus(ctx); err != nil {
+				return err
+			}
+		}
+		var err error
+		for attempt := 0; attempt < 2; attempt++ {
+			answers, err = m.symbolicate(ctx, c)
+			var refused *errMetroRefused
+			if !errors.As(err, &refused) || refused.Status != http.StatusInternalServerError {
+				break
+			}
+		}
+		return err
+	}()
+
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, k := range c.keys {
+		if m.inflight[k] == c {
+			delete(m.inflight, k)
+		}
+	}
+	var unreachable *errMetroUnreachable
+	var refused *errMetroRefused
+	switch {
+	case errors.As(err, &unreachable):
+		// Answers already had stay: Metro down is when they are needed.
+		m.downUntil, m.downErr = m.now().Add(symbolicateDownFor), unreachable.Err
+		m.wasDown = true
+		m.statusAt = time.Time{}
+	case errors.As(err, &refused):
+		m.answered = true
+		m.remember(len(c.keys))
+		for _, k := range c.keys {
+			m.frames[k] = cachedFrame{frame: mappedFrame{Method: c.method[k]}, err: err}
+		}
+	case err == nil:
+		m.answered = true
+		m.remember(len(answers))
+		for k, f := range answers {
+			m.frames[k] = cachedFrame{frame: f}
+		}
+	}
+	c.err = err
+	close(c.done)
+}
+
+// remember makes room for n more frames in the cache; m.mu is held.
+func (m *metroSymbolicator) remember(n int) {
+	if len(m.frames)+n > maxSymbolicateCache {
+		clear(m.frames)
+	}
+}
+
+// askStatus reads the project root from Metro's /status (community CLI:
+// Project-Root; Expo: X-React-Native-Project-Root). A Metro without
+// /status (plain `metro`) leaves the root unknown; file names then stay
+// absolute. A different root is a different project: the cache starts over.
+func (m *metroSymbolicator) askStatus(ctx context.Context) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
+	if err != nil {
+		return &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxStatusAnswer))
+	resp.Body.Close()
+	root := ""
+	if resp.StatusCode == http.StatusOK && strings.Contains(string(body), "packager-status:running") {
+		root = resp.Header.Get("X-React-Native-Project-Root")
+		if root == "" {
+			root = resp.Header.Get("Project-Root")
+		}
+	}
+	m.mu.Lock()
+	// A Metro that was down and answers again may be another process,
+	// serving other code; a different root is another project.
+	if root != m.root || m.wasDown {
+		clear(m.frames)
+		m.root, m.wasDown = root, false
+	}
+	m.statusAt = m.now()
+	m.mu.Unlock()
+	return nil
+}
+
+// symbolicateFrame is a frame as Metro reads and answers it.
+type symbolicateFrame struct {
+	File       *string  `json:"file"`
+	LineNumber *float64 `json:"lineNumber"`
+	Column     *float64 `json:"column"`
+	MethodName *string  `json:"methodName"`
+	Collapse   *bool    `json:"collapse,omitempty"`
+	// Tag is a property Metro echoes back unchanged, by which answers are
+	// matched to frames: a customizeStack hook may reorder them.
+	Tag *float64 `json:"devtoolsMcpFrame"`
+}
+
+// symbolicate posts c's frames and reads the answers, matched by tag.
+func (m *metroSymbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
+	frames := make([]symbolicateFrame, len(c.keys))
+	for i, k := range c.keys {
+		file, line, col, tag := k.url, float64(k.line), float64(k.column), float64(i)
+		frames[i] = symbolicateFrame{File: &file, LineNumber: &line, Column: &col, Tag: &tag}
+		if name := c.method[k]; name != "" {
+			frames[i].MethodName = &name
+		}
+	}
+	body, err := json.Marshal(struct {
+		Stack []symbolicateFrame `json:"stack"`
+	}{frames})
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.origin+"/symbolicate", bytes.NewReader(body))
+	if err != nil {
+		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := m.client.Do(req)
+	if err != nil {
+		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSymbolicateAnswer+1))
+	if err != nil {
+		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+	}
+	refused := func(msg string) error {
+		return &errMetroRefused{Origin: m.origin, Status: resp.StatusCode, Message: msg}
+	}
+	if len(data) > maxSymbolicateAnswer {
+		return nil, refused(fmt.Sprintf("an answer over %d bytes", maxSymbolicateAnswer))
+	}
+	if resp.StatusCode != http.StatusOK {
+		var e struct {
+			Error string `json:"error"`
+		}
+		if json.Unmarshal(data, &e) != nil || e.Error == "" {
+			e.Error = http.StatusText(resp.StatusCode)
+		}
+		return nil, refused(clipMetroText(e.Error))
+	}
+	out, err := readSymbolicateAnswer(data, c.keys, c.method)
+	if err != nil {
+		return nil, refused(err.Error())
+	}
+	return out, nil
+}
+
+// readSymbolicateAnswer reads a 200 answer to the frames keys (tagged by
+// index), named by method: every key gets an answer, unmapped when Metro
+// left it out or could not map it. codeFrame (source text with colours) is
+// not read.
+func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbolicateKey]string) (map[symbolicateKey]mappedFrame, error) {
+	var answer struct {
+		Stack []symbolicateFrame `json:"stack"`
+	}
+	if err := json.Unmarshal(data, &answer); err != nil || answer.Stack == nil {
+		return nil, errors.New("not an object with a stack array")
+	}
+	out := make(map[symbolicateKey]mappedFrame, len(keys))
+	for _, f := range answer.Stack {
+		if !whole(f.Tag) || int(*f.Tag) >= len(keys) {
+			continue
+		}
+		k := keys[int(*f.Tag)]
+		mf := mappedFrame{Method: method[k]}
+		if f.MethodName != nil && *f.MethodName != "" {
+			mf.Method = *f.MethodName
+		}
+		// A frame Metro could not map comes back with its URL (or, under
+		// Expo's config, with nulls).
+		if f.File != nil && *f.File != "" && classifyFile(*f.File) != frameURL && whole(f.LineNumber) && *f.LineNumber >= 1 && whole(f.Column) {
+			mf.File, mf.Line, mf.Column, mf.Mapped = *f.File, int(*f.LineNumber), int(*f.Column)+1, true
+		}
+		mf.Collapse = f.Collapse != nil && *f.Collapse
+		out[k] = mf
+	}
+	// Frames the answer left out are remembered as unmapped: asking again
+	// would get the same.
+	for _, k := range keys {
+		if _, ok := out[k]; !ok {
+			out[k] = mappedFrame{Method: method[k]}
+		}
+	}
+	return out, nil
+}
+
+// whole reports whether n is a non-negative whole number a frame can hold.
+func whole(n *float64) bool {
+	return n != nil && *n >= 0 && *n <= maxFrameNumber && *n == float64(int(*n))
+}
+
+// clipMetroText bounds what Metro said in an error.
+func clipMetroText(s string) string {
+	s = strings.TrimSpace(s)
+	if len(s) > 300 {
+		return s[:300] + "…"
+	}
+	return s
+}

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// logsWithStacks is a console of every kind of app's stacks: an adapter's
+// Hermes text and React Native frames pointing into Metro's bundle, a
+// Reactotron app's error already mapped in the app, bytecode, none.
+func logsWithStacks(bundle string) []map[string]any {
+	logEvent := func(seq int64, level, message string, stack any) map[string]any {
+		p := map[string]any{"level": level, "message": message}
+		if stack != nil {
+			p["stack"] = stack
+		}
+		return map[string]any{"stream": "console", "seq": seq, "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": p}
+	}
+	return []map[string]any{
+		logEvent(1, "info", "cart opened", nil),
+		logEvent(2, "error", "add failed", "Error: add failed ("+testBearer+")\n"+
+			"    at onPress ("+bundle+":48211:17)\n"+
+			"    at _performTransitionSideEffects ("+bundle+":48300:5)\n"+
+			"    at forEach (native)\n"+
+			"    at anonymous ("+bundle+":9:9)"),
+		logEvent(3, "error", "render failed", []any{
+			map[string]any{"methodName": "App", "file": bundle, "lineNumber": 48400, "column": 0},
+			map[string]any{"methodName": "x", "file": bundle, "lineNumber": 48300, "column": 4},
+		}),
+		logEvent(4, "error", "already mapped", reactotronStack(json.RawMessage(`[{"fileName":"/Users/ana/shop/src/a.js","functionName":"f","lineNumber":3}]`))),
+	}
+}
+
+// startStackLogs connects a scripted adapter serving events and returns
+// the tools over it.
+func startStackLogs(t *testing.T, events []map[string]any) *toolSet {
+	t.Helper()
+	h := startLinkHarness(t, nil, nil)
+	a := connectWith(t, h, "stacks", withAppStreams)
+	scriptedApp(t, a, func(method string, params json.RawMessage) (any, map[string]any) {
+		if method == "events.query" {
+			return wireEvents(events, params), nil
+		}
+		return nil, map[string]any{"code": "UNKNOWN_METHOD", "message": method}
+	})
+	cfg := linkTestConfig()
+	cfg.Redact = true
+	return newTestToolSet(cfg, h.link)
+}
+
+type stackLogsOut struct {
+	Entries []struct {
+		Seq          int64
+		Stack        json.RawMessage
+		MoreFrames   int
+		HiddenFrames int
+		Symbolicated bool
+	}
+	Symbolication *stackNote
+}
+
+// debug_get_logs maps the stacks of a page of logs, whatever sent them,
+// in one request to Metro, and a second read asks nothing.
+func TestGetLogsMapsStacks(t *testing.T) {
+	fm := startFakeMetro(t)
+	events := logsWithStacks(deviceBundle)
+	ts := startStackLogs(t, events)
+	m, _ := newTestSymbolicator(t, fm)
+	ts.stacks = m
+	res, isError := callToolDirect(t, ts, "debug_get_logs", nil)
+	if isError {
+		t.Fatal(string(res))
+	}
+	checkGolden(t, "logs_symbolicated", res)
+	var out stackLogsOut
+	if err := json.Unmarshal(res, &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Entries) != 4 || out.Symbolication != nil {
+		t.Fatalf("entries %d, note %+v", len(out.Entries), out.Symbolication)
+	}
+	var hermes string
+	_ = json.Unmarshal(out.Entries[1].Stack, &hermes)
+	want := "Error: add failed (Bearer [REDACTED])\n" +
+		"    at handleAdd (src/CartButton.tsx:42:9)\n" +
+		"    at forEach (native)\n" +
+		"    at anonymous (" + deviceBundle + ":9:9)"
+	if diff := cmp.Diff(want, hermes); diff != "" || out.Entries[1].HiddenFrames != 1 || !out.Entries[1].Symbolicated {
+		t.Errorf("Hermes stack (-want +got):\n%s\nhidden %d", diff, out.Entries[1].HiddenFrames)
+	}
+	if n := fm.postCount(); n != 1 {
+		t.Errorf("%d requests for one page, want 1", n)
+	}
+	for _, f := range fm.posts[0] {
+		if !strings.HasPrefix(f["file"].(string), "http://10.0.2.2:8081/") {
+			t.Errorf("sent a frame that is no bundle URL: %v", f)
+		}
+	}
+	if _, isError := callToolDirect(t, ts, "debug_get_logs", map[string]any{"level": "error"}); isError || fm.postCount() != 1 {
+		t.Errorf("a second read: %d requests in all, want 1", fm.postCount())
+	}
+}
+
+// Without a mapping, stacks stay as the app sent them, and one note says
+// why, distinctly for each reason.
+func TestGetLogsStackNotes(t *testing.T) {
+	bytecode := []map[string]any{{"stream": "console", "seq": int64(1), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z",
+		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at anonymous (address at index.android.bundle:1:902133)"}}}
+	unmapped := []map[string]any{{"stream": "console", "seq": int64(1), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z",
+		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at f (" + deviceBundle + ":9:9)"}}}
+	for _, tc := range []struct {
+		name   string
+		events []map[string]any
+		metro  func(fm *fakeMetro) // nil: METRO_URL off
+		status string
+		reason string
+	}{
+		{"off", logsWithStacks(deviceBundle), nil, "off", "METRO_URL is off"},
+		{"unreachable", logsWithStacks(deviceBundle), func(fm *fakeMetro) { fm.down = true }, "unavailable", "Metro not reachable at http://127.0.0.1:"},
+		{"refused", logsWithStacks(deviceBundle), func(fm *fakeMetro) { fm.statuses = []int{500, 500} }, "unavailable", "Metro could not map the stacks (500: Unable to resolve module ./gone)"},
+		{"slow", logsWithStacks(deviceBundle), func(fm *fakeMetro) { fm.hold = make(chan struct{}) }, "pending", "Metro did not answer within"},
+		{"bytecode", bytecode, func(*fakeMetro) {}, "unavailable", "Hermes bytecode"},
+		{"another Metro's port", logsWithStacks(strings.Replace(deviceBundle, ":8081", ":8082", 1)), func(*fakeMetro) {}, "unavailable", "served on port 8082, not by the Metro at http://127.0.0.1:"},
+		{"nothing mapped", unmapped, func(*fakeMetro) {}, "unavailable", "Metro mapped none of the frames"},
+		{"already source", logsWithStacks(deviceBundle)[3:], func(*fakeMetro) {}, "not needed", "already name source files"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ts := startStackLogs(t, tc.events)
+			var fm *fakeMetro
+			if tc.metro != nil {
+				fm = startFakeMetro(t)
+				tc.metro(fm)
+				m, _ := newTestSymbolicator(t, fm)
+				if fm.hold != nil {
+					m.wait = 0
+					t.Cleanup(func() { close(fm.hold) })
+				}
+				ts.stacks = m
+			}
+			res, isError := callToolDirect(t, ts, "debug_get_logs", nil)
+			var out stackLogsOut
+			if err := json.Unmarshal(res, &out); isError || err != nil {
+				t.Fatalf("%s", res)
+			}
+			if n := out.Symbolication; n == nil || n.Status != tc.status || !strings.Contains(n.Reason, tc.reason) {
+				t.Errorf("note %+v, want status %q and a reason with %q", n, tc.status, tc.reason)
+			}
+			for _, e := range out.Entries {
+				if e.Symbolicated || strings.Contains(string(e.Stack), "src/CartButton.tsx") {
+					t.Errorf("entry %d mapped: %s", e.Seq, e.Stack)
+				}
+			}
+			if fm != nil && tc.name == "already source" && fm.postCount() != 0 {
+				t.Errorf("stacks already mapped in the app were sent to Metro")
+			}
+		})
+	}
+}
+
+func TestMappedStackText(t *testing.T) {
+	frames := func(n int, collapse bool) ([]jsFrame, []mappedFrame) {
+		var in []jsFrame
+		var out []mappedFrame
+		for i := range n {
+			in = append(in, jsFrame{Method: "f", File: deviceBundle, Line: i + 1, Column: 1, Kind: frameURL})
+			out = append(out, mappedFrame{Method: "f", File: "src/a.ts", Line: i + 1, Column: 1, Mapped: true, Collapse: collapse && i%2 == 1})
+		}
+		return in, out
+	}
+	in, out := frames(20, true)
+	text, hidden, more, ok := mappedStackText(jsStack{Message: []string{"Error: a", "b", "c"}, Frames: in}, out)
+	if !ok || hidden != 10 || more != 2 || strings.Count(text, "\n    at ") != maxStackFrames || !strings.HasPrefix(text, "Error: a\nb\n    at f (src/a.ts:1:1)\n    at f (src/a.ts:3:1)") {
+		t.Errorf("20 frames, every other collapsed: hidden %d, more %d, text:\n%s", hidden, more, text)
+	}
+	// Every frame collapsed: they are shown rather than nothing.
+	in, out = frames(2, false)
+	for i := range out {
+		out[i].Collapse = true
+	}
+	if text, hidden, _, _ := mappedStackText(jsStack{Frames: in}, out); hidden != 0 || strings.Count(text, "at f") != 2 {
+		t.Errorf("all collapsed: hidden %d, text %q", hidden, text)
+	}
+	if _, _, _, ok := mappedStackText(jsStack{Frames: in[:1]}, []mappedFrame{{Method: "f"}}); ok {
+		t.Error("nothing mapped, yet ok")
+	}
+}
+
+var _ http.RoundTripper = (*fakeMetro)(nil)
+
+// serve wires the Metro of METRO_URL into debug_get_logs: an adapter's
+// stack in the bundle comes back mapped, from the whole program.
+func TestServeMapsStacksThroughMetro(t *testing.T) {
+	fm := startFakeMetro(t)
+	cfg := testConfig(t)
+	cfg.MetroURL = fm.srv.URL
+	e := startE2E(t, cfg, 0)
+	h := e.waitHealth(func(h healthOut) bool { return h.Connected })
+	events, _ := json.Marshal(logsWithStacks(fm.bundleOf())[1:2])
+	hs := `{"type":"handshake","protocolVersion":1,"sessionId":"bundle-app","adapterVersion":"0.0.1","deviceId":"emulator-2",` +
+		`"app":{"name":"BundleApp"},"streams":[{"name":"console","active":true}]}`
+	answeringAdapter(t, h.Server.WSURL, hs, func(id, method string, _ json.RawMessage) []byte {
+		result := `{"events":` + string(events) + `,"hasMore":false,"oldestSeq":2,"latestSeq":2}`
+		if method == "streams.list" {
+			result = `{"streams":[{"name":"console","active":true,"eventCount":1,"latestSeq":2,"oldestSeq":2,"hasSnapshot":false,"lastEventAt":null}]}`
+		}
+		return fmt.Appendf(nil, `{"type":"response","id":%q,"result":%s}`, id, result)
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		res, isError := e.callTool("debug_get_logs", map[string]any{"session": "bundle-app"})
+		if !isError {
+			if !strings.Contains(string(res), `at handleAdd (src/CartButton.tsx:42:9)`) {
+				t.Fatalf("stack not mapped: %s", res)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the adapter's session never answered: %s", res)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
