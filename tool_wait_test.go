@@ -412,3 +412,28 @@ func FuzzTextContains(f *testing.F) {
 		}
 	})
 }
+
+// TestWaitForReactotron: a Reactotron app's events, numbered by the server
+// as they come, wake a wait the same way: the next error log is answered
+// the moment it is logged.
+func TestWaitForReactotron(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cfg := linkTestConfig()
+		link := newTestLink(cfg, nil, func(linkEvent) {})
+		feed := &testFeed{}
+		info := &adapterInfo{SessionID: "rt", AdapterVersion: "reactotron", ConnectedAt: time.Now(),
+			Streams: []streamState{{Name: "console", Active: true}}}
+		s, _ := registryOf(link).attach(sessionViaReactotron, "rt", "", info, feed)
+		s.appendEvent(feed, "console", "log", time.Now(), []byte(`{"level":"error","message":"an old error"}`))
+		h := &waitHarness{ts: newTestToolSet(cfg, link), reg: registryOf(link), s: s, feed: feed}
+		done := h.waitAsync(t, t.Context(), map[string]any{"stream": "console", "level": "error"})
+		stillWaiting(t, done)
+		s.appendEvent(feed, "console", "log", time.Now(), []byte(`{"level":"info","message":"fine"}`))
+		stillWaiting(t, done)
+		s.appendEvent(feed, "console", "log", time.Now(), []byte(`{"level":"error","message":"boom"}`))
+		w := <-done
+		if diff := cmp.Diff([]int64{3}, w.seqs()); diff != "" || w.Ended != waitMatched || w.WaitedMs != 0 {
+			t.Errorf("%+v: want the error logged while waiting, at once (%s)", w, diff)
+		}
+	})
+}
