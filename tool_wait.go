@@ -135,8 +135,8 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		switch {
 		case int64(len(matches)) >= count:
 			return answer(waitMatched)
-		case res.hasMore:
-			continue // more events wait to be read
+		case res.hasMore && res.scanned > 0:
+			continue // more events wait to be read (an answer that says so but holds none is not believed)
 		case !live:
 			return answer(waitDisconnected)
 		}

@@ -292,6 +292,13 @@ func TestWaitForEnds(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		h := newWaitHarness(t, &testFeed{})
+		w, raw, _ := h.wait(t, t.Context(), map[string]any{"stream": "console", "timeout_ms": 999999, "count": 0})
+		if w.Ended != waitTimedOut || w.WaitedMs != 60000 {
+			t.Errorf("timeout_ms past its bound: %s, want it clamped to 60000", raw)
+		}
+	})
+	synctest.Test(t, func(t *testing.T) {
+		h := newWaitHarness(t, &testFeed{})
 		done := h.waitAsync(t, t.Context(), map[string]any{"stream": "console", "timeout_ms": 60000})
 		stillWaiting(t, done)
 		h.reg.detach(h.s, h.feed, "closed")
