@@ -22,6 +22,7 @@ const (
 	codeAdapterError      = "ADAPTER_ERROR"
 	codeNotSupported      = "NOT_SUPPORTED" // the app does not offer it, or READ_ONLY withholds it
 	codeEventNotFound     = "EVENT_NOT_FOUND"
+	codeBusy              = "BUSY" // a bound on calls at once is reached
 )
 
 // suggestions holds the one sentence an agent can act on for each code.
@@ -37,6 +38,7 @@ var suggestions = map[string]string{
 	codeAdapterError:      "The app's debug adapter misbehaved; check the app's logs, update the adapter, or retry.",
 	codeNotSupported:      "Use the read-only tools instead, or give the app (or the server) what the message says is missing.",
 	codeEventNotFound:     "List the events held first (debug_get_network without `seq`, or debug_query_events) and pass one of their seqs.",
+	codeBusy:              "Wait until one of the calls already waiting has answered, or cancel one, then call again.",
 }
 
 // toolError is a tool failure as an agent reads it: tools/call turns it
@@ -61,6 +63,13 @@ func newToolError(code string, details any, format string, args ...any) *toolErr
 func invalidParams(argument, problem string) *toolError {
 	return newToolError(codeInvalidParams, map[string]string{"argument": argument, "problem": problem},
 		"argument %q: %s", argument, problem)
+}
+
+// tooManyWaits refuses a debug_wait_for call beyond the bound on calls
+// waiting at once.
+func tooManyWaits(limit int) *toolError {
+	return newToolError(codeBusy, map[string]int{"limit": limit},
+		"%d debug_wait_for calls are already waiting, the limit (maxWaits)", limit)
 }
 
 // toolErrorOf is the one place where what went wrong below becomes what an

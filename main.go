@@ -15,7 +15,8 @@
 //	main.go config.go memory.go  entry: flags and environment; serve builds
 //	                             the layers and wires them together
 //	rpc_*                        transports: the JSON-RPC connection (reads,
-//	                             writes, cancel, workers, an urgent lane),
+//	                             writes, cancel, workers, an urgent lane,
+//	                             calls that wait run outside the workers),
 //	                             stdio lines, Streamable HTTP, the relay to
 //	                             the process holding the adapter port
 //	mcp_*                        MCP core: both protocol eras, dispatch,

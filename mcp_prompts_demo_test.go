@@ -297,6 +297,9 @@ func TestPromptCallsRunOnDemo(t *testing.T) {
 					}
 					return nil, false
 				})
+				if c.tool == "debug_wait_for" {
+					args["timeout_ms"] = 1 // a short timeout of its own: nothing may happen on the unstepped demo
+				}
 				res, isError := e.callTool(c.tool, args)
 				ran++
 				if isError {

@@ -56,9 +56,9 @@ func toolSchemas(t *testing.T, toolsList []byte) map[string]toolSchema {
 	return out
 }
 
-// futureSchemas is schemas as they will be once the log and network tools
-// and sessions land: debug_get_logs, debug_get_network, and a session
-// argument on every tool that asks the app.
+// futureSchemas is schemas as they will be once the log, network and wait
+// tools and sessions land: debug_get_logs, debug_get_network,
+// debug_wait_for, and a session argument on every tool that asks the app.
 func futureSchemas(today map[string]toolSchema) map[string]toolSchema {
 	out := map[string]toolSchema{}
 	for name, s := range today {
@@ -75,6 +75,9 @@ func futureSchemas(today map[string]toolSchema) map[string]toolSchema {
 		"since_seq": "integer", "limit": "integer", "session": "string"}}
 	out["debug_get_network"] = toolSchema{types: map[string]string{"status": "string", "method": "string",
 		"url_contains": "string", "since_seq": "integer", "limit": "integer", "seq": "integer", "session": "string"}}
+	out["debug_wait_for"] = toolSchema{types: map[string]string{"stream": "string", "event_type": "string", "contains": "string",
+		"level": "string", "status": "string", "method": "string", "url_contains": "string", "since_seq": "integer",
+		"count": "integer", "timeout_ms": "integer", "session": "string"}, required: []string{"stream"}}
 	return out
 }
 
@@ -331,7 +334,8 @@ func TestPromptTextsAdaptToTools(t *testing.T) {
 		want, never []string
 	}{
 		{"investigate-error", todayTools, []string{`debug_query_events(stream="console"`, `debug_query_events(stream="network"`}, []string{"debug_get_logs", "debug_get_network", "session"}},
-		{"investigate-error", future, []string{`debug_get_logs(level="error"`, `debug_get_network(status="5xx"`, `session="<id>"`}, []string{`stream="console"`}},
+		{"investigate-error", future, []string{`debug_get_logs(level="error"`, `debug_get_network(status="5xx"`, `session="<id>"`}, []string{`debug_query_events(stream="console"`}},
+		{"investigate-error", catalogOf(newTestToolSet(testConfig(t), nil)), []string{`debug_wait_for(stream="console", level="error"`, `debug_wait_for(stream="network", status="failed"`}, nil},
 		{"compare-sessions", todayTools, []string{"only one connected app at a time"}, []string{"session="}},
 		{"compare-sessions", future, []string{`a = "ShopApp"`, `debug_get_state_path(path="", session="<id of a>")`}, []string{"only one connected app"}},
 	} {

@@ -348,6 +348,8 @@ func (s *mcpServer) callTool(ctx context.Context, params json.RawMessage) (any, 
 		return nil, rpcErrorf(errInvalidParams, map[string]any{"tool": toolName, "available": s.tools.names},
 			"invalid params: unknown tool %q", toolName)
 	}
+	ctx, done := callContext(ctx, t, params)
+	defer done()
 	return s.tools.call(ctx, t, args), nil
 }
 

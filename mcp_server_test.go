@@ -144,6 +144,9 @@ func normaliseValue(v any) any {
 			case "connectedAt":
 				x[k] = "<time>"
 				continue
+			case "waitedMs":
+				x[k] = json.Number("0") // how long a wait took
+				continue
 			case "wsUrl":
 				if s, ok := child.(string); ok && portInURL.MatchString(s) {
 					x[k] = "ws://127.0.0.1:<port>/"

@@ -32,7 +32,9 @@ type handlerFunc func(ctx context.Context, req *request) (any, error)
 // inline returns true, which run on the reading goroutine in arrival order
 // (cheap methods, and ones whose effect later lines depend on), and those
 // for which urgent returns true, which have a small pool of their own
-// (rpc_urgent.go) so that they never wait behind the others. admit runs
+// (rpc_urgent.go) so that they never wait behind the others, and those for
+// which waits returns true, which wait for the app as long as their
+// timeout and so run outside the pool (rpc_waiting.go). admit runs
 // on the reading goroutine for every request before it is dispatched, so its
 // verdict follows arrival order too.
 type rpcConn struct {
@@ -40,6 +42,7 @@ type rpcConn struct {
 	inline func(method string) bool
 	admit  func(req *request) error
 	urgent func(req *request) bool // nil: none; else run on lane (rpc_urgent.go)
+	waits  func(req *request) bool // nil: none; else run outside the pool (rpc_waiting.go)
 	logger *slog.Logger
 	out    *lineWriter
 	// stopped is closed when intake ends (EOF or ctx done), before serve
@@ -56,6 +59,10 @@ type rpcConn struct {
 	// waits only when it is full.
 	pool *workerPool
 	lane *workerPool // the urgent lane (rpc_urgent.go)
+	// Requests that wait for the app run outside the pool, at most
+	// maxWaiting at once (rpc_waiting.go).
+	waitSlots chan struct{}
+	waiting   sync.WaitGroup
 }
 
 // call is one request being handled on its own goroutine.
@@ -66,13 +73,14 @@ type call struct {
 
 func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, admit func(*request) error, logger *slog.Logger) *rpcConn {
 	c := &rpcConn{
-		handle:   handle,
-		inline:   inline,
-		admit:    admit,
-		logger:   logger,
-		out:      &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
-		inFlight: make(map[string]*call),
-		stopped:  make(chan struct{}),
+		handle:    handle,
+		inline:    inline,
+		admit:     admit,
+		logger:    logger,
+		out:       &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
+		inFlight:  make(map[string]*call),
+		stopped:   make(chan struct{}),
+		waitSlots: make(chan struct{}, maxWaiting),
 	}
 	c.pool = newWorkerPool(maxInFlight, maxQueued, maxQueuedBytes)
 	c.lane = newUrgentLane()
@@ -129,6 +137,7 @@ intake:
 	close(c.stopped)
 	c.pool.close() // workers drain the queue, then return
 	c.lane.close()
+	c.waiting.Wait() // waits end on stopped, answering with what they saw
 	if err := c.out.flush(); err != nil && readErr == nil {
 		readErr = fmt.Errorf("write stdout: %w", err)
 	}
@@ -188,6 +197,9 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	}
 	if c.urgent != nil && c.urgent(&req) {
 		c.spawnUrgent(ctx, req)
+		return
+	}
+	if c.waits != nil && c.waits(&req) && c.spawnWaiting(ctx, req) {
 		return
 	}
 	c.spawn(ctx, req.ID, len(line), func(ctx context.Context) {

@@ -54,6 +54,7 @@ type httpTransport struct {
 	closeOnce sync.Once
 	streams   chan struct{} // one token per open SSE stream, cap maxHTTPStreams
 	requests  chan struct{} // one token per POST being served, cap maxInFlight
+	waiting   chan struct{} // one token per call that waits for the app, cap maxWaiting
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
@@ -61,7 +62,7 @@ type httpTransport struct {
 
 func newHTTPTransport(srv *mcpServer, cfg config, checkHost func(*http.Request) string, logger *slog.Logger) *httpTransport {
 	return &httpTransport{srv: srv, cfg: cfg, checkHost: checkHost, logger: logger, stopping: make(chan struct{}),
-		streams: make(chan struct{}, maxHTTPStreams), requests: make(chan struct{}, maxInFlight),
+		streams: make(chan struct{}, maxHTTPStreams), requests: make(chan struct{}, maxInFlight), waiting: make(chan struct{}, maxWaiting),
 		sessions: make(map[string]*httpSession)}
 }
 
@@ -189,9 +190,13 @@ func parseHTTPMessage(body []byte) (req request, isResponse bool, err *rpcError)
 
 // post serves one JSON-RPC message, at most maxInFlight (as on stdio) at once.
 func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
+	// A request holds a token while it is served; one that waits for the
+	// app trades it for one of the waiting ones once it is read, so that
+	// waits do not crowd out every other request.
+	release := func() { <-t.requests }
 	select {
 	case t.requests <- struct{}{}:
-		defer func() { <-t.requests }()
+		defer func() { release() }()
 	default:
 		writeRPCError(w, http.StatusServiceUnavailable, nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": cap(t.requests)},
 			"service unavailable: %d requests are being served, the limit; retry when one has been answered", cap(t.requests)))
@@ -226,6 +231,14 @@ func (t *httpTransport) post(w http.ResponseWriter, r *http.Request) {
 	case rerr != nil:
 		writeRPCError(w, http.StatusBadRequest, req.ID, rerr)
 		return
+	}
+	if t.srv.waits(&req) {
+		select {
+		case t.waiting <- struct{}{}:
+			<-t.requests
+			release = func() { <-t.waiting }
+		default: // past maxWaiting: served like any request, the tool's own bound refuses it
+		}
 	}
 	session, status, serr := t.sessionFor(r)
 	initialized := session != nil && session.client.initialized.Load()
@@ -271,7 +284,9 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 	req.Info = meta
 	call := &callInfo{id: req.ID, meta: meta, stopped: t.stopping}
 	handle := func(ctx context.Context, req *request) (any, error) { return t.srv.dispatch(ctx, call, req) }
-	if req.Method == "subscriptions/listen" {
+	// A call that asked for progress gets this revision's way to see it:
+	// the notifications on the request's own stream, then the reply.
+	if req.Method == "subscriptions/listen" || asksProgress(req) {
 		t.stream(w, newSSEQueue(), func(send func(string, any)) []byte {
 			call.send = send
 			return reply(r.Context(), handle, t.logger, req)

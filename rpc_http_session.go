@@ -155,6 +155,12 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, req *
 		// A dropped connection is not a cancellation in this era; the
 		// request ends with its session or notifications/cancelled.
 		ctx, cancel := context.WithCancel(s.ctx)
+		if t.srv.waits(req) {
+			// A call that waits answers nobody once its client has
+			// gone: it ends then, rather than wait out its timeout.
+			stop := context.AfterFunc(r.Context(), cancel)
+			defer stop()
+		}
 		key := idKey(req.ID)
 		s.mu.Lock()
 		s.inFlight[key] = cancel

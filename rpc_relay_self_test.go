@@ -222,7 +222,8 @@ func TestAppInTheFirstSecond(t *testing.T) {
 			}
 		}
 		if changes != 1 {
-			t.Errorf("start %d: 100 adapters replacing each other from the first instant, one listing change: %d list_changed, want 1", start, changes)
+			t.Errorf("start %d: 100 adapters replacing each other from the first instant, one listing change: %d list_changed, want 1; stderr:\n%s",
+				start, changes, ts.stderr.String())
 		}
 	}
 }

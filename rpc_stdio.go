@@ -17,11 +17,13 @@ import (
 
 // serveStdio answers MCP on stdin until EOF or ctx ends; every reply to a
 // request already read is written before it returns. The stdio peer is one
-// client of srv; the calls srv deems urgent run on a lane of their own.
+// client of srv; the calls srv deems urgent run on a lane of their own, and
+// those that wait for the app outside the pool.
 func serveStdio(ctx context.Context, srv *mcpServer, stdin io.Reader, stdout io.Writer) error {
 	c := newClient(srv, "stdio", nil, nil)
 	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, srv.logger)
 	rpc.urgent = srv.isUrgent
+	rpc.waits = srv.waits
 	c.notify, c.stopped = rpc.notify, rpc.stopped
 	srv.addClient(c)
 	err := rpc.serve(ctx, stdin)

@@ -95,6 +95,9 @@ type session struct {
 	// kept is what the session keeps of the app's state plugins
 	// (session_statekeep.go); nil until one speaks.
 	kept *keptState
+	// changed is closed at the next event or change of link
+	// (session_watch.go); nil while nobody watches.
+	changed chan struct{}
 }
 
 // sessionView is a copy of what a session says about itself.
@@ -146,6 +149,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 			replaced = append(replaced, old.id)
 			old.feed = nil
 			old.disconnectedAt = time.Now()
+			old.wakeLocked()
 		}
 		old.mu.Unlock()
 		return true
@@ -162,6 +166,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	s.kept = nil // a new connection is a new run of the app: its plugins' caches start empty
 	s.disconnectedAt = time.Time{}
 	s.setInfoLocked(info)
+	s.wakeLocked()
 	s.mu.Unlock()
 	r.sessions = append(r.sessions, s)
 	r.boundLocked()
@@ -186,6 +191,7 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 	if wasLive {
 		s.feed = nil
 		s.disconnectedAt = time.Now()
+		s.wakeLocked()
 	}
 	s.mu.Unlock()
 	if wasLive {
@@ -354,6 +360,7 @@ func (s *session) recordLocked(stream string, seq int64, typ string, at time.Tim
 		st.LatestSeq = max(st.LatestSeq, seq)
 		st.LastEventAt = at
 		s.ringLocked(stream).add(s, bufferedEvent{seq: seq, typ: typ, at: at, raw: event})
+		s.wakeLocked()
 	}
 	s.reg.events.push(linkEvent{Kind: linkEventPushed, SessionID: s.id, Stream: stream})
 }

@@ -60,9 +60,7 @@ var appTools = []*tool{
 		description: "The app's console logs, oldest first, stacks cut short. Start here when something failed " +
 			"(level error), then debug_get_network. Poll with since_seq = latestSeq.",
 		args: withSession(
-			argSpec{name: "level", kind: argString, description: "Minimum: debug, info, warn, error."},
-			argSpec{name: "contains", kind: argString, description: "Text to find, any case."},
-			sinceSeqArg, newestLimitArg,
+			levelArg, containsArg, sinceSeqArg, newestLimitArg,
 		),
 		outputSchema: `{"type":"object","properties":{"entries":{"type":"array","items":{"type":"object","properties":{"seq":{"type":"integer"},"timestamp":{},"level":{"type":"string"},"message":{"type":"string"},"stack":{},"moreFrames":{"type":"integer"},"hiddenFrames":{"type":"integer"},"symbolicated":{"type":"boolean"}}}},"hasMore":{"type":"boolean"},"latestSeq":{"type":"integer"},"symbolication":{"type":"object","properties":{"status":{"type":"string"},"reason":{"type":"string"},"hint":{"type":"string"}},"required":["status","reason"]},` + whoAnswered + `},"required":["entries","hasMore","latestSeq"]}`,
 		run:          getLogs,
@@ -74,10 +72,7 @@ var appTools = []*tool{
 		description: "The app's HTTP requests as one-line summaries, oldest first; status null: no response. " +
 			"Then pass a summary's seq for that exchange in full: headers, params, bodies.",
 		args: withSession(
-			argSpec{name: "status", kind: argString, description: "2xx…5xx, failed, or a code."},
-			argSpec{name: "method", kind: argString, description: "e.g. POST."},
-			argSpec{name: "url_contains", kind: argString, description: "Text to find, any case."},
-			sinceSeqArg, newestLimitArg,
+			statusArg, methodArg, urlContainsArg, sinceSeqArg, newestLimitArg,
 			argSpec{name: "seq", kind: argInteger, min: 1, description: "One request in full."},
 		),
 		// Two shapes: the summaries, or with seq one exchange (the app's event payload, as sent).
@@ -89,7 +84,7 @@ var appTools = []*tool{
 		name:  "debug_dispatch_action",
 		title: "Dispatch an action",
 		description: "Dispatches an action into the app's Redux or MobX-State-Tree store, to reproduce a bug or try a fix. " +
-			"Answers with the action_dispatched event and the state paths it changed.",
+			"Answers with the action_dispatched event and the state paths it changed; then debug_wait_for(since_seq=event.seq).",
 		args: withSession(
 			argSpec{name: "action", kind: argObject, required: true, description: "{\"type\":\"cart/clear\"}, or for MST {\"name\":\"toggle\",\"path\":\"/todos/0\"}"},
 		),
@@ -109,13 +104,13 @@ var appTools = []*tool{
 	{
 		name:  "debug_run_command",
 		title: "Run an app command",
-		description: "Runs one of debug_list_commands' commands. Answers with the app's result or, for apps that do not " +
-			"answer (Reactotron), the events of every stream in the second after.",
+		description: "Runs one of debug_list_commands' commands. Answers with the app's result and latestSeqs, the since_seq " +
+			"for debug_wait_for, or, for apps that do not answer (Reactotron), the events of every stream in the second after.",
 		args: withSession(
 			argSpec{name: "command", kind: argString, required: true, description: "Command name."},
 			argSpec{name: "args", kind: argObject, description: "Arguments by name."},
 		),
-		outputSchema: `{"type":"object","properties":{"command":{"type":"string"},"result":{},"streams":{"type":"array","items":{"type":"object","properties":{"stream":{"type":"string"},"events":{"type":"array"},"hasMore":{"type":"boolean"}}}},` + whoAnswered + `},"required":["command"]}`,
+		outputSchema: `{"type":"object","properties":{"command":{"type":"string"},"result":{},"latestSeqs":{"type":"object"},"streams":{"type":"array","items":{"type":"object","properties":{"stream":{"type":"string"},"events":{"type":"array"},"hasMore":{"type":"boolean"}}}},` + whoAnswered + `},"required":["command"]}`,
 		run:          runCommand,
 		hints:        &toolHints{Destructive: true, OpenWorld: true},
 	},
@@ -359,6 +354,20 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 	}
 	params := runCommandParams{Command: command, Args: args}
 	if s.answersActions() {
+		// Each stream's newest seq before the command, as the app counts
+		// (events it has not pushed yet included): debug_wait_for's
+		// since_seq for what the command causes, however soon it comes.
+		// Without an answer, the figures the server holds.
+		latest := map[string]int64{}
+		if streams, err := ts.fetchStreams(ctx, s); err == nil {
+			for _, st := range streams {
+				latest[st.Name] = st.LatestSeq
+			}
+		} else if v := s.view(); v.Info != nil {
+			for _, st := range v.Info.Streams {
+				latest[st.Name] = st.LatestSeq
+			}
+		}
 		raw, err := s.request(ctx, "commands.run", params)
 		if te := toolErrorOf(err); te != nil && te.Code == codeAdapterError {
 			// Most often a misspelt command or a wrong argument.
@@ -372,6 +381,7 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 		var o jsonObject
 		o.value("command", command)
 		o.raw("result", orNull(rawMember(raw, "result")))
+		o.value("latestSeqs", latest)
 		return &toolResult{body: o.close(), narrow: "The command's answer is too large; read its effects with the other tools."}, nil
 	}
 

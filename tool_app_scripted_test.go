@@ -225,7 +225,7 @@ func TestAppToolsScripted(t *testing.T) {
 	}
 
 	res, isError = callToolDirect(t, ts, "debug_run_command", map[string]any{"command": "reset", "args": map[string]any{"hard": true}})
-	if want := `{"command":"reset","result":{"args":{"hard":true},"ran":"reset"}}`; isError || normaliseJSON(t, string(res)) != normaliseJSON(t, want) {
+	if want := `{"command":"reset","result":{"args":{"hard":true},"ran":"reset"},"latestSeqs":{"console":0,"network":0,"redux":0}}`; isError || normaliseJSON(t, string(res)) != normaliseJSON(t, want) {
 		t.Errorf("run: %s, want %s", res, want)
 	}
 	res, isError = callToolDirect(t, ts, "debug_list_commands", nil)

@@ -167,6 +167,8 @@ func TestAppToolsGolden(t *testing.T) {
 		{"run_clear_cart", "debug_run_command", map[string]any{"command": "clearCart"}},
 		{"dispatch_set_theme", "debug_dispatch_action", map[string]any{"action": map[string]any{"type": "ui/setTheme", "payload": map[string]any{"theme": "solarized"}}}},
 		{"error_run_unknown", "debug_run_command", map[string]any{"command": "selfDestruct"}},
+		{"wait_network_500", "debug_wait_for", map[string]any{"stream": "network", "status": "5xx", "since_seq": 0}},
+		{"wait_console_error", "debug_wait_for", map[string]any{"stream": "console", "level": "error", "since_seq": 0, "count": 2, "timeout_ms": 1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, _ := e.callTool(tc.tool, tc.args)

@@ -86,11 +86,34 @@ type toolResult struct {
 	narrow    string // the suggestion when the body is over budget
 }
 
+// progressFunc sends a call's progress to its client: progress only grows,
+// total is its end when known (0: unknown), message says it in words.
+type progressFunc func(progress, total float64, message string)
+
+type progressKey struct{}
+
+// withProgress gives a call's tools a way to report progress; the MCP core
+// installs one when the request asked for progress (a progressToken).
+func withProgress(ctx context.Context, report progressFunc) context.Context {
+	return context.WithValue(ctx, progressKey{}, report)
+}
+
+// progressFrom is the call's progressFunc, nil when nobody asked.
+func progressFrom(ctx context.Context) progressFunc {
+	report, _ := ctx.Value(progressKey{}).(progressFunc)
+	return report
+}
+
 func inputSchema(args []argSpec) map[string]any {
 	props := map[string]any{}
 	required := []string{}
 	for _, a := range args {
-		p := map[string]any{"description": a.description}
+		p := map[string]any{}
+		if a.description != "" {
+			// An argument said once elsewhere (the health check says what
+			// `session` takes) costs no words in every tool's schema.
+			p["description"] = a.description
+		}
 		switch a.kind {
 		case argString:
 			p["type"] = "string"
@@ -335,9 +358,10 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 }
 
 // parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
-// sessionArg is the optional `session` argument every tool takes.
-var sessionArg = argSpec{name: "session", kind: argString,
-	description: "Session id or app name."}
+// sessionArg is the optional `session` argument every tool takes. The
+// health check's description says once what it takes (a session id or an
+// app name), rather than each tool's schema.
+var sessionArg = argSpec{name: "session", kind: argString}
 
 // withSession appends sessionArg to a tool's own arguments.
 func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -40,7 +39,19 @@ type eventPage struct {
 }
 
 func (q *adapterQueries) fetchEvents(ctx context.Context, s *session, p eventsParams) (eventPage, error) {
-	raw, err := s.request(ctx, "events.query", p)
+	return q.fetchEventsFrom(ctx, s, p, false)
+}
+
+// fetchEventsFrom is fetchEvents, asking the server's own buffers rather
+// than the app when local is set: they hold every event the app pushed.
+func (q *adapterQueries) fetchEventsFrom(ctx context.Context, s *session, p eventsParams, local bool) (eventPage, error) {
+	var raw json.RawMessage
+	var err error
+	if local {
+		raw, err = s.answerLocally("events.query", p)
+	} else {
+		raw, err = s.request(ctx, "events.query", p)
+	}
 	if err != nil {
 		return eventPage{}, err
 	}
@@ -75,13 +86,18 @@ type eventScan struct {
 	keep              func(event []byte) bool // nil: every event
 	limit             int64
 	since             *int64
+	local             bool // read the server's buffers, not the app (fetchEventsFrom)
 }
 
-// scanResult holds at most limit matching events, ascending.
+// scanResult holds at most limit matching events, ascending. With since,
+// scanned counts the events looked at (of eventType) and cursor is the seq
+// of the last of them: every event after it is still unread.
 type scanResult struct {
 	events    [][]byte
 	hasMore   bool
 	latestSeq int64
+	scanned   int
+	cursor    int64
 }
 
 // scanEvents answers a filtered query the adapter cannot filter itself,
@@ -91,33 +107,44 @@ type scanResult struct {
 // that bound unscanned.
 func (q *adapterQueries) scanEvents(ctx context.Context, s *session, sc eventScan) (scanResult, error) {
 	if sc.keep == nil {
-		page, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: sc.limit, SinceSeq: sc.since, EventType: sc.eventType})
-		return scanResult{events: page.events, hasMore: page.hasMore, latestSeq: page.latestSeq}, err
+		page, err := q.fetchEventsFrom(ctx, s, eventsParams{Stream: sc.stream, Limit: sc.limit, SinceSeq: sc.since, EventType: sc.eventType}, sc.local)
+		res := scanResult{events: page.events, hasMore: page.hasMore, latestSeq: page.latestSeq, scanned: len(page.events)}
+		if sc.since != nil {
+			res.cursor = *sc.since
+		}
+		if n := len(page.seqs); n > 0 {
+			res.cursor = page.seqs[n-1]
+		}
+		return res, err
 	}
 	var matches [][]byte
 	if sc.since != nil {
-		cursor := *sc.since
-		var latest int64
-		for scanned := 0; scanned < maxScanEvents; scanned += scanPage {
-			page, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType})
+		res := scanResult{cursor: *sc.since}
+		for pages := 0; pages < maxScanEvents/scanPage; pages++ {
+			cursor := res.cursor
+			page, err := q.fetchEventsFrom(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType}, sc.local)
 			if err != nil {
 				return scanResult{}, err
 			}
-			latest = page.latestSeq
+			res.latestSeq = page.latestSeq
 			for i, ev := range page.events {
 				if sc.keep(ev) {
 					if int64(len(matches)) == sc.limit {
-						return scanResult{events: matches, hasMore: true, latestSeq: latest}, nil
+						res.events, res.hasMore = matches, true
+						return res, nil
 					}
 					matches = append(matches, ev)
 				}
-				cursor = page.seqs[i]
+				res.cursor = page.seqs[i]
+				res.scanned++
 			}
 			if !page.hasMore || len(page.events) == 0 {
-				return scanResult{events: matches, latestSeq: latest}, nil
+				res.events = matches
+				return res, nil
 			}
 		}
-		return scanResult{events: matches, hasMore: true, latestSeq: latest}, nil
+		res.events, res.hasMore = matches, true
+		return res, nil
 	}
 
 	// Newest first: one page answers most queries; older pages are read
@@ -246,33 +273,17 @@ func cutStack(stack []byte) (json.RawMessage, int) {
 }
 
 func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
-	minRank := 0
-	if level, ok := a.str("level"); ok {
-		minRank = slices.Index(appLogLevels, strings.ToLower(level))
-		if minRank < 0 {
-			return nil, invalidParams("level", fmt.Sprintf("%q is not one of debug, info, warn, error", level))
-		}
+	keep, err := ts.eventFilter(consoleStream, a)
+	if err != nil {
+		return nil, err
 	}
-	contains, _ := a.str("contains")
-	contains = strings.ToLower(contains)
 	if err := ts.checkStream(a.session, consoleStream); err != nil {
 		return nil, consoleMissing(err, consoleStream, a.session)
 	}
-	sc := eventScan{stream: consoleStream, eventType: logEventType}
+	sc := eventScan{stream: consoleStream, eventType: logEventType, keep: keep}
 	sc.limit, _ = a.int("limit")
 	if since, ok := a.int("since_seq"); ok {
 		sc.since = &since
-	}
-	if minRank > 0 || contains != "" {
-		sc.keep = func(ev []byte) bool {
-			payload := rawMember(ev, "payload")
-			level, _ := wireString(rawMember(payload, "level"))
-			if logLevelRank(level) < minRank {
-				return false
-			}
-			return contains == "" || containsFold(rawMember(payload, "message"), contains) ||
-				containsFold(rawMember(payload, "stack"), contains)
-		}
 	}
 	res, err := ts.scanEvents(ctx, a.session, sc)
 	if err != nil {

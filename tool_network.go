@@ -61,23 +61,9 @@ func statusFilter(arg string) (func(status []byte) bool, error) {
 }
 
 func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
-	var keeps []func(payload []byte) bool
-	if arg, ok := a.str("status"); ok {
-		match, err := statusFilter(arg)
-		if err != nil {
-			return nil, err
-		}
-		keeps = append(keeps, func(p []byte) bool { return match(rawMember(p, "status")) })
-	}
-	if method, ok := a.str("method"); ok {
-		keeps = append(keeps, func(p []byte) bool {
-			m, _ := wireString(rawMember(p, "method"))
-			return strings.EqualFold(m, method)
-		})
-	}
-	if part, ok := a.str("url_contains"); ok {
-		part = strings.ToLower(part)
-		keeps = append(keeps, func(p []byte) bool { return containsFold(rawMember(p, "url"), part) })
+	keep, err := ts.eventFilter(networkStream, a)
+	if err != nil {
+		return nil, err
 	}
 	if err := ts.checkStream(a.session, networkStream); err != nil {
 		return nil, consoleMissing(err, networkStream, a.session)
@@ -85,21 +71,10 @@ func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 	if seq, ok := a.int("seq"); ok {
 		return ts.requestDetail(ctx, a.session, seq)
 	}
-	sc := eventScan{stream: networkStream, eventType: requestEvent}
+	sc := eventScan{stream: networkStream, eventType: requestEvent, keep: keep}
 	sc.limit, _ = a.int("limit")
 	if since, ok := a.int("since_seq"); ok {
 		sc.since = &since
-	}
-	if len(keeps) > 0 {
-		sc.keep = func(ev []byte) bool {
-			p := rawMember(ev, "payload")
-			for _, keep := range keeps {
-				if !keep(p) {
-					return false
-				}
-			}
-			return true
-		}
 	}
 	res, err := ts.scanEvents(ctx, a.session, sc)
 	if err != nil {

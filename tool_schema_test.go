@@ -19,7 +19,7 @@ var goldenTools = map[string]string{
 	"commands_list": "debug_list_commands", "diff_": "debug_diff_snapshots", "dispatch_": "debug_dispatch_action",
 	"events_": "debug_query_events", "health": "debug_health_check", "list_streams": "debug_list_streams",
 	"logs_": "debug_get_logs", "network_": "debug_get_network", "run_": "debug_run_command",
-	"snapshot_": "debug_get_snapshot", "state_path_": "debug_get_state_path",
+	"snapshot_": "debug_get_snapshot", "state_path_": "debug_get_state_path", "wait_": "debug_wait_for",
 }
 
 // checkSchema reports where v breaks schema: a member the schema's
@@ -188,9 +188,10 @@ func TestOutputSchemasCoverAnswers(t *testing.T) {
 }
 
 // TestToolListModelSize holds the part of tools/list a model reads — names,
-// descriptions and input schemas — to its size before the output schemas
-// were completed (6 340 bytes): output schemas are for clients that check
-// structuredContent, and may grow; this part costs the agent every session.
+// descriptions and input schemas — to 7 000 bytes for twelve tools (6 400
+// for eleven before debug_wait_for): output schemas are for clients that
+// check structuredContent, and may grow; this part costs the agent every
+// session.
 func TestToolListModelSize(t *testing.T) {
 	ts := newTestToolSet(testConfig(t), nil)
 	var list struct{ Tools []map[string]json.RawMessage }
@@ -202,8 +203,8 @@ func TestToolListModelSize(t *testing.T) {
 		part, _ := json.Marshal(map[string]json.RawMessage{"name": tl["name"], "description": tl["description"], "inputSchema": tl["inputSchema"]})
 		size += len(part)
 	}
-	if size > 6400 {
-		t.Errorf("names, descriptions and input schemas of tools/list: %d bytes, want at most 6 400", size)
+	if size > 7000 {
+		t.Errorf("names, descriptions and input schemas of tools/list: %d bytes, want at most 7 000", size)
 	}
 	t.Logf("model-facing part of tools/list: %d bytes; whole reply %d bytes", size, len(ts.listJSON))
 }

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -22,6 +23,10 @@ type tool struct {
 	// else runs, so transports serve it ahead of queued calls, and it keeps
 	// to the result budget by summarising, so the budget does not apply.
 	urgent bool
+	// waits: the call waits for the app's next events, as long as its
+	// timeout allows, holding nothing while it waits: transports run it
+	// outside the pool of workers that serves other requests.
+	waits bool
 	// aboutServer: the answer describes the server and every session, not
 	// one session's app: it names no answering session, and an answer
 	// relayed from the process holding the adapter port says so.
@@ -54,6 +59,8 @@ type toolSet struct {
 	desktopAddr      string                         // REACTOTRON_DESKTOP
 	metroStatus      func() metroStatus             // nil: the Metro link is off
 	healthStreams    time.Duration                  // the health check's wait for streams.list
+	waiting          atomic.Int64                   // debug_wait_for calls waiting now (maxWaits)
+	waitProgress     time.Duration                  // between a wait's progress notifications
 	byName           map[string]*tool
 	names            []string
 	listJSON         json.RawMessage
@@ -63,7 +70,8 @@ type toolSet struct {
 // with the server's redactor.
 func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 	cfg := q.cfg
-	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout}
+	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout,
+		waitProgress: waitProgressEvery}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
@@ -94,19 +102,19 @@ func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 
 // allTools is every tool in tools/list order: those that read the app's
 // state and events, then logs, network and acting on it (tool_app.go).
-var allTools = slices.Concat(stateTools, appTools)
+var allTools = slices.Concat(stateTools, appTools, []*tool{waitTool})
 
 // stateTools read the app's state and events. Descriptions are written for
 // an agent: what the tool answers, when to use it, what to call next.
-// Names, descriptions and input schemas of tools/list stay within 6 400
+// Names, descriptions and input schemas of tools/list stay within 7 000
 // bytes (TestToolListModelSize).
 var stateTools = []*tool{
 	{
 		name:  "debug_health_check",
 		title: "Health check",
-		description: "Call first. Says whether the app's debug adapter is connected, which app session it is, " +
-			"and which streams (redux, navigation, mmkv, …) it offers with event counts. Never fails; " +
-			"if not connected, the app must be started with its adapter enabled.",
+		description: "Call first. Says whether the app's debug adapter is connected, the app sessions " +
+			"(any tool's `session` takes an id or app name) and which streams (redux, navigation, mmkv, …) each " +
+			"offers with event counts. Never fails; if not connected, the app must be started with its adapter enabled.",
 		outputSchema: `{"type":"object","properties":{"connected":{"type":"boolean"},"adapter":{"type":["object","null"]},"streams":{"type":"array"},"sessions":{"type":"array"},"server":{"type":"object"},"stale":{"type":"boolean"},"streamsTotal":{"type":"integer"},"sessionsTotal":{"type":"integer"}},"required":["connected","adapter","streams","sessions","server"]}`,
 		args:         withSession(),
 		run:          healthCheck,

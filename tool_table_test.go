@@ -510,8 +510,8 @@ func TestPortInUseStillServesMCP(t *testing.T) {
 func TestToolListContract(t *testing.T) {
 	ts := newTestToolSet(testConfig(t), nil)
 	reply := encodeReply(json.RawMessage("1"), ts.listJSON, nil)
-	if len(reply) >= 12500 {
-		t.Errorf("tools/list reply is %d bytes, want under 12 500", len(reply))
+	if len(reply) >= 13500 {
+		t.Errorf("tools/list reply is %d bytes, want under 13 500", len(reply))
 	}
 	var list struct {
 		Tools []struct {
@@ -544,7 +544,7 @@ func TestToolListContract(t *testing.T) {
 		}
 	}
 	want := []string{"debug_health_check", "debug_list_streams", "debug_get_snapshot", "debug_query_events", "debug_get_state_path", "debug_diff_snapshots",
-		"debug_get_logs", "debug_get_network", "debug_dispatch_action", "debug_list_commands", "debug_run_command"}
+		"debug_get_logs", "debug_get_network", "debug_dispatch_action", "debug_list_commands", "debug_run_command", "debug_wait_for"}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("tool names (-want +got):\n%s", diff)
 	}

@@ -1,0 +1,34 @@
+package main
+
+import "context"
+
+// maxWaiting bounds the requests of one connection that run outside the
+// pool because they wait (calls of tools the tool table marks `waits`).
+// Past it such a request queues for the pool like any other, where the
+// tool's own bound (maxWaits) refuses it, naming that bound.
+const maxWaiting = 256
+
+// spawnWaiting runs a request that waits for the app on a goroutine of its
+// own, outside the pool: it holds no worker while it waits, so every other
+// request is served as fast as with nobody waiting. It reports false, and
+// does nothing, when maxWaiting such requests already run. serve waits for
+// every one of them; they end when intake stops (the MCP core cancels them
+// on stopped).
+func (c *rpcConn) spawnWaiting(ctx context.Context, req request) bool {
+	select {
+	case c.waitSlots <- struct{}{}:
+	default:
+		return false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	c.track(req.ID, cancel)
+	c.waiting.Go(func() {
+		defer func() { <-c.waitSlots }()
+		defer cancel()
+		reply := c.run(ctx, &req)
+		if !c.finish(req.ID) {
+			c.out.write(reply, true)
+		}
+	})
+	return true
+}
