@@ -518,16 +518,48 @@ func TestDemoConcurrent(t *testing.T) {
 		}
 		finalSeq <- app.listStreams().Streams[0].LatestSeq
 	}()
+	// Frames are read on their own goroutine, the connection's only reader
+	// until it closes, so that the final seq can arrive while a read waits:
+	// a read that blocked after the last frame and before the final seq
+	// would wait for ever.
+	type read struct {
+		data []byte
+		err  error
+	}
+	reads := make(chan read)
+	go func() {
+		for {
+			typ, data, err := p.conn.Read(context.Background())
+			if err == nil && typ != websocket.MessageText {
+				continue
+			}
+			select {
+			case reads <- read{data, err}:
+			case <-t.Context().Done(): // the test failed midway
+				return
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
 	last := map[string]int64{}
 	responses := 0
 	final := int64(-1)
 	for responses < 20 || final < 0 || last["redux"] < final {
+		var r read
 		select {
 		case final = <-finalSeq:
 			continue
-		default:
+		case r = <-reads:
 		}
-		f := p.next()
+		if r.err != nil {
+			t.Fatalf("server read: %v", r.err)
+		}
+		f := demoTestFrame{raw: r.data}
+		if err := json.Unmarshal(r.data, &f); err != nil {
+			t.Fatalf("frame %.200s: %v", r.data, err)
+		}
 		switch f.Type {
 		case "response":
 			if f.Error != nil {
@@ -541,9 +573,22 @@ func TestDemoConcurrent(t *testing.T) {
 			last[f.Event.Stream] = f.Event.Seq
 		}
 	}
-	if err := p.stop(); err != nil {
-		t.Error(err)
-	}
+	// What p.stop does, through the reader: the app closes with 1000.
+	p.stopOnce.Do(func() {
+		p.cancel()
+		for r := range reads {
+			if r.err != nil {
+				if status := websocket.CloseStatus(r.err); status != websocket.StatusNormalClosure {
+					t.Errorf("app closed with %v (%v), want 1000", status, r.err)
+				}
+				break
+			}
+		}
+		if err := <-p.connected; err != nil {
+			t.Errorf("connect returned %v after cancel, want nil", err)
+		}
+		p.conn.CloseNow()
+	})
 }
 
 // demoBigState is a Redux state of about size bytes.
