@@ -439,7 +439,12 @@ func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t)
-			cfg.RequestTimeout = 200 * time.Millisecond
+			// Only the silent adapter is to time out, and soon; an adapter
+			// that answers must never lose the race to a loaded machine.
+			cfg.RequestTimeout = time.Minute
+			if tc.code == codeTimeout {
+				cfg.RequestTimeout = 200 * time.Millisecond
+			}
 			cfg.Tune.HealthStreams = 20 * time.Millisecond // health checks need not wait for a silent adapter
 			ts := startServer(t, cfg)
 			ts.initialize()
