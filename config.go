@@ -131,14 +131,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"REACTOTRON_DESKTOP_ALLOWED_HOSTS", "reactotron-desktop-allowed-hosts", "", "comma list of hosts besides loopback that REACTOTRON_DESKTOP may name: the app's frames go there unredacted", func(c *config, v string) error {
-		hosts, err := splitList(v, func(h string) error {
-			if net.ParseIP(h) == nil && !validHostName(h) {
-				return fmt.Errorf("%q is not a bare host name or IP address (no scheme, no port)", h)
-			}
-			return nil
-		})
-		c.ReactotronDesktopAllowedHosts = hosts
-		return err
+		return parseAllowedHosts(v, &c.ReactotronDesktopAllowedHosts)
 	}},
 	{"METRO_URL", "metro-url", "http://127.0.0.1:8081", "Metro (or expo start) to find apps through and map stacks with: http://host:port, or off (loopback unless in METRO_ALLOWED_HOSTS)", func(c *config, v string) error {
 		if strings.EqualFold(strings.TrimSpace(v), "off") {
@@ -157,14 +150,7 @@ var settings = []setting{
 		return nil
 	}},
 	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name", func(c *config, v string) error {
-		hosts, err := splitList(v, func(h string) error {
-			if net.ParseIP(h) == nil && !validHostName(h) {
-				return fmt.Errorf("%q is not a bare host name or IP address (no scheme, no port)", h)
-			}
-			return nil
-		})
-		c.MetroAllowedHosts = hosts
-		return err
+		return parseAllowedHosts(v, &c.MetroAllowedHosts)
 	}},
 	{"METRO_ATTACH_EXCLUSIVE", "metro-attach-exclusive", "false", "true: also attach to Metro pages that take one debugger at a time, which closes React Native DevTools on them; the flag alone means true", func(c *config, v string) error {
 		b, err := parseSwitch(v)
@@ -348,7 +334,7 @@ func checkReactotronDesktop(c config, source map[string]string) error {
 	switch {
 	case c.ReactotronPort == 0:
 		return fmt.Errorf("%w: %s is set but REACTOTRON_PORT is 0: the bridge is off, so no app would be relayed", errUsage, from)
-	case !isLoopbackHost(host) && !slices.Contains(c.ReactotronDesktopAllowedHosts, strings.ToLower(host)):
+	case !allowedHost(host, c.ReactotronDesktopAllowedHosts):
 		return fmt.Errorf("%w: %s %q is not a loopback address: the app's frames would leave this machine unredacted; "+
 			"add %q to REACTOTRON_DESKTOP_ALLOWED_HOSTS to allow it", errUsage, from, c.ReactotronDesktop, strings.ToLower(host))
 	case port == strconv.Itoa(c.ReactotronPort) && (isLoopbackHost(host) || strings.EqualFold(host, c.WSHost)):
@@ -356,6 +342,24 @@ func checkReactotronDesktop(c config, source map[string]string) error {
 			errUsage, from, c.ReactotronDesktop, c.ReactotronPort)
 	}
 	return nil
+}
+
+// parseAllowedHosts reads a list of hosts besides loopback that a setting
+// naming another machine may name: bare host names or IP addresses.
+func parseAllowedHosts(v string, hosts *[]string) error {
+	list, err := splitList(v, func(h string) error {
+		if net.ParseIP(h) == nil && !validHostName(h) {
+			return fmt.Errorf("%q is not a bare host name or IP address (no scheme, no port)", h)
+		}
+		return nil
+	})
+	*hosts = list
+	return err
+}
+
+// allowedHost reports whether host is loopback or named in allowed.
+func allowedHost(host string, allowed []string) bool {
+	return isLoopbackHost(host) || slices.Contains(allowed, strings.ToLower(host))
 }
 
 // checkMetroURL keeps Metro on this machine unless its host is allowed by
@@ -366,7 +370,7 @@ func checkMetroURL(c config, source map[string]string) error {
 	}
 	u, _ := url.Parse(c.MetroURL)
 	host := strings.ToLower(u.Hostname())
-	if isLoopbackHost(host) || slices.Contains(c.MetroAllowedHosts, host) {
+	if allowedHost(host, c.MetroAllowedHosts) {
 		return nil
 	}
 	return fmt.Errorf("%w: %s %q is not a loopback address: the app's logs and stacks would be read from and sent to another machine; "+

@@ -264,10 +264,7 @@ func (s *mcpServer) notifyClient(method string, params any) {
 		s.resourceUpdated(params)
 		return
 	}
-	only, local := params.(clientsOnly)
-	if local {
-		params = only.params
-	}
+	params, local := unwrapClientsOnly(params)
 	for _, c := range s.clientList() {
 		c.send(method, params)
 	}
@@ -283,10 +280,7 @@ func (s *mcpServer) notifyClient(method string, params any) {
 // resourceUpdated routes the hub's notifications/resources/updated to the
 // clients and listen streams holding the URI.
 func (s *mcpServer) resourceUpdated(params any) {
-	only, local := params.(clientsOnly)
-	if local {
-		params = only.params
-	}
+	params, local := unwrapClientsOnly(params)
 	p, _ := params.(map[string]string)
 	uri := p["uri"]
 	for _, c := range s.clientList() {

@@ -38,6 +38,15 @@ type listAnnouncer struct {
 // of another process.
 type clientsOnly struct{ params any }
 
+// unwrapClientsOnly returns a notification's params, and whether they were
+// for this process's clients only.
+func unwrapClientsOnly(params any) (any, bool) {
+	if only, ok := params.(clientsOnly); ok {
+		return only.params, true
+	}
+	return params, false
+}
+
 func newListAnnouncer(listing func() string, send func(params any), interval time.Duration) *listAnnouncer {
 	return &listAnnouncer{listing: listing, send: send, interval: interval, announced: listing(),
 		wake: make(chan struct{}, 1)}
