@@ -69,7 +69,7 @@ func invalidParams(argument, problem string) *toolError {
 // waiting at once.
 func tooManyWaits(limit int) *toolError {
 	return newToolError(codeBusy, map[string]int{"limit": limit},
-		"%d debug_wait_for calls are already waiting, the limit (maxWaits)", limit)
+		"%d debug_wait_for calls are already waiting, as many as the server lets wait at once", limit)
 }
 
 // toolErrorOf is the one place where what went wrong below becomes what an

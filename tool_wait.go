@@ -43,7 +43,7 @@ var waitTool = &tool{
 		argSpec{name: "count", kind: argInteger, min: 1, max: 50, def: 1, clamp: true},
 		argSpec{name: "timeout_ms", kind: argInteger, min: 1, max: 60000, def: 10000, clamp: true},
 	),
-	outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"matched":{"type":"integer"},"events":{"type":"array","items":{"type":"object"}},"seen":{"type":"integer"},"latestSeq":{"type":"integer"},"waitedMs":{"type":"integer"},"ended":{"type":"string"},"symbolication":{"type":"object"},` + whoAnswered + `},"required":["stream","matched","events","seen","latestSeq","waitedMs","ended"]}`,
+	outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"matched":{"type":"integer"},"events":{"type":"array","items":{"type":"object"}},"seen":{"type":"integer"},"latestSeq":{"type":"integer"},"waitedMs":{"type":"integer"},"ended":{"type":"string"},"symbolication":{"type":"object"},"note":{"type":"string"},` + whoAnswered + `},"required":["stream","matched","events","seen","latestSeq","waitedMs","ended"]}`,
 	run:          waitFor,
 	waits:        true,
 }
@@ -89,6 +89,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		cursor = s.latestSeq(stream)
 	}
 	sc.local = !given
+	var note string // says so when since_seq was past the stream's latest seq
 
 	deadline := time.NewTimer(time.Duration(timeoutMs) * time.Millisecond)
 	defer deadline.Stop()
@@ -111,6 +112,9 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		if note := ts.mapWaitStacks(ctx, stream, matches, events); note != nil {
 			out["symbolication"] = note
 		}
+		if note != "" {
+			out["note"] = note
+		}
 		body, err := json.Marshal(out)
 		if err != nil {
 			return nil, err
@@ -128,10 +132,18 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 			}
 			return nil, err
 		}
+		first := !sc.local
 		sc.local = true
 		matches = append(matches, res.events...)
 		seen += res.scanned
 		cursor = max(cursor, res.cursor)
+		if first && res.latestSeq < cursor {
+			// A seq from before a restart of the app or the server: waiting
+			// after it would miss everything that comes, and the answer
+			// would hand the agent a seq that does not exist.
+			note = fmt.Sprintf("since_seq %d is past the stream's latest seq %d: waited for what came after %d", cursor, res.latestSeq, res.latestSeq)
+			cursor = res.latestSeq
+		}
 		switch {
 		case int64(len(matches)) >= count:
 			return answer(waitMatched)

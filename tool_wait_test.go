@@ -203,8 +203,8 @@ func TestWaitForRefuses(t *testing.T) {
 	}
 	h.ts.waiting.Store(maxWaits)
 	_, raw, isError := h.wait(t, t.Context(), map[string]any{"stream": "network"})
-	if !isError || !strings.Contains(string(raw), `"code":"BUSY"`) || !strings.Contains(string(raw), `"limit":256`) || !strings.Contains(string(raw), "maxWaits") {
-		t.Errorf("past the bound: %s, want BUSY naming maxWaits and its limit", raw)
+	if !isError || !strings.Contains(string(raw), `"code":"BUSY"`) || !strings.Contains(string(raw), `"limit":256`) || !strings.Contains(string(raw), "256 debug_wait_for calls are already waiting") {
+		t.Errorf("past the bound: %s, want BUSY saying how many wait at once", raw)
 	}
 	if n := h.ts.waiting.Load(); n != maxWaits {
 		t.Errorf("a refused wait left %d waiting, want %d", n, maxWaits)
@@ -251,6 +251,21 @@ func TestWaitForSinceSeq(t *testing.T) {
 		if w.Matched != 0 || w.Ended != waitTimedOut || w.LatestSeq != 1 {
 			t.Errorf("nothing after since_seq: %s", raw)
 		}
+		// A seq past the stream's latest (from before a restart) waits for
+		// what comes after the latest, and says so.
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			w, raw, _ := h.wait(t, t.Context(), map[string]any{"stream": "console", "since_seq": 5000, "timeout_ms": 1000})
+			var note struct{ Note string }
+			_ = json.Unmarshal(raw, &note)
+			if diff := cmp.Diff([]int64{2}, w.seqs()); diff != "" || w.LatestSeq != 2 || !strings.Contains(note.Note, "since_seq 5000 is past the stream's latest seq 1") {
+				t.Errorf("since_seq past the latest: %s (%s)", raw, diff)
+			}
+		}()
+		synctest.Wait()
+		h.push("console", "log", `{"level":"info","message":"after the wait began"}`)
+		<-done
 	})
 	synctest.Test(t, func(t *testing.T) {
 		var adapterEvents []map[string]any
