@@ -122,9 +122,19 @@ type metroLink struct {
 	dropped   metroCounters
 }
 
+// metroHTTPClient reaches Metro directly, and only Metro, for the page list,
+// the debugger sockets and /symbolicate: its transport takes no proxy from
+// the environment, and no redirect is followed to wherever an answer points,
+// which would take the server past METRO_URL's loopback-or-allowed rule.
+func metroHTTPClient(t *http.Transport) *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
+}
+
 func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
-		client:  &http.Client{Transport: &http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}},
+		client:  metroHTTPClient(&http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}),
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},

@@ -3,8 +3,14 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
 	"testing"
 
+	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -77,5 +83,36 @@ func TestMetroDialURL(t *testing.T) {
 	}
 	if _, err := metroDialURL("http://x/y", "http://127.0.0.1:8081"); !errors.Is(err, errMetroList) {
 		t.Errorf("an http debugger URL: %v, want errMetroList", err)
+	}
+}
+
+// TestMetroLinkFollowsNoRedirect: a page list or debugger socket that
+// answers with a redirect does not take the link to another host, which
+// would pass METRO_URL's loopback-or-allowed rule by.
+func TestMetroLinkFollowsNoRedirect(t *testing.T) {
+	t.Parallel()
+	var elsewhere atomic.Int32
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		elsewhere.Add(1)
+		w.Write([]byte(`[]`))
+	}))
+	defer other.Close()
+	metro := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, other.URL+r.URL.Path, http.StatusFound)
+	}))
+	defer metro.Close()
+	cfg := testConfig(t)
+	cfg.MetroURL = metro.URL
+	link := newMetroLink(cfg, slog.New(slog.DiscardHandler), nil)
+	if _, err := link.fetchList(t.Context()); err == nil {
+		t.Error("a redirected page list was read, want an error")
+	}
+	ws, _, err := websocket.Dial(t.Context(), "ws"+strings.TrimPrefix(metro.URL, "http")+"/inspector/debug", &websocket.DialOptions{HTTPClient: link.client})
+	if err == nil {
+		ws.CloseNow()
+		t.Error("a redirected debugger socket was opened, want an error")
+	}
+	if n := elsewhere.Load(); n != 0 {
+		t.Errorf("the other host was reached %d times, want never", n)
 	}
 }

@@ -145,15 +145,12 @@ type cachedFrame struct {
 // (scheme://host:port).
 func newMetroSymbolicator(origin string) *metroSymbolicator {
 	life, stop := context.WithCancel(context.Background())
-	// Metro is dialled directly, and only Metro: no proxy from the
-	// environment, no redirect followed to wherever an answer points.
+	// Metro is dialled directly, and only Metro (metroHTTPClient).
 	transport := &http.Transport{
 		Proxy: nil, DialContext: (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext,
 		MaxResponseHeaderBytes: maxStatusAnswer * 16, MaxIdleConns: 2, IdleConnTimeout: time.Minute,
 	}
-	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
+	client := metroHTTPClient(transport)
 	return &metroSymbolicator{
 		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
 		life: life, stop: stop,
