@@ -69,7 +69,20 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 	}
 	if text, ok := a.str("contains"); ok && text != "" {
 		lower := strings.ToLower(text)
-		keeps = append(keeps, func(ev []byte) bool { return textContains(ts.redact.JSON(shapeEvent(stream, ev)), lower) })
+		keeps = append(keeps, func(ev []byte) bool {
+			shaped := ts.redact.JSON(shapeEvent(stream, ev))
+			fields := textFields[stream]
+			if fields == nil || (stream == consoleStream && rawMember(shaped, "message") == nil) ||
+				(stream == networkStream && rawMember(shaped, "url") == nil) {
+				return textContains(shaped, lower) // an event the tool shows as the app sent it
+			}
+			for _, name := range fields {
+				if textContains(rawMember(shaped, name), lower) {
+					return true
+				}
+			}
+			return false
+		})
 	}
 	if len(keeps) == 0 {
 		return nil, nil
@@ -82,6 +95,14 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 		}
 		return true
 	}, nil
+}
+
+// textFields are the members of a shaped log entry or request summary that
+// `contains` looks through: its text, not its seq, time or level, which
+// would match nearly every entry for a number or "error".
+var textFields = map[string][]string{
+	consoleStream: {"message", "stack"},
+	networkStream: {"method", "url", "error"},
 }
 
 // shapeEvent is an event as the tool of its stream shows it: a console log
