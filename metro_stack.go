@@ -130,16 +130,12 @@ func locatedFrame(method, loc string, anyText bool) (jsFrame, bool) {
 		f.Kind = frameNative
 		return f, true
 	}
-	// A file name is never padded: the spaces around one (JavaScriptCore's
-	// `@ :1`) would not survive printing the frame and reading it again.
 	if file, ok := strings.CutPrefix(loc, "address at "); ok {
 		f.Kind = frameBytecode
 		f.File, f.Line, f.Column = splitLocation(file)
-		f.File = strings.TrimSpace(f.File)
 		return f, f.Line > 0 || anyText
 	}
 	f.File, f.Line, f.Column = splitLocation(loc)
-	f.File = strings.TrimSpace(f.File)
 	if f.Line == 0 && !anyText {
 		return jsFrame{}, false
 	}
