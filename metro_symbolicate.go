@@ -7,8 +7,12 @@ package main
 // sent is never dialled. A caller waits at most answerWait; a request that
 // takes longer goes on in the background and fills the cache for the next
 // read. Answers are memoised per frame (the first answer is the best one:
-// Metro maps against the code as it is now), and "Metro unreachable" is
-// remembered for a while so that a page of logs does not pay for it twice.
+// Metro maps against the code as it is now), but only for
+// symbolicateFrameFor: past that the app may have reloaded an edited
+// bundle under the same URL, and an old answer would name the wrong line.
+// A 5xx (a build error, most often) is not kept at all: the next read asks
+// again. "Metro unreachable" is remembered for a while so that a page of
+// logs does not pay for it twice.
 
 import (
 	"context"
@@ -32,6 +36,13 @@ const (
 	maxStatusAnswer         = 4 << 10
 	maxSymbolicateCalls     = 4    // requests in flight at once
 	maxSymbolicateCache     = 8192 // frames remembered; the cache starts over past it
+	// symbolicateFrameFor is how long a frame's answer is trusted, from
+	// when Metro gave it: long enough that reading the same logs again
+	// costs nothing, short enough that an edit and reload under the same
+	// bundle URL is not mapped by the old code for long. Metro's bundle
+	// headers (X-Metro-Delta-ID) would say exactly, but reading them costs
+	// a bundle build.
+	symbolicateFrameFor = time.Minute
 )
 
 // errMetroUnreachable: Metro did not answer at Origin (or did not answer
@@ -118,6 +129,10 @@ type metroSymbolicator struct {
 	client *http.Client
 	wait   time.Duration // answerWait
 	now    func() time.Time
+	// keepFor and maxFrames bound the frame cache in time
+	// (symbolicateFrameFor) and size (maxSymbolicateCache).
+	keepFor   time.Duration
+	maxFrames int
 
 	life  context.Context
 	stop  context.CancelFunc
@@ -135,10 +150,23 @@ type metroSymbolicator struct {
 }
 
 // cachedFrame is Metro's first answer for a frame (File absolute, as Metro
-// named it), or why Metro refused it: a refusal is not asked again either.
+// named it), or why Metro refused it (a 4xx or a garbled answer, which
+// asking again would not change; a 5xx is never kept), and when.
 type cachedFrame struct {
 	frame mappedFrame
 	err   error
+	at    time.Time
+}
+
+// cached is the answer kept for k, if it is still trusted; an answer
+// older than keepFor is dropped. m.mu is held.
+func (m *metroSymbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
+	f, ok := m.frames[k]
+	if ok && m.now().Sub(f.at) >= m.keepFor {
+		delete(m.frames, k)
+		return cachedFrame{}, false
+	}
+	return f, ok
 }
 
 // newMetroSymbolicator is the client of the Metro at origin
@@ -153,6 +181,7 @@ func newMetroSymbolicator(origin string) *metroSymbolicator {
 	client := metroHTTPClient(transport)
 	return &metroSymbolicator{
 		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
+		keepFor: symbolicateFrameFor, maxFrames: maxSymbolicateCache,
 		life: life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
 	}
@@ -204,7 +233,7 @@ func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([]
 	m.mu.Lock()
 	var missing []symbolicateKey
 	for _, k := range order {
-		if _, ok := m.frames[k]; ok {
+		if _, ok := m.cached(k); ok {
 			continue
 		}
 		if c, ok := m.inflight[k]; ok {
@@ -267,8 +296,11 @@ func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([]
 		out[i] = make([]mappedFrame, len(st.Frames))
 		for j, f := range st.Frames {
 			out[i][j] = mappedFrame{Method: f.Method, File: f.File, Line: f.Line, Column: f.Column}
-			cached, ok := m.frames[sent[i][j]]
-			if !ok || sent[i][j].url == "" {
+			if sent[i][j].url == "" {
+				continue
+			}
+			cached, ok := m.cached(sent[i][j])
+			if !ok {
 				continue
 			}
 			if cached.err != nil && err == nil {

@@ -19,7 +19,9 @@ import (
 )
 
 // do runs one call: /status when its answer is stale, then /symbolicate
-// (once more on a 500), and puts the answers in the cache.
+// (once more on a 500), and puts the answers in the cache. A 5xx is not
+// put there: the bundle may build again after the next save, and the call's
+// readers get the error from c.err.
 func (m *metroSymbolicator) do(c *symbolicateCall) {
 	m.mu.Lock()
 	timeout := symbolicateTimeout
@@ -64,26 +66,41 @@ func (m *metroSymbolicator) do(c *symbolicateCall) {
 		m.downUntil, m.downErr = m.now().Add(symbolicateDownFor), unreachable.Err
 		m.wasDown = true
 		m.statusAt = time.Time{}
+	case errors.As(err, &refused) && refused.Status >= 500:
+		m.answered = true
 	case errors.As(err, &refused):
 		m.answered = true
 		m.remember(len(c.keys))
+		at := m.now()
 		for _, k := range c.keys {
-			m.frames[k] = cachedFrame{frame: mappedFrame{Method: c.method[k]}, err: err}
+			m.frames[k] = cachedFrame{frame: mappedFrame{Method: c.method[k]}, err: err, at: at}
 		}
 	case err == nil:
 		m.answered = true
 		m.remember(len(answers))
+		at := m.now()
 		for k, f := range answers {
-			m.frames[k] = cachedFrame{frame: f}
+			m.frames[k] = cachedFrame{frame: f, at: at}
 		}
 	}
 	c.err = err
 	close(c.done)
 }
 
-// remember makes room for n more frames in the cache; m.mu is held.
+// remember makes room for n more frames in the cache: answers no longer
+// trusted go first, and when that is not enough, all of them (the frames
+// of one call are kept whole: its readers find them there). m.mu is held.
 func (m *metroSymbolicator) remember(n int) {
-	if len(m.frames)+n > maxSymbolicateCache {
+	if len(m.frames)+n <= m.maxFrames {
+		return
+	}
+	now := m.now()
+	for k, f := range m.frames {
+		if now.Sub(f.at) >= m.keepFor {
+			delete(m.frames, k)
+		}
+	}
+	if len(m.frames)+n > m.maxFrames {
 		clear(m.frames)
 	}
 }

@@ -323,29 +323,45 @@ func TestSymbolicateRefusals(t *testing.T) {
 			t.Errorf("err %v, mapped %v, %d requests; want nil, true, 2", err, got[0][0].Mapped, fm.postCount())
 		}
 	})
-	t.Run("500 twice: given up, and not asked again", func(t *testing.T) {
+	t.Run("500 twice: given up for this read, asked again by the next", func(t *testing.T) {
 		fm := startFakeMetro(t)
-		fm.statuses = []int{500, 500}
+		fm.statuses = []int{500, 500, 503}
 		m, _ := newTestSymbolicator(t, fm)
-		for range 2 {
+		// A build error: the read gets Metro's error and raw frames, and
+		// nothing of it is kept.
+		for read, want := range []int{500, 503} {
 			got, err := m.mapStacks(t.Context(), []jsStack{testStack()})
 			var refused *errMetroRefused
-			if !errors.As(err, &refused) || refused.Status != 500 || !strings.Contains(refused.Message, "Unable to resolve") || got[0][0].Mapped {
-				t.Errorf("err %v, mapped %v; want a 500 refusal, raw frames", err, got[0][0].Mapped)
+			if !errors.As(err, &refused) || refused.Status != want || !strings.Contains(refused.Message, "Unable to resolve") || got[0][0].Mapped {
+				t.Errorf("read %d: err %v, mapped %v; want a %d refusal, raw frames", read, err, got[0][0].Mapped, want)
 			}
 		}
-		if n := fm.postCount(); n != 2 {
-			t.Errorf("%d requests, want 2", n)
+		if n := fm.postCount(); n != 3 {
+			t.Errorf("two reads: %d requests, want 3 (a 500 asked once more, a 503 not)", n)
+		}
+		// The build is fixed: the next read maps, and the one after costs nothing.
+		for range 2 {
+			if got, err := m.mapStacks(t.Context(), []jsStack{testStack()}); err != nil || !got[0][0].Mapped {
+				t.Errorf("once Metro builds again: err %v, mapped %v; want nil, true", err, got[0][0].Mapped)
+			}
+		}
+		if n := fm.postCount(); n != 4 {
+			t.Errorf("%d requests in all, want 4", n)
 		}
 	})
-	t.Run("400", func(t *testing.T) {
+	t.Run("400: kept, not asked again", func(t *testing.T) {
 		fm := startFakeMetro(t)
 		fm.statuses = []int{400}
 		m, _ := newTestSymbolicator(t, fm)
-		_, err := m.mapStacks(t.Context(), []jsStack{testStack()})
-		var refused *errMetroRefused
-		if !errors.As(err, &refused) || refused.Status != 400 || fm.postCount() != 1 {
-			t.Errorf("err %v, %d requests; want a 400 refusal after 1", err, fm.postCount())
+		for range 2 {
+			_, err := m.mapStacks(t.Context(), []jsStack{testStack()})
+			var refused *errMetroRefused
+			if !errors.As(err, &refused) || refused.Status != 400 {
+				t.Errorf("err %v; want a 400 refusal", err)
+			}
+		}
+		if n := fm.postCount(); n != 1 {
+			t.Errorf("two reads: %d requests, want 1", n)
 		}
 	})
 	for _, tc := range []struct{ name, answer string }{
@@ -496,6 +512,90 @@ func TestSymbolicateRootChangeClearsCache(t *testing.T) {
 	got, err := m.mapStacks(t.Context(), []jsStack{testStack()})
 	if err != nil || fm.postCount() != 3 || got[0][0].File != fakeRoot+"/src/CartButton.tsx" {
 		t.Errorf("err %v, %d requests, file %q; want the stack asked again, named absolutely", err, fm.postCount(), got[0][0].File)
+	}
+}
+
+// A frame's answer is trusted for keepFor from when Metro gave it, read
+// or not in between: past that, the app may run an edited bundle under the
+// same URL, and Metro is asked again.
+func TestSymbolicateAnswersExpire(t *testing.T) {
+	fm := startFakeMetro(t)
+	m, clock := newTestSymbolicator(t, fm)
+	read := func() mappedFrame {
+		t.Helper()
+		got, err := m.mapStacks(t.Context(), []jsStack{testStack()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got[0][0]
+	}
+	read()
+	clock.add(m.keepFor - time.Second)
+	read()
+	if n := fm.postCount(); n != 1 {
+		t.Fatalf("read again within %v: %d requests, want 1", m.keepFor, n)
+	}
+	// The code changed: the same bundle position is now another line.
+	fm.mu.Lock()
+	fm.sources[fakeBundlePos{48211, 16}] = fakeSource{fakeRoot + "/src/CartButton.tsx", 50, 2, "handleAdd", false}
+	fm.mu.Unlock()
+	clock.add(time.Second)
+	if f := read(); f.Line != 50 || fm.postCount() != 2 {
+		t.Errorf("read %v after the answer: line %d, %d requests; want 50, 2", m.keepFor, f.Line, fm.postCount())
+	}
+	if f := read(); f.Line != 50 || fm.postCount() != 2 {
+		t.Errorf("and at once again: line %d, %d requests; want 50, 2", f.Line, fm.postCount())
+	}
+}
+
+// The cache holds at most maxFrames answers: answers no longer trusted
+// make room first, then the cache starts over; a call's answers are all
+// kept for its readers.
+func TestSymbolicateCacheBounded(t *testing.T) {
+	fm := startFakeMetro(t)
+	m, clock := newTestSymbolicator(t, fm)
+	m.maxFrames = 4
+	at := func(line int) jsStack {
+		return parseJSStack(fmt.Sprintf("at a (%s:%d:1)\nat b (%s:%d:2)", deviceBundle, line, deviceBundle, line))
+	}
+	size := func() int {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return len(m.frames)
+	}
+	for line := 1; line <= 2; line++ {
+		if _, err := m.mapStacks(t.Context(), []jsStack{at(line)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := size(); n != 4 {
+		t.Fatalf("%d frames kept, want 4", n)
+	}
+	// Full: a third stack starts the cache over, and its answers stay.
+	if _, err := m.mapStacks(t.Context(), []jsStack{at(3)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 2 {
+		t.Errorf("past the bound: %d frames kept, want 2 (the new stack's)", n)
+	}
+	if _, err := m.mapStacks(t.Context(), []jsStack{at(3)}); err != nil || fm.postCount() != 3 {
+		t.Errorf("the new stack again: err %v, %d requests; want nil, 3", err, fm.postCount())
+	}
+	// Expired answers go before trusted ones.
+	clock.add(m.keepFor / 2)
+	if _, err := m.mapStacks(t.Context(), []jsStack{at(4)}); err != nil {
+		t.Fatal(err)
+	}
+	clock.add(m.keepFor / 2)
+	if _, err := m.mapStacks(t.Context(), []jsStack{at(5)}); err != nil {
+		t.Fatal(err)
+	}
+	if n := size(); n != 4 {
+		t.Errorf("after expiry made room: %d frames kept, want 4", n)
+	}
+	before := fm.postCount()
+	if _, err := m.mapStacks(t.Context(), []jsStack{at(4)}); err != nil || fm.postCount() != before {
+		t.Errorf("a trusted answer was dropped for room: err %v, %d requests, want %d", err, fm.postCount(), before)
 	}
 }
 
