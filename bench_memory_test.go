@@ -147,15 +147,7 @@ func BenchmarkIngest(b *testing.B) {
 	if len(streams.Streams) == 0 || streams.Streams[0].Name != "redux" || streams.Streams[0].LatestSeq != wantSeq {
 		b.Fatalf("streams after the pushes: %s; want redux at seq %d", res, wantSeq)
 	}
-	runtime.GC()
-	_, liveAfter := benchReadHeap(samples)
-
-	growth := func(peak, base uint64) float64 { return float64(max(peak, base)-base) / (1 << 20) }
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
-	b.ReportMetric(growth(peakInuse, inuseBefore), "peak-heap-MB")
-	b.ReportMetric(growth(peakLive, liveBefore), "peak-live-MB")
-	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/(1<<10), "retained-KB")
+	reportIngest(b, samples, elapsed, cpu, peakInuse, inuseBefore, peakLive, liveBefore)
 }
 
 // BenchmarkMetroIngest is BenchmarkIngest for the Metro link: a Metro
@@ -217,15 +209,7 @@ func BenchmarkMetroIngest(b *testing.B) {
 	if got := consoleSeq(); got != want {
 		b.Fatalf("console at seq %d, want %d", got, want)
 	}
-	runtime.GC()
-	_, liveAfter := benchReadHeap(samples)
-
-	growth := func(peak, base uint64) float64 { return float64(max(peak, base)-base) / (1 << 20) }
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
-	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
-	b.ReportMetric(growth(peakInuse, inuseBefore), "peak-heap-MB")
-	b.ReportMetric(growth(peakLive, liveBefore), "peak-live-MB")
-	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/(1<<10), "retained-KB")
+	reportIngest(b, samples, elapsed, cpu, peakInuse, inuseBefore, peakLive, liveBefore)
 }
 
 // benchMixedCalls is n cheap tool calls, all answered by the app, with ids from
@@ -336,4 +320,17 @@ func BenchmarkResidentMemory(b *testing.B) {
 	b.ReportMetric(sum.rss1k/n, "rss1k-MB")
 	b.ReportMetric(sum.rss10k/n, "rss10k-MB")
 	b.ReportMetric((sum.rss10k-sum.rss1k)/n, "growth-MB")
+}
+
+// reportIngest reports an ingest benchmark's figures: rate, CPU per event,
+// heap growth at the peak and what stayed live after a collection.
+func reportIngest(b *testing.B, samples []metrics.Sample, elapsed, cpu time.Duration, peakInuse, inuseBefore, peakLive, liveBefore uint64) {
+	runtime.GC()
+	_, liveAfter := benchReadHeap(samples)
+	growth := func(peak, base uint64) float64 { return float64(max(peak, base)-base) / (1 << 20) }
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "events/s")
+	b.ReportMetric(float64(cpu.Nanoseconds())/float64(b.N), "cpu-ns/event")
+	b.ReportMetric(growth(peakInuse, inuseBefore), "peak-heap-MB")
+	b.ReportMetric(growth(peakLive, liveBefore), "peak-live-MB")
+	b.ReportMetric(float64(int64(liveAfter)-int64(liveBefore))/(1<<10), "retained-KB")
 }
