@@ -43,7 +43,7 @@ if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
 		{ echo "FAIL: apt-get install chromium:"; tail -20 "$work/apt.log"; exit 1; }
 	echo "apt-get install chromium: $((($(date +%s%N) - start) / 1000000)) ms"
 fi
-"${CHROMIUM:-/usr/bin/chromium}" --version
+"${CHROMIUM:-/usr/bin/chromium}" --version 2>/dev/null
 
 # npm ci of .ci/metro-inspector's lockfile, unless its node_modules holds
 # exactly that already (as after .ci/metro-inspector.sh).
