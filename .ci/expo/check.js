@@ -24,6 +24,8 @@
 //            /inspector/network socket, both with request id "1": each
 //            request is marked as not attributable to one app, and the two
 //            never merge
+//   throw-plain the throw site again, in a project whose path has no space
+//            (a dev server of its own)
 //   origin   a dev server whose own URL names another host
 //            (REACT_NATIVE_PACKAGER_HOSTNAME) refuses our debugger Origin:
 //            debug_health_check names the refused Origin and what to set
@@ -231,6 +233,27 @@ function networkFrames(requestId, url, status) {
   };
 }
 
+// throwStep has the app throw, as React Native reports it, and checks that
+// debug_get_logs names the throw site relative to dir.
+async function throwStep(mcp, session, app, dir) {
+  const want = throwSite(dir);
+  app.device.command('fail');
+  let entry = null;
+  let last = null;
+  await until(`debug_get_logs names the throw site ${want}`, STEP_MS * 2, async () => {
+    last = await mcp.call('debug_get_logs', { session: session.id, contains: 'checkout of an empty order' });
+    entry = (last.entries || []).find((e) => JSON.stringify(e).includes(`(${want})`));
+    return entry;
+  }).catch((e) => {
+    e.message += `; last debug_get_logs: ${JSON.stringify(last)?.slice(0, 3000)}`;
+    throw e;
+  });
+  const text = JSON.stringify(entry);
+  check(!text.includes(dir) && !text.includes(encodeURI(dir)), `the entry names the project by its absolute path: ${text.slice(0, 2000)}`);
+  check(/at onCheckout \(src\/screens\/Checkout\.js:/.test(text), `the throw site is not named with its function: ${text.slice(0, 2000)}`);
+  return `an uncaught error logged with console.error(e) names "at onCheckout (${want})", relative to "${dir}"`;
+}
+
 async function main() {
   const binary = process.argv[2];
   if (!binary) {
@@ -281,24 +304,7 @@ async function main() {
       return `console.log/warn/error arrive (levels ${[...levels].join(', ')})`;
     });
 
-    await step('throw', async () => {
-      const want = throwSite(dir);
-      phone.device.command('fail');
-      let entry = null;
-      let last = null;
-      await until(`debug_get_logs names the throw site ${want}`, STEP_MS * 2, async () => {
-        last = await mcp.call('debug_get_logs', { session: session.id, contains: 'checkout of an empty order' });
-        entry = (last.entries || []).find((e) => JSON.stringify(e).includes(`(${want})`));
-        return entry;
-      }).catch((e) => {
-        e.message += `; last debug_get_logs: ${JSON.stringify(last)?.slice(0, 3000)}`;
-        throw e;
-      });
-      const text = JSON.stringify(entry);
-      check(!text.includes(dir) && !text.includes(encodeURI(dir)), `the entry names the project by its absolute path: ${text.slice(0, 2000)}`);
-      check(/at onCheckout \(src\/screens\/Checkout\.js:/.test(text), `the throw site is not named with its function: ${text.slice(0, 2000)}`);
-      return `an uncaught error logged with console.error(e) names "at onCheckout (${want})", relative to "${dir}"`;
-    });
+    await step('throw', () => throwStep(mcp, session, phone, dir));
   }
 
   // --- METRO_URL at localhost, as `expo start` prints it
@@ -355,8 +361,26 @@ async function main() {
   await mcp.stop();
   await expo.stop();
 
-  // --- a dev server whose own URL names another host
+  // --- the same app in a project whose path has no space
   const dir2 = makeProject('shop');
+  const plain = await startExpo(dir2);
+  const plainBundle = path.join(RUN, 'shop.ios.bundle.js');
+  await step('throw-plain', async () => {
+    await buildBundle(plain.base, plainBundle);
+    const ipod = startApp(plain.port, plainBundle, 'expo-check-ipod', 'iPod');
+    const m = await startMCP(binary, { METRO_URL: plain.base });
+    cleanups.push(() => m.stop());
+    const s = await waitAttached(m, 'iPod', STEP_MS, 'devtools-mcp attaches to the app of the project without a space');
+    try {
+      return await throwStep(m, s, ipod, dir2);
+    } finally {
+      ipod.device.stop();
+      await m.stop();
+    }
+  });
+  await plain.stop();
+
+  // --- a dev server whose own URL names another host
   const named = await startExpo(dir2, { REACT_NATIVE_PACKAGER_HOSTNAME: FOREIGN_HOST });
   const tablet = startApp(named.port, null, 'expo-check-ipad', 'iPad');
   await until('the app\'s page is in the second dev server\'s /json/list', STEP_MS, async () => {
