@@ -278,22 +278,38 @@ async function main() {
   await webappScenario(binary, browser);
 }
 
+// finish ends everything the check started (dev servers, browser, devices,
+// devtools-mcp), then exits: at the end, at the deadline, or when the
+// script's timeout or a ^C stops it.
+let finishing = false;
+async function finish(exitCode) {
+  if (finishing) return;
+  finishing = true;
+  for (const c of cleanups.reverse()) {
+    try {
+      await c();
+    } catch {}
+  }
+  setTimeout(() => process.exit(exitCode), 300);
+}
+
 const deadline = setTimeout(() => {
   console.log('FAIL: the check did not finish within 4 minutes');
-  process.exit(1);
+  finish(1);
 }, 4 * 60 * 1000);
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    console.log(`FAIL: stopped by ${signal}`);
+    finish(1);
+  });
+}
 
 main()
   .catch((e) => report(false, 'setup', e.stack || String(e)))
-  .finally(async () => {
-    for (const c of cleanups.reverse()) {
-      try {
-        await c();
-      } catch {}
-    }
+  .finally(() => {
     clearTimeout(deadline);
     if (missingFrontendFiles.size) console.log(`the frontend asked for ${missingFrontendFiles.size} files its package does not ship (${[...missingFrontendFiles].slice(0, 3).join(', ')}, …)`);
     const failedSteps = results.filter((r) => !r.ok).map((r) => r.name);
     console.log(`devtools-frontend check: ${failedSteps.length ? `FAIL (${failedSteps.join(', ')})` : 'PASS'}`);
-    setTimeout(() => process.exit(failedSteps.length ? 1 : 0), 300);
+    finish(failedSteps.length ? 1 : 0);
   });
