@@ -58,7 +58,10 @@ async function launch() {
     stop() {
       return new Promise((resolve) => {
         const done = () => {
-          fs.rmSync(profile, { recursive: true, force: true });
+          // Chromium's helpers may still be writing to the profile.
+          try {
+            fs.rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 200 });
+          } catch {}
           resolve();
         };
         if (exited) return done();

@@ -52,6 +52,7 @@ function report(ok, name, msg) {
 }
 
 async function step(name, fn) {
+  if (finishing) return false;
   try {
     report(true, name, await fn());
     return true;

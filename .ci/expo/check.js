@@ -60,6 +60,7 @@ function report(ok, name, msg) {
 // step runs fn and reports its outcome; a failure does not stop the check,
 // so that one run says which promises hold and which do not.
 async function step(name, fn) {
+  if (finishing) return false;
   try {
     const msg = await fn();
     report(true, name, msg);
