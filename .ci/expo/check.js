@@ -163,7 +163,11 @@ function startApp(port, bundleFile, deviceId, name) {
   const lines = [];
   const device = startDevice({ port, deviceId, appId: APP_ID, name, bundleFile, out: (l) => lines.push(l) });
   cleanups.push(() => device.stop());
-  return { device, lines, deviceId, name };
+  // enabled waits until n debuggers have enabled Runtime on the page. What
+  // an app logs before that, V8 replays on Runtime.enable without object
+  // previews, so the app logs only once devtools-mcp listens.
+  const enabled = (n = 1) => until(`${n} debugger(s) enabled Runtime on ${name}'s page`, STEP_MS, async () => lines.filter((l) => l.startsWith('enabled ')).length >= n);
+  return { device, lines, deviceId, name, enabled };
 }
 
 // Where src/screens/Checkout.js throws: the line, and the column of
@@ -298,6 +302,7 @@ async function main() {
 
   if (session) {
     await step('logs', async () => {
+      await phone.enabled();
       phone.device.command('log');
       const logs = await waitLogs(mcp, session.id, ['expo-check: cart loaded with 3 items', 'expo-check: slow render of CartScreen', 'expo-check: payment failed', 'E_CARD_DECLINED'], 'debug_get_logs has the app\'s three console calls', { contains: 'expo-check:' });
       const levels = new Set(logs.entries.map((e) => e.level));
@@ -317,6 +322,7 @@ async function main() {
     const ms = Date.now() - t;
     console.log(`measured: with METRO_URL=http://localhost:${expo.port} the app was attached ${ms} ms after devtools-mcp started (goal ${LISTED_WITHIN_MS} ms)`);
     check(ms <= LISTED_WITHIN_MS, `attached after ${ms} ms, over ${LISTED_WITHIN_MS} ms`);
+    await phone.enabled(2);
     phone.device.command('log');
     await waitLogs(viaLocalhost, s.id, ['expo-check: cart loaded with 3 items'], 'debug_get_logs (METRO_URL at localhost) has the app\'s console.log');
     return `METRO_URL=http://localhost:${expo.port}: attached in ${ms} ms, and the app's logs arrive`;
@@ -373,6 +379,7 @@ async function main() {
     cleanups.push(() => m.stop());
     const s = await waitAttached(m, 'iPod', STEP_MS, 'devtools-mcp attaches to the app of the project without a space');
     try {
+      await ipod.enabled();
       return await throwStep(m, s, ipod, dir2);
     } finally {
       ipod.device.stop();
