@@ -17,10 +17,12 @@
 //             devtools-mcp's session attached, and the next line reaches
 //             both
 //   refused   a web page served from its own dev-server origin, whose
-//             adapter dials devtools-mcp, is refused while that origin is
-//             not in WS_ALLOWED_ORIGINS, with a log line naming the setting
-//   webapp    the same page connects once WS_ALLOWED_ORIGINS names it, and
-//             its console lines reach debug_get_logs
+//             adapter dials devtools-mcp's adapter port and whose Reactotron
+//             client dials its Reactotron port, is refused on both while
+//             that origin is not in WS_ALLOWED_ORIGINS, with log lines
+//             naming the setting
+//   webapp    the same page connects on both once WS_ALLOWED_ORIGINS names
+//             it, and its console lines reach debug_get_logs
 const fs = require('node:fs');
 const http = require('node:http');
 const path = require('node:path');
@@ -213,9 +215,15 @@ function serveStatic() {
   }));
 }
 
-async function status(tab) {
-  const { result } = await tab.send('Runtime.evaluate', { expression: 'window.adapterStatus', returnByValue: true });
+async function status(tab, which = 'adapterStatus') {
+  const { result } = await tab.send('Runtime.evaluate', { expression: `window.${which}`, returnByValue: true });
   return result.value;
+}
+
+// openPage opens the web app, its adapter dialling the adapter port and its
+// Reactotron client the Reactotron port of devtools-mcp.
+function openPage(browser, site, wsPort, rtPort) {
+  return browser.open(`${site.origin}/?ws=${encodeURIComponent(`ws://127.0.0.1:${wsPort}/`)}&rt=${encodeURIComponent(`ws://127.0.0.1:${rtPort}/`)}`);
 }
 
 async function webappScenario(binary, browser) {
@@ -223,31 +231,37 @@ async function webappScenario(binary, browser) {
   const site = await serveStatic();
 
   await step('refused', async () => {
-    const wsPort = await freePort();
-    const mcp = await startMCP(binary, { WS_PORT: String(wsPort), METRO_URL: 'off' });
+    const [wsPort, rtPort] = [await freePort(), await freePort()];
+    const mcp = await startMCP(binary, { WS_PORT: String(wsPort), REACTOTRON_PORT: String(rtPort), METRO_URL: 'off' });
     cleanups.push(() => mcp.stop());
-    await until('devtools-mcp listens', STEP_MS, async () => (await mcp.call('debug_health_check')).server?.listening);
-    const tab = await browser.open(`${site.origin}/?ws=${encodeURIComponent(`ws://127.0.0.1:${wsPort}/`)}`);
+    await until('devtools-mcp listens', STEP_MS, async () => (await mcp.call('debug_health_check')).server?.reactotron?.listening);
+    const tab = await openPage(browser, site, wsPort, rtPort);
     const s = await until('the page\'s adapter gives up', STEP_MS, async () => {
       const v = await status(tab);
       return v && v !== 'connecting' && v !== 'starting' ? v : null;
     });
     check(s !== 'connected', 'the page connected without WS_ALLOWED_ORIGINS');
-    const logged = await until('devtools-mcp logs why it refused the page', STEP_MS, async () => mcp.stderr.find((l) => l.includes(site.origin) && l.includes('WS_ALLOWED_ORIGINS')));
+    const rt = await until('the page\'s Reactotron client gives up', STEP_MS, async () => {
+      const v = await status(tab, 'reactotronStatus');
+      return v && v !== 'connecting' ? v : null;
+    });
+    check(rt.startsWith('closed'), `the page's Reactotron client connected without WS_ALLOWED_ORIGINS: ${rt}`);
+    const logged = await until('devtools-mcp logs why it refused the page', STEP_MS, async () => mcp.stderr.find((l) => l.includes('refused adapter upgrade') && l.includes(site.origin) && l.includes('WS_ALLOWED_ORIGINS')));
+    await until('devtools-mcp logs why it refused the page\'s Reactotron client', STEP_MS, async () => mcp.stderr.find((l) => l.includes('refused Reactotron upgrade') && l.includes(site.origin) && l.includes('WS_ALLOWED_ORIGINS')));
     const health = await mcp.call('debug_health_check');
     check(!(health.sessions || []).length, `a session appeared: ${JSON.stringify(health.sessions)}`);
     const shown = tab.events.filter((e) => e.method === 'Log.entryAdded' || e.method === 'Runtime.exceptionThrown').map((e) => e.params.entry?.text || e.params.exceptionDetails?.text).filter((t) => t && t.includes('WebSocket'));
     await browser.close(tab);
     await mcp.stop();
-    return `from ${site.origin} the page's adapter is refused (page: "${s}"${shown.length ? `; browser: "${shown[0]}"` : ''}); devtools-mcp logs: ${logged.trim()}`;
+    return `from ${site.origin} the page's adapter and its Reactotron client are refused (page: "${s}", "${rt}"${shown.length ? `; browser: "${shown[0]}"` : ''}); devtools-mcp logs: ${logged.trim()}`;
   });
 
   await step('webapp', async () => {
-    const wsPort = await freePort();
-    const mcp = await startMCP(binary, { WS_PORT: String(wsPort), METRO_URL: 'off', WS_ALLOWED_ORIGINS: site.origin });
+    const [wsPort, rtPort] = [await freePort(), await freePort()];
+    const mcp = await startMCP(binary, { WS_PORT: String(wsPort), REACTOTRON_PORT: String(rtPort), METRO_URL: 'off', WS_ALLOWED_ORIGINS: site.origin });
     cleanups.push(() => mcp.stop());
-    await until('devtools-mcp listens', STEP_MS, async () => (await mcp.call('debug_health_check')).server?.listening);
-    const tab = await browser.open(`${site.origin}/?ws=${encodeURIComponent(`ws://127.0.0.1:${wsPort}/`)}`);
+    await until('devtools-mcp listens', STEP_MS, async () => (await mcp.call('debug_health_check')).server?.reactotron?.listening);
+    const tab = await openPage(browser, site, wsPort, rtPort);
     await until('the page\'s adapter is connected', STEP_MS, async () => (await status(tab)) === 'connected');
     const session = await until('debug_health_check lists the web app', STEP_MS, async () => (await mcp.call('debug_health_check')).sessions?.find((x) => JSON.stringify(x.app).includes('WebShop')));
     await tab.send('Runtime.evaluate', { expression: 'document.getElementById("pay").click()' });
@@ -260,9 +274,11 @@ async function webappScenario(binary, browser) {
       e.message += `; last debug_get_logs: ${JSON.stringify(last)?.slice(0, 2000)}`;
       throw e;
     });
+    const rtSession = await until('debug_health_check lists the page\'s Reactotron client', STEP_MS, async () => (await mcp.call('debug_health_check')).sessions?.find((x) => x.via === 'reactotron'));
+    await until('debug_get_logs has the Reactotron client\'s log', STEP_MS, async () => JSON.stringify(await mcp.call('debug_get_logs', { session: rtSession.id })).includes('web-check: hello from the Reactotron client'));
     await browser.close(tab);
     await mcp.stop();
-    return `with WS_ALLOWED_ORIGINS=${site.origin} the page connects (session ${session.id}) and its console lines reach debug_get_logs`;
+    return `with WS_ALLOWED_ORIGINS=${site.origin} the page connects on both ports (sessions ${session.id} and ${rtSession.id}) and its console lines reach debug_get_logs`;
   });
 }
 
