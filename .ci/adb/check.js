@@ -1,0 +1,465 @@
+'use strict';
+// The check behind .ci/adb.sh: devtools-mcp's native side against the real
+// adb (client and server) and a device stand-in that speaks adb's transport
+// protocol over TCP (device.js), playing the scenario in
+// testdata/native/adb/ (01-running, 02-java-crash, 03-relaunch,
+// 04-native-crash: the logcat lines a device writes, in threadtime format).
+//
+//   node check.js <devtools-mcp binary> [--legacy-shell]
+//
+// 1. The parts alone: a private adb server (its own port), `adb connect`,
+//    `devices -l`, `shell pidof` (found: its pid; none: exit status 1 under
+//    shell_v2), `logcat -d`: what devtools-mcp will ask is what adb really
+//    sends, and the stand-in answers it.
+// 2. devtools-mcp over stdio with ADB (the real adb), ANDROID_ADB_SERVER_PORT
+//    (the private server), NATIVE_APPS=com.example.shop and METRO_URL=off:
+//    - the app's session is listed (found in debug_health_check);
+//    - a debug_wait_for {stream: console, level: error} started before the
+//      Java crash wakes on it;
+//    - debug_get_logs {level: "error"} returns the Java crash as one entry
+//      with its whole stack (every `at` line, `Caused by:`, `... 9 more`)
+//      within 1 s of its last line, and after the relaunch the native crash
+//      (libc's Fatal signal 11 and crash_dump's tombstone backtrace, written
+//      under crash_dump's own pid) as one entry, within 1 s too;
+//    - no line of another process is in the session (SystemUI, wpa_supplicant,
+//      system_server, tombstoned: errors among them), and each ReactNativeJS
+//      line is there once;
+//    - the device saw only the services allowed (`pidof` of the listed app,
+//      `logcat` in threadtime with read-only options);
+//    - when devtools-mcp's stdin closes it exits, every process it started
+//      (read from /proc while it ran) is gone, and the device sees its
+//      logcat streams closed.
+//
+// Prints one PASS or FAIL line per assertion and carries on where it can;
+// exits 1 if any failed.
+const { spawn, spawnSync } = require('node:child_process');
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
+const readline = require('node:readline');
+const { startDevice } = require('./device.js');
+
+const APP = 'com.example.shop';
+const SCENARIO = path.join(__dirname, '..', '..', 'testdata', 'native', 'adb');
+const CRASH_WITHIN_MS = 1000; // the issue's goal, from the crash's last line
+const STEP_MS = 15000; // how long any other step may take before it fails
+const POLL_MS = 50;
+// The console stream's name: native lines are read as the app's logs.
+const STREAM = 'console';
+// What the device may be asked, after `shell[,args]:`: the app's pids, and
+// logcat reading (threadtime) with options that change nothing on the
+// device. Anything else (am, input, install, a logcat -c …) fails.
+const ALLOWED = [
+  new RegExp(`^pidof ${APP.replace(/\./g, '\\.')}$`),
+  /^export ANDROID_LOG_TAGS="[^"]*"; exec logcat '-v' 'threadtime'( '(-b|-T|-t)' '[^']*'| '(-d|-D|--pid=\d+)')*$/,
+];
+// Lines of other processes in the scenario: none may reach the app's session.
+const FOREIGN = ['wpa_supplicant', 'CTRL-EVENT-SCAN', 'SystemUI', 'not the app', 'ActivityTaskManager', 'Displayed com.example.shop', 'Tombstone written to', 'received crash request', 'obtaining output fd',
+  'Start proc', 'has died: fg', 'exited due to signal'];
+const JS_LINES = ['Running \\"shop\\" with {\\"rootTag\\":1,', 'relaunched after crash, cart restored', 'checkout pressed', 'payment sheet slow: 1200 ms', 'computing cart total'];
+const JAVA_STACK = ['FATAL EXCEPTION: main', 'Process: com.example.shop, PID: 4242', 'java.lang.RuntimeException: Unable to start activity',
+  'ActivityThread.performLaunchActivity(ActivityThread.java:3782)', 'ZygoteInit.main(ZygoteInit.java:936)',
+  'Caused by: java.lang.IllegalStateException: PaymentModule used before init()', 'PaymentModule.requireReady(PaymentModule.kt:88)',
+  'CheckoutActivity.onCreate(CheckoutActivity.kt:41)', '... 9 more'];
+const NATIVE_STACK = ['Fatal signal 11 (SIGSEGV)', 'pid 4300 (com.example.shop)', '>>> com.example.shop <<<', 'Cause: null pointer dereference',
+  'backtrace:', '#00 pc 00000000001a2b3c', 'shop::Cart::total() const+44', '#01 pc 00000000001a2f10', '#02 pc 00000000000c41a8', '#03 pc 00000000000f3e02',
+  '#04 pc 00000000000cc5e0', '__start_thread+64'];
+
+const cleanups = [];
+const results = [];
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function pass(msg) {
+  results.push(true);
+  console.log(`PASS: ${msg}`);
+}
+function fail(msg) {
+  results.push(false);
+  console.log(`FAIL: ${msg}`);
+}
+function check(ok, msg, why = '') {
+  if (ok) pass(msg);
+  else fail(why ? `${msg}: ${why}` : msg);
+  return ok;
+}
+// stop ends the check at a failure nothing after it can get past.
+function stop(msg) {
+  fail(msg);
+  throw Object.assign(new Error(msg), { reported: true });
+}
+
+async function until(ms, fn) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const got = await fn();
+    if (got) return got;
+    if (Date.now() > deadline) return null;
+    await sleep(POLL_MS);
+  }
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+function adbPath() {
+  if (process.env.ADB) return process.env.ADB;
+  const found = spawnSync('sh', ['-c', 'command -v adb'], { encoding: 'utf8' }).stdout.trim();
+  if (!found) stop('adb is not on PATH (.ci/adb.sh installs Debian\'s adb package)');
+  return found;
+}
+
+// children lists the live processes whose parent is pid, from /proc, each
+// with its start time so a reused pid is not taken for it.
+function children(pid) {
+  const out = [];
+  for (const name of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    const p = procStat(Number(name));
+    if (p && p.ppid === pid) out.push(p);
+  }
+  return out;
+}
+
+function procStat(pid) {
+  let stat;
+  try {
+    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return null;
+  }
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  let cmdline = '';
+  try {
+    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
+  } catch {}
+  // fields[0] is the state (field 3), [1] the ppid (4), [19] the start time (22).
+  return { pid, state: fields[0], ppid: Number(fields[1]), start: fields[19], cmdline };
+}
+
+// A minimal MCP client over stdio: JSON-RPC lines in and out.
+function startServer(binary, env) {
+  const child = spawn(binary, [], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const pending = new Map();
+  const stderr = [];
+  let nextId = 1;
+  let exited = null;
+  const exitWaiters = [];
+  readline.createInterface({ input: child.stdout }).on('line', (line) => {
+    let msg;
+    try {
+      msg = JSON.parse(line);
+    } catch {
+      return;
+    }
+    if (msg.id !== undefined && pending.has(msg.id)) {
+      pending.get(msg.id)(msg);
+      pending.delete(msg.id);
+    }
+  });
+  readline.createInterface({ input: child.stderr }).on('line', (l) => {
+    stderr.push(l);
+    if (stderr.length > 300) stderr.shift();
+  });
+  child.on('exit', (code, signal) => {
+    exited = { code, signal, at: Date.now() };
+    for (const res of pending.values()) res({ error: { message: `server exited (${code ?? signal})` } });
+    pending.clear();
+    for (const w of exitWaiters) w(exited);
+  });
+  const server = {
+    child,
+    stderr,
+    exited: () => exited,
+    waitExit: (ms) => new Promise((resolve) => {
+      if (exited) return resolve(exited);
+      exitWaiters.push(resolve);
+      setTimeout(() => resolve(exited), ms);
+    }),
+    request(method, params, ms = STEP_MS) {
+      const id = nextId++;
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
+      return new Promise((resolve) => {
+        pending.set(id, resolve);
+        setTimeout(() => {
+          if (pending.delete(id)) resolve({ error: { message: `no answer to ${method} within ${ms} ms` } });
+        }, ms);
+      });
+    },
+    notify(method, params) {
+      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
+    },
+    // call answers a tool's result object (structuredContent or the JSON of
+    // its text), or throws with what went wrong.
+    async call(name, args = {}, ms = STEP_MS) {
+      if (exited) throw new Error(`devtools-mcp exited (${JSON.stringify(exited)})`);
+      const answer = await server.request('tools/call', { name, arguments: args }, ms);
+      if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
+      const r = answer.result;
+      if (r.isError) throw new Error(`${name}: ${r.content?.map((c) => c.text).join(' ')}`);
+      if (r.structuredContent) return r.structuredContent;
+      return JSON.parse(r.content[0].text);
+    },
+  };
+  cleanups.push(() => {
+    if (!exited) {
+      child.stdin.end();
+      setTimeout(() => exited || child.kill('SIGKILL'), 1000).unref();
+    }
+  });
+  return server;
+}
+
+// entries answers debug_get_logs' entries, each with its JSON text.
+async function logs(server, args) {
+  const answer = await server.call('debug_get_logs', args);
+  return { answer, entries: (answer.entries || []).map((e) => ({ e, text: JSON.stringify(e) })) };
+}
+
+function short(s, n = 1500) {
+  s = typeof s === 'string' ? s : JSON.stringify(s);
+  return s.length > n ? s.slice(0, n) + '…' : s;
+}
+
+// crashEntries waits until debug_get_logs {level: error} holds an entry
+// with every piece of want, and says how many entries hold the first.
+async function crashEntries(server, session, want, since) {
+  let last = null;
+  const found = await until(since + CRASH_WITHIN_MS + STEP_MS - Date.now(), async () => {
+    try {
+      last = await logs(server, { session, level: 'error' });
+    } catch (err) {
+      last = { error: err.message, entries: [] };
+      return null;
+    }
+    const full = last.entries.find((x) => want.every((w) => x.text.includes(JSON.stringify(w).slice(1, -1))));
+    return full ? { full, at: Date.now() } : null;
+  });
+  const holding = (last?.entries || []).filter((x) => x.text.includes(want[0]));
+  return { found, last, holding };
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const legacyShell = args.includes('--legacy-shell');
+  const binary = args.find((a) => !a.startsWith('--'));
+  if (!binary) stop('usage: node check.js <devtools-mcp binary> [--legacy-shell]');
+  const adb = adbPath();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'adb-check-'));
+  cleanups.push(() => fs.rmSync(work, { recursive: true, force: true }));
+  const version = spawnSync(adb, ['version'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).slice(0, 2).join(', ');
+  console.log(`adb: ${adb} (${version})${legacyShell ? ', device without shell_v2' : ''}`);
+
+  const opened = [];
+  const device = await startDevice({ scenarioDir: SCENARIO, legacyShell, logFile: path.join(work, 'services.jsonl'), onOpen: (e) => opened.push(e) });
+  cleanups.push(() => device.stop());
+  const serial = `127.0.0.1:${device.port}`;
+  const adbPort = await freePort();
+  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort) };
+  // Never spawnSync here: the device stand-in answers from this process.
+  const runAdb = (...a) => new Promise((resolve) => {
+    const child = spawn(adb, ['-P', String(adbPort), ...a], { env: adbEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_MS);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status: status ?? signal, stdout, stderr });
+    });
+  });
+  cleanups.push(() => runAdb('kill-server'));
+
+  // --- 1. The parts alone.
+  console.log('--- the device stand-in and the real adb');
+  await device.play('01-running');
+  const started = await runAdb('start-server');
+  if (started.status !== 0) stop(`adb start-server on port ${adbPort}: ${started.stderr}`);
+  const connected = await runAdb('connect', serial);
+  if (!/connected to/.test(connected.stdout)) stop(`adb connect ${serial}: ${connected.stdout}${connected.stderr}`);
+  pass(`private adb server on ${adbPort}; adb connect ${serial}: ${connected.stdout.trim()}`);
+  const listed = await runAdb('devices', '-l');
+  check(new RegExp(`^${serial.replace(/\./g, '\\.')}\\s+device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64xa`, 'm').test(listed.stdout),
+    'adb devices -l lists the stand-in as an online device with its product, model and device', short(listed.stdout));
+  const pidof = await runAdb('-s', serial, 'shell', 'pidof', APP);
+  check(pidof.status === 0 && pidof.stdout.trim() === '4242', `adb shell pidof ${APP} prints 4242, exit status 0`, `${pidof.status} ${short(pidof.stdout + pidof.stderr)}`);
+  const none = await runAdb('-s', serial, 'shell', 'pidof', 'com.example.none');
+  const noneStatus = legacyShell ? 0 : 1; // the legacy shell carries no status
+  check(none.status === noneStatus && none.stdout === '', `adb shell pidof of an app not running prints nothing, exit status ${noneStatus}`, `${none.status} ${short(none.stdout + none.stderr)}`);
+  const dump = await runAdb('-s', serial, 'logcat', '-v', 'threadtime', '-b', 'main,system,crash', '-d');
+  check(dump.status === 0 && /^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}  4242  4277 I ReactNativeJS: cart loaded 3 items$/m.test(dump.stdout),
+    'adb logcat -v threadtime -d prints the device\'s lines in threadtime format', short(dump.stdout + dump.stderr));
+  console.log(`services the real adb opened: ${opened.filter((e) => !e.event).map((e) => JSON.stringify(e.service)).join(', ')}`);
+
+  // --- 2. devtools-mcp.
+  console.log('--- devtools-mcp with the real adb');
+  const mark = opened.length;
+  const server = startServer(binary, {
+    ADB: adb, ANDROID_ADB_SERVER_PORT: String(adbPort), NATIVE_APPS: APP, METRO_URL: 'off',
+    WS_PORT: String(await freePort()), REACTOTRON_PORT: '0', MCP_TRANSPORT: 'stdio',
+  });
+  const seen = new Map(); // pid:start → process devtools-mcp started
+  const sampler = setInterval(() => {
+    for (const c of children(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
+  }, 50);
+  cleanups.push(() => clearInterval(sampler));
+  const t0 = Date.now();
+  const init = await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'adb-check', version: '1' } });
+  if (init.error) stop(`initialize: ${init.error.message}\n${server.stderr.join('\n')}`);
+  server.notify('notifications/initialized', {});
+
+  let health = null;
+  const session = await until(STEP_MS, async () => {
+    try {
+      health = await server.call('debug_health_check');
+    } catch (err) {
+      health = { error: err.message };
+      return null;
+    }
+    const s = (health.sessions || []).find((x) => JSON.stringify(x).includes(APP));
+    return s && JSON.stringify(health).includes('4242') ? s : null;
+  });
+  if (!session) {
+    console.log(`last debug_health_check: ${short(health, 4000)}`);
+    console.log(`devtools-mcp stderr:\n${server.stderr.slice(-40).join('\n')}`);
+    stop(`devtools-mcp lists no session for ${APP} with its pid 4242 in debug_health_check within ${STEP_MS} ms`);
+  }
+  pass(`devtools-mcp lists ${APP} as session ${session.id} (via ${session.via}) with pid 4242, ${Date.now() - t0} ms after it started`);
+  const healthText = JSON.stringify(health);
+  check(healthText.includes(serial), `debug_health_check names the device ${serial}`, short(healthText));
+
+  // A wait started before the Java crash, from the stream's latest seq so
+  // nothing logged meanwhile is missed.
+  let latest = 0;
+  try {
+    latest = (await server.call('debug_get_logs', { session: session.id })).latestSeq || 0;
+  } catch (err) {
+    fail(`debug_get_logs on session ${session.id}: ${err.message}`);
+  }
+  const waitStarted = Date.now();
+  const waiting = server.call('debug_wait_for', { session: session.id, stream: STREAM, level: 'error', since_seq: latest, timeout_ms: 20000 }, 25000)
+    .then((r) => ({ r, at: Date.now() }), (err) => ({ err, at: Date.now() }));
+
+  // The Java crash.
+  const java = await device.play('02-java-crash');
+  const woke = await waiting;
+  if (woke.err) fail(`debug_wait_for {stream: ${STREAM}, level: error} started before the Java crash: ${woke.err.message}`);
+  else {
+    const text = JSON.stringify(woke.r.events || []);
+    check(woke.r.ended === 'matched' && text.includes('FATAL EXCEPTION'),
+      `debug_wait_for {stream: ${STREAM}, level: error} started before the Java crash wakes on it (${woke.at - java.loggedAt} ms after the crash's last line, waited ${woke.at - waitStarted} ms)`,
+      `ended ${woke.r.ended}, events ${short(text)}`);
+  }
+  const j = await crashEntries(server, session.id, JAVA_STACK, java.loggedAt);
+  if (!j.found) fail(`debug_get_logs {level: error} has no entry with the whole Java crash (${JAVA_STACK.join(' | ')}); last answer: ${short(j.last?.answer ?? j.last, 3000)}`);
+  else {
+    const ms = j.found.at - java.loggedAt;
+    console.log(`measured: the Java crash was one whole entry in debug_get_logs ${ms} ms after its last line (goal ${CRASH_WITHIN_MS} ms)`);
+    check(ms <= CRASH_WITHIN_MS, `the Java crash is in debug_get_logs within ${CRASH_WITHIN_MS} ms of its last line`, `${ms} ms`);
+    check(j.holding.length === 1, 'the Java crash is ONE error entry with its whole stack (every at line, Caused by:, ... 9 more)',
+      `${j.holding.length} entries hold "FATAL EXCEPTION": ${short(j.holding.map((x) => x.text), 3000)}`);
+  }
+
+  // The relaunch: a new pid, found before the app crashes again.
+  await device.play('03-relaunch');
+  const relaunched = await until(STEP_MS, async () => {
+    try {
+      return JSON.stringify(await server.call('debug_health_check')).includes('4300');
+    } catch {
+      return false;
+    }
+  });
+  check(relaunched, 'debug_health_check lists the relaunched app\'s new pid 4300');
+
+  // The native crash: libc's line under the app's pid, the tombstone under
+  // crash_dump's.
+  const native = await device.play('04-native-crash');
+  const n = await crashEntries(server, session.id, NATIVE_STACK, native.loggedAt);
+  if (!n.found) fail(`debug_get_logs {level: error} has no entry with the whole native crash (${NATIVE_STACK.join(' | ')}); last answer: ${short(n.last?.answer ?? n.last, 3000)}`);
+  else {
+    const ms = n.found.at - native.loggedAt;
+    console.log(`measured: the native crash was one whole entry in debug_get_logs ${ms} ms after its last line (goal ${CRASH_WITHIN_MS} ms)`);
+    check(ms <= CRASH_WITHIN_MS, `the native crash is in debug_get_logs within ${CRASH_WITHIN_MS} ms of its last line`, `${ms} ms`);
+    const frames = (n.last.entries || []).filter((x) => x.text.includes('#00 pc'));
+    check(n.holding.length === 1 && frames.length === 1, 'the native crash is ONE error entry: Fatal signal 11 with the tombstone\'s backtrace (crash_dump\'s pid, >>> com.example.shop <<<)',
+      `${n.holding.length} entries hold "Fatal signal", ${frames.length} hold "#00 pc": ${short(n.last.entries.map((x) => x.text), 3000)}`);
+  }
+
+  // Everything the session holds: no other process, each JS line once.
+  let all = null;
+  try {
+    all = await logs(server, { session: session.id, limit: 500 });
+  } catch (err) {
+    fail(`debug_get_logs on session ${session.id}: ${err.message}`);
+  }
+  if (all) {
+    const text = all.entries.map((x) => x.text).join('\n');
+    const foreign = FOREIGN.filter((f) => text.includes(f));
+    check(foreign.length === 0, 'no line of another process is in the app\'s session (SystemUI, wpa_supplicant, system_server, tombstoned, crash_dump\'s own lines)', `found ${foreign.join(', ')}: ${short(text, 3000)}`);
+    const counts = JS_LINES.map((l) => [l, all.entries.filter((x) => x.text.includes(l)).length]);
+    check(counts.every(([, c]) => c === 1), 'each ReactNativeJS line the app logged while followed is in the session once', counts.map(([l, c]) => `${c}× ${l}`).join('; '));
+  }
+
+  // Only the listed commands.
+  const mine = opened.slice(mark).filter((e) => !e.event);
+  const bad = mine.filter((e) => {
+    const cmd = e.service.replace(/^shell(,[^:]*)?:/, '');
+    return e.refused || e.error || e.writes || !/^shell(,[^:]*)?:/.test(e.service) || !ALLOWED.some((re) => re.test(cmd));
+  });
+  const kinds = [...new Set(mine.map((e) => e.service.replace(/^shell(,[^:]*)?:/, '').replace(/ '-T' '[^']*'/, " '-T' …")))];
+  console.log(`services devtools-mcp opened on the device (${mine.length}): ${kinds.map((k) => JSON.stringify(k)).join(', ')}`);
+  check(mine.length > 0 && bad.length === 0, 'devtools-mcp opened only the listed services on the device (pidof of the app, logcat -v threadtime reading)',
+    bad.length ? `not allowed: ${bad.map((e) => JSON.stringify(e)).join(', ')}` : 'none opened');
+
+  // The server exits when its stdin closes; nothing it started outlives it.
+  for (const c of children(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
+  const before = [...seen.values()];
+  console.log(`processes devtools-mcp started while it ran: ${before.length} (${[...new Set(before.map((p) => p.cmdline.split(' ').slice(0, 6).join(' ')))].slice(0, 6).join(' | ')})`);
+  check(before.some((p) => / logcat /.test(p.cmdline)), 'devtools-mcp ran adb logcat as its own child (seen in /proc)', 'none seen');
+  const stdinClosed = Date.now();
+  server.child.stdin.end();
+  const exited = await server.waitExit(5000);
+  clearInterval(sampler);
+  if (!exited) {
+    fail('devtools-mcp did not exit within 5 s of its stdin closing');
+    server.child.kill('SIGKILL');
+  } else {
+    check(exited.code === 0, `devtools-mcp exited ${exited.at - stdinClosed} ms after its stdin closed`, `status ${exited.code ?? exited.signal}`);
+  }
+  const left = before.filter((p) => {
+    const now = procStat(p.pid);
+    return now && now.start === p.start && now.state !== 'Z';
+  });
+  check(left.length === 0, 'no process devtools-mcp started is left after it exits', left.map((p) => `${p.pid} ${p.cmdline}`).join('; '));
+  const closed = await until(2000, async () => device.openLogcats() === 0);
+  check(closed, 'the device saw every logcat stream closed after devtools-mcp exited', `${device.openLogcats()} still open`);
+
+  if (results.includes(false)) {
+    console.log(`devtools-mcp stderr (last lines):\n${server.stderr.slice(-30).join('\n')}`);
+  }
+}
+
+main()
+  .catch((err) => {
+    if (!err.reported) fail(err.stack || err.message);
+  })
+  .finally(async () => {
+    for (const c of cleanups.reverse()) {
+      try {
+        await c();
+      } catch {}
+    }
+    const failed = results.filter((r) => !r).length;
+    console.log(failed ? `${failed} of ${results.length} assertions failed` : `ok: ${results.length} assertions passed`);
+    process.exit(failed ? 1 : 0);
+  });

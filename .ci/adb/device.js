@@ -1,0 +1,503 @@
+'use strict';
+// An Android device as the real adb server sees one over TCP
+// (`adb connect 127.0.0.1:PORT`): it speaks adb's transport protocol and
+// serves the two services devtools-mcp may open, the app's pid lookup and
+// a streaming logcat, from a scenario of logcat lines played on command.
+// No dependencies: Node's net module only.
+//
+// The transport (adb.h, protocol.txt and docs/dev/internals.md of the adb
+// module): every message is a 24-byte little-endian header (command, arg0,
+// arg1, data length, data checksum, magic = command ^ 0xffffffff) and its
+// data. The host speaks first: CNXN(version, max payload, "host::features=…").
+// We answer CNXN(A_VERSION 0x01000001, max payload, banner) with no AUTH,
+// which adb accepts as an authorised device. The checksum is the byte sum
+// of the data; from version 0x01000001 on neither side checks it, but it is
+// always written right, and checked on what the host sends when the host
+// speaks an older version. Streams: the host sends OPEN(its id, 0,
+// "service\0"); we answer OKAY(our id, its id) or, refusing, CLSE(0, its
+// id). Data goes in WRTE(sender id, receiver id, bytes); each WRTE is
+// answered by OKAY before the sender may send the next one. CLSE(sender,
+// receiver) ends a stream.
+//
+// Seen with Debian's adb 29.0.6 (client and server) against this stand-in,
+// with the banner's `features=shell_v2,cmd` (every device since Android 7
+// lists shell_v2; --legacy-shell leaves it out):
+//   adb connect / devices -l     nothing reaches the device but the CNXN:
+//                                the server answers from the banner
+//                                (`127.0.0.1:PORT device product:… model:…
+//                                device:… transport_id:1`)
+//   adb -s S shell pidof P       OPEN "shell,v2,raw:pidof P" (with TERM set
+//                                in the client's environment,
+//                                "shell,v2,TERM=xterm,raw:pidof P")
+//                                legacy: "shell:pidof P"
+//   adb -s S logcat -v threadtime -b main,system,crash -T 1
+//       OPEN "shell,v2:export ANDROID_LOG_TAGS=\"''\"; exec logcat '-v'
+//             'threadtime' '-b' 'main,system,crash' '-T' '1'"
+//       (TERM=… likewise after v2; legacy: the same after "shell:"); the
+//       stream stays open until the client ends, when the server sends CLSE.
+// Each service string ends in a NUL.
+// Under shell_v2 every stream carries shell-protocol packets (one id byte:
+// 0 stdin, 1 stdout, 2 stderr, 3 exit, 4 close stdin; a 4-byte
+// little-endian length; the bytes): the exit status travels in packet 3, so
+// `pidof` with no process exits 1 as on a device. The legacy shell has no
+// status: the stream just closes, and adb exits 0 with nothing printed.
+//
+// Logcat is served as a device's logd would: lines are restamped with the
+// wall clock when played (the scenario keeps its spacing; the device's
+// clock is UTC), `-d` dumps and ends, `-t N` prints the last N and ends,
+// `-T N` or `-T 'MM-DD HH:MM:SS.mmm'` prints from there and keeps streaming,
+// nothing of these prints everything and keeps streaming; `-b` chooses
+// buffers (default main,system,crash), `--pid=N` filters, `-D` prints a
+// divider on every buffer switch, and only the threadtime format is served.
+// Each buffer's lines are known from the scenario's `--------- beginning
+// of X` / `switch to X` dividers.
+//
+// The process table follows the scenario: `ActivityManager: Start proc
+// N:package/…` starts a process, `Process package (pid N) has died` ends it.
+//
+// Every service opened is logged (to the file given and to onOpen), so a
+// check can hold the services used to a list.
+//
+// Run alone:
+//   node device.js [--port N] [--log FILE] [--legacy-shell] SCENARIO_DIR
+// prints `listening PORT`; on stdin `play NAME` plays SCENARIO_DIR/NAME
+// (.logcat) and prints `played NAME`, `quit` ends.
+const fs = require('node:fs');
+const net = require('node:net');
+const path = require('node:path');
+const readline = require('node:readline');
+
+const A_CNXN = 0x4e584e43;
+const A_OPEN = 0x4e45504f;
+const A_OKAY = 0x59414b4f;
+const A_CLSE = 0x45534c43;
+const A_WRTE = 0x45545257;
+const A_AUTH = 0x48545541;
+const A_VERSION = 0x01000001;
+const A_VERSION_SKIP_CHECKSUM = 0x01000001;
+const MAX_PAYLOAD = 256 * 1024; // what adbd of Android 9 and 10 offers
+const MAX_HISTORY = 20000; // lines logd keeps, here
+const COMMANDS = { [A_CNXN]: 'CNXN', [A_OPEN]: 'OPEN', [A_OKAY]: 'OKAY', [A_CLSE]: 'CLSE', [A_WRTE]: 'WRTE', [A_AUTH]: 'AUTH' };
+
+const LINE = /^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})\s+(\d+)\s+(\d+) ([VDIWEFA]) /;
+const DIVIDER = /^--------- (?:beginning of|switch to) (\w+)$/;
+const START_PROC = /ActivityManager: Start proc (\d+):([^/\s]+)/;
+const DIED = /ActivityManager: Process (\S+) \(pid (\d+)\) has died/;
+
+function checksum(buf) {
+  let sum = 0;
+  for (const b of buf) sum = (sum + b) >>> 0;
+  return sum;
+}
+
+function message(command, arg0, arg1, data = Buffer.alloc(0)) {
+  const header = Buffer.alloc(24);
+  header.writeUInt32LE(command, 0);
+  header.writeUInt32LE(arg0 >>> 0, 4);
+  header.writeUInt32LE(arg1 >>> 0, 8);
+  header.writeUInt32LE(data.length, 12);
+  header.writeUInt32LE(checksum(data), 16);
+  header.writeUInt32LE((command ^ 0xffffffff) >>> 0, 20);
+  return Buffer.concat([header, data]);
+}
+
+// shellWords splits a command line as /system/bin/sh would for the words
+// adb writes: single quotes, double quotes, backslashes.
+function shellWords(s) {
+  const words = [];
+  let cur = null;
+  for (let i = 0; i < s.length; i++) {
+    const c = s[i];
+    if (c === "'") {
+      const end = s.indexOf("'", i + 1);
+      cur = (cur ?? '') + s.slice(i + 1, end < 0 ? s.length : end);
+      i = end < 0 ? s.length : end;
+    } else if (c === '"') {
+      let j = i + 1;
+      let part = '';
+      while (j < s.length && s[j] !== '"') {
+        if (s[j] === '\\' && j + 1 < s.length) j++;
+        part += s[j++];
+      }
+      cur = (cur ?? '') + part;
+      i = j;
+    } else if (c === '\\' && i + 1 < s.length) {
+      cur = (cur ?? '') + s[++i];
+    } else if (c === ' ' || c === '\t' || c === ';' || c === '\n') {
+      if (cur !== null) words.push(cur);
+      cur = null;
+      if (c === ';') words.push(';');
+    } else {
+      cur = (cur ?? '') + c;
+    }
+  }
+  if (cur !== null) words.push(cur);
+  return words;
+}
+
+function pad2(n) {
+  return String(n).padStart(2, '0');
+}
+
+function stamp(ms) {
+  const d = new Date(ms);
+  return `${pad2(d.getUTCMonth() + 1)}-${pad2(d.getUTCDate())} ${pad2(d.getUTCHours())}:${pad2(d.getUTCMinutes())}:${pad2(d.getUTCSeconds())}.${String(d.getUTCMilliseconds()).padStart(3, '0')}`;
+}
+
+// parseStamp reads MM-DD HH:MM:SS.mmm in the current (UTC) year.
+function parseStamp(m, year = new Date().getUTCFullYear()) {
+  return Date.UTC(year, Number(m[1]) - 1, Number(m[2]), Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+}
+
+// parseLogcat reads the arguments logcat got; what it cannot serve is an
+// error, written on stderr with status 1 as logcat does for bad options.
+function parseLogcat(args) {
+  const o = { buffers: ['main', 'system', 'crash'], dump: false, tail: null, since: null, pid: null, dividers: false, writes: [] };
+  for (let i = 0; i < args.length; i++) {
+    const a = args[i];
+    const value = () => {
+      if (i + 1 >= args.length) throw new Error(`option ${a} needs a value`);
+      return args[++i];
+    };
+    if (a === '-v') {
+      const v = value();
+      if (v !== 'threadtime') throw new Error(`format ${v}: this device serves -v threadtime only`);
+    } else if (a === '-b') {
+      const v = value();
+      o.buffers = v === 'all' || v === 'default' ? (v === 'all' ? ['main', 'system', 'crash', 'radio', 'events'] : ['main', 'system', 'crash']) : v.split(',');
+    } else if (a === '-d') {
+      o.dump = true;
+    } else if (a === '-t' || a === '-T') {
+      const v = value();
+      const m = /^(\d\d)-(\d\d) (\d\d):(\d\d):(\d\d)\.(\d{3})$/.exec(v);
+      if (m) o.since = parseStamp(m);
+      else if (/^\d+$/.test(v)) o.tail = Number(v);
+      else throw new Error(`${a} ${v}: want a count or 'MM-DD HH:MM:SS.mmm'`);
+      if (a === '-t') o.dump = true;
+    } else if (a.startsWith('--pid=') || a === '--pid') {
+      const v = a === '--pid' ? value() : a.slice(6);
+      if (!/^\d+$/.test(v)) throw new Error(`--pid ${v}: not a pid`);
+      o.pid = Number(v);
+    } else if (a === '-D' || a === '--dividers') {
+      o.dividers = true;
+    } else if (['-c', '--clear', '-G', '-P', '-L', '-f', '-r', '-n'].includes(a) || /^--(buffer-size|prune|file|rotate)/.test(a)) {
+      // Options that change the device's logs or write files: logged and
+      // refused, so a check sees them.
+      o.writes.push(a);
+    } else if (a === '-s' || /^[\w*]+:[VDIWEFS*]$/.test(a)) {
+      // filter specs: accepted, not applied (none is used).
+    } else {
+      throw new Error(`unknown option ${a}`);
+    }
+  }
+  return o;
+}
+
+// startDevice serves one device on 127.0.0.1:port (0: any free port).
+// opts: scenarioDir, logFile, legacyShell, serial model etc. for the banner.
+function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = false, onOpen = () => {}, product = 'sdk_gphone64_x86_64', model = 'sdk_gphone64_x86_64', device = 'emu64xa' } = {}) {
+  const history = []; // { ms, text, pid, buffer } in the order logd got them
+  const processes = new Map(); // pid → package
+  const streams = new Set(); // open logcat streams, to feed new lines to
+  const connections = new Set();
+  let buffer = 'main';
+  let opened = 0;
+  const features = legacyShell ? 'cmd' : 'shell_v2,cmd';
+  const banner = Buffer.from(`device::ro.product.name=${product};ro.product.model=${model};ro.product.device=${device};features=${features}`);
+
+  function record(service, extra = {}) {
+    opened++;
+    const entry = { at: Date.now(), service, ...extra };
+    if (logFile) fs.appendFileSync(logFile, JSON.stringify(entry) + '\n');
+    onOpen(entry);
+  }
+
+  const server = net.createServer((sock) => {
+    connections.add(sock);
+    sock.setNoDelay(true);
+    let input = Buffer.alloc(0);
+    let version = A_VERSION;
+    let maxData = MAX_PAYLOAD;
+    let connected = false;
+    let nextId = 1;
+    const local = new Map(); // our id → stream
+
+    const send = (cmd, a0, a1, data) => {
+      if (!sock.destroyed) sock.write(message(cmd, a0, a1, data));
+    };
+
+    // A stream: bytes queued and sent one WRTE at a time, each after the
+    // host's OKAY for the one before.
+    function openStream(remoteId, service) {
+      const id = nextId++;
+      const s = { id, remoteId, queue: [], waiting: false, closed: false, closing: false, v2: false, logcat: null, service };
+      local.set(id, s);
+      s.flush = () => {
+        if (s.closed || s.waiting) return;
+        if (s.queue.length === 0) {
+          if (s.closing) close(s, true);
+          return;
+        }
+        let chunk = Buffer.concat(s.queue);
+        const room = maxData - (s.v2 ? 5 : 0);
+        s.queue = chunk.length > room ? [chunk.subarray(room)] : [];
+        chunk = chunk.subarray(0, room);
+        s.waiting = true;
+        send(A_WRTE, s.id, s.remoteId, chunk);
+      };
+      s.write = (id2, bytes) => {
+        if (s.closed) return;
+        const data = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes);
+        if (s.v2) {
+          const h = Buffer.alloc(5);
+          h[0] = id2;
+          h.writeUInt32LE(data.length, 1);
+          s.queue.push(Buffer.concat([h, data]));
+        } else if (id2 === 1 || id2 === 2) {
+          s.queue.push(data);
+        }
+        s.flush();
+      };
+      s.exit = (status) => {
+        s.write(3, Buffer.from([status & 0xff]));
+        s.closing = true;
+        s.flush();
+      };
+      return s;
+    }
+
+    function close(s, tellHost) {
+      if (s.closed) return;
+      s.closed = true;
+      local.delete(s.id);
+      streams.delete(s);
+      if (tellHost) send(A_CLSE, s.id, s.remoteId);
+      if (s.logcat) record(s.service, { event: 'closed', by: tellHost ? 'device' : 'host' });
+    }
+
+    function serve(remoteId, service) {
+      const m = /^shell(,[^:]*)?:(.*)$/s.exec(service);
+      if (!m) {
+        record(service, { refused: true });
+        send(A_CLSE, 0, remoteId);
+        return;
+      }
+      const shellArgs = (m[1] || '').split(',').filter(Boolean);
+      const s = openStream(remoteId, service);
+      s.v2 = shellArgs.includes('v2');
+      if (s.v2 && legacyShell) {
+        record(service, { refused: true });
+        local.delete(s.id);
+        send(A_CLSE, 0, remoteId);
+        return;
+      }
+      send(A_OKAY, s.id, remoteId);
+      const words = shellWords(m[2]);
+      // `export ANDROID_LOG_TAGS=…; exec logcat …` is how adb's client runs
+      // logcat; what follows `exec` is the command.
+      let cmd = words;
+      const semi = cmd.lastIndexOf(';');
+      if (semi >= 0) cmd = cmd.slice(semi + 1);
+      if (cmd[0] === 'exec') cmd = cmd.slice(1);
+      if (cmd[0] === 'pidof') {
+        record(service);
+        const pids = [];
+        for (const name of cmd.slice(1)) for (const [pid, pkg] of processes) if (pkg === name) pids.push(pid);
+        if (pids.length) s.write(1, pids.sort((a, b) => b - a).join(' ') + '\n');
+        s.exit(pids.length ? 0 : 1);
+      } else if (cmd[0] === 'logcat') {
+        let o;
+        try {
+          o = parseLogcat(cmd.slice(1));
+        } catch (err) {
+          record(service, { error: err.message });
+          s.write(2, `logcat: ${err.message}\n`);
+          s.exit(1);
+          return;
+        }
+        record(service, o.writes.length ? { writes: o.writes } : {});
+        if (o.writes.length) {
+          s.write(2, `logcat: ${o.writes.join(' ')}: this device's logs are read only here\n`);
+          s.exit(1);
+          return;
+        }
+        s.logcat = { ...o, last: null, printed: new Set() };
+        let lines = history.filter((l) => wanted(s, l));
+        if (o.since !== null) lines = lines.filter((l) => l.ms >= o.since);
+        if (o.tail !== null) lines = lines.slice(Math.max(0, lines.length - o.tail));
+        for (const l of lines) emit(s, l);
+        if (o.dump) s.exit(0);
+        else streams.add(s);
+      } else {
+        record(service, { refused: true });
+        s.write(2, `/system/bin/sh: ${cmd[0] ?? ''}: inaccessible or not found\n`);
+        s.exit(127);
+      }
+    }
+
+    sock.on('data', (chunk) => {
+      input = Buffer.concat([input, chunk]);
+      while (input.length >= 24) {
+        const cmd = input.readUInt32LE(0);
+        const arg0 = input.readUInt32LE(4);
+        const arg1 = input.readUInt32LE(8);
+        const len = input.readUInt32LE(12);
+        const sum = input.readUInt32LE(16);
+        const magic = input.readUInt32LE(20);
+        if (magic !== (cmd ^ 0xffffffff) >>> 0 || len > MAX_PAYLOAD * 4) {
+          console.error(`device: bad message header (command 0x${cmd.toString(16)}, length ${len}); closing the connection`);
+          sock.destroy();
+          return;
+        }
+        if (input.length < 24 + len) return;
+        const data = input.subarray(24, 24 + len);
+        input = input.subarray(24 + len);
+        if (version < A_VERSION_SKIP_CHECKSUM && checksum(data) !== sum) {
+          console.error(`device: ${COMMANDS[cmd] ?? cmd} with a wrong checksum; closing the connection`);
+          sock.destroy();
+          return;
+        }
+        if (cmd === A_CNXN) {
+          version = Math.min(arg0, A_VERSION);
+          maxData = Math.min(arg1, MAX_PAYLOAD);
+          connected = true;
+          send(A_CNXN, A_VERSION, MAX_PAYLOAD, banner);
+        } else if (!connected) {
+          console.error(`device: ${COMMANDS[cmd] ?? cmd} before CNXN; closing the connection`);
+          sock.destroy();
+          return;
+        } else if (cmd === A_OPEN) {
+          serve(arg0, data.toString('utf8').replace(/\0+$/, ''));
+        } else if (cmd === A_OKAY) {
+          const s = local.get(arg1);
+          if (s) {
+            s.waiting = false;
+            s.flush();
+          }
+        } else if (cmd === A_WRTE) {
+          // stdin of a shell (under shell_v2: packets such as 4, close
+          // stdin): taken and acknowledged; nothing here reads stdin.
+          if (local.has(arg1)) send(A_OKAY, arg1, arg0);
+        } else if (cmd === A_CLSE) {
+          const s = local.get(arg1);
+          if (s) close(s, false);
+        }
+      }
+    });
+    const drop = () => {
+      connections.delete(sock);
+      for (const s of [...local.values()]) close(s, false);
+    };
+    sock.on('close', drop);
+    sock.on('error', () => {});
+  });
+
+  function wanted(s, l) {
+    if (!s.logcat.buffers.includes(l.buffer)) return false;
+    if (s.logcat.pid !== null && l.pid !== s.logcat.pid) return false;
+    return true;
+  }
+
+  function emit(s, l) {
+    const lc = s.logcat;
+    if (lc.last !== l.buffer && lc.buffers.length > 1 && (!lc.printed.has(l.buffer) || lc.dividers)) {
+      s.write(1, `--------- ${lc.printed.has(l.buffer) ? 'switch to' : 'beginning of'} ${l.buffer}\n`);
+    }
+    lc.last = l.buffer;
+    lc.printed.add(l.buffer);
+    s.write(1, l.text + '\n');
+  }
+
+  // play logs a scenario's lines as the device would: the first now, the
+  // rest at the scenario's spacing (restamped with the wall clock), each
+  // fed to every logcat stream open as it is logged. It resolves when every
+  // stream has had the last of them acknowledged by the adb server, with
+  // { loggedAt, sentAt }: when the last line was logged, and when every
+  // stream had delivered it.
+  async function play(name) {
+    const file = path.join(scenarioDir, name.endsWith('.logcat') ? name : `${name}.logcat`);
+    const raw = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
+    let offset = null;
+    for (const text of raw) {
+      const d = DIVIDER.exec(text);
+      if (d) {
+        buffer = d[1];
+        continue;
+      }
+      const m = LINE.exec(text);
+      let l;
+      if (!m) {
+        l = { ms: Date.now(), text, pid: -1, buffer };
+      } else {
+        const ms = parseStamp(m);
+        if (offset === null) offset = Date.now() - ms;
+        const at = ms + offset;
+        if (at > Date.now()) await new Promise((r) => setTimeout(r, at - Date.now()));
+        l = { ms: at, text: stamp(at) + text.slice(18), pid: Number(m[7]), buffer };
+      }
+      history.push(l);
+      const start = START_PROC.exec(l.text);
+      if (start) processes.set(Number(start[1]), start[2]);
+      const died = DIED.exec(l.text);
+      if (died && processes.get(Number(died[2])) === died[1]) processes.delete(Number(died[2]));
+      for (const s of streams) if (wanted(s, l)) emit(s, l);
+    }
+    if (history.length > MAX_HISTORY) history.splice(0, history.length - MAX_HISTORY);
+    const loggedAt = Date.now();
+    for (;;) {
+      if (![...streams].some((s) => !s.closed && (s.queue.length || s.waiting))) return { loggedAt, sentAt: Date.now() };
+      await new Promise((r) => setTimeout(r, 2));
+    }
+  }
+
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      resolve({
+        port: server.address().port,
+        play,
+        opened: () => opened,
+        openLogcats: () => [...streams].filter((s) => !s.closed).length,
+        pids: (pkg) => [...processes].filter(([, p]) => p === pkg).map(([pid]) => pid),
+        stop() {
+          for (const c of connections) c.destroy();
+          return new Promise((r) => server.close(() => r()));
+        },
+      });
+    });
+  });
+}
+
+module.exports = { startDevice, shellWords, parseLogcat };
+
+if (require.main === module) {
+  const args = process.argv.slice(2);
+  const opts = { port: 0, legacyShell: false, logFile: null, scenarioDir: null };
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === '--port') opts.port = Number(args[++i]);
+    else if (args[i] === '--log') opts.logFile = args[++i];
+    else if (args[i] === '--legacy-shell') opts.legacyShell = true;
+    else opts.scenarioDir = args[i];
+  }
+  if (!opts.scenarioDir) {
+    console.error('usage: node device.js [--port N] [--log FILE] [--legacy-shell] SCENARIO_DIR');
+    process.exit(2);
+  }
+  opts.onOpen = (e) => console.error(`device: ${JSON.stringify(e)}`);
+  startDevice(opts).then((dev) => {
+    console.log(`listening ${dev.port}`);
+    readline.createInterface({ input: process.stdin }).on('line', async (line) => {
+      const [cmd, name] = line.trim().split(/\s+/);
+      if (cmd === 'play' && name) {
+        await dev.play(name);
+        console.log(`played ${name}`);
+      } else if (cmd === 'quit') {
+        await dev.stop();
+        process.exit(0);
+      }
+    });
+  }, (err) => {
+    console.error(`device: ${err.message}`);
+    process.exit(1);
+  });
+}
