@@ -413,8 +413,9 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
   // fed to every logcat stream open as it is logged. It resolves when every
   // stream has had the last of them acknowledged by the adb server, with
   // { loggedAt, sentAt }: when the last line was logged, and when every
-  // stream had delivered it.
-  async function play(name) {
+  // stream had delivered it. onLine(text, when) hears of each line as it is
+  // logged.
+  async function play(name, onLine = () => {}) {
     const file = path.join(scenarioDir, name.endsWith('.logcat') ? name : `${name}.logcat`);
     const raw = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.length > 0);
     let offset = null;
@@ -441,6 +442,7 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
       const died = DIED.exec(l.text);
       if (died && processes.get(Number(died[2])) === died[1]) processes.delete(Number(died[2]));
       for (const s of streams) if (wanted(s, l)) emit(s, l);
+      onLine(l.text, Date.now());
     }
     if (history.length > MAX_HISTORY) history.splice(0, history.length - MAX_HISTORY);
     const loggedAt = Date.now();
