@@ -3,7 +3,8 @@
 // adb (client and server) and a device stand-in that speaks adb's transport
 // protocol over TCP (device.js), playing the scenario in
 // testdata/native/adb/ (01-running, 02-java-crash, 03-relaunch,
-// 04-native-crash: the logcat lines a device writes, in threadtime format).
+// 04-native-crash, 05-back: the logcat lines a device writes, in threadtime
+// format).
 //
 //   node check.js <devtools-mcp binary> [--legacy-shell]
 //
@@ -24,6 +25,9 @@
 //    - no line of another process is in the session (SystemUI, wpa_supplicant,
 //      system_server, tombstoned: errors among them), and each ReactNativeJS
 //      line is there once;
+//    - when the device goes away and comes back (its connection drops, adb's
+//      server connects again), devtools-mcp runs logcat again and the app's
+//      next line arrives in the same session;
 //    - the device saw only the services allowed (`pidof` of the listed app,
 //      `logcat` in threadtime with read-only options);
 //    - when devtools-mcp's stdin closes it exits, every process it started
@@ -414,6 +418,30 @@ async function main() {
     check(foreign.length === 0, 'no line of another process is in the app\'s session (SystemUI, wpa_supplicant, system_server, tombstoned, crash_dump\'s own lines)', `found ${foreign.join(', ')}: ${short(text, 3000)}`);
     const counts = JS_LINES.map((l) => [l, all.entries.filter((x) => x.text.includes(l)).length]);
     check(counts.every(([, c]) => c === 1), 'each ReactNativeJS line the app logged while followed is in the session once', counts.map(([l, c]) => `${c}× ${l}`).join('; '));
+  }
+
+  // The device goes away (its connection drops; adb's server connects
+  // again, and the adb logcat that devtools-mcp ran ends with status 0):
+  // devtools-mcp reads its log again, and the app's next line arrives in
+  // the same session.
+  const logcatOpens = () => opened.slice(mark).filter((e) => !e.event && e.service.includes('exec logcat')).length;
+  const opensBefore = logcatOpens();
+  const droppedAt = Date.now();
+  device.drop();
+  const reread = await until(20000, async () => logcatOpens() > opensBefore);
+  if (check(reread, `devtools-mcp runs logcat again after the device went away and came back${reread ? ` (${Date.now() - droppedAt} ms after the drop)` : ''}`, 'no new logcat opened within 20 s')) {
+    await device.play('05-back', remember);
+    let lastBack = null;
+    const back = await until(STEP_MS, async () => {
+      try {
+        lastBack = await logs(server, { session: session.id, contains: 'came back' });
+      } catch (err) {
+        lastBack = { error: err.message, entries: [] };
+        return false;
+      }
+      return lastBack.entries.length > 0;
+    });
+    check(back, `the app's console line after the device came back arrives in session ${session.id}`, short(lastBack?.answer ?? lastBack));
   }
 
   // Only the listed commands.

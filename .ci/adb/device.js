@@ -61,7 +61,8 @@
 // Run alone:
 //   node device.js [--port N] [--log FILE] [--legacy-shell] SCENARIO_DIR
 // prints `listening PORT`; on stdin `play NAME` plays SCENARIO_DIR/NAME
-// (.logcat) and prints `played NAME`, `quit` ends.
+// (.logcat) and prints `played NAME`, `drop` ends every connection (the
+// device goes away; the port stays open), `quit` ends.
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
@@ -461,6 +462,13 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
         opened: () => opened,
         openLogcats: () => [...streams].filter((s) => !s.closed).length,
         pids: (pkg) => [...processes].filter(([, p]) => p === pkg).map(([pid]) => pid),
+        // drop ends every connection, as a device that goes away (cable
+        // out, Wi-Fi lost, rebooting) does; the port stays open, so the
+        // adb server may connect again.
+        drop() {
+          for (const c of connections) c.destroy();
+        },
+        connections: () => connections.size,
         stop() {
           for (const c of connections) c.destroy();
           return new Promise((r) => server.close(() => r()));
@@ -493,6 +501,9 @@ if (require.main === module) {
       if (cmd === 'play' && name) {
         await dev.play(name);
         console.log(`played ${name}`);
+      } else if (cmd === 'drop') {
+        dev.drop();
+        console.log('dropped');
       } else if (cmd === 'quit') {
         await dev.stop();
         process.exit(0);
