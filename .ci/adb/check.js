@@ -3,7 +3,7 @@
 // adb (client and server) and a device stand-in that speaks adb's transport
 // protocol over TCP (device.js), playing the scenario in
 // testdata/native/adb/ (01-running, 02-java-crash, 03-relaunch,
-// 04-native-crash, 05-back: the logcat lines a device writes, in threadtime
+// 04-native-crash, 05-back, 06-after-flood: the logcat lines a device writes, in threadtime
 // format).
 //
 //   node check.js <devtools-mcp binary> [--legacy-shell]
@@ -28,6 +28,9 @@
 //    - when the device goes away and comes back (its connection drops, adb's
 //      server connects again), devtools-mcp runs logcat again and the app's
 //      next line arrives in the same session;
+//    - through 20 000 lines of another process in one go, it keeps
+//      answering, keeps none of them, gets the app's next line and stays
+//      under 100 MB;
 //    - the device saw only the services allowed (`pidof` of the listed app,
 //      `logcat` in threadtime with read-only options);
 //    - when devtools-mcp's stdin closes it exits, every process it started
@@ -49,6 +52,8 @@ const SCENARIO = path.join(__dirname, '..', '..', 'testdata', 'native', 'adb');
 const CRASH_WITHIN_MS = 1000; // the issue's goal, from the crash's last line
 const STEP_MS = 15000; // how long any other step may take before it fails
 const POLL_MS = 50;
+const FLOOD = 20000; // lines of another process in one go
+const MAX_RSS_KB = 100 * 1024;
 // The console stream's name: native lines are read as the app's logs.
 const STREAM = 'console';
 // What the device may be asked, after `shell[,args]:`: the app's pids, and
@@ -226,7 +231,9 @@ function startServer(binary, env) {
 // entries answers debug_get_logs' entries, each with its JSON text.
 async function logs(server, args) {
   const answer = await server.call('debug_get_logs', args);
-  return { answer, entries: (answer.entries || []).map((e) => ({ e, text: JSON.stringify(e) })) };
+  // contains is held here too, so a server that ignored it is not believed.
+  const entries = (answer.entries || []).map((e) => ({ e, text: JSON.stringify(e) }));
+  return { answer, entries: args.contains ? entries.filter((x) => x.text.includes(args.contains)) : entries };
 }
 
 function short(s, n = 1500) {
@@ -443,6 +450,54 @@ async function main() {
     });
     check(back, `the app's console line after the device came back arrives in session ${session.id}`, short(lastBack?.answer ?? lastBack));
   }
+
+  // A flood: lines of another process in one go, as a busy device writes
+  // them, then one line of the app. devtools-mcp keeps answering, keeps
+  // none of them, gets the app's line, and stays small.
+  let slowest = 0;
+  let floodDone = false;
+  const flooding = device.flood(FLOOD).then((r) => {
+    floodDone = true;
+    return r;
+  });
+  while (!floodDone) {
+    const t = Date.now();
+    try {
+      await server.call('debug_health_check', {}, 5000);
+    } catch (err) {
+      fail(`debug_health_check during the flood: ${err.message}`);
+      break;
+    }
+    slowest = Math.max(slowest, Date.now() - t);
+    await sleep(50);
+  }
+  const flood = await flooding;
+  console.log(`measured: ${FLOOD} lines delivered through adb in ${flood.sentAt - flood.loggedAt} ms after the last was logged; slowest debug_health_check meanwhile ${slowest} ms`);
+  await device.play('06-after-flood', remember);
+  let lastFlood = null;
+  const after = await until(STEP_MS, async () => {
+    try {
+      lastFlood = await logs(server, { session: session.id, contains: 'after the flood' });
+    } catch (err) {
+      lastFlood = { error: err.message, entries: [] };
+      return null;
+    }
+    return lastFlood.entries.length ? Date.now() : null;
+  });
+  check(after, `after ${FLOOD} lines of another process, the app's next line arrives${after ? ` (${after - lastLineAt('after the flood')} ms after it was logged)` : ''}`, short(lastFlood?.answer ?? lastFlood));
+  try {
+    const flooded = await logs(server, { session: session.id, contains: 'NotificationStackScrollLayout' });
+    check(flooded.entries.length === 0, 'none of the flood\'s lines is in the app\'s session', `${flooded.entries.length} are`);
+  } catch (err) {
+    fail(`debug_get_logs after the flood: ${err.message}`);
+  }
+  const peakKB = Number((/VmHWM:\s+(\d+)/.exec(fs.readFileSync(`/proc/${server.child.pid}/status`, 'utf8')) || [])[1]);
+  check(peakKB < MAX_RSS_KB, `devtools-mcp's peak resident size stays under ${MAX_RSS_KB / 1024} MB through the flood (${Math.round(peakKB / 1024)} MB)`);
+  try {
+    const h = JSON.stringify(await server.call('debug_health_check'));
+    const drops = [...h.matchAll(/"[^"]*(drop|cut|truncat)[^"]*":[^,}\]]*/gi)].map((m) => m[0]);
+    console.log(`debug_health_check on drops after the flood: ${drops.length ? drops.join(', ') : 'says nothing'}`);
+  } catch {}
 
   // Only the listed commands.
   const mine = opened.slice(mark).filter((e) => !e.event);

@@ -61,7 +61,8 @@
 // Run alone:
 //   node device.js [--port N] [--log FILE] [--legacy-shell] SCENARIO_DIR
 // prints `listening PORT`; on stdin `play NAME` plays SCENARIO_DIR/NAME
-// (.logcat) and prints `played NAME`, `drop` ends every connection (the
+// (.logcat) and prints `played NAME`, `flood N` logs N lines of another
+// process at once and prints `flooded N`, `drop` ends every connection (the
 // device goes away; the port stays open), `quit` ends.
 const fs = require('node:fs');
 const net = require('node:net');
@@ -437,20 +438,42 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
         if (at > Date.now()) await new Promise((r) => setTimeout(r, at - Date.now()));
         l = { ms: at, text: stamp(at) + text.slice(18), pid: Number(m[7]), buffer };
       }
-      history.push(l);
-      const start = START_PROC.exec(l.text);
-      if (start) processes.set(Number(start[1]), start[2]);
-      const died = DIED.exec(l.text);
-      if (died && processes.get(Number(died[2])) === died[1]) processes.delete(Number(died[2]));
-      for (const s of streams) if (wanted(s, l)) emit(s, l);
+      log(l);
       onLine(l.text, Date.now());
     }
-    if (history.length > MAX_HISTORY) history.splice(0, history.length - MAX_HISTORY);
+    return delivered();
+  }
+
+  // log is logd taking one line: kept, the process table updated, and fed
+  // to every logcat stream that wants it.
+  function log(l) {
+    history.push(l);
+    if (history.length > MAX_HISTORY * 2) history.splice(0, history.length - MAX_HISTORY);
+    const start = START_PROC.exec(l.text);
+    if (start) processes.set(Number(start[1]), start[2]);
+    const died = DIED.exec(l.text);
+    if (died && processes.get(Number(died[2])) === died[1]) processes.delete(Number(died[2]));
+    for (const s of streams) if (wanted(s, l)) emit(s, l);
+  }
+
+  async function delivered() {
     const loggedAt = Date.now();
     for (;;) {
       if (![...streams].some((s) => !s.closed && (s.queue.length || s.waiting))) return { loggedAt, sentAt: Date.now() };
       await new Promise((r) => setTimeout(r, 2));
     }
+  }
+
+  // flood logs n lines of another process (SystemUI, pid 1502) as fast as
+  // logd takes them, as a busy device does, yielding now and then so the
+  // streams can send; it resolves as play does.
+  async function flood(n) {
+    for (let i = 0; i < n; i++) {
+      const ms = Date.now();
+      log({ ms, text: `${stamp(ms)}  1502  1530 D SystemUI: flood ${i} of ${n}: NotificationStackScrollLayout onLayout height=2154 top=0 children=${i % 40}`, pid: 1502, buffer: 'main' });
+      if (i % 500 === 499) await new Promise((r) => setImmediate(r));
+    }
+    return delivered();
   }
 
   return new Promise((resolve, reject) => {
@@ -459,6 +482,7 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
       resolve({
         port: server.address().port,
         play,
+        flood,
         opened: () => opened,
         openLogcats: () => [...streams].filter((s) => !s.closed).length,
         pids: (pkg) => [...processes].filter(([, p]) => p === pkg).map(([pid]) => pid),
@@ -501,6 +525,9 @@ if (require.main === module) {
       if (cmd === 'play' && name) {
         await dev.play(name);
         console.log(`played ${name}`);
+      } else if (cmd === 'flood' && /^\d+$/.test(name ?? '')) {
+        await dev.flood(Number(name));
+        console.log(`flooded ${name}`);
       } else if (cmd === 'drop') {
         dev.drop();
         console.log('dropped');
