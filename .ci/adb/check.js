@@ -2,9 +2,8 @@
 // The check behind .ci/adb.sh: devtools-mcp's native side against the real
 // adb (client and server) and a device stand-in that speaks adb's transport
 // protocol over TCP (device.js), playing the scenario in
-// testdata/native/adb/ (01-running, 02-java-crash, 03-relaunch,
-// 04-native-crash, 05-back, 06-after-flood: the logcat lines a device writes, in threadtime
-// format).
+// testdata/native/adb/ (01-running … 07-after-flood: the logcat lines a
+// device writes, in threadtime format; its README tells the story).
 //
 //   node check.js <devtools-mcp binary> [--legacy-shell]
 //
@@ -14,7 +13,8 @@
 //    sends, and the stand-in answers it.
 // 2. devtools-mcp over stdio with ADB (the real adb), ANDROID_ADB_SERVER_PORT
 //    (the private server), NATIVE_APPS=com.example.shop and METRO_URL=off:
-//    - the app's session is listed (found in debug_health_check);
+//    - debug_health_check names the device and the app's pid, and once the
+//      app logs, lists its session (the session id is read there);
 //    - a debug_wait_for {stream: console, level: error} started before the
 //      Java crash wakes on it;
 //    - debug_get_logs {level: "error"} returns the Java crash as one entry
@@ -66,7 +66,7 @@ const ALLOWED = [
 // Lines of other processes in the scenario: none may reach the app's session.
 const FOREIGN = ['wpa_supplicant', 'CTRL-EVENT-SCAN', 'SystemUI', 'not the app', 'ActivityTaskManager', 'Displayed com.example.shop', 'Tombstone written to', 'received crash request', 'obtaining output fd',
   'Start proc', 'has died: fg', 'exited due to signal'];
-const JS_LINES = ['Running \\"shop\\" with {\\"rootTag\\":1,', 'relaunched after crash, cart restored', 'checkout pressed', 'payment sheet slow: 1200 ms', 'computing cart total'];
+const JS_LINES = ["TypeError: Cannot read property 'discount' of undefined", 'Running \\"shop\\" with {\\"rootTag\\":1,', 'relaunched after crash, cart restored', 'checkout pressed', 'payment sheet slow: 1200 ms', 'computing cart total'];
 const JAVA_STACK = ['FATAL EXCEPTION: main', 'Process: com.example.shop, PID: 4242', 'java.lang.RuntimeException: Unable to start activity',
   'ActivityThread.performLaunchActivity(ActivityThread.java:3782)', 'ZygoteInit.main(ZygoteInit.java:936)',
   'Caused by: java.lang.IllegalStateException: PaymentModule used before init()', 'PaymentModule.requireReady(PaymentModule.kt:88)',
@@ -329,33 +329,55 @@ async function main() {
   if (init.error) stop(`initialize: ${init.error.message}\n${server.stderr.join('\n')}`);
   server.notify('notifications/initialized', {});
 
+  // Followed: the health check names the device and the app's pid. Then
+  // the app logs, and its session is there (made from the native side
+  // alone, or before).
   let health = null;
-  const session = await until(STEP_MS, async () => {
+  const healthNow = async () => {
     try {
       health = await server.call('debug_health_check');
     } catch (err) {
       health = { error: err.message };
-      return null;
     }
-    const s = (health.sessions || []).find((x) => JSON.stringify(x).includes(APP));
-    return s && JSON.stringify(health).includes('4242') ? s : null;
+    return health;
+  };
+  const followed = await until(STEP_MS, async () => {
+    const text = JSON.stringify(await healthNow());
+    return text.includes(serial) && text.includes('4242');
   });
+  if (!followed) {
+    console.log(`last debug_health_check: ${short(health, 4000)}`);
+    console.log(`devtools-mcp stderr:\n${server.stderr.slice(-40).join('\n')}`);
+    stop(`debug_health_check names neither the device ${serial} with ${APP}'s pid 4242 within ${STEP_MS} ms`);
+  }
+  pass(`debug_health_check names the device ${serial} and ${APP}'s pid 4242, ${Date.now() - t0} ms after devtools-mcp started`);
+  await device.play('02-logging');
+  const session = await until(STEP_MS, async () => ((await healthNow()).sessions || []).find((x) => JSON.stringify(x).includes(APP)));
   if (!session) {
     console.log(`last debug_health_check: ${short(health, 4000)}`);
     console.log(`devtools-mcp stderr:\n${server.stderr.slice(-40).join('\n')}`);
-    stop(`devtools-mcp lists no session for ${APP} with its pid 4242 in debug_health_check within ${STEP_MS} ms`);
+    stop(`devtools-mcp lists no session for ${APP} in debug_health_check within ${STEP_MS} ms of the app's logging`);
   }
-  pass(`devtools-mcp lists ${APP} as session ${session.id} (via ${session.via}) with pid 4242, ${Date.now() - t0} ms after it started`);
-  const healthText = JSON.stringify(health);
-  check(healthText.includes(serial), `debug_health_check names the device ${serial}`, short(healthText));
+  pass(`devtools-mcp lists ${APP} as session ${session.id} (via ${session.via}) once the app logs`);
 
-  // A wait started before the Java crash, from the stream's latest seq so
-  // nothing logged meanwhile is missed.
+  // A wait started before the Java crash, from the stream's latest seq once
+  // the app's JavaScript error (the last of its lines so far) is in, so
+  // the wait can only wake on what comes next.
   let latest = 0;
-  try {
-    latest = (await server.call('debug_get_logs', { session: session.id })).latestSeq || 0;
-  } catch (err) {
-    fail(`debug_get_logs on session ${session.id}: ${err.message}`);
+  let lastJS = null;
+  const jsError = await until(STEP_MS, async () => {
+    try {
+      lastJS = await logs(server, { session: session.id, contains: 'in CheckoutScreen' });
+    } catch (err) {
+      lastJS = { error: err.message, entries: [] };
+      return false;
+    }
+    latest = lastJS.answer.latestSeq || 0;
+    return lastJS.entries.length > 0;
+  });
+  if (check(jsError, 'the app\'s JavaScript error (console.error in logcat: one message on five lines) is in debug_get_logs', short(lastJS?.answer ?? lastJS))) {
+    const whole = lastJS.entries.filter((x) => ["TypeError: Cannot read property 'discount' of undefined", 'This error is located at:', 'in CouponBadge (created by CheckoutScreen)'].every((w) => x.text.includes(w)));
+    check(whole.length === 1, 'the JavaScript error\'s five lines are one entry', short(lastJS.entries.map((x) => x.text)));
   }
   const waitStarted = Date.now();
   const waiting = server.call('debug_wait_for', { session: session.id, stream: STREAM, level: 'error', since_seq: latest, timeout_ms: 20000 }, 25000)
@@ -366,7 +388,7 @@ async function main() {
   const logged = new Map(); // line text → when the device logged it
   const remember = (text, at) => logged.set(text.replace(/^.{18}/, ''), at);
   const lastLineAt = (piece) => Math.max(...[...logged].filter(([t]) => t.includes(piece)).map(([, at]) => at));
-  const javaPlaying = device.play('02-java-crash', remember);
+  const javaPlaying = device.play('03-java-crash', remember);
   const j = await crashEntries(server, session.id, JAVA_STACK);
   await javaPlaying;
   const woke = await waiting;
@@ -387,7 +409,7 @@ async function main() {
   }
 
   // The relaunch: a new pid, found before the app crashes again.
-  await device.play('03-relaunch');
+  await device.play('04-relaunch');
   const relaunched = await until(STEP_MS, async () => {
     try {
       return JSON.stringify(await server.call('debug_health_check')).includes('4300');
@@ -399,7 +421,7 @@ async function main() {
 
   // The native crash: libc's line under the app's pid, the tombstone under
   // crash_dump's.
-  const nativePlaying = device.play('04-native-crash', remember);
+  const nativePlaying = device.play('05-native-crash', remember);
   const n = await crashEntries(server, session.id, NATIVE_STACK);
   await nativePlaying;
   if (!n.found) fail(`debug_get_logs {level: error} has no entry with the whole native crash (${NATIVE_STACK.join(' | ')}); last answer: ${short(n.last?.answer ?? n.last, 3000)}`);
@@ -437,7 +459,7 @@ async function main() {
   device.drop();
   const reread = await until(20000, async () => logcatOpens() > opensBefore);
   if (check(reread, `devtools-mcp runs logcat again after the device went away and came back${reread ? ` (${Date.now() - droppedAt} ms after the drop)` : ''}`, 'no new logcat opened within 20 s')) {
-    await device.play('05-back', remember);
+    await device.play('06-back', remember);
     let lastBack = null;
     const back = await until(STEP_MS, async () => {
       try {
@@ -473,7 +495,7 @@ async function main() {
   }
   const flood = await flooding;
   console.log(`measured: ${FLOOD} lines delivered through adb in ${flood.sentAt - flood.loggedAt} ms after the last was logged; slowest debug_health_check meanwhile ${slowest} ms`);
-  await device.play('06-after-flood', remember);
+  await device.play('07-after-flood', remember);
   let lastFlood = null;
   const after = await until(STEP_MS, async () => {
     try {
