@@ -2,7 +2,7 @@
 // The check behind .ci/adb.sh: devtools-mcp's native side against the real
 // adb (client and server) and a device stand-in that speaks adb's transport
 // protocol over TCP (device.js), playing the scenario in
-// testdata/native/adb/ (01-running … 07-after-flood: the logcat lines a
+// testdata/native/adb/ (01-running … 08-after-flood: the logcat lines a
 // device writes, in threadtime format; its README tells the story).
 //
 //   node check.js <devtools-mcp binary> [--legacy-shell]
@@ -28,6 +28,8 @@
 //    - when the device goes away and comes back (its connection drops, adb's
 //      server connects again), devtools-mcp runs logcat again and the app's
 //      next line arrives in the same session;
+//    - likewise when the adb server is killed and a new one started (and
+//      the device connected to it again);
 //    - through 20 000 lines of another process in one go, it keeps
 //      answering, keeps none of them, gets the app's next line and stays
 //      under 100 MB;
@@ -126,14 +128,26 @@ function adbPath() {
   return found;
 }
 
-// children lists the live processes whose parent is pid, from /proc, each
-// with its start time so a reused pid is not taken for it.
-function children(pid) {
-  const out = [];
+// descendants lists the live processes below pid (children, theirs, …),
+// from /proc, each with its start time so a reused pid is not taken for it.
+function descendants(pid) {
+  const all = [];
   for (const name of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(name)) continue;
     const p = procStat(Number(name));
-    if (p && p.ppid === pid) out.push(p);
+    if (p) all.push(p);
+  }
+  const below = new Set([pid]);
+  const out = [];
+  for (let grew = true; grew;) {
+    grew = false;
+    for (const p of all) {
+      if (!below.has(p.pid) && below.has(p.ppid)) {
+        below.add(p.pid);
+        out.push(p);
+        grew = true;
+      }
+    }
   }
   return out;
 }
@@ -321,7 +335,7 @@ async function main() {
   });
   const seen = new Map(); // pid:start → process devtools-mcp started
   const sampler = setInterval(() => {
-    for (const c of children(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
+    for (const c of descendants(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
   }, 50);
   cleanups.push(() => clearInterval(sampler));
   const t0 = Date.now();
@@ -473,6 +487,36 @@ async function main() {
     check(back, `the app's console line after the device came back arrives in session ${session.id}`, short(lastBack?.answer ?? lastBack));
   }
 
+  // The adb server goes away (killed, as `adb kill-server` or an SDK
+  // update does) and a new one comes; the device is connected to it again.
+  // Whichever adb starts the new server (ours here, or devtools-mcp's next
+  // `adb devices -l`, as adb starts one when none runs), devtools-mcp reads
+  // the log again and the app's next line arrives in the same session.
+  const opensBeforeKill = logcatOpens();
+  const killedAt = Date.now();
+  const killed = await runAdb('kill-server');
+  check(killed.status === 0, 'adb kill-server', `${killed.status} ${killed.stderr}`);
+  await until(5000, async () => device.connections() === 0);
+  const restarted = await runAdb('start-server');
+  console.log(`the new adb server was started by ${/daemon started successfully/.test(restarted.stderr) ? 'this check' : 'devtools-mcp\'s adb (adb start-server found it running)'}`);
+  const again = await runAdb('connect', serial);
+  check(/connected to/.test(again.stdout), `adb connect ${serial} to the new adb server`, again.stdout + again.stderr);
+  const rereadAfterKill = await until(20000, async () => logcatOpens() > opensBeforeKill);
+  if (check(rereadAfterKill, `devtools-mcp runs logcat again after the adb server was killed and started again${rereadAfterKill ? ` (${Date.now() - killedAt} ms after the kill)` : ''}`, 'no new logcat opened within 20 s')) {
+    await device.play('07-server-back', remember);
+    let lastServer = null;
+    const serverBack = await until(STEP_MS, async () => {
+      try {
+        lastServer = await logs(server, { session: session.id, contains: 'adb server restarted' });
+      } catch (err) {
+        lastServer = { error: err.message, entries: [] };
+        return false;
+      }
+      return lastServer.entries.length > 0;
+    });
+    check(serverBack, `the app's console line after the adb server restarted arrives in session ${session.id}`, short(lastServer?.answer ?? lastServer));
+  }
+
   // A flood: lines of another process in one go, as a busy device writes
   // them, then one line of the app. devtools-mcp keeps answering, keeps
   // none of them, gets the app's line, and stays small.
@@ -495,7 +539,7 @@ async function main() {
   }
   const flood = await flooding;
   console.log(`measured: ${FLOOD} lines delivered through adb in ${flood.sentAt - flood.loggedAt} ms after the last was logged; slowest debug_health_check meanwhile ${slowest} ms`);
-  await device.play('07-after-flood', remember);
+  await device.play('08-after-flood', remember);
   let lastFlood = null;
   const after = await until(STEP_MS, async () => {
     try {
@@ -533,10 +577,10 @@ async function main() {
     bad.length ? `not allowed: ${bad.map((e) => JSON.stringify(e)).join(', ')}` : 'none opened');
 
   // The server exits when its stdin closes; nothing it started outlives it.
-  for (const c of children(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
+  for (const c of descendants(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
   const before = [...seen.values()];
   console.log(`processes devtools-mcp started while it ran: ${before.length} (${[...new Set(before.map((p) => p.cmdline.split(' ').slice(0, 6).join(' ')))].slice(0, 6).join(' | ')})`);
-  check(before.some((p) => / logcat /.test(p.cmdline)), 'devtools-mcp ran adb logcat as its own child (seen in /proc)', 'none seen');
+  check(before.some((p) => p.ppid === server.child.pid && / logcat /.test(p.cmdline)), 'devtools-mcp ran adb logcat as its own child (seen in /proc)', 'none seen');
   const stdinClosed = Date.now();
   server.child.stdin.end();
   const exited = await server.waitExit(5000);
@@ -547,11 +591,16 @@ async function main() {
   } else {
     check(exited.code === 0, `devtools-mcp exited ${exited.at - stdinClosed} ms after its stdin closed`, `status ${exited.code ?? exited.signal}`);
   }
-  const left = before.filter((p) => {
+  const alive = before.filter((p) => {
     const now = procStat(p.pid);
     return now && now.start === p.start && now.state !== 'Z';
   });
+  // An adb server that devtools-mcp's adb started (adb starts one when none
+  // runs) is adb's own, shared with every other adb user: it may stay.
+  const daemon = (p) => / fork-server server/.test(p.cmdline);
+  const left = alive.filter((p) => !daemon(p));
   check(left.length === 0, 'no process devtools-mcp started is left after it exits', left.map((p) => `${p.pid} ${p.cmdline}`).join('; '));
+  for (const p of alive.filter(daemon)) console.log(`note: the adb server ${p.pid} (${p.cmdline}) was started by devtools-mcp's adb when none ran; it stays, as adb's servers do`);
   const closed = await until(2000, async () => device.openLogcats() === 0);
   check(closed, 'the device saw every logcat stream closed after devtools-mcp exited', `${device.openLogcats()} still open`);
 
