@@ -12,8 +12,11 @@
 # Needs Go (without a binary) and Node.js 20 or newer; as root (CI) it
 # installs adb with apt-get when it is not on PATH. The adb server it
 # starts is its own (a free port, ANDROID_ADB_SERVER_PORT) and is killed at
-# the end. ADB_CHECK_FLAGS=--legacy-shell runs it against a device without
-# shell_v2 (Android 6 and older).
+# the end. ADB_CHECK_FLAGS=--legacy-shell runs devtools-mcp against a
+# device without shell_v2 (Android 6 and older), --old-protocol against one
+# that speaks adb's protocol 0x01000000 (4 KiB messages, checksums checked:
+# Android 8 and older). The stand-in alone is also checked as such an old
+# device against adb.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -53,3 +56,7 @@ check_pid=$!
 wait "$check_pid" || status=$?
 check_pid=""
 [ "$status" -eq 0 ] || { echo "FAIL: adb check (exit status $status)"; exit 1; }
+
+echo "--- the stand-in as an old device (no shell_v2, protocol 0x01000000) against adb alone"
+timeout 60 node .ci/adb/check.js --parts-only --legacy-shell --old-protocol ||
+	{ echo "FAIL: the stand-in as an old device"; exit 1; }

@@ -5,7 +5,12 @@
 // testdata/native/adb/ (01-running … 08-after-flood: the logcat lines a
 // device writes, in threadtime format; its README tells the story).
 //
-//   node check.js <devtools-mcp binary> [--legacy-shell]
+//   node check.js <devtools-mcp binary> [--legacy-shell] [--old-protocol]
+//   node check.js --parts-only [--legacy-shell] [--old-protocol]   step 1 alone
+//
+// --legacy-shell: a device without shell_v2 (Android 6 and older);
+// --old-protocol: a device speaking protocol version 0x01000000, 4 KiB
+// messages with checksums checked (Android 8 and older).
 //
 // 1. The parts alone: a private adb server (its own port), `adb connect`,
 //    `devices -l`, `shell pidof` (found: its pid; none: exit status 1 under
@@ -276,16 +281,18 @@ async function crashEntries(server, session, want) {
 async function main() {
   const args = process.argv.slice(2);
   const legacyShell = args.includes('--legacy-shell');
+  const oldProtocol = args.includes('--old-protocol');
+  const partsOnly = args.includes('--parts-only');
   const binary = args.find((a) => !a.startsWith('--'));
-  if (!binary) stop('usage: node check.js <devtools-mcp binary> [--legacy-shell]');
+  if (!binary && !partsOnly) stop('usage: node check.js <devtools-mcp binary> [--legacy-shell] [--old-protocol] | --parts-only [--legacy-shell] [--old-protocol]');
   const adb = adbPath();
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'adb-check-'));
   cleanups.push(() => fs.rmSync(work, { recursive: true, force: true }));
   const version = spawnSync(adb, ['version'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).slice(0, 2).join(', ');
-  console.log(`adb: ${adb} (${version})${legacyShell ? ', device without shell_v2' : ''}`);
+  console.log(`adb: ${adb} (${version})${legacyShell ? ', device without shell_v2' : ''}${oldProtocol ? ', device speaking protocol 0x01000000 (4 KiB messages, checksums checked)' : ''}`);
 
   const opened = [];
-  const device = await startDevice({ scenarioDir: SCENARIO, legacyShell, logFile: path.join(work, 'services.jsonl'), onOpen: (e) => opened.push(e) });
+  const device = await startDevice({ scenarioDir: SCENARIO, legacyShell, oldProtocol, logFile: path.join(work, 'services.jsonl'), onOpen: (e) => opened.push(e) });
   cleanups.push(() => device.stop());
   const serial = `127.0.0.1:${device.port}`;
   const adbPort = await freePort();
@@ -324,7 +331,17 @@ async function main() {
   const dump = await runAdb('-s', serial, 'logcat', '-v', 'threadtime', '-b', 'main,system,crash', '-d');
   check(dump.status === 0 && /^\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}  4242  4277 I ReactNativeJS: cart loaded 3 items$/m.test(dump.stdout),
     'adb logcat -v threadtime -d prints the device\'s lines in threadtime format', short(dump.stdout + dump.stderr));
+  // Enough lines to take many messages (4 KiB each from an old device),
+  // each sent only after the server's OKAY for the one before.
+  const many = 3000;
+  await device.flood(many);
+  const big = await runAdb('-s', serial, 'logcat', '-v', 'threadtime', '-d', '-t', String(many));
+  const got = big.stdout.split('\n').filter((l) => l.includes(' SystemUI: flood '));
+  const inOrder = got.length === many && got.every((l, i) => l.includes(`flood ${i} of ${many}:`));
+  check(big.status === 0 && inOrder, `adb logcat -d -t ${many} carries ${many} lines (${Math.round(big.stdout.length / 1024)} KiB) whole and in order`,
+    `status ${big.status}, ${got.length} lines`);
   console.log(`services the real adb opened: ${opened.filter((e) => !e.event).map((e) => JSON.stringify(e.service)).join(', ')}`);
+  if (partsOnly) return;
 
   // --- 2. devtools-mcp.
   console.log('--- devtools-mcp with the real adb');

@@ -35,7 +35,10 @@
 //             'threadtime' '-b' 'main,system,crash' '-T' '1'"
 //       (TERM=… likewise after v2; legacy: the same after "shell:"); the
 //       stream stays open until the client ends, when the server sends CLSE.
-// Each service string ends in a NUL.
+// Each service string ends in a NUL. A device that answers CNXN with
+// version 0x01000000 (--old-protocol) gets 4 KiB messages whose checksums
+// the server checks: with a wrong one, adb 29.0.6 drops the device
+// (`adb connect` then says "failed to connect to …: Connection refused").
 // Under shell_v2 every stream carries shell-protocol packets (one id byte:
 // 0 stdin, 1 stdout, 2 stderr, 3 exit, 4 close stdin; a 4-byte
 // little-endian length; the bytes): the exit status travels in packet 3, so
@@ -59,7 +62,7 @@
 // check can hold the services used to a list.
 //
 // Run alone:
-//   node device.js [--port N] [--log FILE] [--legacy-shell] SCENARIO_DIR
+//   node device.js [--port N] [--log FILE] [--legacy-shell] [--old-protocol] SCENARIO_DIR
 // prints `listening PORT`; on stdin `play NAME` plays SCENARIO_DIR/NAME
 // (.logcat) and prints `played NAME`, `flood N` logs N lines of another
 // process at once and prints `flooded N`, `drop` ends every connection (the
@@ -76,8 +79,10 @@ const A_CLSE = 0x45534c43;
 const A_WRTE = 0x45545257;
 const A_AUTH = 0x48545541;
 const A_VERSION = 0x01000001;
+const A_VERSION_MIN = 0x01000000; // before Android 9: checksums checked
 const A_VERSION_SKIP_CHECKSUM = 0x01000001;
 const MAX_PAYLOAD = 256 * 1024; // what adbd of Android 9 and 10 offers
+const MAX_PAYLOAD_V1 = 4 * 1024; // and before them
 const MAX_HISTORY = 20000; // lines logd keeps, here
 const COMMANDS = { [A_CNXN]: 'CNXN', [A_OPEN]: 'OPEN', [A_OKAY]: 'OKAY', [A_CLSE]: 'CLSE', [A_WRTE]: 'WRTE', [A_AUTH]: 'AUTH' };
 
@@ -196,8 +201,11 @@ function parseLogcat(args) {
 }
 
 // startDevice serves one device on 127.0.0.1:port (0: any free port).
-// opts: scenarioDir, logFile, legacyShell, serial model etc. for the banner.
-function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = false, onOpen = () => {}, product = 'sdk_gphone64_x86_64', model = 'sdk_gphone64_x86_64', device = 'emu64xa' } = {}) {
+// opts: scenarioDir, logFile, legacyShell (no shell_v2: Android 6 and
+// older), oldProtocol (version 0x01000000 with 4 KiB messages, whose
+// checksums both sides check: Android 8 and older), product, model and
+// device for the banner.
+function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = false, oldProtocol = false, onOpen = () => {}, product = 'sdk_gphone64_x86_64', model = 'sdk_gphone64_x86_64', device = 'emu64xa' } = {}) {
   const history = []; // { ms, text, pid, buffer } in the order logd got them
   const processes = new Map(); // pid → package
   const streams = new Set(); // open logcat streams, to feed new lines to
@@ -218,8 +226,10 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
     connections.add(sock);
     sock.setNoDelay(true);
     let input = Buffer.alloc(0);
-    let version = A_VERSION;
-    let maxData = MAX_PAYLOAD;
+    const ourVersion = oldProtocol ? A_VERSION_MIN : A_VERSION;
+    const ourMax = oldProtocol ? MAX_PAYLOAD_V1 : MAX_PAYLOAD;
+    let version = ourVersion;
+    let maxData = ourMax;
     let connected = false;
     let nextId = 1;
     const local = new Map(); // our id → stream
@@ -360,10 +370,10 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
           return;
         }
         if (cmd === A_CNXN) {
-          version = Math.min(arg0, A_VERSION);
-          maxData = Math.min(arg1, MAX_PAYLOAD);
+          version = Math.min(arg0, ourVersion);
+          maxData = Math.min(arg1, ourMax);
           connected = true;
-          send(A_CNXN, A_VERSION, MAX_PAYLOAD, banner);
+          send(A_CNXN, ourVersion, ourMax, banner);
         } else if (!connected) {
           console.error(`device: ${COMMANDS[cmd] ?? cmd} before CNXN; closing the connection`);
           sock.destroy();
@@ -511,10 +521,11 @@ if (require.main === module) {
     if (args[i] === '--port') opts.port = Number(args[++i]);
     else if (args[i] === '--log') opts.logFile = args[++i];
     else if (args[i] === '--legacy-shell') opts.legacyShell = true;
+    else if (args[i] === '--old-protocol') opts.oldProtocol = true;
     else opts.scenarioDir = args[i];
   }
   if (!opts.scenarioDir) {
-    console.error('usage: node device.js [--port N] [--log FILE] [--legacy-shell] SCENARIO_DIR');
+    console.error('usage: node device.js [--port N] [--log FILE] [--legacy-shell] [--old-protocol] SCENARIO_DIR');
     process.exit(2);
   }
   opts.onOpen = (e) => console.error(`device: ${JSON.stringify(e)}`);
