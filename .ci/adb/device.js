@@ -250,12 +250,23 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
           if (s.closing) close(s, true);
           return;
         }
-        let chunk = Buffer.concat(s.queue);
-        const room = maxData - (s.v2 ? 5 : 0);
-        s.queue = chunk.length > room ? [chunk.subarray(room)] : [];
-        chunk = chunk.subarray(0, room);
+        // As much as one message holds, taken from the front of the queue
+        // without copying the rest (a flood may queue megabytes).
+        const parts = [];
+        let room = maxData;
+        while (room > 0 && s.queue.length) {
+          const head = s.queue[0];
+          if (head.length <= room) {
+            parts.push(s.queue.shift());
+            room -= head.length;
+          } else {
+            parts.push(head.subarray(0, room));
+            s.queue[0] = head.subarray(room);
+            room = 0;
+          }
+        }
         s.waiting = true;
-        send(A_WRTE, s.id, s.remoteId, chunk);
+        send(A_WRTE, s.id, s.remoteId, Buffer.concat(parts));
       };
       s.write = (id2, bytes) => {
         if (s.closed) return;
@@ -315,7 +326,7 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
         record(service);
         const pids = [];
         for (const name of cmd.slice(1)) for (const [pid, pkg] of processes) if (pkg === name) pids.push(pid);
-        if (pids.length) s.write(1, pids.sort((a, b) => b - a).join(' ') + '\n');
+        if (pids.length) s.write(1, pids.sort((a, b) => a - b).join(' ') + '\n');
         s.exit(pids.length ? 0 : 1);
       } else if (cmd[0] === 'logcat') {
         let o;
