@@ -296,7 +296,9 @@ async function main() {
   cleanups.push(() => device.stop());
   const serial = `127.0.0.1:${device.port}`;
   const adbPort = await freePort();
-  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort) };
+  // HOME: the private server makes its key pair in the scratch folder, not
+  // in the user's ~/.android.
+  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort), HOME: work };
   // Never spawnSync here: the device stand-in answers from this process.
   const runAdb = (...a) => new Promise((resolve) => {
     const child = spawn(adb, ['-P', String(adbPort), ...a], { env: adbEnv, stdio: ['ignore', 'pipe', 'pipe'] });
