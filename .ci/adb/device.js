@@ -64,8 +64,9 @@
 // Run alone:
 //   node device.js [--port N] [--log FILE] [--legacy-shell] [--old-protocol] SCENARIO_DIR
 // prints `listening PORT`; on stdin `play NAME` plays SCENARIO_DIR/NAME
-// (.logcat) and prints `played NAME`, `flood N` logs N lines of another
-// process at once and prints `flooded N`, `drop` ends every connection (the
+// (.logcat) and prints `played NAME`, `flood N [PID]` logs N lines of
+// another process (or the app's console under PID) at once and prints
+// `flooded N`, `drop` ends every connection (the
 // device goes away; the port stays open), `quit` ends.
 const fs = require('node:fs');
 const net = require('node:net');
@@ -485,13 +486,17 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
     }
   }
 
-  // flood logs n lines of another process (SystemUI, pid 1502) as fast as
-  // logd takes them, as a busy device does, yielding now and then so the
-  // streams can send; it resolves as play does.
-  async function flood(n) {
+  // flood logs n lines as fast as logd takes them, as a busy device does,
+  // yielding now and then so the streams can send; it resolves as play
+  // does. The lines are another process's (SystemUI, pid 1502), or with
+  // appPid the app's own console (ReactNativeJS under that pid).
+  async function flood(n, appPid = 0) {
     for (let i = 0; i < n; i++) {
       const ms = Date.now();
-      log({ ms, text: `${stamp(ms)}  1502  1530 D SystemUI: flood ${i} of ${n}: NotificationStackScrollLayout onLayout height=2154 top=0 children=${i % 40}`, pid: 1502, buffer: 'main' });
+      const text = appPid
+        ? `${stamp(ms)}  ${String(appPid).padStart(5)}  ${String(appPid + 21).padStart(5)} I ReactNativeJS: render tick ${i} of ${n}`
+        : `${stamp(ms)}  1502  1530 D SystemUI: flood ${i} of ${n}: NotificationStackScrollLayout onLayout height=2154 top=0 children=${i % 40}`;
+      log({ ms, text, pid: appPid || 1502, buffer: 'main' });
       if (i % 500 === 499) await new Promise((r) => setImmediate(r));
     }
     return delivered();
@@ -548,7 +553,7 @@ if (require.main === module) {
         await dev.play(name);
         console.log(`played ${name}`);
       } else if (cmd === 'flood' && /^\d+$/.test(name ?? '')) {
-        await dev.flood(Number(name));
+        await dev.flood(Number(name), Number(line.trim().split(/\s+/)[2] ?? 0));
         console.log(`flooded ${name}`);
       } else if (cmd === 'drop') {
         dev.drop();
