@@ -52,8 +52,9 @@ const fs = require('node:fs');
 const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
-const readline = require('node:readline');
 const { startDevice } = require('./device.js');
+const { startServer } = require('./mcp.js');
+const { descendants, procStat } = require('./procs.js');
 
 const APP = 'com.example.shop';
 const SCENARIO = path.join(__dirname, '..', '..', 'testdata', 'native', 'adb');
@@ -134,120 +135,6 @@ function adbPath() {
   return found;
 }
 
-// descendants lists the live processes below pid (children, theirs, …),
-// from /proc, each with its start time so a reused pid is not taken for it.
-function descendants(pid) {
-  const all = [];
-  for (const name of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(name)) continue;
-    const p = procStat(Number(name));
-    if (p) all.push(p);
-  }
-  const below = new Set([pid]);
-  const out = [];
-  for (let grew = true; grew;) {
-    grew = false;
-    for (const p of all) {
-      if (!below.has(p.pid) && below.has(p.ppid)) {
-        below.add(p.pid);
-        out.push(p);
-        grew = true;
-      }
-    }
-  }
-  return out;
-}
-
-function procStat(pid) {
-  let stat;
-  try {
-    stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-  } catch {
-    return null;
-  }
-  const close = stat.lastIndexOf(')');
-  const fields = stat.slice(close + 2).split(' ');
-  let cmdline = '';
-  try {
-    cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean).join(' ');
-  } catch {}
-  // fields[0] is the state (field 3), [1] the ppid (4), [19] the start time (22).
-  return { pid, state: fields[0], ppid: Number(fields[1]), start: fields[19], cmdline };
-}
-
-// A minimal MCP client over stdio: JSON-RPC lines in and out.
-function startServer(binary, env) {
-  const child = spawn(binary, [], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const pending = new Map();
-  const stderr = [];
-  let nextId = 1;
-  let exited = null;
-  const exitWaiters = [];
-  readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (msg.id !== undefined && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  });
-  readline.createInterface({ input: child.stderr }).on('line', (l) => {
-    stderr.push(l);
-    if (stderr.length > 300) stderr.shift();
-  });
-  child.on('exit', (code, signal) => {
-    exited = { code, signal, at: Date.now() };
-    for (const res of pending.values()) res({ error: { message: `server exited (${code ?? signal})` } });
-    pending.clear();
-    for (const w of exitWaiters) w(exited);
-  });
-  const server = {
-    child,
-    stderr,
-    exited: () => exited,
-    waitExit: (ms) => new Promise((resolve) => {
-      if (exited) return resolve(exited);
-      exitWaiters.push(resolve);
-      setTimeout(() => resolve(exited), ms);
-    }),
-    request(method, params, ms = STEP_MS) {
-      const id = nextId++;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-      return new Promise((resolve) => {
-        pending.set(id, resolve);
-        setTimeout(() => {
-          if (pending.delete(id)) resolve({ error: { message: `no answer to ${method} within ${ms} ms` } });
-        }, ms);
-      });
-    },
-    notify(method, params) {
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
-    },
-    // call answers a tool's result object (structuredContent or the JSON of
-    // its text), or throws with what went wrong.
-    async call(name, args = {}, ms = STEP_MS) {
-      if (exited) throw new Error(`devtools-mcp exited (${JSON.stringify(exited)})`);
-      const answer = await server.request('tools/call', { name, arguments: args }, ms);
-      if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
-      const r = answer.result;
-      if (r.isError) throw new Error(`${name}: ${r.content?.map((c) => c.text).join(' ')}`);
-      if (r.structuredContent) return r.structuredContent;
-      return JSON.parse(r.content[0].text);
-    },
-  };
-  cleanups.push(() => {
-    if (!exited) {
-      child.stdin.end();
-      setTimeout(() => exited || child.kill('SIGKILL'), 1000).unref();
-    }
-  });
-  return server;
-}
-
 // entries answers debug_get_logs' entries, each with its JSON text.
 async function logs(server, args) {
   const answer = await server.call('debug_get_logs', args);
@@ -279,42 +166,9 @@ async function crashEntries(server, session, want) {
   return { found, last, holding };
 }
 
-async function main() {
-  const args = process.argv.slice(2);
-  const legacyShell = args.includes('--legacy-shell');
-  const oldProtocol = args.includes('--old-protocol');
-  const partsOnly = args.includes('--parts-only');
-  const binary = args.find((a) => !a.startsWith('--'));
-  if (!binary && !partsOnly) stop('usage: node check.js <devtools-mcp binary> [--legacy-shell] [--old-protocol] | --parts-only [--legacy-shell] [--old-protocol]');
-  const adb = adbPath();
-  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'adb-check-'));
-  cleanups.push(() => fs.rmSync(work, { recursive: true, force: true }));
-  const version = spawnSync(adb, ['version'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).slice(0, 2).join(', ');
-  console.log(`adb: ${adb} (${version})${legacyShell ? ', device without shell_v2' : ''}${oldProtocol ? ', device speaking protocol 0x01000000 (4 KiB messages, checksums checked)' : ''}`);
-
-  const opened = [];
-  const device = await startDevice({ scenarioDir: SCENARIO, legacyShell, oldProtocol, logFile: path.join(work, 'services.jsonl'), onOpen: (e) => opened.push(e) });
-  cleanups.push(() => device.stop());
-  const serial = `127.0.0.1:${device.port}`;
-  const adbPort = await freePort();
-  // HOME: the private server makes its key pair in the scratch folder, not
-  // in the user's ~/.android.
-  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort), HOME: work };
-  // Never spawnSync here: the device stand-in answers from this process.
-  const runAdb = (...a) => new Promise((resolve) => {
-    const child = spawn(adb, ['-P', String(adbPort), ...a], { env: adbEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_MS);
-    child.on('close', (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status: status ?? signal, stdout, stderr });
-    });
-  });
-  cleanups.push(() => runAdb('kill-server'));
-
+// partsAlone: the stand-in against the real adb, with nothing of ours.
+async function partsAlone(ctx) {
+  const { adb, adbPort, serial, device, opened, runAdb, legacyShell, server } = ctx;
   // --- 1. The parts alone.
   console.log('--- the device stand-in and the real adb');
   await device.play('01-running');
@@ -344,15 +198,18 @@ async function main() {
   check(big.status === 0 && inOrder, `adb logcat -d -t ${many} carries ${many} lines (${Math.round(big.stdout.length / 1024)} KiB) whole and in order`,
     `status ${big.status}, ${got.length} lines`);
   console.log(`services the real adb opened: ${opened.filter((e) => !e.event).map((e) => JSON.stringify(e.service)).join(', ')}`);
-  if (partsOnly) return;
+}
 
+// follow starts devtools-mcp and finds the app's session.
+async function follow(ctx) {
+  const { adb, adbPort, serial, device, opened, binary } = ctx;
   // --- 2. devtools-mcp.
   console.log('--- devtools-mcp with the real adb');
   const mark = opened.length;
   const server = startServer(binary, {
     ADB: adb, ANDROID_ADB_SERVER_PORT: String(adbPort), NATIVE_APPS: APP, METRO_URL: 'off',
     WS_PORT: String(await freePort()), REACTOTRON_PORT: '0', MCP_TRANSPORT: 'stdio',
-  });
+  }, { cleanups, stepMs: STEP_MS });
   const seen = new Map(); // pid:start → process devtools-mcp started
   const sampler = setInterval(() => {
     for (const c of descendants(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
@@ -393,7 +250,13 @@ async function main() {
     stop(`devtools-mcp lists no session for ${APP} in debug_health_check within ${STEP_MS} ms of the app's logging`);
   }
   pass(`devtools-mcp lists ${APP} as session ${session.id} (via ${session.via}) once the app logs`);
+  return { server, session, mark, seen, sampler };
+}
 
+// crashes: the JavaScript error, the Java crash, the relaunch, the native
+// crash, and what the session holds after them.
+async function crashes(ctx) {
+  const { device, remember, lastLineAt, server, session } = ctx;
   // A wait started before the Java crash, from the stream's latest seq once
   // the app's JavaScript error (the last of its lines so far) is in, so
   // the wait can only wake on what comes next.
@@ -419,9 +282,6 @@ async function main() {
 
   // The Java crash, polled for while it plays: its time is counted from
   // its last line, when that is logged.
-  const logged = new Map(); // line text → when the device logged it
-  const remember = (text, at) => logged.set(text.replace(/^.{18}/, ''), at);
-  const lastLineAt = (piece) => Math.max(...[...logged].filter(([t]) => t.includes(piece)).map(([, at]) => at));
   const javaPlaying = device.play('03-java-crash', remember);
   const j = await crashEntries(server, session.id, JAVA_STACK);
   await javaPlaying;
@@ -482,7 +342,11 @@ async function main() {
     const counts = JS_LINES.map((l) => [l, all.entries.filter((x) => x.text.includes(l)).length]);
     check(counts.every(([, c]) => c === 1), 'each ReactNativeJS line the app logged while followed is in the session once', counts.map(([l, c]) => `${c}× ${l}`).join('; '));
   }
+}
 
+// goingAway: the device, then the adb server, go away and come back.
+async function goingAway(ctx) {
+  const { adb, serial, device, opened, runAdb, remember, server, session, mark } = ctx;
   // The device goes away (its connection drops; adb's server connects
   // again, and the adb logcat that devtools-mcp ran ends with status 0):
   // devtools-mcp reads its log again, and the app's next line arrives in
@@ -491,7 +355,9 @@ async function main() {
   const opensBefore = logcatOpens();
   const droppedAt = Date.now();
   device.drop();
-  const reread = await until(20000, async () => logcatOpens() > opensBefore);
+  // Read again: a new logcat opened, and one open now (the scenario's next
+  // lines go to the streams open when they are logged, as on a device).
+  const reread = await until(20000, async () => logcatOpens() > opensBefore && device.openLogcats() > 0);
   if (check(reread, `devtools-mcp runs logcat again after the device went away and came back${reread ? ` (${Date.now() - droppedAt} ms after the drop)` : ''}`, 'no new logcat opened within 20 s')) {
     await device.play('06-back', remember);
     let lastBack = null;
@@ -521,7 +387,7 @@ async function main() {
   console.log(`the new adb server was started by ${/daemon started successfully/.test(restarted.stderr) ? 'this check' : 'devtools-mcp\'s adb (adb start-server found it running)'}`);
   const again = await runAdb('connect', serial);
   check(/connected to/.test(again.stdout), `adb connect ${serial} to the new adb server`, again.stdout + again.stderr);
-  const rereadAfterKill = await until(20000, async () => logcatOpens() > opensBeforeKill);
+  const rereadAfterKill = await until(20000, async () => logcatOpens() > opensBeforeKill && device.openLogcats() > 0);
   if (check(rereadAfterKill, `devtools-mcp runs logcat again after the adb server was killed and started again${rereadAfterKill ? ` (${Date.now() - killedAt} ms after the kill)` : ''}`, 'no new logcat opened within 20 s')) {
     await device.play('07-server-back', remember);
     let lastServer = null;
@@ -536,7 +402,11 @@ async function main() {
     });
     check(serverBack, `the app's console line after the adb server restarted arrives in session ${session.id}`, short(lastServer?.answer ?? lastServer));
   }
+}
 
+// flood: a busy device's lines, then the app's own.
+async function flood(ctx) {
+  const { adb, device, remember, lastLineAt, server, session } = ctx;
   // A flood: lines of another process in one go, as a busy device writes
   // them, then the app's own, then one line of the app. devtools-mcp keeps
   // answering, keeps none of the other's, has the app's, and stays small.
@@ -605,7 +475,11 @@ async function main() {
     const drops = [...h.matchAll(/"[^"]*(drop|cut|truncat)[^"]*":[^,}\]]*/gi)].map((m) => m[0]);
     console.log(`debug_health_check on drops after the flood: ${drops.length ? drops.join(', ') : 'says nothing'}`);
   } catch {}
+}
 
+// closing: what the device was asked, and devtools-mcp's exit.
+async function closing(ctx) {
+  const { adb, device, opened, server, mark, seen, sampler } = ctx;
   // Only the listed commands.
   const mine = opened.slice(mark).filter((e) => !e.event);
   const bad = mine.filter((e) => {
@@ -648,6 +522,55 @@ async function main() {
   if (results.includes(false)) {
     console.log(`devtools-mcp stderr (last lines):\n${server.stderr.slice(-30).join('\n')}`);
   }
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const legacyShell = args.includes('--legacy-shell');
+  const oldProtocol = args.includes('--old-protocol');
+  const partsOnly = args.includes('--parts-only');
+  const binary = args.find((a) => !a.startsWith('--'));
+  if (!binary && !partsOnly) stop('usage: node check.js <devtools-mcp binary> [--legacy-shell] [--old-protocol] | --parts-only [--legacy-shell] [--old-protocol]');
+  const adb = adbPath();
+  const work = fs.mkdtempSync(path.join(os.tmpdir(), 'adb-check-'));
+  cleanups.push(() => fs.rmSync(work, { recursive: true, force: true }));
+  const version = spawnSync(adb, ['version'], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).slice(0, 2).join(', ');
+  console.log(`adb: ${adb} (${version})${legacyShell ? ', device without shell_v2' : ''}${oldProtocol ? ', device speaking protocol 0x01000000 (4 KiB messages, checksums checked)' : ''}`);
+
+  const opened = [];
+  const device = await startDevice({ scenarioDir: SCENARIO, legacyShell, oldProtocol, logFile: path.join(work, 'services.jsonl'), onOpen: (e) => opened.push(e) });
+  cleanups.push(() => device.stop());
+  const serial = `127.0.0.1:${device.port}`;
+  const adbPort = await freePort();
+  // HOME: the private server makes its key pair in the scratch folder, not
+  // in the user's ~/.android.
+  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort), HOME: work };
+  // Never spawnSync here: the device stand-in answers from this process.
+  const runAdb = (...a) => new Promise((resolve) => {
+    const child = spawn(adb, ['-P', String(adbPort), ...a], { env: adbEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_MS);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status: status ?? signal, stdout, stderr });
+    });
+  });
+  cleanups.push(() => runAdb('kill-server'));
+
+  const logged = new Map(); // line text → when the device logged it
+  const remember = (text, at) => logged.set(text.replace(/^.{18}/, ''), at);
+  const lastLineAt = (piece) => Math.max(...[...logged].filter(([t]) => t.includes(piece)).map(([, at]) => at));
+  const ctx = { adb, adbPort, serial, device, opened, runAdb, legacyShell, binary, remember, lastLineAt };
+  await partsAlone(ctx);
+  if (partsOnly) return;
+  Object.assign(ctx, await follow(ctx));
+  await crashes(ctx);
+  await goingAway(ctx);
+  await flood(ctx);
+  await closing(ctx);
 }
 
 main()
