@@ -383,24 +383,34 @@ async function goingAway(ctx) {
   const killed = await runAdb('kill-server');
   check(killed.status === 0, 'adb kill-server', `${killed.status} ${killed.stderr}`);
   await until(5000, async () => device.connections() === 0);
+  // The device keeps logging while no adb server reads it: a follower that
+  // reads on from where it stopped gets these lines; one that starts again
+  // from the newest line (-T 1) does not. What happens is printed: the
+  // issue sets no goal for it.
+  await device.play('07-server-back', remember);
   const restarted = await runAdb('start-server');
   console.log(`the new adb server was started by ${/daemon started successfully/.test(restarted.stderr) ? 'this check' : 'devtools-mcp\'s adb (adb start-server found it running)'}`);
   const again = await runAdb('connect', serial);
   check(/connected to/.test(again.stdout), `adb connect ${serial} to the new adb server`, again.stdout + again.stderr);
   const rereadAfterKill = await until(20000, async () => logcatOpens() > opensBeforeKill && device.openLogcats() > 0);
   if (check(rereadAfterKill, `devtools-mcp runs logcat again after the adb server was killed and started again${rereadAfterKill ? ` (${Date.now() - killedAt} ms after the kill)` : ''}`, 'no new logcat opened within 20 s')) {
-    await device.play('07-server-back', remember);
+    await device.flood(1, 4400);
     let lastServer = null;
     const serverBack = await until(STEP_MS, async () => {
       try {
-        lastServer = await logs(server, { session: session.id, contains: 'adb server restarted' });
+        lastServer = await logs(server, { session: session.id, contains: 'render tick 0 of 1' });
       } catch (err) {
         lastServer = { error: err.message, entries: [] };
         return false;
       }
       return lastServer.entries.length > 0;
     });
-    check(serverBack, `the app's console line after the adb server restarted arrives in session ${session.id}`, short(lastServer?.answer ?? lastServer));
+    let gap = null;
+    try {
+      gap = await logs(server, { session: session.id, contains: 'adb server restarted' });
+    } catch {}
+    console.log(`observed: the app's line logged while no adb server ran is ${gap?.entries.length ? '' : 'NOT '}in the session after the restart`);
+    check(serverBack, `the app's next console line after the adb server restarted arrives in session ${session.id}`, short(lastServer?.answer ?? lastServer));
   }
 }
 
