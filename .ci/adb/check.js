@@ -63,6 +63,7 @@ const STEP_MS = 15000; // how long any other step may take before it fails
 const POLL_MS = 50;
 const FLOOD = 20000; // lines of another process in one go
 const MAX_RSS_KB = 100 * 1024;
+const SERVER_DOWN_MS = 5000; // how long the adb server stays killed
 // The console stream's name: native lines are read as the app's logs.
 const STREAM = 'console';
 // What the device may be asked, after `shell[,args]:`: the app's pids, and
@@ -388,6 +389,9 @@ async function goingAway(ctx) {
   // from the newest line (-T 1) does not. What happens is printed: the
   // issue sets no goal for it.
   await device.play('07-server-back', remember);
+  // Down for a while, as an SDK update or a developer's kill-server leaves
+  // it: longer than devtools-mcp's two-second polls, so it sees the gap.
+  await sleep(SERVER_DOWN_MS);
   const restarted = await runAdb('start-server');
   console.log(`the new adb server was started by ${/daemon started successfully/.test(restarted.stderr) ? 'this check' : 'devtools-mcp\'s adb (adb start-server found it running)'}`);
   const again = await runAdb('connect', serial);

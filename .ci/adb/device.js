@@ -401,7 +401,7 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
     for (let i = 0; i < n; i++) {
       const ms = Date.now();
       const text = appPid
-        ? `${stamp(ms)}  ${String(appPid).padStart(5)}  ${String(appPid + 21).padStart(5)} I ReactNativeJS: render tick ${i} of ${n}`
+        ? `${stamp(ms)} ${String(appPid).padStart(5)} ${String(appPid + 21).padStart(5)} I ReactNativeJS: render tick ${i} of ${n}`
         : `${stamp(ms)}  1502  1530 D SystemUI: flood ${i} of ${n}: NotificationStackScrollLayout onLayout height=2154 top=0 children=${i % 40}`;
       log({ ms, text, pid: appPid || 1502, buffer: 'main' });
       if (i % 500 === 499) await new Promise((r) => setImmediate(r));
@@ -418,6 +418,10 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
         flood,
         opened: () => opened,
         openLogcats: () => [...streams].filter((s) => !s.closed).length,
+        // logcatStates says of each open logcat stream whether it waits for
+        // the server's OKAY and how many bytes it holds: a stalled stream
+        // shows here.
+        logcatStates: () => [...streams].filter((s) => !s.closed).map((s) => ({ waiting: s.waiting, queued: s.queue.reduce((n, b) => n + b.length, 0) })),
         pids: (pkg) => [...processes].filter(([, p]) => p === pkg).map(([pid]) => pid),
         // drop ends every connection, as a device that goes away (cable
         // out, Wi-Fi lost, rebooting) does; the port stays open, so the
