@@ -33,8 +33,9 @@
 //    - when the device goes away and comes back (its connection drops, adb's
 //      server connects again), devtools-mcp runs logcat again and the app's
 //      next line arrives in the same session;
-//    - likewise when the adb server is killed and a new one started (and
-//      the device connected to it again);
+//    - likewise when the adb server is killed, stays down 5 s (the app
+//      logging meanwhile: whether that line is caught up on is printed), and
+//      a new one is started and the device connected to it again;
 //    - through 20 000 lines of another process in one go, it keeps
 //      answering and keeps none of them; after 20 000 console lines of the
 //      app in one go (what it made of them is printed) it gets the app's
