@@ -241,7 +241,7 @@ async function follow(ctx) {
   if (!followed) {
     console.log(`last debug_health_check: ${short(health, 4000)}`);
     console.log(`devtools-mcp stderr:\n${server.stderr.slice(-40).join('\n')}`);
-    stop(`debug_health_check names neither the device ${serial} with ${APP}'s pid 4242 within ${STEP_MS} ms`);
+    stop(`debug_health_check does not name the device ${serial} with ${APP}'s pid 4242 within ${STEP_MS} ms`);
   }
   pass(`debug_health_check names the device ${serial} and ${APP}'s pid 4242, ${Date.now() - t0} ms after devtools-mcp started`);
   await device.play('02-logging');
