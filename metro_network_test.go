@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 )
@@ -119,5 +120,19 @@ func TestMetroUnfinishedCountedLive(t *testing.T) {
 	}
 	if h := describeMetro(link.status()); h.Dropped.UnfinishedRequests == 0 {
 		t.Errorf("health dropped = %+v, want the forgotten requests named", h.Dropped)
+	}
+}
+
+// TestReadmeNamesPendingBounds: README names the bounds of unfinished
+// Metro requests as the code has them.
+func TestReadmeNamesPendingBounds(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("past %d per page or past\n%d MiB", maxMetroPendingRequests, maxMetroPendingBytes>>20)
+	if !strings.Contains(string(readme), want) {
+		t.Errorf("README does not say %q", want)
 	}
 }
