@@ -68,9 +68,9 @@ func TestMetroNetworkByteBound(t *testing.T) {
 		}
 		return sum
 	}
-	const started = 100
+	const started = 60
 	for i := range started {
-		params := fmt.Sprintf(`{"requestId":"%d","timestamp":1,"request":{"url":"https://x/%s","method":"POST","headers":{"X-Big":%q},"postData":%q}}`, i, url, header, body)
+		params := fmt.Sprintf(`{"requestId":"%d","timestamp":1,"request":{"url":"https://x/%s","method":"POST","headers":{"X-Big":"%s"},"postData":"%s"}}`, i, url, header, body)
 		if _, _, err := n.handle("Network.requestWillBeSent", []byte(params), testNow); err != nil {
 			t.Fatal(err)
 		}
@@ -78,7 +78,7 @@ func TestMetroNetworkByteBound(t *testing.T) {
 			n.handle("Network.requestWillBeSent", fmt.Appendf(nil, `{"requestId":"%d","timestamp":1,"request":{"url":"https://y/","method":"GET","headers":{}}}`, i), testNow)
 		}
 		if i%5 == 0 {
-			n.handle("Network.responseReceived", fmt.Appendf(nil, `{"requestId":"%d","response":{"status":200,"headers":{"X-Reply":%q}}}`, i, header), testNow)
+			n.handle("Network.responseReceived", fmt.Appendf(nil, `{"requestId":"%d","response":{"status":200,"headers":{"X-Reply":"%s"}}}`, i, header), testNow)
 		}
 		if i%11 == 0 {
 			n.handle("Network.loadingFinished", fmt.Appendf(nil, `{"requestId":"%d","timestamp":2}`, i), testNow)
@@ -110,11 +110,10 @@ func TestMetroUnfinishedCountedLive(t *testing.T) {
 	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
 	link, _ := startMetroLink(t, m, nil)
 	waitUntil(t, "page 1 attached", func() bool { p, _ := pageStatus(link, "1"); return p.Attached })
-	long := strings.Repeat("h", 30<<10)
-	m.pushEach("1", 200, func(i int) []byte {
-		return fmt.Appendf(nil, `{"method":"Network.requestWillBeSent","params":{"requestId":"r%d","timestamp":1,"request":{"url":"https://x/%d","method":"GET","headers":{"X-Big":%q}}}}`, i, i, long)
+	m.pushEach("1", maxMetroPendingRequests+3, func(i int) []byte {
+		return fmt.Appendf(nil, `{"method":"Network.requestWillBeSent","params":{"requestId":"r%d","timestamp":1,"request":{"url":"https://x/%d","method":"GET","headers":{}}}}`, i, i)
 	})
-	waitUntil(t, "forgotten requests counted", func() bool { return link.status().Dropped.UnfinishedRequests > 0 })
+	waitUntil(t, "forgotten requests counted", func() bool { return link.status().Dropped.UnfinishedRequests == 3 })
 	if p, _ := pageStatus(link, "1"); !p.Attached {
 		t.Errorf("page = %+v, want still attached", p)
 	}

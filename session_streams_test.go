@@ -14,18 +14,28 @@ func TestSessionKeepsOmittedStreams(t *testing.T) {
 	reg, _ := newTestRegistry(100)
 	at := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 
-	first := &testFeed{}
-	s, _ := reg.attach(sessionViaMetro, "metro:app@phone", "", testInfo("p1", "", "app", "console"), first)
-	s.appendEvent(first, "network", "http_request", at, []byte(`{"n":1}`))
-	s.appendEvent(first, "network", "http_request", at, []byte(`{"n":2}`))
-	second := &testFeed{}
-	reg.attach(sessionViaMetro, "metro:app@phone", "", testInfo("p2", "", "app", "console"), second)
-	if found, _ := s.streamActive("network"); !found {
-		t.Error("the network stream is gone after the page changed")
-	}
-	s.appendEvent(second, "network", "http_request", at, []byte(`{"n":3}`))
-	if got := s.latestSeq("network"); got != 3 {
-		t.Errorf("after a re-attach the next request is seq %d, want 3", got)
+	// Streams the server numbers: Metro's network, Reactotron's react_query.
+	for _, c := range []struct{ via, id, stream string }{
+		{sessionViaMetro, "metro:app@phone", "network"},
+		{sessionViaReactotron, "client-1", "react_query"},
+	} {
+		first := &testFeed{}
+		s, _ := reg.attach(c.via, c.id, "", testInfo("p1", "", "app", "console"), first)
+		s.appendEvent(first, c.stream, "e", at, []byte(`{"n":1}`))
+		s.appendEvent(first, c.stream, "e", at, []byte(`{"n":2}`))
+		reg.detach(s, first, "disconnected")
+		second := &testFeed{}
+		reg.attach(c.via, c.id, "", testInfo("p2", "", "app", "console"), second)
+		if found, _ := s.streamActive(c.stream); !found {
+			t.Errorf("%s: the %s stream is gone after the app came back", c.via, c.stream)
+		}
+		s.appendEvent(second, c.stream, "e", at, []byte(`{"n":3}`))
+		if got := s.latestSeq(c.stream); got != 3 {
+			t.Errorf("%s: after a re-attach the next %s event is seq %d, want 3", c.via, c.stream, got)
+		}
+		if n := len(eventsOf(t, s, c.stream)); n != 3 {
+			t.Errorf("%s: %s holds %d events, want 3", c.via, c.stream, n)
+		}
 	}
 
 	wire := &testFeed{}
