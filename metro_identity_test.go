@@ -139,3 +139,15 @@ func TestMetroTwoDevicesOneName(t *testing.T) {
 		t.Errorf("%d sessions, want 2", n)
 	}
 }
+
+// TestMetroSessionIDInURI: a told-apart session id, written into a
+// resource URI's ?session= with # as %23 as README says, names that
+// session.
+func TestMetroSessionIDInURI(t *testing.T) {
+	t.Parallel()
+	const id = "metro:com.example.shop@Pixel 8#b71c0e"
+	_, ref, ok := splitSessionQuery(uriSession + "?session=metro:com.example.shop@Pixel%208%23b71c0e")
+	if !ok || ref != id {
+		t.Errorf("?session= read as %q (ok %t), want %q", ref, ok, id)
+	}
+}
