@@ -319,13 +319,12 @@ func (s *session) setStreams(from sessionFeed, streams []streamState) {
 	s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
 }
 
-// A stream the new list omits is kept when it holds events, so that its
-// seqs go on where they were: a Metro page or Reactotron client announces
-// only some of its streams and the server numbers the others from their
-// figures (appendEvent), so forgetting them would number the next event 1
-// again after a reload, a relaunch or a re-attach. A wire adapter's
-// omitted stream is kept inactive (the adapter said it has none now); a
-// server-numbered one is kept as it was, its events still readable.
+// A wire adapter numbers its own events and its list is what it says. A
+// Metro page or Reactotron client announces only some of its streams, and
+// the server numbers the others from their figures (appendEvent): a stream
+// the new list omits is kept as it was when it holds events, so that its
+// seqs go on after a reload, a relaunch or a re-attach instead of starting
+// at 1 again, and its events stay readable.
 func (s *session) mergeStreamsLocked(streams []streamState) {
 	listed := make(map[string]bool, len(streams))
 	for i := range streams {
@@ -336,13 +335,9 @@ func (s *session) mergeStreamsLocked(streams []streamState) {
 		}
 	}
 	for _, old := range s.info.Streams {
-		if listed[old.Name] || old.LatestSeq == 0 {
-			continue
+		if s.via != sessionViaWire && !listed[old.Name] && old.LatestSeq > 0 {
+			streams = append(streams, old)
 		}
-		if s.via == sessionViaWire {
-			old.Active = false
-		}
-		streams = append(streams, old)
 	}
 	s.info.Streams = streams
 	s.indexStreamsLocked()
@@ -452,9 +447,6 @@ func (s *session) appendEvent(from sessionFeed, stream, typ string, at time.Time
 		s.info.Streams = append(s.info.Streams, streamState{Name: stream, Active: true})
 		i = len(s.info.Streams) - 1
 		s.streamIndex[stream] = i
-		s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
-	} else if !s.info.Streams[i].Active {
-		s.info.Streams[i].Active = true
 		s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
 	}
 	seq := s.info.Streams[i].LatestSeq + 1
