@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/coder/websocket"
@@ -150,4 +151,64 @@ func TestMetroSessionIDInURI(t *testing.T) {
 	if !ok || ref != id {
 		t.Errorf("?session= read as %q (ok %t), want %q", ref, ok, id)
 	}
+}
+
+// FuzzMetroIdentityAssign: whatever sequence of page lists Metro shows
+// (devices of few names and logical ids appearing, relaunching and going),
+// every chosen page gets a session id, no two pages of different apps
+// share one, and a page still attached keeps the id it feeds.
+func FuzzMetroIdentityAssign(f *testing.F) {
+	f.Add([]byte{0x01, 0x11, 0xff, 0x01, 0x11, 0x22}) // one device, then a second of its name
+	f.Add([]byte{0x03, 0xff, 0x13, 0xff, 0x03, 0x13, 0xff, 0x23})
+	f.Add([]byte{0x00, 0x10, 0x20, 0x30, 0xff, 0x31, 0xff, 0x00})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 512 {
+			return
+		}
+		ids := newMetroIdentities()
+		names := []string{"Pixel 8", "Pixel 8", "iPhone 16", ""}
+		logical := []string{"", "0", "1", "3f9a2c71d0e4b5a6c7d8e9f0a1b2c3d4e5f6a7b8", "3f9a2c71d0e4ffffffffffffffffffffffffffff", "b71c0e55aa", "b71c0e55bb", "x y/z"}
+		var prev map[string]string
+		// Each byte adds a page (low bits: name and logical device; high:
+		// page number); 0xff ends a list.
+		for len(data) > 0 {
+			var pages []metroPageInfo
+			for len(data) > 0 && data[0] != 0xff {
+				b := data[0]
+				data = data[1:]
+				dev := logical[b&7]
+				p := metroPageInfo{AppID: "com.example.shop", DeviceName: names[(b>>3)&3], LogicalDeviceID: dev,
+					ID: dev + "-" + string(rune('0'+(b>>5)))}
+				// The link attaches the newest page of each app (chooseLocked).
+				pages = slices.DeleteFunc(pages, func(q metroPageInfo) bool { return q.appKey() == p.appKey() || q.ID == p.ID })
+				pages = append(pages, p)
+			}
+			if len(data) > 0 {
+				data = data[1:]
+			}
+			live := map[string]string{}
+			seen := map[string]bool{}
+			for _, p := range pages {
+				if id, ok := prev[p.ID]; ok && !seen[id] {
+					live[p.ID], seen[id] = id, true
+				}
+			}
+			got := ids.assign(pages, live)
+			owner := map[string]string{}
+			for _, p := range pages {
+				id := got[p.ID]
+				if !strings.HasPrefix(id, "metro:com.example.shop@") {
+					t.Fatalf("page %+v got session id %q", p, id)
+				}
+				if o, ok := owner[id]; ok && o != p.appKey() {
+					t.Fatalf("two apps share session %q in %+v: %v", id, pages, got)
+				}
+				owner[id] = p.appKey()
+				if want, ok := live[p.ID]; ok && id != want {
+					t.Fatalf("attached page %s moved from %q to %q", p.ID, want, id)
+				}
+			}
+			prev = got
+		}
+	})
 }
