@@ -276,7 +276,7 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	switch {
 	case isNewDebuggerClose(end.closeReason):
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
-		m.logger.Info("another debugger took a React Native page; it is left to it until the app reloads",
+		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
 	case !end.attached || end.lived < m.quickClose:
 		prev := m.held[c.page.ID]
