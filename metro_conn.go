@@ -256,7 +256,11 @@ func (c *metroConn) handle(data []byte) {
 	case strings.HasPrefix(f.Method, "Network."):
 		c.mu.Lock()
 		ev, ok, err = c.network.handle(f.Method, f.Params, now)
+		evicted := c.network.takeEvicted()
 		c.mu.Unlock()
+		if evicted > 0 { // counted as they go, for the health check
+			m.count(func(d *metroCounters) { d.UnfinishedRequests += evicted })
+		}
 	default:
 		return // the page's other events say nothing the link keeps
 	}

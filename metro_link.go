@@ -9,8 +9,8 @@ package main
 //     METRO_ATTACH_EXCLUSIVE is set.
 //   - A connection the proxy closed with [NEW_DEBUGGER_OPENED] is not taken
 //     back: that page id is left alone for as long as Metro lists it. The
-//     app's next page (after a reload, which always makes a new page id) is
-//     attached again.
+//     app's next page (after a reload that makes a new page id, or a
+//     relaunch that lists it anew) is attached again.
 //   - A connection that closes within quickClose of attaching backs off,
 //     doubling from minBackoff to maxBackoff, and says so in the health
 //     check: no reconnect loop.
@@ -18,8 +18,9 @@ package main
 // Metro not running is the normal case: the link polls quietly (every
 // downEvery, upEvery while Metro answers) and the health check says it once.
 // An app (logical device + app id, else app id + device name) keeps one
-// session across reloads and crashes; of several pages of one app, the
-// newest listed is attached.
+// session across reloads, relaunches and crashes, and two devices listed
+// under one name are two sessions (metro_identity.go); of several pages of
+// one app, the newest listed is attached.
 
 import (
 	"cmp"
@@ -28,7 +29,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -116,9 +116,7 @@ type metroLink struct {
 	listed    []metroPageInfo
 	conns     map[string]*metroConn    // by page id
 	held      map[string]*metroBackoff // pages not to attach now, by page id
-	apps      map[string]string        // appKey → session id
-	names     map[string]string        // nameKey → session id
-	ids       map[string]bool          // session ids given
+	idents    metroIdentities          // which session each app feeds (metro_identity.go)
 	dropped   metroCounters
 }
 
@@ -138,7 +136,7 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},
-		apps: map[string]string{}, names: map[string]string{}, ids: map[string]bool{}}
+		idents: newMetroIdentities()}
 }
 
 // run polls until ctx ends, then ends every connection and returns once
@@ -189,6 +187,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	}
 	m.listed = pages
 	chosen := m.chooseLocked(pages)
+	sessionIDs := m.sessionIDsLocked(pages, chosen)
 	now := time.Now()
 	for id, c := range m.conns {
 		if _, ok := chosen[id]; !ok {
@@ -210,7 +209,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 		if !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive {
 			continue
 		}
-		m.attachLocked(ctx, p)
+		m.attachLocked(ctx, p, sessionIDs[p.ID])
 	}
 	return true
 }
@@ -253,9 +252,9 @@ func (m *metroLink) fetchList(ctx context.Context) ([]metroPageInfo, error) {
 	return parseMetroList(body)
 }
 
-// attachLocked starts the connection to page p.
-func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo) {
-	c := &metroConn{link: m, page: p, sessionID: m.sessionIDLocked(p), done: make(chan struct{})}
+// attachLocked starts the connection to page p, feeding session id.
+func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
+	c := &metroConn{link: m, page: p, sessionID: id, done: make(chan struct{})}
 	m.conns[p.ID] = c
 	m.wg.Go(func() {
 		end := c.serve(ctx)
@@ -277,7 +276,7 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	switch {
 	case isNewDebuggerClose(end.closeReason):
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
-		m.logger.Info("another debugger took a React Native page; it is left to it until the app reloads",
+		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
 	case !end.attached || end.lived < m.quickClose:
 		prev := m.held[c.page.ID]
@@ -312,30 +311,21 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// sessionIDLocked is the session id of p's app: the one its logical device
-// and app id had, else the one its app id and device name had (a logical
-// device id can change after a relaunch or a Metro restart), else a new one.
-func (m *metroLink) sessionIDLocked(p metroPageInfo) string {
-	if id, ok := m.apps[p.appKey()]; ok {
-		return id
-	}
-	id, ok := m.names[p.nameKey()]
-	if !ok {
-		if len(m.ids) >= maxMetroApps {
-			clear(m.apps) // forget the oldest apps' ids rather than grow: their sessions stay
-			clear(m.names)
-			clear(m.ids)
+// sessionIDsLocked is the session id of each chosen page (metro_identity.go),
+// by page id; an attached page keeps the one it feeds.
+func (m *metroLink) sessionIDsLocked(pages []metroPageInfo, chosen map[string]bool) map[string]string {
+	var picked []metroPageInfo
+	live := map[string]string{}
+	for _, p := range pages {
+		if !chosen[p.ID] {
+			continue
 		}
-		base := "metro:" + cmp.Or(p.AppID, "app") + "@" + cmp.Or(p.DeviceName, p.LogicalDeviceID, "device")
-		id = base
-		for n := 2; m.ids[id]; n++ {
-			id = base + "#" + strconv.Itoa(n)
+		picked = append(picked, p)
+		if c := m.conns[p.ID]; c != nil {
+			live[p.ID] = c.sessionID
 		}
-		m.ids[id] = true
 	}
-	m.apps[p.appKey()] = id
-	m.names[p.nameKey()] = id
-	return id
+	return m.idents.assign(picked, live)
 }
 
 // sessionInfo describes a page's app as a session describes an app.

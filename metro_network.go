@@ -15,10 +15,14 @@ import (
 	"time"
 )
 
-// Bounds: requests awaiting their end per page (the oldest is forgotten
-// and counted), a request body's characters kept, header bytes kept.
+// Bounds: requests awaiting their end per page, by count and by the bytes
+// they hold (past either, the oldest is forgotten and counted: a page that
+// starts requests with long URLs or headers and never ends them holds at
+// most maxMetroPendingBytes), a request body's characters kept, header
+// bytes kept.
 const (
 	maxMetroPendingRequests = 512
+	maxMetroPendingBytes    = 4 << 20
 	maxMetroBodyChars       = 64 << 10
 	maxMetroHeaderBytes     = 32 << 10
 )
@@ -32,6 +36,7 @@ type metroRequest struct {
 	wall            time.Time
 	status          *int64
 	responseHeaders map[string]string
+	size            int64 // what it holds, as counted in metroNetwork.bytes
 }
 
 // metroNetwork follows one page's requests. It is used by the page's reader
@@ -39,7 +44,8 @@ type metroRequest struct {
 type metroNetwork struct {
 	pending map[string]*metroRequest
 	order   []string // request ids, oldest first
-	evicted int64    // requests forgotten unfinished (maxMetroPendingRequests)
+	bytes   int64    // held by the pending requests (maxMetroPendingBytes)
+	evicted int64    // requests forgotten unfinished, not yet counted by the link (takeEvicted)
 }
 
 // handle reads one Network event; ok is true when a request ended and ev is
@@ -97,10 +103,12 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time) (ev m
 			body := clipMetroText(*p.Request.PostData, maxMetroBodyChars)
 			r.body = &body
 		}
+		n.resize(r)
 	case "Network.responseReceived":
 		if r != nil && p.Response != nil {
 			status := int64(p.Response.Status)
 			r.status, r.responseHeaders = &status, metroHeaders(p.Response.Headers)
+			n.resize(r)
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		if r == nil {
@@ -130,15 +138,54 @@ func cmpOrText(text string, canceled bool) string {
 
 func (n *metroNetwork) add(id string, r *metroRequest) {
 	if len(n.order) >= maxMetroPendingRequests {
-		delete(n.pending, n.order[0])
-		n.order = n.order[1:]
-		n.evicted++
+		n.evictOldest()
 	}
 	n.pending[id] = r
 	n.order = append(n.order, id)
 }
 
+// resize counts what r holds now, then forgets the oldest requests while
+// the pending ones hold more than maxMetroPendingBytes.
+func (n *metroNetwork) resize(r *metroRequest) {
+	size := int64(len(r.method) + len(r.url) + headersSize(r.headers) + headersSize(r.responseHeaders) + 64)
+	if r.body != nil {
+		size += int64(len(*r.body))
+	}
+	n.bytes += size - r.size
+	r.size = size
+	for n.bytes > maxMetroPendingBytes && len(n.order) > 0 {
+		n.evictOldest()
+	}
+}
+
+func (n *metroNetwork) evictOldest() {
+	if r := n.pending[n.order[0]]; r != nil {
+		n.bytes -= r.size
+	}
+	delete(n.pending, n.order[0])
+	n.order = n.order[1:]
+	n.evicted++
+}
+
+// takeEvicted is how many requests were forgotten since it was last asked.
+func (n *metroNetwork) takeEvicted() int64 {
+	e := n.evicted
+	n.evicted = 0
+	return e
+}
+
+func headersSize(h map[string]string) int {
+	size := 0
+	for k, v := range h {
+		size += len(k) + len(v)
+	}
+	return size
+}
+
 func (n *metroNetwork) remove(id string) {
+	if r := n.pending[id]; r != nil {
+		n.bytes -= r.size
+	}
 	delete(n.pending, id)
 	for i, o := range n.order {
 		if o == id {

@@ -313,7 +313,7 @@ func describeMetro(st metroStatus) *healthMetro {
 		case metroNotMultiDebugger:
 			hp.NotAttached = "the page takes one debugger at a time (no supportsMultipleDebuggers), and attaching would close React Native DevTools on it; METRO_ATTACH_EXCLUSIVE=true attaches anyway"
 		case metroOtherDebugger:
-			hp.NotAttached = "another debugger opened the page and Metro closed ours ([NEW_DEBUGGER_OPENED]); it is left to that debugger until the app reloads"
+			hp.NotAttached = "another debugger opened the page and Metro closed ours ([NEW_DEBUGGER_OPENED]); it is left to that debugger while Metro lists the page (until the app relaunches, or reloads into a new page; a reload in place keeps the page)"
 		case metroClosedOnAttach:
 			hp.NotAttached = "the page closed the connection right after attaching (" + p.Detail + "); retrying later, less often each time"
 		case metroDialFailed:
