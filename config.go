@@ -377,20 +377,6 @@ func checkMetroURL(c config, source map[string]string) error {
 		"add %q to METRO_ALLOWED_HOSTS to allow it", errUsage, cmp.Or(source["METRO_URL"], "METRO_URL"), c.MetroURL, host)
 }
 
-// validHostName reports whether h is a DNS host name: letters, digits,
-// hyphens, underscores and dots, no port.
-func validHostName(h string) bool {
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for _, r := range h {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return false
-		}
-	}
-	return true
-}
-
 func validPort(p string) bool {
 	if p == "" {
 		return true
