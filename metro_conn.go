@@ -255,8 +255,9 @@ func (c *metroConn) handle(data []byte) {
 	case f.Method == "Runtime.exceptionThrown":
 		ev, err = metroExceptionEvent(f.Params, now)
 	case strings.HasPrefix(f.Method, "Network."):
+		shared := m.networkShared(c.page.ID, data) // before c.mu: it takes the link's lock
 		c.mu.Lock()
-		ev, ok, err = c.network.handle(f.Method, f.Params, now)
+		ev, ok, err = c.network.handle(f.Method, f.Params, now, shared)
 		c.mu.Unlock()
 	default:
 		return // the page's other events say nothing the link keeps

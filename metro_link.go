@@ -88,6 +88,10 @@ type metroStatus struct {
 	Error              string // why the last poll failed
 	Pages              []metroPageStatus
 	Dropped            metroCounters
+	// SharedNetwork: the dev server sends every app's network events to
+	// every page (Expo), and several pages are attached, so requests cannot
+	// be told apart by app (metro_netshare.go).
+	SharedNetwork bool
 }
 
 // metroBackoff is a page left alone for a while after closing at once.
@@ -132,6 +136,7 @@ type metroLink struct {
 	// (metro_origin.go); manifestAsked is reset when Metro goes away.
 	manifestHost  string
 	manifestAsked bool
+	netShare      *metroNetShare // network frames several pages received (metro_netshare.go)
 }
 
 // metroHTTPClient reaches Metro directly, and only Metro, for the page list,
@@ -149,7 +154,7 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 		client:  metroHTTPClient(&http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}),
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
-		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},
+		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{}, netShare: newMetroNetShare(),
 		apps: map[string]string{}, names: map[string]string{}, ids: map[string]bool{}}
 }
 
@@ -192,6 +197,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 		m.reachable, m.lastErr = false, err.Error()
 		m.listed = nil
 		m.manifestHost, m.manifestAsked = "", false // the next dev server may name another host
+		m.netShare.reset()                          // and may not broadcast network events
 		if wasReachable || !wasChecked {
 			m.logger.Debug("Metro is not reachable; polling quietly", "url", m.cfg.MetroURL, "err", err)
 		}
@@ -378,7 +384,8 @@ func (m *metroLink) count(f func(*metroCounters)) {
 func (m *metroLink) status() metroStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
+	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped,
+		SharedNetwork: m.sharedNetworkLocked()}
 	chosen := m.chooseLocked(m.listed)
 	for _, p := range m.listed {
 		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}

@@ -268,6 +268,7 @@ type healthMetro struct {
 	Error     string            `json:"error,omitempty"`
 	Pages     []healthMetroPage `json:"pages"`
 	Dropped   *metroDropped     `json:"dropped,omitempty"`
+	Network   string            `json:"network,omitempty"` // why requests may be another app's
 }
 
 type healthMetroPage struct {
@@ -332,6 +333,11 @@ func describeMetro(st metroStatus) *healthMetro {
 			hp.RetryAt = p.RetryAt.UTC().Format(timeFormat)
 		}
 		h.Pages = append(h.Pages, hp)
+	}
+	if st.SharedNetwork {
+		h.Network = "this dev server (Expo) sends every app's network requests to every attached page, and the requests name no app: " +
+			"with more than one app attached, each of their sessions holds the others' requests too. Such requests carry " +
+			`attribution: "unknown"; read them as any attached app's. Attach one app at a time to know whose a request is.`
 	}
 	if d := st.Dropped; d != (metroCounters{}) {
 		h.Dropped = &metroDropped{OversizedFrames: d.OversizedFrames, MalformedFrames: d.MalformedFrames,

@@ -23,6 +23,9 @@ type requestSummary struct {
 	DurationMs    json.RawMessage `json:"durationMs"`
 	ResponseBytes int             `json:"responseBytes"`
 	Error         string          `json:"error,omitempty"`
+	// Attribution is "unknown" for a request that may be another app's:
+	// Expo's dev server sends every app's requests to every page.
+	Attribution string `json:"attribution,omitempty"`
 }
 
 func summarizeRequest(event []byte) requestSummary {
@@ -34,6 +37,7 @@ func summarizeRequest(event []byte) requestSummary {
 	url, _ := wireString(rawMember(payload, "url"))
 	r.URL = clipText(url, maxSummaryURL)
 	r.Error, _ = wireString(rawMember(payload, "error"))
+	r.Attribution, _ = wireString(rawMember(payload, "attribution"))
 	body := rawMember(rawMember(payload, "response"), "body")
 	if s, ok := wireString(body); ok {
 		r.ResponseBytes = len(s)
