@@ -48,7 +48,7 @@ type metroNetwork struct {
 	// sameID lists, oldest first, the pending keys of requests that
 	// reported one id: two apps' requests reach one connection through
 	// Expo's dev server, and iOS apps all count their ids from "1". The
-	// first key is the id, the others the id with a suffix (sameIDKey).
+	// first key is the id, the others the id with a suffix (keyFor).
 	sameID     map[string][]string
 	collisions int
 }

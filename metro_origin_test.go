@@ -1,6 +1,9 @@
 package main
 
 import (
+	"fmt"
+	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -171,6 +174,35 @@ func TestExpoOriginThroughLink(t *testing.T) {
 		})
 		if origins, refused, manifests := e.seen(); refused != 0 || origins[0] != "http://devbox.test:"+e.port() || manifests != 1 {
 			t.Errorf("origins %q, %d refused, %d manifests; want http://devbox.test:%s, none refused, one manifest", origins, refused, manifests, e.port())
+		}
+	})
+}
+
+// FuzzChooseMetroOrigin: whatever a page list says, the Origin sent is
+// METRO_URL's scheme and a bare host[:port] that is METRO_URL's own,
+// loopback, or allowed: a dev server never makes the link name a host the
+// settings do not allow.
+func FuzzChooseMetroOrigin(f *testing.F) {
+	f.Add("http://localhost:8081", "ws://localhost:8081/inspector/debug?device=d&page=1", expoFrontend("localhost:8081", false), "127.0.0.1:8081")
+	f.Add("http://127.0.0.1:8081", "ws://127.0.0.1:8081/inspector/debug?device=d&page=1", expoFrontend("127.0.0.1:8081", true), "")
+	f.Add("http://127.0.0.1:8081", "ws://10.0.2.2:8081/x", "http://evil.test:1/debugger-frontend", "evil.test:80")
+	f.Add("http://[::1]:8081", "ws://[::1]:8081/x", "devtools://devtools/bundled/js_app.html?ws=192.168.1.5:8081/x", "devbox.test")
+	f.Fuzz(func(t *testing.T, metroURL, debuggerURL, frontend, manifest string) {
+		base, err := url.Parse(metroURL)
+		if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" || base.User != nil {
+			return
+		}
+		allowed := []string{"devbox.test"}
+		o := chooseMetroOrigin(metroURL, metroPageInfo{DebuggerURL: debuggerURL, DevtoolsFrontendURL: frontend}, parseManifestHost(fmt.Appendf(nil, `{"hostUri":%q}`, manifest)), allowed)
+		if o.Origin == base.Scheme+"://"+strings.ToLower(base.Host) {
+			return
+		}
+		u, err := url.Parse(o.Origin)
+		if err != nil || u.Scheme != base.Scheme || u.Path != "" || u.RawQuery != "" || u.User != nil || u.Fragment != "" {
+			t.Fatalf("origin %q is not %s://host[:port]", o.Origin, base.Scheme)
+		}
+		if h := u.Hostname(); !isLoopbackHost(h) && !slices.Contains(allowed, h) {
+			t.Fatalf("origin %q names %q, neither loopback nor allowed (METRO_URL %q, frontend %q, manifest %q)", o.Origin, h, metroURL, frontend, manifest)
 		}
 	})
 }
