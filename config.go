@@ -149,7 +149,7 @@ var settings = []setting{
 		c.MetroURL = u.Scheme + "://" + strings.ToLower(u.Host)
 		return nil
 	}},
-	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name", func(c *config, v string) error {
+	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name, and that the debugger Origin may name when the dev server says it is its own host", func(c *config, v string) error {
 		return parseAllowedHosts(v, &c.MetroAllowedHosts)
 	}},
 	{"METRO_ATTACH_EXCLUSIVE", "metro-attach-exclusive", "false", "true: also attach to Metro pages that take one debugger at a time, which closes React Native DevTools on them; the flag alone means true", func(c *config, v string) error {
