@@ -182,6 +182,15 @@ func TestExpoNetworkBroadcast(t *testing.T) {
 			if want := []string{"https://a.test/cart 200 unknown", "https://b.test/feed 404 unknown"}; !slices.Equal(got, want) {
 				t.Errorf("%s: requests %q, want %q", session, got, want)
 			}
+			out, failed := callToolDirect(t, newToolSet(adapterQueries{cfg: testConfig(t), sessions: reg}, newRedactor(testConfig(t))), "debug_get_network", map[string]any{"session": session})
+			var list struct {
+				Requests    []requestSummary
+				Attribution string
+			}
+			if json.Unmarshal(out, &list); failed || len(list.Requests) != 2 || list.Requests[0].Attribution != "unknown" ||
+				!strings.Contains(list.Attribution, "another app's") {
+				t.Errorf("%s: debug_get_network = %s, want both lines marked and a note saying why", session, out)
+			}
 		}
 		if h := describeMetro(link.status()); !strings.Contains(h.Network, "every attached page") {
 			t.Errorf("health check network = %q, want why requests may be another app's", h.Network)
