@@ -217,3 +217,17 @@ func TestExpoNetworkBroadcast(t *testing.T) {
 		}
 	})
 }
+
+// BenchmarkMetroNetShareNote: what spotting a shared frame costs a
+// network frame (a typical requestWillBeSent, about 400 bytes).
+func BenchmarkMetroNetShareNote(b *testing.B) {
+	s := newMetroNetShare()
+	frames := make([][]byte, 8192)
+	for i := range frames {
+		frames[i] = fmt.Appendf(nil, `{"method":"Network.requestWillBeSent","params":%s}`, netStart(fmt.Sprint(i), "https://api.example.com/cart?user=42&page=3"))
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		s.note("A", frames[i%len(frames)])
+	}
+}
