@@ -29,6 +29,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +77,8 @@ type metroPageStatus struct {
 	Reason                 string // a metroNot… constant when not attached
 	Detail                 string // the close reason or error behind Reason
 	RetryAt                time.Time
+	// Origin is the Origin sent when the dev server may have refused it.
+	Origin *metroOrigin
 }
 
 // metroStatus is the link's state for debug_health_check.
@@ -85,6 +88,10 @@ type metroStatus struct {
 	Error              string // why the last poll failed
 	Pages              []metroPageStatus
 	Dropped            metroCounters
+	// SharedNetwork: the dev server sends every app's network events to
+	// every page (Expo), and several pages are attached, so requests cannot
+	// be told apart by app (metro_netshare.go).
+	SharedNetwork bool
 }
 
 // metroBackoff is a page left alone for a while after closing at once.
@@ -93,6 +100,10 @@ type metroBackoff struct {
 	delay  time.Duration
 	reason string
 	detail string
+	// origin is the Origin sent, kept when the dev server may have refused
+	// it: a dial that failed, or a close without a close frame, which is
+	// how Expo ends a debugger whose Origin it refuses.
+	origin *metroOrigin
 }
 
 // metroLink polls Metro and attaches its pages. run must be called once;
@@ -118,6 +129,12 @@ type metroLink struct {
 	held      map[string]*metroBackoff // pages not to attach now, by page id
 	idents    metroIdentities          // which session each app feeds (metro_identity.go)
 	dropped   metroCounters
+	// manifestHost is the host:port Expo's manifest names, asked once per
+	// dev server run when the page list says its own host is another
+	// (metro_origin.go); manifestAsked is reset when Metro goes away.
+	manifestHost  string
+	manifestAsked bool
+	netShare      *metroNetShare // network frames several pages received (metro_netshare.go)
 }
 
 // metroHTTPClient reaches Metro directly, and only Metro, for the page list,
@@ -136,7 +153,7 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},
-		idents: newMetroIdentities()}
+		idents: newMetroIdentities(), netShare: newMetroNetShare()}
 }
 
 // run polls until ctx ends, then ends every connection and returns once
@@ -164,6 +181,9 @@ func (m *metroLink) run(ctx context.Context) {
 // reports whether Metro answered.
 func (m *metroLink) poll(ctx context.Context) bool {
 	pages, err := m.fetchList(ctx)
+	if err == nil {
+		m.learnManifestHost(ctx, pages)
+	}
 	if ctx.Err() != nil {
 		return false
 	}
@@ -174,6 +194,8 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	if err != nil {
 		m.reachable, m.lastErr = false, err.Error()
 		m.listed = nil
+		m.manifestHost, m.manifestAsked = "", false // the next dev server may name another host
+		m.netShare.reset()                          // and may not broadcast network events
 		if wasReachable || !wasChecked {
 			m.logger.Debug("Metro is not reachable; polling quietly", "url", m.cfg.MetroURL, "err", err)
 		}
@@ -288,7 +310,12 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 		if !end.attached {
 			reason = metroDialFailed
 		}
-		m.held[c.page.ID] = &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		held := &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		if !end.attached || end.closeReason == "" {
+			origin := m.debuggerOriginLocked(c.page)
+			held.origin = &origin
+		}
+		m.held[c.page.ID] = held
 		if prev == nil {
 			m.logger.Info("a React Native page closed right after attaching; backing off", "page", c.page.ID,
 				"detail", detail, "retryIn", delay)
@@ -347,7 +374,8 @@ func (m *metroLink) count(f func(*metroCounters)) {
 func (m *metroLink) status() metroStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
+	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped,
+		SharedNetwork: m.sharedNetworkLocked()}
 	chosen := m.chooseLocked(m.listed)
 	for _, p := range m.listed {
 		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}
@@ -359,11 +387,42 @@ func (m *metroLink) status() metroStatus {
 		case !chosen[p.ID]:
 			ps.Reason = metroOlderPage
 		case h != nil:
-			ps.Reason, ps.Detail, ps.RetryAt = h.reason, h.detail, h.until
+			ps.Reason, ps.Detail, ps.RetryAt, ps.Origin = h.reason, h.detail, h.until, h.origin
 		case !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive:
 			ps.Reason = metroNotMultiDebugger
 		}
 		st.Pages = append(st.Pages, ps)
 	}
 	return st
+}
+
+// learnManifestHost asks Expo's manifest for the dev server's own host, once
+// per dev server run, when a listed page says that host is not METRO_URL's.
+func (m *metroLink) learnManifestHost(ctx context.Context, pages []metroPageInfo) {
+	m.mu.Lock()
+	asked := m.manifestAsked
+	m.mu.Unlock()
+	if asked || !slices.ContainsFunc(pages, func(p metroPageInfo) bool { _, other := metroFrontendHost(p.DevtoolsFrontendURL); return other }) {
+		return
+	}
+	askCtx, cancel := context.WithTimeout(ctx, min(m.cfg.RequestTimeout, 5*time.Second))
+	defer cancel()
+	host := fetchManifestHost(askCtx, m.client, m.cfg.MetroURL)
+	if ctx.Err() != nil {
+		return // the link stops
+	}
+	m.mu.Lock()
+	m.manifestHost, m.manifestAsked = host, true
+	m.mu.Unlock()
+}
+
+// debuggerOrigin is the Origin to send on page p's debugger socket.
+func (m *metroLink) debuggerOrigin(p metroPageInfo) metroOrigin {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.debuggerOriginLocked(p)
+}
+
+func (m *metroLink) debuggerOriginLocked(p metroPageInfo) metroOrigin {
+	return chooseMetroOrigin(m.cfg.MetroURL, p, m.manifestHost, m.cfg.MetroAllowedHosts)
 }

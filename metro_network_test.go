@@ -16,17 +16,17 @@ func TestMetroNetworkBounds(t *testing.T) {
 	var n metroNetwork
 	for i := range maxMetroPendingRequests + 10 {
 		params := fmt.Sprintf(`{"requestId":"%d","timestamp":1,"request":{"url":"https://x/%d","method":"GET","headers":{}}}`, i, i)
-		if _, ok, err := n.handle("Network.requestWillBeSent", []byte(params), testNow); ok || err != nil {
+		if _, ok, err := n.handle("Network.requestWillBeSent", []byte(params), testNow, false); ok || err != nil {
 			t.Fatalf("start %d: %v, %v", i, ok, err)
 		}
 	}
 	if len(n.pending) != maxMetroPendingRequests || len(n.order) != maxMetroPendingRequests || n.evicted != 10 {
 		t.Errorf("pending %d, order %d, evicted %d; want %d, %d, 10", len(n.pending), len(n.order), n.evicted, maxMetroPendingRequests, maxMetroPendingRequests)
 	}
-	if _, ok, _ := n.handle("Network.loadingFinished", []byte(`{"requestId":"0","timestamp":2}`), testNow); ok {
+	if _, ok, _ := n.handle("Network.loadingFinished", []byte(`{"requestId":"0","timestamp":2}`), testNow, false); ok {
 		t.Error("the end of a forgotten request made an event")
 	}
-	ev, ok, err := n.handle("Network.loadingFinished", []byte(`{"requestId":"521","timestamp":1.5}`), testNow)
+	ev, ok, err := n.handle("Network.loadingFinished", []byte(`{"requestId":"521","timestamp":1.5}`), testNow, false)
 	if !ok || err != nil {
 		t.Fatalf("end of a pending request: %v, %v", ok, err)
 	}
@@ -35,7 +35,7 @@ func TestMetroNetworkBounds(t *testing.T) {
 	if p["durationMs"] != 500.0 || p["status"] != nil || p["url"] != "https://x/521" {
 		t.Errorf("event = %v", p)
 	}
-	if _, _, err := n.handle("Network.loadingFailed", []byte(`{"timestamp":1}`), testNow); err == nil {
+	if _, _, err := n.handle("Network.loadingFailed", []byte(`{"timestamp":1}`), testNow, false); err == nil {
 		t.Error("an event without a requestId read without an error")
 	}
 }
@@ -71,17 +71,17 @@ func TestMetroNetworkByteBound(t *testing.T) {
 	const started = 60
 	for i := range started {
 		params := fmt.Sprintf(`{"requestId":"%d","timestamp":1,"request":{"url":"https://x/%s","method":"POST","headers":{"X-Big":"%s"},"postData":"%s"}}`, i, url, header, body)
-		if _, _, err := n.handle("Network.requestWillBeSent", []byte(params), testNow); err != nil {
+		if _, _, err := n.handle("Network.requestWillBeSent", []byte(params), testNow, false); err != nil {
 			t.Fatal(err)
 		}
 		if i%7 == 0 { // a redirect: the same id again
-			n.handle("Network.requestWillBeSent", fmt.Appendf(nil, `{"requestId":"%d","timestamp":1,"request":{"url":"https://y/","method":"GET","headers":{}}}`, i), testNow)
+			n.handle("Network.requestWillBeSent", fmt.Appendf(nil, `{"requestId":"%d","timestamp":1,"request":{"url":"https://y/","method":"GET","headers":{}}}`, i), testNow, false)
 		}
 		if i%5 == 0 {
-			n.handle("Network.responseReceived", fmt.Appendf(nil, `{"requestId":"%d","response":{"status":200,"headers":{"X-Reply":"%s"}}}`, i, header), testNow)
+			n.handle("Network.responseReceived", fmt.Appendf(nil, `{"requestId":"%d","response":{"status":200,"headers":{"X-Reply":"%s"}}}`, i, header), testNow, false)
 		}
 		if i%11 == 0 {
-			n.handle("Network.loadingFinished", fmt.Appendf(nil, `{"requestId":"%d","timestamp":2}`, i), testNow)
+			n.handle("Network.loadingFinished", fmt.Appendf(nil, `{"requestId":"%d","timestamp":2}`, i), testNow, false)
 		}
 		if n.bytes > maxMetroPendingBytes {
 			t.Fatalf("after %d requests the pending ones hold %d bytes, over %d", i+1, n.bytes, maxMetroPendingBytes)

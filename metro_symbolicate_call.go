@@ -106,7 +106,8 @@ func (m *metroSymbolicator) remember(n int) {
 }
 
 // askStatus reads the project root from Metro's /status (community CLI:
-// Project-Root; Expo: X-React-Native-Project-Root). A Metro without
+// Project-Root; Expo: X-React-Native-Project-Root, URI-encoded:
+// metroProjectRoot). A Metro without
 // /status (plain `metro`) leaves the root unknown; file names then stay
 // absolute. A different root is a different project: the cache starts over.
 func (m *metroSymbolicator) askStatus(ctx context.Context) error {
@@ -122,10 +123,7 @@ func (m *metroSymbolicator) askStatus(ctx context.Context) error {
 	resp.Body.Close()
 	root := ""
 	if resp.StatusCode == http.StatusOK && strings.Contains(string(body), "packager-status:running") {
-		root = resp.Header.Get("X-React-Native-Project-Root")
-		if root == "" {
-			root = resp.Header.Get("Project-Root")
-		}
+		root = metroProjectRoot(resp.Header)
 	}
 	m.mu.Lock()
 	// A Metro that was down and answers again may be another process,
