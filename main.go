@@ -171,10 +171,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	var wg sync.WaitGroup
 	if cfg.MetroURL != "" {
 		// Stacks are mapped to source through Metro's /symbolicate, for
-		// every kind of app (metro_symbolicate.go).
-		symbolicator := newMetroSymbolicator(cfg.MetroURL)
-		q.stacks = symbolicator
-		wg.Go(func() { symbolicator.run(ctx) })
+		// every kind of app (symbolicate_client.go).
+		stacks := newSymbolicator(cfg.MetroURL)
+		q.stacks = stacks
+		wg.Go(func() { stacks.run(ctx) })
 	}
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)

@@ -79,7 +79,7 @@ func TestMetroException(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, params, message, stack string }{
 		{"Hermes: stack in frames", `{"exceptionDetails":{"text":"Uncaught","stackTrace":{"callFrames":[{"functionName":"","url":"http://h/index.bundle?platform=ios","lineNumber":0,"columnNumber":9}]},"exception":{"type":"object","subtype":"error","description":"Error: boom\n    at x"}}}`,
-			"Uncaught Error: boom", "at <anonymous> (http://h/index.bundle?platform=ios:1:10)"},
+			"Uncaught Error: boom", "at http://h/index.bundle?platform=ios:1:10"},
 		{"stack only in the description", `{"exceptionDetails":{"text":"Uncaught","exception":{"type":"object","subtype":"error","description":"Error: boom\n    at f (http://h/b:3:4)"}}}`,
 			"Uncaught Error: boom", "at f (http://h/b:3:4)"},
 		{"a thrown string", `{"exceptionDetails":{"text":"Uncaught","exception":{"type":"string","value":"oops"}}}`, "Uncaught oops", ""},

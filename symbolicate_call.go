@@ -1,7 +1,7 @@
 package main
 
-// metro_symbolicate_call.go is one request of the /symbolicate client
-// (metro_symbolicate.go): /status for the project root, then the frames,
+// symbolicate_call.go is one request of the /symbolicate client
+// (symbolicate_client.go): /status for the project root, then the frames,
 // and the reading of Metro's answer, which is bounded and trusted in
 // nothing: an answer is matched to frames by the tag Metro echoes, and a
 // frame counts as mapped only when it names a file, a line and a column.
@@ -22,7 +22,7 @@ import (
 // (once more on a 500), and puts the answers in the cache. A 5xx is not
 // put there: the bundle may build again after the next save, and the call's
 // readers get the error from c.err.
-func (m *metroSymbolicator) do(c *symbolicateCall) {
+func (m *symbolicator) do(c *symbolicateCall) {
 	m.mu.Lock()
 	timeout := symbolicateTimeout
 	if !m.answered {
@@ -73,7 +73,7 @@ func (m *metroSymbolicator) do(c *symbolicateCall) {
 		m.remember(len(c.keys))
 		at := m.now()
 		for _, k := range c.keys {
-			m.frames[k] = cachedFrame{frame: mappedFrame{Method: c.method[k]}, err: err, at: at}
+			m.frames[k] = cachedFrame{frame: mappedFrame{jsFrame: jsFrame{Method: c.method[k]}}, err: err, at: at}
 		}
 	case err == nil:
 		m.answered = true
@@ -90,7 +90,7 @@ func (m *metroSymbolicator) do(c *symbolicateCall) {
 // remember makes room for n more frames in the cache: answers no longer
 // trusted go first, and when that is not enough, all of them (the frames
 // of one call are kept whole: its readers find them there). m.mu is held.
-func (m *metroSymbolicator) remember(n int) {
+func (m *symbolicator) remember(n int) {
 	if len(m.frames)+n <= m.maxFrames {
 		return
 	}
@@ -109,7 +109,7 @@ func (m *metroSymbolicator) remember(n int) {
 // Project-Root; Expo: X-React-Native-Project-Root). A Metro without
 // /status (plain `metro`) leaves the root unknown; file names then stay
 // absolute. A different root is a different project: the cache starts over.
-func (m *metroSymbolicator) askStatus(ctx context.Context) error {
+func (m *symbolicator) askStatus(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
 	if err != nil {
 		return &errMetroUnreachable{Origin: m.origin, Err: err}
@@ -152,7 +152,7 @@ type symbolicateFrame struct {
 }
 
 // symbolicate posts c's frames and reads the answers, matched by tag.
-func (m *metroSymbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
+func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
 	frames := make([]symbolicateFrame, len(c.keys))
 	for i, k := range c.keys {
 		file, line, col, tag := k.url, float64(k.line), float64(k.column), float64(i)
@@ -220,14 +220,16 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 			continue
 		}
 		k := keys[int(*f.Tag)]
-		mf := mappedFrame{Method: method[k]}
+		mf := mappedFrame{jsFrame: jsFrame{Method: method[k]}}
 		if f.MethodName != nil && *f.MethodName != "" {
 			mf.Method = *f.MethodName
 		}
 		// A frame Metro could not map comes back with its URL (or, under
-		// Expo's config, with nulls).
+		// Expo's config, with nulls). Metro answers 1-based lines and
+		// 0-based columns (stack_frame.go).
 		if f.File != nil && *f.File != "" && classifyFile(*f.File) != frameURL && whole(f.LineNumber) && *f.LineNumber >= 1 && whole(f.Column) {
-			mf.File, mf.Line, mf.Column, mf.Mapped = *f.File, int(*f.LineNumber), int(*f.Column)+1, true
+			mf.jsFrame = jsFrame{Method: mf.Method, File: *f.File, Line: int(*f.LineNumber), Column: int(*f.Column) + 1, Kind: framePath}
+			mf.Mapped = true
 		}
 		mf.Collapse = f.Collapse != nil && *f.Collapse
 		out[k] = mf
@@ -236,7 +238,7 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 	// would get the same.
 	for _, k := range keys {
 		if _, ok := out[k]; !ok {
-			out[k] = mappedFrame{Method: method[k]}
+			out[k] = mappedFrame{jsFrame: jsFrame{Method: method[k]}}
 		}
 	}
 	return out, nil

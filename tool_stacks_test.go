@@ -169,7 +169,7 @@ func TestMappedStackText(t *testing.T) {
 		var out []mappedFrame
 		for i := range n {
 			in = append(in, jsFrame{Method: "f", File: deviceBundle, Line: i + 1, Column: 1, Kind: frameURL})
-			out = append(out, mappedFrame{Method: "f", File: "src/a.ts", Line: i + 1, Column: 1, Mapped: true, Collapse: collapse && i%2 == 1})
+			out = append(out, mappedFrame{jsFrame: jsFrame{Method: "f", File: "src/a.ts", Line: i + 1, Column: 1, Kind: framePath}, Mapped: true, Collapse: collapse && i%2 == 1})
 		}
 		return in, out
 	}
@@ -186,7 +186,7 @@ func TestMappedStackText(t *testing.T) {
 	if text, hidden, _, _ := mappedStackText(jsStack{Frames: in}, out); hidden != 0 || strings.Count(text, "at f") != 2 {
 		t.Errorf("all collapsed: hidden %d, text %q", hidden, text)
 	}
-	if _, _, _, ok := mappedStackText(jsStack{Frames: in[:1]}, []mappedFrame{{Method: "f"}}); ok {
+	if _, _, _, ok := mappedStackText(jsStack{Frames: in[:1]}, []mappedFrame{{jsFrame: jsFrame{Method: "f"}}}); ok {
 		t.Error("nothing mapped, yet ok")
 	}
 }
