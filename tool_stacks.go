@@ -165,19 +165,24 @@ func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, mor
 
 // mappedFrameLines writes up to maxStackFrames frames of a stack Metro
 // mapped, indented as engines indent them; frames Metro marks collapse
-// (framework internals) are left out and counted, unless nothing else is
-// left. ok is false when Metro mapped none of its frames.
+// (framework internals) are left out and counted, unless no frame that
+// names a place in code is left. ok is false when Metro mapped none of
+// its frames.
 func mappedFrameLines(st jsStack, frames []mappedFrame) (lines []string, hidden, more int, ok bool) {
+	placed := 0 // frames naming a file, not collapsed
 	for _, f := range frames {
 		ok = ok || f.Mapped
-		if f.Mapped && f.Collapse {
+		switch {
+		case f.Mapped && f.Collapse:
 			hidden++
+		case f.Kind == frameURL || f.Kind == framePath:
+			placed++
 		}
 	}
 	if !ok {
 		return nil, 0, 0, false
 	}
-	showCollapsed := hidden == len(frames)
+	showCollapsed := placed == 0
 	if showCollapsed {
 		hidden = 0
 	}

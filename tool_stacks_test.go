@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -223,5 +225,89 @@ func TestServeMapsStacksThroughMetro(t *testing.T) {
 			t.Fatalf("the adapter's session never answered: %s", res)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// metroErrorLog reads a CDP event of testdata/metro/errors/ (shaped as
+// Hermes sends them through Metro's inspector proxy, with an Expo SDK 58
+// bundle URL) into the console log event the Metro link records.
+func metroErrorLog(t *testing.T, name string, seq int64) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "metro", "errors", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parseCDPFrame(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := metroConsoleEvent
+	if f.Method == "Runtime.exceptionThrown" {
+		read = metroExceptionEvent
+	}
+	ev, err := read(f.Params, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(ev.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"stream": "console", "seq": seq, "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": payload}
+}
+
+// An uncaught error, logged as React Native logs it (console.error(e)
+// from its exception handler, whose frames are framework frames), names
+// its throw site mapped to source, in the message where the Error's stack
+// is; so does an exception made in one place and thrown in another. Every
+// stack of the page goes in one request.
+func TestGetLogsMapsErrorStacks(t *testing.T) {
+	fm := startFakeMetro(t)
+	fm.mu.Lock()
+	fm.sources[fakeBundlePos{4024, 12}] = fakeSource{fakeRoot + "/src/screens/Checkout.js", 4, 9, "onCheckout", false}
+	fm.sources[fakeBundlePos{3990, 6}] = fakeSource{fakeRoot + "/src/components/Button.js", 12, 4, "onPress", false}
+	for pos, line := range map[fakeBundlePos]int{{30001, 4}: 101, {30101, 8}: 160} {
+		fm.sources[pos] = fakeSource{fakeRoot + "/node_modules/react-native/Libraries/Core/ExceptionsManager.js", line, 2, "", true}
+	}
+	fm.mu.Unlock()
+	events := []map[string]any{metroErrorLog(t, "console_error_uncaught.json", 1), metroErrorLog(t, "exception_rethrown.json", 2)}
+	ts := startStackLogs(t, events)
+	m, _ := newTestSymbolicator(t, fm)
+	ts.stacks = m
+	res, isError := callToolDirect(t, ts, "debug_get_logs", nil)
+	if isError {
+		t.Fatal(string(res))
+	}
+	var out struct {
+		Entries []struct {
+			Message, Stack string
+			HiddenFrames   int
+			Symbolicated   bool
+		}
+		Symbolication *stackNote
+	}
+	if err := json.Unmarshal(res, &out); err != nil || len(out.Entries) != 2 {
+		t.Fatalf("%s", res)
+	}
+	uncaught, rethrown := out.Entries[0], out.Entries[1]
+	want := "Error: boom\n" +
+		"    at onCheckout (src/screens/Checkout.js:4:10)\n" +
+		"    at onPress (src/components/Button.js:12:5)\n" +
+		"    at forEach (native)\n" +
+		"    ... 1 framework frame hidden"
+	if diff := cmp.Diff(want, uncaught.Message); diff != "" || !uncaught.Symbolicated {
+		t.Errorf("the uncaught error's message (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(uncaught.Stack, "node_modules/react-native/Libraries/Core/ExceptionsManager.js:101:3") {
+		t.Errorf("the call site, all framework frames, is shown mapped: %q", uncaught.Stack)
+	}
+	if want := "Uncaught Error: boom\n    at onCheckout (src/screens/Checkout.js:4:10)"; rethrown.Message != want {
+		t.Errorf("where the rethrown error was made: %q, want %q", rethrown.Message, want)
+	}
+	if want := "    at onPress (src/components/Button.js:12:5)"; rethrown.Stack != want || !rethrown.Symbolicated {
+		t.Errorf("where it was thrown: %q, want %q", rethrown.Stack, want)
+	}
+	if n := fm.postCount(); n != 1 || out.Symbolication != nil {
+		t.Errorf("%d requests (want 1), note %+v", n, out.Symbolication)
 	}
 }
