@@ -32,10 +32,14 @@
 //	                             Metro (its debugger proxy, read only);
 //	                             listeners and dialers, one connection's
 //	                             life, handshake, requests
+//	symbolicate_*                links: the dev server's /symbolicate
+//	                             client, for every kind of app's stacks
 //	json_* redact_* jsonrpc.go   base: JSON scanning, walking, paths,
 //	settings.go version.go       numbers, diff; secret redaction; the
 //	ring.go                      JSON-RPC vocabulary; the settings and the
 //	                             version as values; the one ring buffer
+//	stack_*                      base: JavaScript stacks and frames, read
+//	                             and printed one way for every source
 //
 //	check_*                      check-adapter, the conformance kit for
 //	                             adapters: another entry point, which reads

@@ -33,8 +33,14 @@ type stackNote struct {
 	Hint   string `json:"hint,omitempty"`
 }
 
-// maxMessageStacks is how many stacks of one message are mapped.
-const maxMessageStacks = 4
+const (
+	// maxMessageStacks is how many stacks of one message are mapped.
+	maxMessageStacks = 4
+	// maxStackScan bounds the bytes of a message searched for stacks: far
+	// more than the maxLogMessage characters shown of it, which mapped
+	// frames, shorter than the bundle's, bring forward.
+	maxStackScan = 64 << 10
+)
 
 // logStack says where a stack sent to be mapped came from: an entry's
 // stack member, or a run of frame lines in its message (inMessage, at
@@ -56,6 +62,7 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 	var stacks []jsStack
 	var from []logStack
 	messages := make([][]string, len(events)) // the lines of a message with stacks to map
+	unscanned := make([]string, len(events))  // and what follows them, past maxStackScan
 	bytecode, source := false, false
 	for i, ev := range events {
 		payload := rawMember(ev, "payload")
@@ -74,12 +81,20 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 		if !ok {
 			continue
 		}
+		var rest string
+		if len(message) > maxStackScan {
+			cut := strings.LastIndexByte(message[:maxStackScan], '\n')
+			if cut < 0 {
+				cut = maxStackScan
+			}
+			message, rest = message[:cut], message[cut:]
+		}
 		lines, found := findStacks(message)
 		for _, span := range found[:min(len(found), maxMessageStacks)] {
 			if !sendable(span.frames) {
 				continue
 			}
-			messages[i] = lines
+			messages[i], unscanned[i] = lines, rest
 			from = append(from, logStack{entry: i, inMessage: true, span: span, total: len(span.frames)})
 			stacks = append(stacks, jsStack{Frames: span.frames[:min(len(span.frames), maxMappedFrames)]})
 		}
@@ -125,7 +140,7 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 	}
 	for i, lines := range messages {
 		if rewritten[i] {
-			entries[i].Message = clipText(strings.Join(lines, "\n"), maxLogMessage)
+			entries[i].Message = clipText(strings.Join(lines, "\n")+unscanned[i], maxLogMessage)
 		}
 	}
 	if err == nil && !anyMapped {

@@ -259,7 +259,9 @@ func metroErrorLog(t *testing.T, name string, seq int64) map[string]any {
 // An uncaught error, logged as React Native logs it (console.error(e)
 // from its exception handler, whose frames are framework frames), names
 // its throw site mapped to source, in the message where the Error's stack
-// is; so does an exception made in one place and thrown in another. Every
+// is; so does an exception made in one place and thrown in another, and a
+// stack a Reactotron client or an adapter sends as message text (here
+// JavaScriptCore's, and one in a message longer than is searched). Every
 // stack of the page goes in one request.
 func TestGetLogsMapsErrorStacks(t *testing.T) {
 	fm := startFakeMetro(t)
@@ -270,7 +272,17 @@ func TestGetLogsMapsErrorStacks(t *testing.T) {
 		fm.sources[pos] = fakeSource{fakeRoot + "/node_modules/react-native/Libraries/Core/ExceptionsManager.js", line, 2, "", true}
 	}
 	fm.mu.Unlock()
-	events := []map[string]any{metroErrorLog(t, "console_error_uncaught.json", 1), metroErrorLog(t, "exception_rethrown.json", 2)}
+	bundle := "http://127.0.0.1:8081/index.bundle//&platform=ios&dev=true"
+	rtron, err := reactotronLogEvent(json.RawMessage(`{"level":"debug","message":"checkout failed\nonCheckout@`+bundle+`:4024:13\nglobal code@`+bundle+`:3990:7"}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rtronPayload map[string]any
+	_ = json.Unmarshal(rtron, &rtronPayload)
+	long := map[string]any{"level": "error", "message": "Error: boom\n    at onCheckout (" + bundle + ":4024:13)\n" + strings.Repeat("x", maxStackScan) + "\n    at onPress (" + bundle + ":3990:7)"}
+	events := []map[string]any{metroErrorLog(t, "console_error_uncaught.json", 1), metroErrorLog(t, "exception_rethrown.json", 2),
+		{"stream": "console", "seq": int64(3), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": rtronPayload},
+		{"stream": "console", "seq": int64(4), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": long}}
 	ts := startStackLogs(t, events)
 	m, _ := newTestSymbolicator(t, fm)
 	ts.stacks = m
@@ -286,7 +298,7 @@ func TestGetLogsMapsErrorStacks(t *testing.T) {
 		}
 		Symbolication *stackNote
 	}
-	if err := json.Unmarshal(res, &out); err != nil || len(out.Entries) != 2 {
+	if err := json.Unmarshal(res, &out); err != nil || len(out.Entries) != 4 {
 		t.Fatalf("%s", res)
 	}
 	uncaught, rethrown := out.Entries[0], out.Entries[1]
@@ -306,6 +318,12 @@ func TestGetLogsMapsErrorStacks(t *testing.T) {
 	}
 	if want := "    at onPress (src/components/Button.js:12:5)"; rethrown.Stack != want || !rethrown.Symbolicated {
 		t.Errorf("where it was thrown: %q, want %q", rethrown.Stack, want)
+	}
+	if want := "checkout failed\n    at onCheckout (src/screens/Checkout.js:4:10)\n    at onPress (src/components/Button.js:12:5)"; out.Entries[2].Message != want {
+		t.Errorf("a Reactotron client's message: %q, want %q", out.Entries[2].Message, want)
+	}
+	if long := out.Entries[3].Message; !strings.HasPrefix(long, "Error: boom\n    at onCheckout (src/screens/Checkout.js:4:10)\nxxx") || !strings.Contains(long, "more characters") {
+		t.Errorf("a long message: %.120q…", long)
 	}
 	if n := fm.postCount(); n != 1 || out.Symbolication != nil {
 		t.Errorf("%d requests (want 1), note %+v", n, out.Symbolication)
