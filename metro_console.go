@@ -61,17 +61,6 @@ type cdpPropertyPreview struct {
 	Value   string `json:"value"`
 }
 
-// cdpStackTrace is a Runtime.StackTrace; its frames are read as every
-// frame is (cdpCallFrame, stack_frame.go: CDP counts lines and columns from 0).
-type cdpStackTrace struct {
-	CallFrames []struct {
-		FunctionName string `json:"functionName"`
-		URL          string `json:"url"`
-		LineNumber   int64  `json:"lineNumber"`
-		ColumnNumber int64  `json:"columnNumber"`
-	} `json:"callFrames"`
-}
-
 // metroConsoleEvent reads Runtime.consoleAPICalled. It walks the params
 // without decoding them through reflection (this is the flood path); what
 // it keeps is re-encoded, so the event is valid JSON whatever was sent.
@@ -119,10 +108,7 @@ func metroConsoleEvent(params []byte, now time.Time) (metroEvent, error) {
 	level := metroLevel(typ)
 	var stack string
 	if level == "warn" || level == "error" || typ == "trace" {
-		var st cdpStackTrace
-		if json.Unmarshal(stackRaw, &st) == nil {
-			stack = framesText(cdpStackFrames(&st))
-		}
+		stack = framesText(cdpStackFrames(stackRaw))
 	}
 	return metroEvent{Stream: "console", Type: "log", Payload: metroLogPayload(level, clipMetroText(message, maxMetroMessageChars), stack),
 		Time: cdpTime(ms, now)}, nil
@@ -247,7 +233,7 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 		Timestamp float64 `json:"timestamp"`
 		Details   struct {
 			Text       string           `json:"text"`
-			StackTrace *cdpStackTrace   `json:"stackTrace"`
+			StackTrace json.RawMessage  `json:"stackTrace"`
 			Exception  *cdpRemoteObject `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
@@ -436,19 +422,25 @@ func formatPreview(p *cdpPreview) string {
 	return b.String()
 }
 
-// cdpStackFrames reads a CDP stack trace's frames, up to maxMetroStackFrames
-// and a last one counting the rest.
-func cdpStackFrames(st *cdpStackTrace) []jsFrame {
-	if st == nil {
-		return nil
-	}
-	frames := make([]jsFrame, 0, min(len(st.CallFrames), maxMetroStackFrames+1))
-	for i, f := range st.CallFrames {
-		if i == maxMetroStackFrames {
-			frames = append(frames, jsFrame{Kind: frameSkipped, Skipped: len(st.CallFrames) - i})
-			break
+// cdpStackFrames reads a Runtime.StackTrace's call frames as every frame
+// object is read (readFrameValue, stack_frame.go: CDP counts lines and
+// columns from 0), up to maxMetroStackFrames and a last one counting the
+// rest.
+func cdpStackFrames(stackTrace []byte) []jsFrame {
+	var frames []jsFrame
+	n := 0
+	_ = eachElement(rawMember(stackTrace, "callFrames"), func(_ int, v []byte) bool {
+		if n++; n > maxMetroStackFrames {
+			return true
 		}
-		frames = append(frames, cdpCallFrame(clipMetroText(f.FunctionName, 256), clipMetroText(f.URL, 2048), f.LineNumber, f.ColumnNumber))
+		if f, ok := readFrameValue(v); ok {
+			f.Method, f.File = clipMetroText(f.Method, 256), clipMetroText(f.File, 2048)
+			frames = append(frames, f)
+		}
+		return true
+	})
+	if n > maxMetroStackFrames {
+		frames = append(frames, jsFrame{Kind: frameSkipped, Skipped: n - maxMetroStackFrames})
 	}
 	return frames
 }

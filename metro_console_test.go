@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,26 @@ func TestMetroException(t *testing.T) {
 	}
 	if _, err := metroExceptionEvent([]byte(`{"exceptionDetails":5}`), testNow); err == nil {
 		t.Error("mistyped exceptionDetails read without an error")
+	}
+}
+
+// A console call's CDP stack is read as every frame object is (lines and
+// columns from 0, shown from 1) and cut at maxMetroStackFrames, saying how
+// many frames were left out in Hermes's form.
+func TestMetroConsoleStack(t *testing.T) {
+	t.Parallel()
+	var frames []string
+	for i := range maxMetroStackFrames + 6 {
+		frames = append(frames, fmt.Sprintf(`{"functionName":"f%d","url":"http://h/b.bundle?platform=ios","lineNumber":%d,"columnNumber":0}`, i, i))
+	}
+	ev, err := metroConsoleEvent([]byte(`{"type":"error","args":[],"stackTrace":{"callFrames":[`+strings.Join(frames, ",")+`]}}`), testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var p struct{ Stack string }
+	json.Unmarshal(ev.Payload, &p)
+	lines := strings.Split(p.Stack, "\n")
+	if len(lines) != maxMetroStackFrames+1 || lines[0] != "at f0 (http://h/b.bundle?platform=ios:1:1)" || lines[len(lines)-1] != "... skipping 6 frames" {
+		t.Errorf("%d lines, first %q, last %q", len(lines), lines[0], lines[len(lines)-1])
 	}
 }
