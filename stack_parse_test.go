@@ -217,3 +217,23 @@ func FuzzFindStacks(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkFindStacks: what searching a log's message for stacks costs a
+// read of debug_get_logs, for a plain line and for an Error with its stack.
+func BenchmarkFindStacks(b *testing.B) {
+	var frames []string
+	for i := range 12 {
+		frames = append(frames, "    at f"+strings.Repeat("x", i)+" ("+expoBundle+":4024:13)")
+	}
+	for _, bc := range []struct{ name, text string }{
+		{"plain", "metro-check: cart loaded with 3 items {id: 42, name: \"Ada\"}"},
+		{"error", "Error: boom\n" + strings.Join(frames, "\n")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			for b.Loop() {
+				findStacks(bc.text)
+			}
+		})
+	}
+}
