@@ -27,13 +27,13 @@
 //	                             every word an agent reads
 //	session_*                    sessions: the registry, live and post-mortem
 //	                             sessions, buffers, queries, push-down
+//	symbolicate_*                links: the dev server's /symbolicate
+//	                             client, for every kind of app's stacks
 //	wire_* rtron_* metro_*       links: Wire Protocol v1 adapters,
 //	                             Reactotron clients, and any app under
 //	                             Metro (its debugger proxy, read only);
 //	                             listeners and dialers, one connection's
 //	                             life, handshake, requests
-//	symbolicate_*                links: the dev server's /symbolicate
-//	                             client, for every kind of app's stacks
 //	json_* redact_* jsonrpc.go   base: JSON scanning, walking, paths,
 //	settings.go version.go       numbers, diff; secret redaction; the
 //	ring.go                      JSON-RPC vocabulary; the settings and the
