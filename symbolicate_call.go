@@ -151,6 +151,9 @@ type symbolicateFrame struct {
 	Tag *float64 `json:"devtoolsMcpFrame"`
 }
 
+// symbolicateTag is the name of symbolicateFrame.Tag.
+const symbolicateTag = "devtoolsMcpFrame"
+
 // symbolicate posts c's frames and reads the answers, matched by tag.
 func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
 	frames := make([]symbolicateFrame, len(c.keys))
@@ -205,35 +208,36 @@ func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map
 
 // readSymbolicateAnswer reads a 200 answer to the frames keys (tagged by
 // index), named by method: every key gets an answer, unmapped when Metro
-// left it out or could not map it. codeFrame (source text with colours) is
-// not read.
+// left it out or could not map it. Its frames are read as every frame
+// object is (readFrameValue: Metro's lines count from 1, its columns from
+// 0). codeFrame (source text with colours) is not read.
 func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbolicateKey]string) (map[symbolicateKey]mappedFrame, error) {
-	var answer struct {
-		Stack []symbolicateFrame `json:"stack"`
-	}
-	if err := json.Unmarshal(data, &answer); err != nil || answer.Stack == nil {
+	stack := rawMember(data, "stack")
+	if !json.Valid(data) || rawKind(data) != "object" || rawKind(stack) != "array" {
 		return nil, errors.New("not an object with a stack array")
 	}
 	out := make(map[symbolicateKey]mappedFrame, len(keys))
-	for _, f := range answer.Stack {
-		if !whole(f.Tag) || int(*f.Tag) >= len(keys) {
-			continue
+	_ = eachElement(stack, func(_ int, v []byte) bool {
+		tag, ok := wireInt(rawMember(v, symbolicateTag))
+		if !ok || tag < 0 || tag >= int64(len(keys)) {
+			return true
 		}
-		k := keys[int(*f.Tag)]
+		k := keys[tag]
 		mf := mappedFrame{jsFrame: jsFrame{Method: method[k]}}
-		if f.MethodName != nil && *f.MethodName != "" {
-			mf.Method = *f.MethodName
+		f, ok := readFrameValue(v)
+		if ok && f.Method != "" {
+			mf.Method = f.Method
 		}
 		// A frame Metro could not map comes back with its URL (or, under
-		// Expo's config, with nulls). Metro answers 1-based lines and
-		// 0-based columns (stack_frame.go).
-		if f.File != nil && *f.File != "" && classifyFile(*f.File) != frameURL && whole(f.LineNumber) && *f.LineNumber >= 1 && whole(f.Column) {
-			mf.jsFrame = jsFrame{Method: mf.Method, File: *f.File, Line: int(*f.LineNumber), Column: int(*f.Column) + 1, Kind: framePath}
-			mf.Mapped = true
+		// Expo's config, with nulls).
+		if ok && f.File != "" && f.Kind != frameURL && f.Line >= 1 && f.Column >= 1 {
+			f.Method = mf.Method
+			mf.jsFrame, mf.Mapped = f, true
 		}
-		mf.Collapse = f.Collapse != nil && *f.Collapse
+		mf.Collapse = string(rawMember(v, "collapse")) == "true"
 		out[k] = mf
-	}
+		return true
+	})
 	// Frames the answer left out are remembered as unmapped: asking again
 	// would get the same.
 	for _, k := range keys {
@@ -242,9 +246,4 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 		}
 	}
 	return out, nil
-}
-
-// whole reports whether n is a non-negative whole number a frame can hold.
-func whole(n *float64) bool {
-	return n != nil && *n >= 0 && *n <= maxFrameNumber && *n == float64(int(*n))
 }
