@@ -233,7 +233,8 @@ func reactotronText(v json.RawMessage) string {
 
 // reactotronStack writes an error's stack as text: Error.stack is already
 // text; trackGlobalErrors sends frames {fileName, functionName, lineNumber,
-// columnNumber?}, written one a line "at fn (file:line:col)".
+// columnNumber?}, read and written one a line as every frame is
+// (stack_frame.go: "at fn (file:line:col)", columns from 1).
 func reactotronStack(v json.RawMessage) string {
 	if rawKind(v) != "array" {
 		if rawKind(v) == "null" {
@@ -245,28 +246,11 @@ func reactotronStack(v json.RawMessage) string {
 	_ = json.Unmarshal(v, &items)
 	lines := make([]string, 0, len(items))
 	for _, item := range items {
-		var frame struct {
-			FileName     string          `json:"fileName"`
-			FunctionName string          `json:"functionName"`
-			LineNumber   json.RawMessage `json:"lineNumber"`
-			ColumnNumber json.RawMessage `json:"columnNumber"`
-		}
-		if rawKind(item) != "object" || json.Unmarshal(item, &frame) != nil {
-			lines = append(lines, reactotronText(item))
+		if f, ok := readFrameValue(item); ok && rawKind(item) == "object" {
+			lines = append(lines, f.text())
 			continue
 		}
-		fn := frame.FunctionName
-		if fn == "" {
-			fn = "<anonymous>"
-		}
-		loc := frame.FileName
-		if rawKind(frame.LineNumber) == "number" {
-			loc += ":" + string(frame.LineNumber)
-			if rawKind(frame.ColumnNumber) == "number" {
-				loc += ":" + string(frame.ColumnNumber)
-			}
-		}
-		lines = append(lines, "at "+fn+" ("+loc+")")
+		lines = append(lines, reactotronText(item))
 	}
 	return strings.Join(lines, "\n")
 }
