@@ -153,6 +153,8 @@ func typedToolError(err error) *toolError {
 		return pathNotFoundError(codePathNotFound, e)
 	case *errNoStatePlugin:
 		return noStatePluginError(e)
+	case *errNoStore:
+		return noStoreError(e)
 	case *errValueTooLarge:
 		details := map[string]any{"size": e.Size, "limit": e.Limit, "path": e.Path, "outline": e.Outline}
 		at := "the whole state"

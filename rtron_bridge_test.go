@@ -141,9 +141,15 @@ func (a *fakeReactotronApp) serverFrames() []string {
 // and returns the bridge's URL.
 func startBridgeE2E(t *testing.T) (*e2e, string) {
 	t.Helper()
+	return startBridgeE2EWith(t, 2*time.Second)
+}
+
+// startBridgeE2EWith is startBridgeE2E with a request timeout.
+func startBridgeE2EWith(t *testing.T, requestTimeout time.Duration) (*e2e, string) {
+	t.Helper()
 	cfg := testConfig(t)
 	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
-	cfg.RequestTimeout = 2 * time.Second
+	cfg.RequestTimeout = requestTimeout
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts, nextID: 100}
