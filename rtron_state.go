@@ -101,7 +101,7 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		}
 		return true
 	case "state.values.change":
-		c.noteSubscriptionAnswer(f.Payload)
+		c.noteSubscriptionAnswer(sink, f.Payload)
 		stores, err := parseReactotronValuesChange(f.Payload)
 		if err != nil {
 			c.warnUnreadable(f.Type, err)

@@ -90,8 +90,8 @@ func (c *reactotronConn) storeKnown() bool {
 // noteSubscriptionAnswer reads a state.values.change for what it says of
 // the app's store: an entry for the probe's path, or for "" or "*" (the
 // whole state reactotron-redux and reactotron-mst report for "*"), shows
-// one.
-func (c *reactotronConn) noteSubscriptionAnswer(payload []byte) {
+// one, kept by a plugin that answers Redux reads.
+func (c *reactotronConn) noteSubscriptionAnswer(sink reactotronStateSink, payload []byte) {
 	marked := false
 	_ = eachElement(rawMember(payload, "changes"), func(_ int, e []byte) bool {
 		if p, ok := wireString(rawMember(e, "path")); ok && isProbePath(p) {
@@ -100,6 +100,7 @@ func (c *reactotronConn) noteSubscriptionAnswer(payload []byte) {
 		return !marked
 	})
 	if marked {
+		sink.noteStatePlugin(statePluginRedux)
 		c.noteStore()
 	}
 }

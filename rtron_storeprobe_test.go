@@ -271,3 +271,20 @@ func TestReactotronStoreKnownOnIntro(t *testing.T) {
 		t.Errorf("the probe's whole state became a stores stream: %s", mustJSON(t, h))
 	}
 }
+
+// waitStoreKnown waits until the bridge's connection of clientID knows
+// the app has a store: the answer to its probe has been handled.
+func waitStoreKnown(t *testing.T, b *reactotronBridge, clientID string) {
+	t.Helper()
+	linkWaitFor(t, "the probe's answer", func() bool {
+		for _, c := range b.host.open() {
+			c.mu.Lock()
+			id, known := c.clientID, c.store.known
+			c.mu.Unlock()
+			if id == clientID && known {
+				return true
+			}
+		}
+		return false
+	})
+}

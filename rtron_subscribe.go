@@ -206,8 +206,11 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 		return true
 	})
 	switch {
-	case err == nil && n == 0 && desktop == nil:
-		return nil // an empty change before the desktop subscribed answers the bridge's probe
+	case desktop == nil:
+		// Before the desktop's first list, a change answers the bridge's
+		// probe (rtron_storeprobe.go): the desktop sends its list as it
+		// takes the app, and what it asked for follows that.
+		return nil
 	case err != nil || len(kept) == n:
 		return data
 	case len(kept) == 0:
