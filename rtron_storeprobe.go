@@ -80,13 +80,6 @@ func (c *reactotronConn) noteStore() {
 	}
 }
 
-// storeKnown reports whether the app has shown a store.
-func (c *reactotronConn) storeKnown() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.store.known
-}
-
 // noteSubscriptionAnswer reads a state.values.change for what it says of
 // the app's store: an entry for the probe's path, or for "" or "*" (the
 // whole state reactotron-redux and reactotron-mst report for "*"), shows

@@ -121,6 +121,9 @@ func inputSchema(args []argSpec) map[string]any {
 			p["type"] = "integer"
 			if !a.clamp {
 				p["minimum"] = a.min
+				if a.max != 0 {
+					p["maximum"] = a.max
+				}
 			}
 			if a.def != 0 {
 				p["default"] = a.def
@@ -351,6 +354,9 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 		return s.min, nil
 	case s.clamp:
 		return hi, nil
+	case s.max != 0:
+		// The range is named whichever end was passed.
+		return 0, invalidParams(s.name, fmt.Sprintf("must be from %d to %d", s.min, s.max))
 	case n < s.min:
 		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
 	}

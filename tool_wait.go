@@ -40,8 +40,10 @@ var waitTool = &tool{
 		argSpec{name: "method", kind: argString},
 		argSpec{name: "url_contains", kind: argString},
 		argSpec{name: "since_seq", kind: argInteger, min: 0},
-		argSpec{name: "count", kind: argInteger, min: 1, max: 50, def: 1, clamp: true},
-		argSpec{name: "timeout_ms", kind: argInteger, min: 1, max: 60000, def: 10000, clamp: true},
+		// Out of range is refused, naming the range (tool_call.go): a wait
+		// quietly shorter or longer than asked would mislead.
+		argSpec{name: "count", kind: argInteger, min: 1, max: 50, def: 1},
+		argSpec{name: "timeout_ms", kind: argInteger, min: 1, max: 60000, def: 10000},
 	),
 	outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"matched":{"type":"integer"},"events":{"type":"array","items":{"type":"object"}},"seen":{"type":"integer"},"latestSeq":{"type":"integer"},"waitedMs":{"type":"integer"},"ended":{"type":"string"},"symbolication":{"type":"object"},"note":{"type":"string"},` + whoAnswered + `},"required":["stream","matched","events","seen","latestSeq","waitedMs","ended"]}`,
 	run:          waitFor,
