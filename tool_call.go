@@ -146,6 +146,9 @@ func inputSchema(args []argSpec) map[string]any {
 // call runs a tool and returns its CallToolResult, encoded. Failures are
 // results with isError set, never JSON-RPC errors.
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
+	if limit, full := noWaitSlot(ctx); full && t.waits {
+		return errorResult(tooManyWaitsOnConnection(limit), ts.redact)
+	}
 	if ts.cfg.ReadOnly && t.changesApp() {
 		return errorResult(readOnlyError(t.name), ts.redact)
 	}

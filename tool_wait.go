@@ -24,6 +24,23 @@ const (
 	waitProgressEvery = 3 * time.Second
 )
 
+// waitSlotsFullKey marks the context of a call that waits whose transport
+// connection already holds as many waiting calls as it lets wait
+// (maxWaiting, rpc_waiting.go); its value is that bound.
+type waitSlotsFullKey struct{}
+
+// withoutWaitSlot marks ctx as the context of a wait its connection has no
+// room for: the call is refused at once with BUSY (toolSet.call).
+func withoutWaitSlot(ctx context.Context, limit int) context.Context {
+	return context.WithValue(ctx, waitSlotsFullKey{}, limit)
+}
+
+// noWaitSlot reports the bound of a call marked by withoutWaitSlot.
+func noWaitSlot(ctx context.Context) (limit int, full bool) {
+	limit, full = ctx.Value(waitSlotsFullKey{}).(int)
+	return limit, full
+}
+
 var waitTool = &tool{
 	name:  "debug_wait_for",
 	title: "Wait for the app's next events",

@@ -492,3 +492,17 @@ func TestWaitForRefusesOutOfRange(t *testing.T) {
 		}
 	}
 }
+
+// TestWaitForWithoutASlot: a wait its connection has no room for is BUSY
+// at once, naming the connection's bound, and counts for nothing.
+func TestWaitForWithoutASlot(t *testing.T) {
+	h := newWaitHarness(t, &testFeed{})
+	_, raw, isError := h.wait(t, withoutWaitSlot(t.Context(), maxWaiting), map[string]any{"stream": "network"})
+	if !isError || !strings.Contains(string(raw), `"code":"BUSY"`) || !strings.Contains(string(raw), `"limit":256`) ||
+		!strings.Contains(string(raw), "as many as one connection may hold") {
+		t.Errorf("a wait without a slot: %s, want BUSY naming the connection's bound", raw)
+	}
+	if n := h.ts.waiting.Load(); n != 0 {
+		t.Errorf("a refused wait left %d waiting, want 0", n)
+	}
+}
