@@ -488,6 +488,7 @@ func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 		"state.values.subscribe": {reduxProbeAnswer}})
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	d.next()
+	waitStoreKnown(t, b, "c1") // the probe answered before the flood
 	big := strings.Repeat("x", 64<<10)
 	const n = 200 // 12.8 MB: more than the socket buffers hold
 	for i := range n {
