@@ -212,9 +212,27 @@ func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessag
 		Message   string `json:"message"`
 		Stack     string `json:"stack,omitempty"`
 		Important bool   `json:"important,omitempty"`
-	}{Level: level, Message: reactotronText(m["message"]), Important: important}
+	}{Level: level, Message: reactotronLogText(m["message"]), Important: important}
 	ev.Stack = reactotronStack(m["stack"])
 	return reactotronMarshal(ev)
+}
+
+// reactotronLogText is a log's message as Reactotron's desktop app shows
+// it. client.log("msg", {n: 1}) sends its arguments as one array, which the
+// desktop lists one by one (a row per argument), never as an array: the
+// text is each argument as reactotronText gives it, joined by spaces, as
+// a console prints them. (client.log(["a", "b"]) sends the same array and
+// the desktop shows it the same way.)
+func reactotronLogText(v json.RawMessage) string {
+	if rawKind(v) != "array" {
+		return reactotronText(v)
+	}
+	var parts []string
+	_ = eachElement(v, func(_ int, e []byte) bool {
+		parts = append(parts, reactotronText(e))
+		return true
+	})
+	return strings.Join(parts, " ")
 }
 
 // reactotronText gives a string value itself and any other value its JSON
