@@ -39,7 +39,7 @@ type metroStandIn struct {
 	sockets       map[string][]*websocket.Conn
 	methods       []string // every method a debugger sent, in order
 	closeOnAttach map[string]bool
-	answerEnable  string // "error": Network.enable is refused, as pages without network inspection do
+	answerEnable  string                   // "error": Network.enable is refused, as pages without network inspection do
 	gates         map[string]chan struct{} // a debugger upgrade of the page waits for its gate to close, or its dialler to go
 	dialling      chan string              // each gated page as its upgrade starts waiting
 	ended         map[string]int           // debugger upgrades of the page whose handler has returned
