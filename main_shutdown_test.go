@@ -43,6 +43,17 @@ func TestRunExitsPromptlyWithAppsAttached(t *testing.T) {
 	go func() { done <- run(context.Background(), args, stdin, io.Discard, stderr) }()
 	t.Cleanup(func() {
 		closeStdin.Close()
+		if t.Failed() {
+			// A socket the server never closed would hold its end, and
+			// the test's, until Metro drops it: drop them all.
+			m.mu.Lock()
+			for _, list := range m.sockets {
+				for _, ws := range list {
+					ws.CloseNow()
+				}
+			}
+			m.mu.Unlock()
+		}
 		<-done
 	})
 
@@ -88,7 +99,7 @@ func TestRunExitsPromptlyWithAppsAttached(t *testing.T) {
 		}
 		t.Logf("run returned %v after stdin closed", time.Since(start))
 	case <-time.After(15 * time.Second):
-		t.Fatalf("run still running 15 s after stdin closed; its log:\n%s", stderr.String())
+		t.Fatal("run still running 15 s after stdin closed")
 	}
 }
 
