@@ -228,8 +228,13 @@ func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 			// The clock starts here, next to the close frame's write, so
 			// that a slow start of this goroutine does not eat the time the
 			// peer has to answer.
+			// Not goTracked: the clock must run even when the connection
+			// finished right after asking for the close. This goroutine's
+			// own count is held, so wg is above zero.
 			closed := make(chan struct{})
-			s.goTracked(func() {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
 				timer := time.NewTimer(s.opts.closeTimeout)
 				defer timer.Stop()
 				select {
@@ -239,7 +244,7 @@ func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 						s.raw.SetDeadline(time.Now())
 					}
 				}
-			})
+			}()
 			s.ws.Close(code, reason)
 			close(closed)
 		})
