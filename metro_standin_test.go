@@ -215,10 +215,19 @@ func (m *metroStandIn) pushEach(page string, n int, frame func(i int) []byte) {
 // closePage closes every debugger of page with code and reason, as the
 // proxy does.
 func (m *metroStandIn) closePage(page string, code websocket.StatusCode, reason string) {
-	m.mu.Lock()
-	sockets := m.sockets[page]
-	delete(m.sockets, page)
-	m.mu.Unlock()
+	m.t.Helper()
+	// The debugger may see its upgrade answered before the stand-in has
+	// recorded the socket.
+	var sockets []*websocket.Conn
+	waitUntil(m.t, "a debugger on page "+page, func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		sockets = m.sockets[page]
+		if len(sockets) > 0 {
+			delete(m.sockets, page)
+		}
+		return len(sockets) > 0
+	})
 	for _, ws := range sockets {
 		ws.Close(code, reason)
 	}
