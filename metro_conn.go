@@ -9,7 +9,6 @@ package main
 // (errMetroNoState): Metro carries no state.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -17,7 +16,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -42,91 +40,103 @@ type metroSink interface {
 // maxMetroSent bounds the requests remembered while their answer is awaited.
 const maxMetroSent = 64
 
-// metroConn is one attached page. Its methods are safe for concurrent use.
+// metroConn is one page, from its dial until its connection ends. Its
+// methods are safe for concurrent use.
 type metroConn struct {
 	link      *metroLink
 	page      metroPageInfo
 	sessionID string
-	ws        *websocket.Conn
 
-	writeMu sync.Mutex
-	nextID  int64
+	// ctx is the connection's, from the dial on: stop cancels it, which
+	// ends a dial in flight, and serve closes whatever socket a dial
+	// returns once it is cancelled.
+	ctx      context.Context
+	cancel   context.CancelFunc
+	linkDone context.Context // the link's own: it ends when the server stops
 
-	mu      sync.Mutex
-	sent    map[int64]string // request id → method, until answered
+	mu       sync.Mutex
+	sock     *wireSocket // nil until the dial returns
+	stopping bool        // stop was called: a socket the dial returns is closed at once
+	stopped  string      // why the link ended the connection; "" while it runs or when it ended by itself
+	nextID   int64
+	sent     map[int64]string // request id → method, until answered
+	// session is the session the page feeds while it is attached, and nil
+	// before and after: the one record of whether it is.
 	session metroSession
 	network metroNetwork // the reader's
-	stopped string       // why the link ended the connection; "" while it runs
-
-	attached atomic.Bool // the session is attached: the health check says so
-	stopOnce sync.Once
-	done     chan struct{} // closed by stop
 }
 
 // metroConnEnd is how a connection ended: the close frame's reason when the
-// proxy sent one, and how long it was attached.
+// proxy sent one, and when it attached (zero if it never did).
 type metroConnEnd struct {
 	err         error
 	closeReason string
-	attached    bool
+	attachedAt  time.Time
 	lived       time.Duration
 	stopped     string // set when the link ended it
 }
 
 // serve dials the page, attaches the session, and reads until the
-// connection ends or ctx does.
-func (c *metroConn) serve(ctx context.Context) metroConnEnd {
+// connection ends or its context does.
+func (c *metroConn) serve() metroConnEnd {
+	defer c.cancel()
 	m := c.link
-	dialURL, err := metroDialURL(c.page.DebuggerURL, m.cfg.MetroURL)
+	sock, err := c.dial()
 	if err != nil {
-		return metroConnEnd{err: err}
+		return metroConnEnd{err: err, stopped: c.stopReason()}
 	}
-	dialCtx, cancel := context.WithTimeout(ctx, m.dialTimeout)
-	// React Native 0.85 and later, and Expo, refuse a debugger without the
-	// dev server's own origin (metro_origin.go).
-	ws, _, err := websocket.Dial(dialCtx, dialURL, &websocket.DialOptions{
-		HTTPHeader: http.Header{"Origin": []string{m.debuggerOrigin(c.page).Origin}}, HTTPClient: m.client})
-	cancel()
-	if err != nil {
-		return metroConnEnd{err: err}
+	defer sock.finish()
+	c.mu.Lock()
+	c.sock = sock
+	stopping := c.stopping
+	c.mu.Unlock()
+	if stopping {
+		// Stopped while the dial was under way.
+		sock.closeWith(websocket.StatusGoingAway, "")
+		return metroConnEnd{err: context.Canceled, stopped: c.stopReason()}
 	}
-	// Oversized frames (a backlog replayed at once) are read through and
-	// counted by readBounded, not refused with 1009, which would make the
-	// proxy close the page and the link attach again in a loop.
-	ws.SetReadLimit(-1)
-	c.ws = ws
-	start := time.Now()
-	stopOnCancel := context.AfterFunc(ctx, func() { c.stop("shutdown") })
+	stopOnCancel := context.AfterFunc(c.ctx, func() { c.stop("shutdown") })
 	defer stopOnCancel()
 
+	start := time.Now()
 	session, displaced := m.sink.connectMetro(c.sessionID, m.sessionInfo(c.page, start), c)
 	c.mu.Lock()
 	c.session = session
 	c.mu.Unlock()
-	c.attached.Store(true)
 	for _, old := range displaced {
 		old.replaced()
 	}
 	m.logger.Info("attached to a React Native page through Metro", "session", c.sessionID, "page", c.page.ID,
 		"app", c.page.AppID, "device", c.page.DeviceName)
 
-	keepalive := make(chan struct{})
+	// The CDP keepalive keeps the proxy from dropping an idle page; the
+	// pings find a proxy or device that stopped answering.
+	keepalive, pinged := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(keepalive)
-		c.keepAlive(ctx)
+		c.keepAlive()
+	}()
+	go func() {
+		defer close(pinged)
+		if sock.pingUntil(c.ctx.Done(), m.keepalive, m.pongTimeout) {
+			m.logger.Info("a Metro page did not answer a ping; dropping it", "page", c.page.ID, "session", c.sessionID)
+			c.mu.Lock()
+			if !c.stopping {
+				c.stopping, c.stopped = true, "ping timeout"
+			}
+			c.mu.Unlock()
+			c.cancel()
+			sock.dropSocket()
+		}
 	}()
 	for _, method := range []string{"Runtime.enable", "Network.enable", "ReactNativeApplication.enable"} {
-		if err := c.send(ctx, method); err != nil {
+		if err := c.send(method); err != nil {
 			break // the read below sees the connection end
 		}
 	}
 	var readErr error
-	var buf bytes.Buffer // reused: handle keeps nothing of a frame
 	for {
-		if buf.Cap() > 256<<10 {
-			buf = bytes.Buffer{} // do not keep a rare large frame's buffer
-		}
-		data, size, err := readBoundedInto(ws, m.cfg.MaxPayloadSize, &buf)
+		data, size, err := sock.readText() // handle keeps nothing of a frame
 		if err != nil {
 			readErr = err
 			break
@@ -139,14 +149,15 @@ func (c *metroConn) serve(ctx context.Context) metroConnEnd {
 		c.handle(data)
 	}
 	c.stop("")
-	c.attached.Store(false)
 	<-keepalive
-	end := metroConnEnd{err: readErr, attached: true, lived: time.Since(start)}
+	<-pinged
+	end := metroConnEnd{err: readErr, attachedAt: start, lived: time.Since(start)}
 	var ce websocket.CloseError
 	if errors.As(readErr, &ce) {
 		end.closeReason = ce.Reason
 	}
 	c.mu.Lock()
+	c.session = nil
 	end.stopped = c.stopped
 	evicted := c.network.evicted
 	c.mu.Unlock()
@@ -161,33 +172,71 @@ func (c *metroConn) serve(ctx context.Context) metroConnEnd {
 	return end
 }
 
-// stop ends the connection for reason ("" when it ended by itself); only
-// the first call has an effect. It does not block.
+// dial opens the page's socket through the proxy, within the dial timeout
+// and the connection's context.
+func (c *metroConn) dial() (*wireSocket, error) {
+	m := c.link
+	dialURL, err := metroDialURL(c.page.DebuggerURL, m.cfg.MetroURL)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(c.ctx, m.dialTimeout)
+	defer cancel()
+	// React Native 0.85 and later, and Expo, refuse a debugger without the
+	// dev server's own origin (metro_origin.go).
+	// Oversized frames (a backlog replayed at once) are read through and
+	// counted, not refused with 1009, which would make the proxy close the
+	// page and the link attach again in a loop.
+	return dialSocket(ctx, dialURL, http.Header{"Origin": []string{m.debuggerOrigin(c.page).Origin}}, &m.wg,
+		socketOptions{limit: m.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout})
+}
+
+// stop ends the connection for reason ("" when it ended by itself): a dial
+// in flight is abandoned, a socket is closed with a bounded handshake.
+// Only the first call has an effect; it does not block.
 func (c *metroConn) stop(reason string) {
-	c.stopOnce.Do(func() {
-		c.mu.Lock()
-		c.stopped = reason
-		c.mu.Unlock()
-		close(c.done)
-		if c.ws != nil {
-			c.ws.CloseNow()
-		}
-	})
+	c.mu.Lock()
+	first := !c.stopping
+	if first {
+		c.stopping, c.stopped = true, reason
+	}
+	sock := c.sock
+	c.mu.Unlock()
+	c.cancel()
+	if first && sock != nil {
+		sock.closeWith(websocket.StatusNormalClosure, "")
+	}
+}
+
+// stopReason is why the link ended the connection, "shutdown" when the
+// link's own context ended first.
+func (c *metroConn) stopReason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopped == "" && c.linkDone.Err() != nil {
+		return "shutdown"
+	}
+	return c.stopped
+}
+
+// isAttached reports whether the page feeds its session now.
+func (c *metroConn) isAttached() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.session != nil
 }
 
 // keepAlive sends metroKeepaliveMethod every keepalive interval until the
-// connection or ctx ends.
-func (c *metroConn) keepAlive(ctx context.Context) {
+// connection ends.
+func (c *metroConn) keepAlive() {
 	ticker := time.NewTicker(c.link.keepalive)
 	defer ticker.Stop()
 	for {
 		select {
-		case <-c.done:
-			return
-		case <-ctx.Done():
+		case <-c.ctx.Done():
 			return
 		case <-ticker.C:
-			if c.send(ctx, metroKeepaliveMethod) != nil {
+			if c.send(metroKeepaliveMethod) != nil {
 				return
 			}
 		}
@@ -195,26 +244,25 @@ func (c *metroConn) keepAlive(ctx context.Context) {
 }
 
 // send writes a request for method, one of metroSentMethods.
-func (c *metroConn) send(ctx context.Context, method string) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
+func (c *metroConn) send(method string) error {
+	c.mu.Lock()
 	c.nextID++
-	frame, err := metroRequestFrame(c.nextID, method)
+	id := c.nextID
+	frame, err := metroRequestFrame(id, method)
 	if err != nil {
+		c.mu.Unlock()
 		return err
 	}
-	c.mu.Lock()
 	if len(c.sent) >= maxMetroSent {
 		delete(c.sent, slices.Min(mapKeys(c.sent))) // the oldest: its answer is not coming
 	}
 	if c.sent == nil {
 		c.sent = make(map[int64]string)
 	}
-	c.sent[c.nextID] = method
+	c.sent[id] = method
+	sock := c.sock
 	c.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, linkWriteTimeout)
-	defer cancel()
-	return c.ws.Write(ctx, websocket.MessageText, frame)
+	return sock.writeFrame(c.ctx, frame)
 }
 
 func mapKeys(m map[int64]string) []int64 {
@@ -271,10 +319,10 @@ func (c *metroConn) handle(data []byte) {
 		m.logger.Debug("ignoring an unreadable event of a Metro page", "page", c.page.ID, "method", f.Method, "err", err)
 		return
 	}
-	if ok {
-		c.mu.Lock()
-		s := c.session
-		c.mu.Unlock()
+	c.mu.Lock()
+	s := c.session
+	c.mu.Unlock()
+	if ok && s != nil {
 		s.appendEvent(c, ev.Stream, ev.Type, ev.Time, ev.Payload)
 	}
 }

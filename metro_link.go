@@ -117,6 +117,7 @@ type metroLink struct {
 	upEvery, downEvery, quickClose time.Duration
 	minBackoff, maxBackoff         time.Duration
 	keepalive, dialTimeout         time.Duration
+	pongTimeout                    time.Duration
 
 	wg sync.WaitGroup // every connection's goroutine
 
@@ -152,7 +153,8 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 		client:  metroHTTPClient(&http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}),
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
-		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},
+		pongTimeout: linkPongTimeout,
+		conns:       map[string]*metroConn{}, held: map[string]*metroBackoff{},
 		idents: newMetroIdentities(), netShare: newMetroNetShare()}
 }
 
@@ -187,6 +189,14 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	if ctx.Err() != nil {
 		return false
 	}
+	// Decided under the lock, closed after it: a closing socket never
+	// holds up the readers of the other pages, which count under it.
+	var gone []*metroConn
+	defer func() {
+		for _, c := range gone {
+			c.stop("page gone")
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	wasReachable, wasChecked := m.reachable, m.checked
@@ -210,10 +220,9 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	m.listed = pages
 	chosen := m.chooseLocked(pages)
 	sessionIDs := m.sessionIDsLocked(pages, chosen)
-	now := time.Now()
 	for id, c := range m.conns {
 		if _, ok := chosen[id]; !ok {
-			c.stop("page gone")
+			gone = append(gone, c)
 		}
 	}
 	for id := range m.held {
@@ -221,19 +230,40 @@ func (m *metroLink) poll(ctx context.Context) bool {
 			delete(m.held, id) // the page is gone: its rule goes with it
 		}
 	}
+	now := time.Now()
 	for _, p := range pages {
-		if _, ok := chosen[p.ID]; !ok || m.conns[p.ID] != nil {
-			continue
+		if d := m.decideLocked(p, chosen, now); d.attach {
+			m.attachLocked(ctx, p, sessionIDs[p.ID])
 		}
-		if h := m.held[p.ID]; h != nil && (h.until.IsZero() || now.Before(h.until)) {
-			continue
-		}
-		if !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive {
-			continue
-		}
-		m.attachLocked(ctx, p, sessionIDs[p.ID])
 	}
 	return true
+}
+
+// metroDecision is what the link makes of one listed page: attached (conn),
+// to attach, or left alone for reason.
+type metroDecision struct {
+	conn   *metroConn    // its connection, dialling or attached
+	attach bool          // to attach now
+	reason string        // a metroNot… constant when it is left alone
+	hold   *metroBackoff // the hold behind reason, if any
+}
+
+// decideLocked decides what becomes of page p, of the pages chosen, at
+// now: poll acts on it and status reports it.
+func (m *metroLink) decideLocked(p metroPageInfo, chosen map[string]bool, now time.Time) metroDecision {
+	if c := m.conns[p.ID]; c != nil {
+		return metroDecision{conn: c}
+	}
+	if !chosen[p.ID] {
+		return metroDecision{reason: metroOlderPage}
+	}
+	if h := m.held[p.ID]; h != nil && (h.until.IsZero() || now.Before(h.until)) {
+		return metroDecision{reason: h.reason, hold: h}
+	}
+	if !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive {
+		return metroDecision{reason: metroNotMultiDebugger}
+	}
+	return metroDecision{attach: true}
 }
 
 // chooseLocked picks the page to attach of each app: the last listed.
@@ -276,10 +306,11 @@ func (m *metroLink) fetchList(ctx context.Context) ([]metroPageInfo, error) {
 
 // attachLocked starts the connection to page p, feeding session id.
 func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
-	c := &metroConn{link: m, page: p, sessionID: id, done: make(chan struct{})}
+	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx}
+	c.ctx, c.cancel = context.WithCancel(ctx)
 	m.conns[p.ID] = c
 	m.wg.Go(func() {
-		end := c.serve(ctx)
+		end := c.serve()
 		m.ended(c, end)
 	})
 }
@@ -300,18 +331,18 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
 		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
-	case !end.attached || end.lived < m.quickClose:
+	case end.attachedAt.IsZero() || end.lived < m.quickClose:
 		prev := m.held[c.page.ID]
 		delay := m.minBackoff
 		if prev != nil {
 			delay = min(2*prev.delay, m.maxBackoff)
 		}
 		reason := metroClosedOnAttach
-		if !end.attached {
+		if end.attachedAt.IsZero() {
 			reason = metroDialFailed
 		}
 		held := &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
-		if !end.attached || end.closeReason == "" {
+		if end.attachedAt.IsZero() || end.closeReason == "" {
 			origin := m.debuggerOriginLocked(c.page)
 			held.origin = &origin
 		}
@@ -373,26 +404,30 @@ func (m *metroLink) count(f func(*metroCounters)) {
 // status is the link's state, for debug_health_check.
 func (m *metroLink) status() metroStatus {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped,
-		SharedNetwork: m.sharedNetworkLocked()}
+	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
 	chosen := m.chooseLocked(m.listed)
+	now := time.Now()
+	var conns []*metroConn
 	for _, p := range m.listed {
 		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}
-		c := m.conns[p.ID]
-		h := m.held[p.ID]
-		switch {
-		case c != nil:
-			ps.Attached, ps.Session = c.attached.Load(), c.sessionID
-		case !chosen[p.ID]:
-			ps.Reason = metroOlderPage
-		case h != nil:
-			ps.Reason, ps.Detail, ps.RetryAt, ps.Origin = h.reason, h.detail, h.until, h.origin
-		case !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive:
-			ps.Reason = metroNotMultiDebugger
+		d := m.decideLocked(p, chosen, now)
+		ps.Reason = d.reason
+		if d.hold != nil {
+			ps.Detail, ps.RetryAt, ps.Origin = d.hold.detail, d.hold.until, d.hold.origin
 		}
+		if d.conn != nil {
+			ps.Session = d.conn.sessionID
+		}
+		conns = append(conns, d.conn)
 		st.Pages = append(st.Pages, ps)
 	}
+	m.mu.Unlock()
+	for i, c := range conns {
+		if c != nil {
+			st.Pages[i].Attached = c.isAttached()
+		}
+	}
+	st.SharedNetwork = m.sharedNetwork(conns)
 	return st
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strings"
@@ -325,5 +326,69 @@ func TestMetroRecordedProxyFrames(t *testing.T) {
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("console events (-want +got):\n%s", diff)
+	}
+}
+
+// TestMetroStopWhileDialling: a page that leaves the list while its socket
+// is being dialled is not left attached when the dial completes: the dial
+// is abandoned, and a socket it returns is closed at once.
+func TestMetroStopWhileDialling(t *testing.T) {
+	t.Parallel()
+	m := startMetroStandIn(t)
+	gate := make(chan struct{})
+	m.set(func(m *metroStandIn) { m.gates["1"] = gate })
+	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
+	link, _ := startMetroLink(t, m, nil)
+	t.Cleanup(func() {
+		// Run before the link's own cleanup: a socket the link never
+		// closed would hold the link's end, and the test's, for ever.
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for _, ws := range m.sockets["1"] {
+			ws.CloseNow()
+		}
+	})
+	if page := m.nextDialling(); page != "1" {
+		t.Fatalf("dialling page %q, want 1", page)
+	}
+	m.setPages()
+	m.waitPolls(2) // the link has read the list without page 1, and stopped it
+	close(gate)    // the proxy answers the upgrade after all
+	waitUntil(t, "page 1's socket closed", func() bool { return m.endedOf("1") == 1 })
+	waitUntil(t, "page 1's connection gone", func() bool {
+		link.mu.Lock()
+		defer link.mu.Unlock()
+		return len(link.conns) == 0
+	})
+}
+
+// TestMetroStatusIsPollsDecision: the health check says of each page what
+// the next poll does with it; a hold that has expired is not reported as a
+// reason any more, since the page is attached again at the next poll.
+func TestMetroStatusIsPollsDecision(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig(t)
+	cfg.MetroURL = "http://127.0.0.1:1"
+	link := newMetroLink(cfg, slog.New(slog.DiscardHandler), nil)
+	multi, single := metroPageInfo{ID: "1", AppID: "a", MultipleDebuggers: true}, metroPageInfo{ID: "2", AppID: "b"}
+	older := metroPageInfo{ID: "0", AppID: "a", MultipleDebuggers: true}
+	link.listed = []metroPageInfo{older, multi, single}
+	link.held["1"] = &metroBackoff{until: time.Now().Add(-time.Second), delay: time.Second, reason: metroClosedOnAttach, detail: "closed"}
+	got := map[string]string{}
+	for _, p := range link.status().Pages {
+		got[p.ID] = p.Reason
+		if p.ID == "1" && (!p.RetryAt.IsZero() || p.Detail != "") {
+			t.Errorf("page 1 = %+v, want no retry time or detail once its hold has expired", p)
+		}
+	}
+	want := map[string]string{"0": metroOlderPage, "1": "", "2": metroNotMultiDebugger}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("reasons (-want +got):\n%s", diff)
+	}
+	link.held["1"].until = time.Now().Add(time.Hour)
+	for _, p := range link.status().Pages {
+		if p.ID == "1" && p.Reason != metroClosedOnAttach {
+			t.Errorf("page 1's reason = %q while held, want %s", p.Reason, metroClosedOnAttach)
+		}
 	}
 }

@@ -89,27 +89,35 @@ func (m *metroLink) networkShared(page string, frame []byte) bool {
 	return m.netShare.broadcasting() && m.otherPageAttached(page)
 }
 
-// otherPageAttached reports whether a page other than page is attached.
+// otherPageAttached reports whether a page other than page is attached. A
+// connection's own lock is never taken under the link's (metro_link.go's
+// status does the same).
 func (m *metroLink) otherPageAttached(page string) bool {
 	m.mu.Lock()
-	defer m.mu.Unlock()
+	others := make([]*metroConn, 0, len(m.conns))
 	for id, c := range m.conns {
-		if id != page && c.attached.Load() {
+		if id != page {
+			others = append(others, c)
+		}
+	}
+	m.mu.Unlock()
+	for _, c := range others {
+		if c.isAttached() {
 			return true
 		}
 	}
 	return false
 }
 
-// sharedNetworkLocked reports whether requests shown now may be another
-// app's: the dev server broadcasts and more than one page is attached.
-func (m *metroLink) sharedNetworkLocked() bool {
+// sharedNetwork reports whether requests shown now may be another app's:
+// the dev server broadcasts and more than one of conns is attached.
+func (m *metroLink) sharedNetwork(conns []*metroConn) bool {
 	if !m.netShare.broadcasting() {
 		return false
 	}
 	n := 0
-	for _, c := range m.conns {
-		if c.attached.Load() {
+	for _, c := range conns {
+		if c != nil && c.isAttached() {
 			n++
 		}
 	}

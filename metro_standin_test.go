@@ -39,13 +39,17 @@ type metroStandIn struct {
 	sockets       map[string][]*websocket.Conn
 	methods       []string // every method a debugger sent, in order
 	closeOnAttach map[string]bool
-	answerEnable  string // "error": Network.enable is refused, as pages without network inspection do
+	answerEnable  string                   // "error": Network.enable is refused, as pages without network inspection do
+	gates         map[string]chan struct{} // a debugger upgrade of the page waits for its gate to close, or its dialler to go
+	dialling      chan string              // each gated page as its upgrade starts waiting
+	ended         map[string]int           // debugger upgrades of the page whose handler has returned
 	wg            sync.WaitGroup
 }
 
 func startMetroStandIn(t testing.TB) *metroStandIn {
 	t.Helper()
-	m := &metroStandIn{t: t, dials: map[string]int{}, sockets: map[string][]*websocket.Conn{}, closeOnAttach: map[string]bool{}}
+	m := &metroStandIn{t: t, dials: map[string]int{}, sockets: map[string][]*websocket.Conn{}, closeOnAttach: map[string]bool{},
+		gates: map[string]chan struct{}{}, dialling: make(chan string, 16), ended: map[string]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/json/list", m.serveList)
 	mux.HandleFunc("/status", func(w http.ResponseWriter, r *http.Request) {
@@ -120,6 +124,22 @@ func (m *metroStandIn) serveDebugger(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	page := r.URL.Query().Get("page")
+	defer func() {
+		m.mu.Lock()
+		m.ended[page]++
+		m.mu.Unlock()
+	}()
+	m.mu.Lock()
+	gate := m.gates[page]
+	m.mu.Unlock()
+	if gate != nil {
+		m.dialling <- page
+		select {
+		case <-gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	ws, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return
@@ -197,12 +217,16 @@ func (m *metroStandIn) pushEach(page string, n int, frame func(i int) []byte) {
 // the stand-in has recorded the socket it accepted.
 func (m *metroStandIn) closePage(page string, code websocket.StatusCode, reason string) {
 	m.t.Helper()
+	// The debugger may see its upgrade answered before the stand-in has
+	// recorded the socket.
 	var sockets []*websocket.Conn
-	waitUntil(m.t, "a debugger on page "+page+" to close", func() bool {
+	waitUntil(m.t, "a debugger on page "+page, func() bool {
 		m.mu.Lock()
 		defer m.mu.Unlock()
 		sockets = m.sockets[page]
-		delete(m.sockets, page)
+		if len(sockets) > 0 {
+			delete(m.sockets, page)
+		}
 		return len(sockets) > 0
 	})
 	for _, ws := range sockets {
@@ -227,6 +251,25 @@ func (m *metroStandIn) dialsOf(page string) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.dials[page]
+}
+
+// endedOf is how many debugger upgrades of page have been served to their end.
+func (m *metroStandIn) endedOf(page string) int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.ended[page]
+}
+
+// nextDialling is the next gated page whose upgrade waits at its gate.
+func (m *metroStandIn) nextDialling() string {
+	m.t.Helper()
+	select {
+	case page := <-m.dialling:
+		return page
+	case <-time.After(10 * time.Second):
+		m.t.Fatal("no debugger upgrade reached its gate")
+		return ""
+	}
 }
 
 func (m *metroStandIn) listCount() int {

@@ -14,7 +14,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
-	"io"
+	"errors"
 	"net"
 	"net/http"
 	"net/netip"
@@ -132,27 +132,12 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 			return true
 		})
 	}
-	meta := map[string]any{
-		metaProtocolVersion:    modernVersions[0],
-		metaClientCapabilities: map[string]any{},
-		metaClientInfo:         json.RawMessage(serverInfoJSON),
-	}
-	params["_meta"], _ = json.Marshal(meta)
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": req.Method, "params": params})
-	hreq, herr := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
-	if herr != nil {
-		return nil, nil, nil, false
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json, text/event-stream")
-	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
-	hreq.Header.Set("Mcp-Method", req.Method)
-	if name, has := relayName(req.Method, params); has {
-		hreq.Header.Set("Mcp-Name", name)
-	}
-	resp, herr := rl.client.Do(hreq)
+	name, _ := relayName(req.Method, params)
+	resp, self, herr := rl.exchange(ctx, rl.client, 1, req.Method, params, name, "application/json")
 	if herr != nil {
 		switch {
+		case !errors.Is(herr, errRelayUnreachable):
+			rl.holder.record(false) // not a devtools-mcp with /mcp: serve locally
 		case urgent > 0:
 			rl.holder.recheck() // slow or gone: ask again now, without judging by one call
 		case ctx.Err() == nil:
@@ -161,28 +146,19 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 		return nil, nil, nil, false
 	}
 	defer resp.Body.Close()
-	if resp.Header.Get("Content-Type") != "application/json" {
-		rl.holder.record(false)
-		return nil, nil, nil, false // not a devtools-mcp with /mcp: serve locally
-	}
-	self := rl.heldByUs(resp)
 	if self {
 		// This process holds the port and has just served the request
 		// itself (it bound the port after bound was asked): its answer
 		// stands, with no relay note, and is not asked for again.
 		rl.holder.record(false)
 	}
-	data, herr := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
-	if herr != nil || len(data) > maxHTTPBodyBytes {
-		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: reply unreadable or over %d bytes", req.Method, rl.url, maxHTTPBodyBytes), nil, true
-	}
-	var msg struct {
-		Result json.RawMessage `json:"result"`
-		Error  *rpcError       `json:"error"`
-	}
-	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+	msg, herr := readRelayReply(resp)
+	switch {
+	case errors.Is(herr, errRelayNotMCP):
 		rl.holder.record(false)
 		return nil, nil, nil, false
+	case herr != nil:
+		return nil, rpcErrorf(errInternal, nil, "internal error: relaying %s to %s: %v", req.Method, rl.url, herr), nil, true
 	}
 	if !self {
 		rl.holder.record(true)
@@ -329,28 +305,16 @@ func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool
 // listen opens subscriptions/listen on the holder and hands its
 // notifications to the local clients until the stream ends.
 func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
-	params := map[string]any{
-		"notifications": map[string]any{"resourcesListChanged": true, "resourceSubscriptions": uris},
-		"_meta": map[string]any{metaProtocolVersion: modernVersions[0], metaClientCapabilities: map[string]any{},
-			metaClientInfo: json.RawMessage(serverInfoJSON)},
-	}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "relay", "method": "subscriptions/listen", "params": params})
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
-	if err != nil {
-		return
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json, text/event-stream")
-	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
-	hreq.Header.Set("Mcp-Method", "subscriptions/listen")
+	notifications, _ := json.Marshal(map[string]any{"resourcesListChanged": true, "resourceSubscriptions": uris})
+	params := map[string]json.RawMessage{"notifications": notifications}
 	// No client timeout: the stream is long-lived; ctx ends it.
-	resp, err := (&http.Client{Transport: rl.client.Transport}).Do(hreq)
+	resp, self, err := rl.exchange(ctx, &http.Client{Transport: rl.client.Transport}, "relay", "subscriptions/listen", params, "", "text/event-stream")
 	if err != nil {
 		return
 	}
 	defer resp.Body.Close()
-	if resp.Header.Get("Content-Type") != "text/event-stream" || rl.heldByUs(resp) {
-		return // not a devtools-mcp, or this process itself: nothing to relay
+	if self {
+		return // this process itself: nothing to relay
 	}
 	sc := bufio.NewScanner(resp.Body)
 	sc.Buffer(make([]byte, 0, 4096), maxHTTPBodyBytes)

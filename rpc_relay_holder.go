@@ -1,11 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
-	"io"
-	"net/http"
 	"sync"
 	"time"
 )
@@ -121,33 +117,14 @@ func (h *holderCheck) run(ctx context.Context) {
 // that relays answers at once, and reports whether a JSON-RPC answer came
 // back before ctx ended.
 func (rl *relay) probeHolder(ctx context.Context) bool {
-	meta := map[string]any{metaProtocolVersion: modernVersions[0], metaClientCapabilities: map[string]any{},
-		metaClientInfo: json.RawMessage(serverInfoJSON)}
-	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": "probe", "method": "server/discover",
-		"params": map[string]any{"_meta": meta}})
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
-	if err != nil {
-		return false
-	}
-	hreq.Header.Set("Content-Type", "application/json")
-	hreq.Header.Set("Accept", "application/json, text/event-stream")
-	hreq.Header.Set("MCP-Protocol-Version", modernVersions[0])
-	hreq.Header.Set("Mcp-Method", "server/discover")
-	resp, err := rl.client.Do(hreq)
+	resp, self, err := rl.exchange(ctx, rl.client, "probe", "server/discover", nil, "", "application/json")
 	if err != nil {
 		return false
 	}
 	defer resp.Body.Close()
-	if resp.Header.Get("Content-Type") != "application/json" || rl.heldByUs(resp) {
-		return false // not a devtools-mcp, or this very process: nothing to relay to
+	if self {
+		return false // this very process: nothing to relay to
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
-	if err != nil || len(data) > maxHTTPBodyBytes {
-		return false
-	}
-	var msg struct {
-		Result json.RawMessage `json:"result"`
-		Error  *rpcError       `json:"error"`
-	}
-	return json.Unmarshal(data, &msg) == nil && (msg.Result != nil || msg.Error != nil)
+	_, err = readRelayReply(resp)
+	return err == nil
 }

@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -137,7 +136,7 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 	}
 	opts := socketOptions{limit: b.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout}
 	b.host.upgrade(w, r, b.logger, "Reactotron", opts, func(sock *wireSocket) *reactotronConn {
-		return &reactotronConn{bridge: b, sock: sock, ws: sock.ws, remote: sock.remote,
+		return &reactotronConn{bridge: b, sock: sock, remote: sock.remote,
 			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{})}
 	}, (*reactotronConn).serve)
 }
@@ -147,7 +146,6 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 type reactotronConn struct {
 	bridge *reactotronBridge
 	sock   *wireSocket // its life: goroutines, close, pings
-	ws     *websocket.Conn
 	remote string
 
 	writeMu sync.Mutex
@@ -180,7 +178,7 @@ func (c *reactotronConn) serve() {
 	for {
 		var data []byte
 		var size int64
-		data, size, err = readBounded(c.ws, b.cfg.MaxPayloadSize)
+		data, size, err = c.sock.readText()
 		if err != nil {
 			break
 		}
@@ -188,7 +186,7 @@ func (c *reactotronConn) serve() {
 			b.logger.Warn("dropped an oversized Reactotron message", "remote", c.remote, "size", size, "limit", b.cfg.MaxPayloadSize)
 			continue
 		}
-		c.handle(data)
+		c.handle(bytes.Clone(data)) // what handle keeps outlives the read buffer
 	}
 	c.end("disconnected", websocket.StatusNormalClosure, "")
 	<-pinged
@@ -229,47 +227,10 @@ func (c *reactotronConn) send(ctx context.Context, frame []byte) error {
 	return c.writeFrame(ctx, frame)
 }
 
-// writeFrame writes one frame; the caller holds writeMu.
+// writeFrame writes one frame through the socket's writer; the caller
+// holds writeMu, which keeps frames and their waiters in one order.
 func (c *reactotronConn) writeFrame(ctx context.Context, frame []byte) error {
-	ctx, cancel := context.WithTimeout(ctx, linkWriteTimeout)
-	defer cancel()
-	return c.ws.Write(ctx, websocket.MessageText, frame)
-}
-
-// readBounded reads one text message of at most limit bytes. A larger one
-// is read through and thrown away without being held: data is nil and size
-// says how large it was. Binary messages are skipped.
-func readBounded(ws *websocket.Conn, limit int64) (data []byte, size int64, err error) {
-	var buf bytes.Buffer
-	return readBoundedInto(ws, limit, &buf)
-}
-
-// readBoundedInto is readBounded reading into buf, which it resets first:
-// data is valid until the next read into buf. A reader that keeps nothing
-// of a message (the Metro link) reuses one buffer.
-func readBoundedInto(ws *websocket.Conn, limit int64, buf *bytes.Buffer) (data []byte, size int64, err error) {
-	for {
-		typ, r, err := ws.Reader(context.Background())
-		if err != nil {
-			return nil, 0, err
-		}
-		if typ != websocket.MessageText {
-			if _, err := io.Copy(io.Discard, r); err != nil {
-				return nil, 0, err
-			}
-			continue
-		}
-		buf.Reset()
-		n, err := io.Copy(buf, io.LimitReader(r, limit+1))
-		if err != nil {
-			return nil, 0, err
-		}
-		if n <= limit {
-			return buf.Bytes(), n, nil
-		}
-		rest, err := io.Copy(io.Discard, r)
-		return nil, n + rest, err
-	}
+	return c.sock.writeFrame(ctx, frame)
 }
 
 // handle handles one message from the client: its introduction, answers to

@@ -47,6 +47,8 @@ type reactotronDesktopOptions struct {
 	MaxBackoff     time.Duration
 	DialTimeout    time.Duration
 	WriteTimeout   time.Duration // a write to the desktop that takes longer ends that connection
+	PingInterval   time.Duration // the desktop is pinged this often
+	PongTimeout    time.Duration // and dropped when its pong is later than this
 	QueueFrames    int           // frames held for the desktop while it is away or slow
 	QueueBytes     int64         // and their bytes
 	AppQueueFrames int           // the desktop's frames held for a slow app
@@ -58,7 +60,8 @@ type reactotronDesktopOptions struct {
 // newReactotronDesktopOptions are the relay's bounds for a desktop at addr.
 func newReactotronDesktopOptions(addr string, maxFrame int64, requestTimeout time.Duration) *reactotronDesktopOptions {
 	return &reactotronDesktopOptions{Addr: addr, MinBackoff: 250 * time.Millisecond, MaxBackoff: 5 * time.Second,
-		DialTimeout: 5 * time.Second, WriteTimeout: linkWriteTimeout, QueueFrames: 1000, QueueBytes: 8 << 20,
+		DialTimeout: 5 * time.Second, WriteTimeout: linkWriteTimeout,
+		PingInterval: linkPingInterval, PongTimeout: linkPongTimeout, QueueFrames: 1000, QueueBytes: 8 << 20,
 		AppQueueFrames: 256, PendingTimeout: max(requestTimeout, 10*time.Second), MaxPending: 64, MaxFrame: maxFrame}
 }
 

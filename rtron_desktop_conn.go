@@ -5,6 +5,7 @@ package main
 // one connection, the writer towards the app, and the queues between them.
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -79,16 +80,18 @@ func wake(ready chan struct{}) {
 }
 
 // connectLoop keeps a connection to the desktop until the app's ends,
-// dialling again with backoff after each failure or loss.
+// dialling again with backoff after each failure or loss. It runs on a
+// goroutine the app connection's owner counts, as the sockets it dials do.
 func (r *desktopRelay) connectLoop() {
 	backoff := r.opts.MinBackoff
+	opts := socketOptions{limit: r.opts.MaxFrame, closeTimeout: linkCloseTimeout, writeTimeout: r.opts.WriteTimeout}
 	for r.ctx.Err() == nil {
 		dialCtx, cancel := context.WithTimeout(r.ctx, r.opts.DialTimeout)
-		ws, _, err := websocket.Dial(dialCtx, "ws://"+r.opts.Addr+"/", nil)
+		sock, err := dialSocket(dialCtx, "ws://"+r.opts.Addr+"/", nil, r.app.sock.wg, opts)
 		cancel()
 		if err == nil {
 			backoff = r.opts.MinBackoff
-			err = r.serveDesktop(ws)
+			err = r.serveDesktop(sock)
 		}
 		if r.ctx.Err() != nil {
 			return
@@ -113,24 +116,38 @@ func (r *desktopRelay) connectLoop() {
 	}
 }
 
+// errDesktopPongLate: the desktop did not answer a ping in time.
+var errDesktopPongLate = errors.New("the desktop app did not answer a ping in time")
+
 // serveDesktop relays over one connection to the desktop until it fails or
-// the app's connection ends.
-func (r *desktopRelay) serveDesktop(ws *websocket.Conn) error {
-	ws.SetReadLimit(-1) // oversized frames are dropped by readBounded
+// the app's connection ends, then closes it and returns once its reader
+// and pings have stopped.
+func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
+	defer sock.finish()
 	r.mu.Lock()
 	r.connected, r.lastErr = true, ""
 	r.connects++
 	r.mu.Unlock()
 	r.logger.Info("relaying a Reactotron app to the desktop app")
 	readErr := make(chan error, 1)
-	go func() { readErr <- r.readDesktop(ws) }()
-	err := r.writeDesktop(func(data []byte) error {
-		ctx, cancel := context.WithTimeout(r.ctx, r.opts.WriteTimeout)
-		defer cancel()
-		return ws.Write(ctx, websocket.MessageText, data)
-	}, readErr)
-	ws.CloseNow()
-	if rerr := <-readErr; err == nil {
+	go func() { readErr <- r.readDesktop(sock) }()
+	stopPings, pinged := make(chan struct{}), make(chan bool, 1)
+	go func() {
+		late := sock.pingUntil(stopPings, r.opts.PingInterval, r.opts.PongTimeout)
+		if late {
+			sock.dropSocket()
+		}
+		pinged <- late
+	}()
+	err := r.writeDesktop(func(data []byte) error { return sock.writeFrame(r.ctx, data) }, readErr)
+	sock.closeWith(websocket.StatusGoingAway, "")
+	rerr := <-readErr
+	close(stopPings)
+	late := <-pinged
+	switch {
+	case late:
+		err = errDesktopPongLate
+	case err == nil:
 		err = rerr
 	}
 	r.mu.Lock()
@@ -195,10 +212,11 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error
 	}
 }
 
-// readDesktop queues the desktop's frames for the app.
-func (r *desktopRelay) readDesktop(ws *websocket.Conn) error {
+// readDesktop queues the desktop's frames for the app. A late pong drops
+// the socket, which ends the read.
+func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 	for {
-		data, _, err := readBounded(ws, r.opts.MaxFrame)
+		data, _, err := sock.readText()
 		if err != nil {
 			return err
 		}
@@ -208,6 +226,7 @@ func (r *desktopRelay) readDesktop(ws *websocket.Conn) error {
 			r.mu.Unlock()
 			continue
 		}
+		data = bytes.Clone(data) // queued: the read buffer is reused
 		typ, key, ask := desktopRequestKey(data)
 		paths, sub := desktopSubscribePaths(data)
 		r.mu.Lock()

@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -140,5 +143,42 @@ func TestFrameQueueUnpopBounded(t *testing.T) {
 	q.unpop(queuedFrame{data: []byte("de")})
 	if got := queuedData(&q); !slices.Equal(got, []string{"abc"}) || q.size != 3 || q.dropped != 1 {
 		t.Errorf("queue %q (%d bytes, %d dropped), want abc alone within 4 bytes", got, q.size, q.dropped)
+	}
+}
+
+// TestDesktopRelayFollowsNoRedirect: the relay dials REACTOTRON_DESKTOP
+// and nothing else: an upgrade answered with a redirect (to a desktop that
+// would accept it) fails, and the health check says why, as Metro's dial
+// does, so that REACTOTRON_DESKTOP's loopback-or-allowed rule holds.
+func TestDesktopRelayFollowsNoRedirect(t *testing.T) {
+	t.Parallel()
+	d := newFakeDesktop(t)
+	d.start()
+	redirect := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://"+d.addr+"/", http.StatusTemporaryRedirect)
+	}))
+	defer redirect.Close()
+	b, _, url := startRelayBridge(t, testDesktopOptions(strings.TrimPrefix(redirect.URL, "http://")))
+	app := dialReactotron(t, url, nil)
+	app.send(recordedFrames(t, "app")[0])
+	// Either the dial fails, or the desktop gets the connection.
+	var lastErr string
+	followed := false
+	waitUntil(t, "the relay's dial to end", func() bool {
+		for _, r := range b.desktopStatus() {
+			lastErr = r.LastError
+		}
+		select {
+		case <-d.conns:
+			followed = true
+		default:
+		}
+		return lastErr != "" || followed
+	})
+	if followed {
+		t.Fatal("the relay followed the redirect to the desktop it named")
+	}
+	if !strings.Contains(lastErr, "redirect") {
+		t.Errorf("relay error %q, want the redirect named", lastErr)
 	}
 }

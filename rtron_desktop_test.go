@@ -161,7 +161,7 @@ func (l smallBufferListener) Accept() (net.Conn, error) {
 // be waited on for long.
 func testDesktopOptions(addr string) *reactotronDesktopOptions {
 	return &reactotronDesktopOptions{Addr: addr, MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond,
-		DialTimeout: 5 * time.Second, WriteTimeout: time.Minute, QueueFrames: 100, QueueBytes: 1 << 20,
+		DialTimeout: 5 * time.Second, WriteTimeout: time.Minute, PingInterval: time.Hour, PongTimeout: time.Minute, QueueFrames: 100, QueueBytes: 1 << 20,
 		AppQueueFrames: 16, PendingTimeout: time.Minute, MaxPending: 64, MaxFrame: 1 << 20}
 }
 

@@ -1,16 +1,18 @@
 package main
 
 // wire_socket.go is the life of one WebSocket connection, whatever speaks
-// over it, and the part of a listener that holds its connections: admitting
-// upgrades while it runs, counting every goroutine they start, closing
-// them with a bounded close handshake, pinging, writing under one lock, and
-// reading messages without holding more than the frame limit. The adapter
-// link (wire_link.go, wire_conn.go) uses all of it. The Reactotron bridge
-// (rtron_bridge.go) uses the host, the goroutine count, the close and the
-// pings; it still writes prebuilt frames under its own writer lock, several
-// under one hold (rtron_asks.go, rtron_subscribe.go, rtron_desktop_conn.go),
-// and reads with readBounded, whose messages it may keep (the desktop relay
-// queues them), where readMessage's buffer is reused.
+// over it and whether it was accepted or dialled (wire_dial.go), and the
+// part of a listener that holds its connections: admitting upgrades while
+// it runs, counting every goroutine they start, closing them with a
+// bounded close handshake (safe to ask for twice), pinging with a check
+// for late pongs, writing under one writer lock, and reading messages
+// without holding more than the frame limit. Every link uses all of it:
+// the adapter link (wire_link.go, wire_conn.go) and the Reactotron bridge
+// (rtron_bridge.go) for the sockets they accept, the Metro link
+// (metro_conn.go) and the Reactotron desktop relay (rtron_desktop_conn.go)
+// for the sockets they dial. The bridge also keeps its own lock above the
+// writer's, to put several frames and their waiters in one order
+// (rtron_asks.go, rtron_subscribe.go).
 
 import (
 	"bytes"
@@ -95,8 +97,7 @@ func (h *socketHost[C]) upgrade(w http.ResponseWriter, r *http.Request, logger *
 	// instead of closing the connection with 1009 as the stock limit does.
 	ws.SetReadLimit(-1)
 	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
-	sock := &wireSocket{ws: ws, raw: raw, remote: r.RemoteAddr, wg: &h.wg, opts: opts,
-		writeSem: make(chan struct{}, 1), done: make(chan struct{})}
+	sock := newWireSocket(ws, raw, r.RemoteAddr, &h.wg, opts)
 	c := newConn(sock)
 	h.mu.Lock()
 	if h.conns == nil {
@@ -154,7 +155,8 @@ func (h *socketHost[C]) listLocked() []C {
 
 func (h *socketHost[C]) wait() { h.wg.Wait() }
 
-// wireSocket is one accepted WebSocket connection.
+// wireSocket is one WebSocket connection, accepted or dialled. Its methods
+// are safe for concurrent use, except that one goroutine reads.
 type wireSocket struct {
 	ws     *websocket.Conn
 	raw    net.Conn // the socket under ws; nil only if the server did not provide it
@@ -181,6 +183,13 @@ type wireSocket struct {
 
 	lifeMu   sync.Mutex
 	finished bool // no new goroutines for this connection
+}
+
+// newWireSocket gives ws its life: wg is its owner's (a listener's host, or
+// a dialling link's), raw the socket under ws (nil when unknown).
+func newWireSocket(ws *websocket.Conn, raw net.Conn, remote string, wg *sync.WaitGroup, opts socketOptions) *wireSocket {
+	return &wireSocket{ws: ws, raw: raw, remote: remote, wg: wg, opts: opts,
+		writeSem: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
 // goTracked runs f in a goroutine the host waits for, unless the
@@ -219,8 +228,13 @@ func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 			// The clock starts here, next to the close frame's write, so
 			// that a slow start of this goroutine does not eat the time the
 			// peer has to answer.
+			// Not goTracked: the clock must run even when the connection
+			// finished right after asking for the close. This goroutine's
+			// own count is held, so wg is above zero.
 			closed := make(chan struct{})
-			s.goTracked(func() {
+			s.wg.Add(1)
+			go func() {
+				defer s.wg.Done()
 				timer := time.NewTimer(s.opts.closeTimeout)
 				defer timer.Stop()
 				select {
@@ -230,7 +244,7 @@ func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 						s.raw.SetDeadline(time.Now())
 					}
 				}
-			})
+			}()
 			s.ws.Close(code, reason)
 			close(closed)
 		})
@@ -277,16 +291,10 @@ func (s *wireSocket) pingUntil(stop <-chan struct{}, interval, pongTimeout time.
 // abandon a partly written frame). A receive from abort (nil for none) gives
 // up the wait for the lock only.
 func (s *wireSocket) writeJSON(ctx context.Context, abort <-chan struct{}, v any) error {
-	select {
-	case s.writeSem <- struct{}{}:
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-abort:
-		return context.Canceled
-	case <-s.done:
-		return net.ErrClosed
+	if err := s.lockWriter(ctx, abort); err != nil {
+		return err
 	}
-	defer func() { <-s.writeSem }()
+	defer s.unlockWriter()
 	s.writeBuf.Reset()
 	enc := json.NewEncoder(&s.writeBuf)
 	enc.SetEscapeHTML(false)
@@ -300,6 +308,35 @@ func (s *wireSocket) writeJSON(ctx context.Context, abort <-chan struct{}, v any
 	}
 	return err
 }
+
+// writeFrame writes a prebuilt text frame as writeJSON writes v, bounded
+// by ctx and by the write timeout.
+func (s *wireSocket) writeFrame(ctx context.Context, frame []byte) error {
+	ctx, cancel := context.WithTimeout(ctx, s.opts.writeTimeout)
+	defer cancel()
+	if err := s.lockWriter(ctx, nil); err != nil {
+		return err
+	}
+	defer s.unlockWriter()
+	return s.ws.Write(ctx, websocket.MessageText, frame)
+}
+
+// lockWriter takes the writer lock, giving up when ctx ends, abort
+// receives, or the connection has finished.
+func (s *wireSocket) lockWriter(ctx context.Context, abort <-chan struct{}) error {
+	select {
+	case s.writeSem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-abort:
+		return context.Canceled
+	case <-s.done:
+		return net.ErrClosed
+	}
+}
+
+func (s *wireSocket) unlockWriter() { <-s.writeSem }
 
 // writeSoon writes v bounded by the write timeout.
 func (s *wireSocket) writeSoon(v any) error {
@@ -379,6 +416,24 @@ func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error)
 		size += rest
 	}
 	return typ, prefix, size, nil
+}
+
+// readText reads the next text message, skipping binary ones: data is the
+// whole message, valid until the next read, or nil for one over the limit,
+// whose size says how large it was.
+func (s *wireSocket) readText() (data []byte, size int64, err error) {
+	for {
+		typ, data, size, err := s.readMessage()
+		switch {
+		case err != nil:
+			return nil, 0, err
+		case typ != websocket.MessageText:
+			continue
+		case size > s.opts.limit:
+			return nil, size, nil
+		}
+		return data, size, nil
+	}
 }
 
 // discardMessage reads r to its end through scratch and returns how many bytes it read.

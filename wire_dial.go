@@ -1,0 +1,69 @@
+package main
+
+// wire_dial.go is the one way a link dials a WebSocket out (the Metro link
+// to a page, the Reactotron relay to the desktop app): straight to the
+// address it was given, never through a proxy the environment names and
+// never to wherever a redirect points, either of which would take the
+// server past the loopback-or-allowed rule of METRO_URL and
+// REACTOTRON_DESKTOP. The socket it returns lives as an accepted one does
+// (wire_socket.go).
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"sync"
+
+	"github.com/coder/websocket"
+)
+
+// errDialRedirect: the dialled address answered the upgrade with a
+// redirect, which is not followed.
+var errDialRedirect = errors.New("the WebSocket upgrade was answered with a redirect, which is not followed")
+
+// directTransport reaches the address of each request itself: no proxy from
+// the environment, HTTP/1.1 only.
+func directTransport() *http.Transport {
+	return &http.Transport{Proxy: nil, ForceAttemptHTTP2: false}
+}
+
+// dialSocket opens a WebSocket to url with header, and gives it the life
+// of an accepted one: wg is the owner's, which must already count the
+// caller (goTracked's rule), and opts its bounds. ctx bounds the dial only.
+// The caller ends the socket with closeWith or dropSocket, then finish.
+func dialSocket(ctx context.Context, url string, header http.Header, wg *sync.WaitGroup, opts socketOptions) (*wireSocket, error) {
+	// A transport of its own: its one connection is the socket, whose
+	// net.Conn bounds the close handshake as an accepted socket's does.
+	var mu sync.Mutex
+	var raw net.Conn
+	transport := directTransport()
+	var dialer net.Dialer
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dialer.DialContext(ctx, network, addr)
+		if err == nil {
+			mu.Lock()
+			raw = c
+			mu.Unlock()
+		}
+		return c, err
+	}
+	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return errDialRedirect
+	}}
+	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: header, HTTPClient: client})
+	transport.CloseIdleConnections()
+	if err != nil {
+		return nil, err
+	}
+	// Messages over the limit are streamed and discarded by readMessage
+	// instead of closing the connection with 1009 as the stock limit does.
+	ws.SetReadLimit(-1)
+	mu.Lock()
+	defer mu.Unlock()
+	remote := url
+	if raw != nil {
+		remote = raw.RemoteAddr().String()
+	}
+	return newWireSocket(ws, raw, remote, wg, opts), nil
+}
