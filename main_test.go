@@ -81,7 +81,8 @@ func testConfig(t *testing.T) config {
 	cfg.WSPort = 0
 	cfg.Reactotron = false // off; bridge tests turn it on, on any free port (ReactotronPort 0)
 	cfg.ReactotronPort = 0
-	cfg.MetroURL = "" // off: no test may depend on a Metro running on this machine
+	cfg.MetroURL = ""      // off: no test may depend on a Metro running on this machine
+	cfg.NativeLogs = false // off: no test may depend on an adb or a device of this machine
 	cfg.LogLevel = slog.LevelDebug
 	cfg.Tune.ListChanged = time.Millisecond // tests that count list_changed set their own
 	return cfg
