@@ -21,6 +21,9 @@ import (
 
 // TestMain fails the run when goroutines of this program outlive the tests.
 func TestMain(m *testing.M) {
+	if v := os.Getenv(nativeStandinEnv); v != "" {
+		os.Exit(runNativeStandin(v, os.Args[1:])) // a stand-in adb or xcrun (native_standin_test.go)
+	}
 	if os.Getenv(runAsProgramEnv) == "1" {
 		// Re-executed by a test as the program itself, on real pipes.
 		main()

@@ -8,6 +8,7 @@ package main
 // simulator lines name their process (native_simulator.go).
 
 import (
+	"bytes"
 	"context"
 	"strings"
 	"sync"
@@ -123,7 +124,22 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	wg.Go(func() {
+		// A restarted logcat (-T 1) prints the last line again: the line
+		// last read is skipped once after a restart. Both callbacks run on
+		// this goroutine.
+		var last []byte
+		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
+			if restarted {
+				switch {
+				case bytes.Equal(b, last):
+					restarted = false
+					return
+				case !bytes.HasPrefix(b, []byte("-")): // not `--------- beginning of …`
+					restarted = false
+				}
+			}
+			last = append(last[:0], b...)
 			if d.queued.Load()+int64(len(b)) > nativeIntakeBytes {
 				d.dropped.Add(1)
 				return
@@ -135,6 +151,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 				d.dropped.Add(1)
 			}
 		}, func(err error) {
+			restarted = true
 			d.setEnded(endReason(err))
 		})
 	})

@@ -158,8 +158,12 @@ func nativeToolPaths(cfg config, getenv func(string) string) map[string]string {
 }
 
 func newNativeFollower(cfg config, logger *slog.Logger, sink nativeSink, paths map[string]string) *nativeFollower {
+	runner := newNativeRunner(paths)
+	if poll := cfg.Tune.NativePoll; poll > 0 {
+		runner.minBackoff, runner.maxBackoff = poll, 4*poll
+	}
 	return &nativeFollower{cfg: cfg, logger: logger.With("component", "native"), sink: sink,
-		runner: newNativeRunner(paths), pollEvery: cmp.Or(cfg.Tune.NativePoll, nativePollEvery),
+		runner: runner, pollEvery: cmp.Or(cfg.Tune.NativePoll, nativePollEvery),
 		devices: map[string]*nativeDevice{}}
 }
 
