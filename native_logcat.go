@@ -65,6 +65,10 @@ func parseLogcatLine(line string) (logcatLine, error) {
 		rest += " "
 	}
 	l.Tag = cleanLogText(strings.TrimRight(rest[:i], " "))
+	if strings.HasSuffix(l.Tag, ":") {
+		// "tag:: m" could be read two ways, and would print as a third.
+		return l, fmt.Errorf("%w: the tag ends with a colon", errLogcatLine)
+	}
 	l.Message = cleanLogText(rest[i+2:])
 	return l, nil
 }
