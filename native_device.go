@@ -140,16 +140,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 				}
 			}
 			last = append(last[:0], b...)
-			if d.queued.Load()+int64(len(b)) > nativeIntakeBytes {
-				d.dropped.Add(1)
-				return
-			}
-			select {
-			case lines <- append([]byte(nil), b...):
-				d.queued.Add(int64(len(b)))
-			default:
-				d.dropped.Add(1)
-			}
+			d.take(lines, b)
 		}, func(err error) {
 			restarted = true
 			d.setEnded(endReason(err))
@@ -160,6 +151,21 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		d.consume(ctx, lines, newAndroidIntake(d))
 	} else {
 		d.consume(ctx, lines, newSimIntake(d))
+	}
+}
+
+// take queues a copy of line for the consumer, or drops and counts it
+// when the intake is full (nativeIntake lines or nativeIntakeBytes).
+func (d *nativeDevice) take(lines chan<- []byte, line []byte) {
+	if d.queued.Load()+int64(len(line)) > nativeIntakeBytes {
+		d.dropped.Add(1)
+		return
+	}
+	select {
+	case lines <- append([]byte(nil), line...):
+		d.queued.Add(int64(len(line)))
+	default:
+		d.dropped.Add(1)
 	}
 }
 

@@ -270,3 +270,65 @@ func jsonText(v any) string {
 	data, _ := json.Marshal(v)
 	return string(data)
 }
+
+// TestNativeSimulatorApp runs the server against a stand-in xcrun whose
+// booted simulator runs the app: its JavaScript console (no other link
+// carries it), not another app's events, and an uncaught NSException with
+// its call stack as one entry. simctl spawn starts `log` as its child, as
+// the real one does: neither outlives the server.
+func TestNativeSimulatorApp(t *testing.T) {
+	t.Parallel()
+	ts, dir := nativeServer(t)
+	udid := "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C"
+	writeStandin(t, dir, "devices", "List of devices attached\n\n")
+	writeStandin(t, dir, "simctl-list", `{"devices":{"com.apple.CoreSimulator.SimRuntime.iOS-18-0":[{"udid":"`+udid+`","state":"Booted","name":"iPhone 15 Pro"}]}}`)
+	writeStandin(t, dir, "simlog-"+udid, "Filtering the log data using \"processImagePath CONTAINS ...\"\n"+simSeeds[1]+"\n"+
+		`{"eventMessage":"another app","eventType":"logEvent","processID":99,"processImagePath":"/x/Containers/Bundle/Application/V/Other.app/Other","messageType":"Default"}`+"\n"+
+		simSeeds[2]+"\n"+
+		`{"eventMessage":"libc++abi: terminating due to uncaught exception of type NSException","eventType":"logEvent","processID":4300,"processImagePath":"/x/Containers/Bundle/Application/U/Shop.app/Shop","messageType":"Error"}`+"\n")
+	ts.initialize()
+	id := 0
+	session := "native:com.example.shop@" + udid
+	entries := pollLogs(t, ts, &id, map[string]any{"session": session}, func(e []map[string]any) bool {
+		return entryWith(e, "Terminating app") != nil
+	})
+	if len(entries) != 2 {
+		t.Fatalf("want the console line and the crash, got %v", entries)
+	}
+	if js := entries[0]; js["tag"] != "com.facebook.react.log" || js["pid"] != float64(4300) || !strings.HasPrefix(js["message"].(string), "Running") {
+		t.Errorf("the JavaScript console line: %v", js)
+	}
+	crash := entries[1]
+	if crash["crash"] != "objc" || crash["level"] != "error" || !strings.Contains(crash["message"].(string), "*** First throw call stack:") ||
+		!strings.HasSuffix(crash["message"].(string), "of type NSException") {
+		t.Errorf("the uncaught exception: %v", crash)
+	}
+	health := pollHealth(t, ts, &id, func(n map[string]any) bool { return n["lastCrash"] != nil })
+	if c := jsonText(health["lastCrash"]); !strings.Contains(c, `"device":"iPhone 15 Pro"`) || !strings.Contains(c, "NSInvalidArgumentException") {
+		t.Errorf("the health check's last crash: %s", c)
+	}
+	ts.stdin.Close()
+	<-ts.done
+	ts.done <- nil
+	if n := len(standinPIDs(t, dir)); n < 2 {
+		t.Fatalf("the stand-in's log child never started (%d processes)", n)
+	}
+	waitNoStandin(t, dir)
+	checkListedCommands(t, standinCommands(t, dir))
+}
+
+// TestNativeWithoutTools: with neither adb nor xcrun, the health check
+// says so once, and no process is started.
+func TestNativeWithoutTools(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := testConfig(t)
+	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, filepath.Join(dir, "no-adb"), filepath.Join(dir, "no-xcrun")
+	ts := startServer(t, cfg)
+	ts.initialize()
+	sc := toolCall(t, ts, 1, "debug_health_check", map[string]any{})
+	native := jsonText(sc["server"].(map[string]any)["native"])
+	if native != `{"devices":[],"status":"neither adb nor xcrun was found (set ADB, ANDROID_HOME or XCRUN): no native logs"}` {
+		t.Errorf("server.native: %s", native)
+	}
+}

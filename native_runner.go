@@ -111,15 +111,24 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 	if err != nil {
 		return err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return err
-	}
+	// The output is copied by exec into a pipe that is closed once the
+	// child has ended (or nativeWaitDelay after, should a process it
+	// started hold its output open): the read never outlives the child.
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
 	if err := cmd.Start(); err != nil {
+		pw.Close()
 		return err
 	}
-	readErr := r.readLines(stdout, line)
+	readDone := make(chan error, 1)
+	go func() {
+		err := r.readLines(pr, line)
+		pr.CloseWithError(err) // a reader that stopped early unblocks the copy
+		readDone <- err
+	}()
 	err = cmd.Wait()
+	pw.Close()
+	readErr := <-readDone
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
