@@ -106,7 +106,12 @@ func (d *nativeDevice) setPIDs(app string, pids []int) {
 	}
 	d.mu.Unlock()
 	if had && len(pids) == 0 {
-		d.follower.sink.nativeAppEnded(d.app(app))
+		// The consumer tells the sink, once the app's last lines (its
+		// crash) are delivered.
+		select {
+		case d.endedApps <- app:
+		default: // the consumer has not yet read the previous ends; the next lookup tells again
+		}
 	}
 }
 

@@ -38,7 +38,8 @@ type nativeDevice struct {
 	pidApp map[int]string   // pid → app (Android)
 	ended  string
 
-	pending pendingEntries // the consumer goroutine's
+	pending   pendingEntries // the consumer goroutine's
+	endedApps chan string    // apps whose last process ended, for the consumer
 }
 
 func (d *nativeDevice) setListed(name, state string, apps []string) {
@@ -217,6 +218,21 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 				}
 			}
 		case <-timer.C:
+		case app := <-d.endedApps:
+			// What was read before the app ended is the app's last word
+			// (its crash): delivered first, then the session ends.
+			for drained := false; !drained; {
+				select {
+				case b := <-lines:
+					d.queued.Add(-int64(len(b)))
+					intake.add(b, time.Now())
+				default:
+					drained = true
+				}
+			}
+			intake.flush(time.Now(), true)
+			d.deliver()
+			d.follower.sink.nativeAppEnded(d.app(app))
 		}
 		now := time.Now()
 		intake.flush(now, false)

@@ -176,6 +176,16 @@ func TestNativeAndroidApp(t *testing.T) {
 		t.Errorf("debug_wait_for did not wake on the whole Java crash: %s", raw)
 	}
 
+	// The process is gone: the native session ends.
+	writeStandin(t, dir, "pidof-com.example.shop", "")
+	deadline := time.Now().Add(15 * time.Second)
+	for !strings.Contains(jsonText(toolCall(t, ts, 800, "debug_health_check", map[string]any{})["sessions"]), `"connected":false`) {
+		if time.Now().After(deadline) {
+			t.Fatal("the native session stayed live after the app's process ended")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+
 	// A relaunch: a new pid, found by pidof, then a native crash.
 	writeStandin(t, dir, "pidof-com.example.shop", "4300\n")
 	pollHealth(t, ts, &id, func(n map[string]any) bool {

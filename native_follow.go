@@ -225,7 +225,7 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 		seen[key] = true
 		dev := f.devices[key]
 		if dev == nil {
-			dev = &nativeDevice{follower: f, platform: d.Platform, id: d.ID}
+			dev = &nativeDevice{follower: f, platform: d.Platform, id: d.ID, endedApps: make(chan string, maxNativeApps)}
 			f.devices[key] = dev
 		}
 		dev.setListed(d.Name, d.State, apps)
