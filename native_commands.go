@@ -27,14 +27,25 @@ const (
 const nativeSimPredicate = `processImagePath CONTAINS "/Containers/Bundle/Application/"`
 
 // nativeCommandTemplates is every command line the server may run, with
-// SERIAL, PACKAGE and UDID standing for the validated values.
+// SERIAL, PACKAGE and UDID standing for the validated values; an argument
+// with spaces stands in single quotes. The builders below fill these in:
+// nothing else makes a command line.
 var nativeCommandTemplates = []string{
-	"adb devices -l",
-	"adb -s SERIAL logcat -v threadtime -b main,system,crash -T 1",
-	"adb -s SERIAL shell pidof PACKAGE",
-	"xcrun simctl list devices booted -j",
-	"xcrun simctl spawn UDID log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
+	cmdADBDevices:   "adb devices -l",
+	cmdADBLogcat:    "adb -s SERIAL logcat -v threadtime -b main,system,crash -T 1",
+	cmdADBPidof:     "adb -s SERIAL shell pidof PACKAGE",
+	cmdSimctlList:   "xcrun simctl list devices booted -j",
+	cmdSimctlStream: "xcrun simctl spawn UDID log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
 }
+
+// Indexes of nativeCommandTemplates.
+const (
+	cmdADBDevices = iota
+	cmdADBLogcat
+	cmdADBPidof
+	cmdSimctlList
+	cmdSimctlStream
+)
 
 // nativeCommand is one command line: the tool and its arguments.
 type nativeCommand struct {
@@ -46,15 +57,37 @@ type nativeCommand struct {
 // refuses to put on a command line.
 var errNativeArgument = errors.New("not a safe command argument")
 
+// fromTemplate fills template i's placeholders with values (placeholder,
+// value, …), each already checked.
+func fromTemplate(i int, values ...string) nativeCommand {
+	var words []string
+	for rest := nativeCommandTemplates[i]; rest != ""; {
+		rest = strings.TrimLeft(rest, " ")
+		var word string
+		if strings.HasPrefix(rest, "'") {
+			word, rest, _ = strings.Cut(rest[1:], "'")
+		} else {
+			word, rest, _ = strings.Cut(rest, " ")
+		}
+		for j := 0; j+1 < len(values); j += 2 {
+			if word == values[j] {
+				word = values[j+1]
+			}
+		}
+		words = append(words, word)
+	}
+	return nativeCommand{tool: words[0], args: words[1:]}
+}
+
 func adbDevicesCommand() nativeCommand {
-	return nativeCommand{nativeToolADB, []string{"devices", "-l"}}
+	return fromTemplate(cmdADBDevices)
 }
 
 func adbLogcatCommand(serial string) (nativeCommand, error) {
 	if !validDeviceSerial(serial) {
 		return nativeCommand{}, fmt.Errorf("%w: device serial %q", errNativeArgument, serial)
 	}
-	return nativeCommand{nativeToolADB, []string{"-s", serial, "logcat", "-v", "threadtime", "-b", "main,system,crash", "-T", "1"}}, nil
+	return fromTemplate(cmdADBLogcat, "SERIAL", serial), nil
 }
 
 // adbPidofCommand runs pidof on the device: its shell reads the line, so
@@ -66,19 +99,18 @@ func adbPidofCommand(serial, pkg string) (nativeCommand, error) {
 	if !validNativeAppID(pkg) {
 		return nativeCommand{}, fmt.Errorf("%w: package %q", errNativeArgument, pkg)
 	}
-	return nativeCommand{nativeToolADB, []string{"-s", serial, "shell", "pidof", pkg}}, nil
+	return fromTemplate(cmdADBPidof, "SERIAL", serial, "PACKAGE", pkg), nil
 }
 
 func simctlListCommand() nativeCommand {
-	return nativeCommand{nativeToolXcrun, []string{"simctl", "list", "devices", "booted", "-j"}}
+	return fromTemplate(cmdSimctlList)
 }
 
 func simctlLogCommand(udid string) (nativeCommand, error) {
 	if !validDeviceSerial(udid) {
 		return nativeCommand{}, fmt.Errorf("%w: simulator udid %q", errNativeArgument, udid)
 	}
-	return nativeCommand{nativeToolXcrun, []string{"simctl", "spawn", udid, "log", "stream", "--style", "ndjson",
-		"--level", "debug", "--predicate", nativeSimPredicate}}, nil
+	return fromTemplate(cmdSimctlStream, "UDID", udid), nil
 }
 
 // String is the command line as the templates write it (an argument with
