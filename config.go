@@ -149,7 +149,7 @@ var settings = []setting{
 		c.MetroURL = u.Scheme + "://" + strings.ToLower(u.Host)
 		return nil
 	}},
-	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name", func(c *config, v string) error {
+	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name, and that the debugger Origin may name when the dev server says it is its own host", func(c *config, v string) error {
 		return parseAllowedHosts(v, &c.MetroAllowedHosts)
 	}},
 	{"METRO_ATTACH_EXCLUSIVE", "metro-attach-exclusive", "false", "true: also attach to Metro pages that take one debugger at a time, which closes React Native DevTools on them; the flag alone means true", func(c *config, v string) error {
@@ -404,20 +404,6 @@ func checkMetroURL(c config, source map[string]string) error {
 	}
 	return fmt.Errorf("%w: %s %q is not a loopback address: the app's logs and stacks would be read from and sent to another machine; "+
 		"add %q to METRO_ALLOWED_HOSTS to allow it", errUsage, cmp.Or(source["METRO_URL"], "METRO_URL"), c.MetroURL, host)
-}
-
-// validHostName reports whether h is a DNS host name: letters, digits,
-// hyphens, underscores and dots, no port.
-func validHostName(h string) bool {
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for _, r := range h {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return false
-		}
-	}
-	return true
 }
 
 func validPort(p string) bool {

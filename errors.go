@@ -72,6 +72,13 @@ func tooManyWaits(limit int) *toolError {
 		"%d debug_wait_for calls are already waiting, as many as the server lets wait at once", limit)
 }
 
+// tooManyWaitsOnConnection refuses a debug_wait_for call beyond the bound
+// on calls one client connection may have waiting at once.
+func tooManyWaitsOnConnection(limit int) *toolError {
+	return newToolError(codeBusy, map[string]any{"limit": limit, "per": "connection"},
+		"%d debug_wait_for calls of this connection are already waiting, as many as one connection may hold", limit)
+}
+
 // toolErrorOf is the one place where what went wrong below becomes what an
 // agent reads: a code, a message, details and, where the code's own
 // suggestion would not help, a suggestion of its own. A *toolError passes
@@ -153,6 +160,8 @@ func typedToolError(err error) *toolError {
 		return pathNotFoundError(codePathNotFound, e)
 	case *errNoStatePlugin:
 		return noStatePluginError(e)
+	case *errNoStore:
+		return noStoreError(e)
 	case *errValueTooLarge:
 		details := map[string]any{"size": e.Size, "limit": e.Limit, "path": e.Path, "outline": e.Outline}
 		at := "the whole state"

@@ -31,12 +31,12 @@ var layers = []struct {
 	{"mcp core", []string{"mcp_"}},
 	{"answers", []string{"tool_", "resource_", "errors.go"}},
 	{"sessions", []string{"session_"}},
-	{"links", []string{"wire_", "rtron_", "metro_", "native_"}},
+	{"links", []string{"wire_", "rtron_", "metro_", "symbolicate_", "native_"}},
 	// settings.go is the configuration as plain values: every layer is
 	// handed its settings, and config.go (entry) only parses them.
 	// version.go is the version every layer reports; ring.go the one ring
 	// buffer, which the demo uses too.
-	{"base", []string{"json_", "redact_", "jsonrpc.go", "ring.go", "settings.go", "version.go"}},
+	{"base", []string{"json_", "redact_", "stack_", "jsonrpc.go", "ring.go", "settings.go", "version.go"}},
 }
 
 // The demo app stands beside the server, not in its stack: it talks to the

@@ -27,6 +27,8 @@
 //	                             every word an agent reads
 //	session_*                    sessions: the registry, live and post-mortem
 //	                             sessions, buffers, queries, push-down
+//	symbolicate_*                links: the dev server's /symbolicate
+//	                             client, for every kind of app's stacks
 //	wire_* rtron_* metro_*       links: Wire Protocol v1 adapters,
 //	native_*                     Reactotron clients, any app under
 //	                             Metro (its debugger proxy, read only),
@@ -37,6 +39,8 @@
 //	settings.go version.go       numbers, diff; secret redaction; the
 //	ring.go                      JSON-RPC vocabulary; the settings and the
 //	                             version as values; the one ring buffer
+//	stack_*                      base: JavaScript stacks and frames, read
+//	                             and printed one way for every source
 //
 //	check_*                      check-adapter, the conformance kit for
 //	                             adapters: another entry point, which reads
@@ -172,10 +176,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	var wg sync.WaitGroup
 	if cfg.MetroURL != "" {
 		// Stacks are mapped to source through Metro's /symbolicate, for
-		// every kind of app (metro_symbolicate.go).
-		symbolicator := newMetroSymbolicator(cfg.MetroURL)
-		q.stacks = symbolicator
-		wg.Go(func() { symbolicator.run(ctx) })
+		// every kind of app (symbolicate_client.go).
+		stacks := newSymbolicator(cfg.MetroURL)
+		q.stacks = stacks
+		wg.Go(func() { stacks.run(ctx) })
 	}
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)

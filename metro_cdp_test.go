@@ -87,9 +87,9 @@ func FuzzParseCDPFrame(f *testing.F) {
 				func() (metroEvent, error) { return metroConsoleEvent(got.Params, testNow) },
 				func() (metroEvent, error) { return metroExceptionEvent(got.Params, testNow) },
 				func() (metroEvent, error) {
-					ev, _, err := n.handle("Network.requestWillBeSent", got.Params, testNow)
+					ev, _, err := n.handle("Network.requestWillBeSent", got.Params, testNow, false)
 					if err == nil {
-						ev, _, err = n.handle("Network.loadingFailed", got.Params, testNow)
+						ev, _, err = n.handle("Network.loadingFailed", got.Params, testNow, false)
 					}
 					return ev, err
 				},

@@ -1,7 +1,7 @@
 package main
 
 // metro_conn.go is the Metro link's connection to one React Native page:
-// dialled through Metro's inspector proxy with Metro's own Origin, it
+// dialled through Metro's inspector proxy with the dev server's own Origin, it
 // enables what metro_cdp.go allows, turns the page's events into its
 // session's console and network events, and keeps the proxy from dropping
 // it as idle. It is its session's feed: events and streams are answered
@@ -82,9 +82,10 @@ func (c *metroConn) serve(ctx context.Context) metroConnEnd {
 		return metroConnEnd{err: err}
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, m.dialTimeout)
-	// React Native 0.85 and later refuse a debugger without Metro's origin.
+	// React Native 0.85 and later, and Expo, refuse a debugger without the
+	// dev server's own origin (metro_origin.go).
 	ws, _, err := websocket.Dial(dialCtx, dialURL, &websocket.DialOptions{
-		HTTPHeader: http.Header{"Origin": []string{m.cfg.MetroURL}}, HTTPClient: m.client})
+		HTTPHeader: http.Header{"Origin": []string{m.debuggerOrigin(c.page).Origin}}, HTTPClient: m.client})
 	cancel()
 	if err != nil {
 		return metroConnEnd{err: err}
@@ -254,9 +255,14 @@ func (c *metroConn) handle(data []byte) {
 	case f.Method == "Runtime.exceptionThrown":
 		ev, err = metroExceptionEvent(f.Params, now)
 	case strings.HasPrefix(f.Method, "Network."):
+		shared := m.networkShared(c.page.ID, data) // before c.mu: it takes the link's lock
 		c.mu.Lock()
-		ev, ok, err = c.network.handle(f.Method, f.Params, now)
+		ev, ok, err = c.network.handle(f.Method, f.Params, now, shared)
+		evicted := c.network.takeEvicted()
 		c.mu.Unlock()
+		if evicted > 0 { // counted as they go, for the health check
+			m.count(func(d *metroCounters) { d.UnfinishedRequests += evicted })
+		}
 	default:
 		return // the page's other events say nothing the link keeps
 	}

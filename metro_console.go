@@ -61,15 +61,6 @@ type cdpPropertyPreview struct {
 	Value   string `json:"value"`
 }
 
-type cdpStackTrace struct {
-	CallFrames []struct {
-		FunctionName string `json:"functionName"`
-		URL          string `json:"url"`
-		LineNumber   int64  `json:"lineNumber"`
-		ColumnNumber int64  `json:"columnNumber"`
-	} `json:"callFrames"`
-}
-
 // metroConsoleEvent reads Runtime.consoleAPICalled. It walks the params
 // without decoding them through reflection (this is the flood path); what
 // it keeps is re-encoded, so the event is valid JSON whatever was sent.
@@ -117,10 +108,7 @@ func metroConsoleEvent(params []byte, now time.Time) (metroEvent, error) {
 	level := metroLevel(typ)
 	var stack string
 	if level == "warn" || level == "error" || typ == "trace" {
-		var st cdpStackTrace
-		if json.Unmarshal(stackRaw, &st) == nil {
-			stack = formatCDPStack(&st)
-		}
+		stack = framesText(cdpStackFrames(stackRaw))
 	}
 	return metroEvent{Stream: "console", Type: "log", Payload: metroLogPayload(level, clipMetroText(message, maxMetroMessageChars), stack),
 		Time: cdpTime(ms, now)}, nil
@@ -245,7 +233,7 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 		Timestamp float64 `json:"timestamp"`
 		Details   struct {
 			Text       string           `json:"text"`
-			StackTrace *cdpStackTrace   `json:"stackTrace"`
+			StackTrace json.RawMessage  `json:"stackTrace"`
 			Exception  *cdpRemoteObject `json:"exception"`
 		} `json:"exceptionDetails"`
 	}
@@ -266,9 +254,16 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 	case !strings.Contains(text, head):
 		message = text + " " + head
 	}
-	stack := formatCDPStack(p.Details.StackTrace)
-	if stack == "" {
+	thrown := cdpStackFrames(p.Details.StackTrace)
+	stack := framesText(thrown)
+	switch own := parseJSStack(rest).Frames; {
+	case len(thrown) == 0:
 		stack = strings.TrimSpace(rest) // Hermes writes the stack into the error's description too
+	case madeElsewhere(own, thrown):
+		// Made in one place and thrown in another (rethrown, or thrown
+		// later): where it was made stays in the message, as the error
+		// prints itself, and is mapped there (tool_stacks.go).
+		message += "\n" + strings.TrimRight(rest, "\n")
 	}
 	payload := metroLogPayload("error", clipMetroText(cmp.Or(message, "Uncaught exception"), maxMetroMessageChars), clipMetroText(stack, maxMetroMessageChars))
 	return metroEvent{Stream: "console", Type: "log", Payload: payload, Time: cdpTime(p.Timestamp, now)}, nil
@@ -325,10 +320,15 @@ func formatConsoleArgs(args []cdpRemoteObject) string {
 			i++
 		}
 	}
+	afterStack := false
 	for _, a := range args[next:] {
-		if b.Len() > 0 || next > 0 {
+		switch {
+		case afterStack:
+			b.WriteByte('\n') // an error's last frame line ends where its stack does
+		case b.Len() > 0 || next > 0:
 			b.WriteByte(' ')
 		}
+		afterStack = a.Subtype == "error" && strings.Contains(a.Description, "\n")
 		b.WriteString(clipMetroText(formatRemoteObject(a), maxMetroArgChars))
 		if b.Len() > 4*maxMetroMessageChars {
 			break // the message is cut anyway
@@ -422,29 +422,45 @@ func formatPreview(p *cdpPreview) string {
 	return b.String()
 }
 
-// formatCDPStack writes a CDP stack trace as the lines engines print,
-// "at fn (url:line:column)", 1-based as engines print them (CDP counts
-// from 0); "" when there is none.
-func formatCDPStack(st *cdpStackTrace) string {
-	if st == nil || len(st.CallFrames) == 0 {
-		return ""
+// cdpStackFrames reads a Runtime.StackTrace's call frames as every frame
+// object is read (readFrameValue, stack_frame.go: CDP counts lines and
+// columns from 0), up to maxMetroStackFrames and a last one counting the
+// rest.
+func cdpStackFrames(stackTrace []byte) []jsFrame {
+	var frames []jsFrame
+	n := 0
+	_ = eachElement(rawMember(stackTrace, "callFrames"), func(_ int, v []byte) bool {
+		if n++; n > maxMetroStackFrames {
+			return true
+		}
+		if f, ok := readFrameValue(v); ok {
+			f.Method, f.File = clipMetroText(f.Method, 256), clipMetroText(f.File, 2048)
+			frames = append(frames, f)
+		}
+		return true
+	})
+	if n > maxMetroStackFrames {
+		frames = append(frames, jsFrame{Kind: frameSkipped, Skipped: n - maxMetroStackFrames})
 	}
-	var b strings.Builder
-	for i, f := range st.CallFrames {
-		if i == maxMetroStackFrames {
-			fmt.Fprintf(&b, "\n... skipping %d frames", len(st.CallFrames)-i)
-			break
+	return frames
+}
+
+// madeElsewhere reports whether an exception's own stack (from its
+// description) starts somewhere else than the stack CDP gives for its
+// throw: the first frame each places in a file differs (what each calls
+// the function may differ, and so may how many frames each keeps).
+func madeElsewhere(own, thrown []jsFrame) bool {
+	first := func(frames []jsFrame) (jsFrame, bool) {
+		for _, f := range frames {
+			if f.Kind == frameURL || f.Kind == framePath {
+				return jsFrame{File: f.File, Line: f.Line, Column: f.Column}, true
+			}
 		}
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		fn := f.FunctionName
-		if fn == "" {
-			fn = "<anonymous>"
-		}
-		fmt.Fprintf(&b, "at %s (%s:%d:%d)", clipMetroText(fn, 256), clipMetroText(f.URL, 2048), f.LineNumber+1, f.ColumnNumber+1)
+		return jsFrame{}, false
 	}
-	return b.String()
+	a, ok := first(own)
+	b, _ := first(thrown)
+	return ok && a != b
 }
 
 // cdpTime reads a Runtime event's timestamp (milliseconds since the

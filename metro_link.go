@@ -9,8 +9,8 @@ package main
 //     METRO_ATTACH_EXCLUSIVE is set.
 //   - A connection the proxy closed with [NEW_DEBUGGER_OPENED] is not taken
 //     back: that page id is left alone for as long as Metro lists it. The
-//     app's next page (after a reload, which always makes a new page id) is
-//     attached again.
+//     app's next page (after a reload that makes a new page id, or a
+//     relaunch that lists it anew) is attached again.
 //   - A connection that closes within quickClose of attaching backs off,
 //     doubling from minBackoff to maxBackoff, and says so in the health
 //     check: no reconnect loop.
@@ -18,8 +18,9 @@ package main
 // Metro not running is the normal case: the link polls quietly (every
 // downEvery, upEvery while Metro answers) and the health check says it once.
 // An app (logical device + app id, else app id + device name) keeps one
-// session across reloads and crashes; of several pages of one app, the
-// newest listed is attached.
+// session across reloads, relaunches and crashes, and two devices listed
+// under one name are two sessions (metro_identity.go); of several pages of
+// one app, the newest listed is attached.
 
 import (
 	"cmp"
@@ -28,7 +29,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"strconv"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -76,6 +77,8 @@ type metroPageStatus struct {
 	Reason                 string // a metroNot… constant when not attached
 	Detail                 string // the close reason or error behind Reason
 	RetryAt                time.Time
+	// Origin is the Origin sent when the dev server may have refused it.
+	Origin *metroOrigin
 }
 
 // metroStatus is the link's state for debug_health_check.
@@ -85,6 +88,10 @@ type metroStatus struct {
 	Error              string // why the last poll failed
 	Pages              []metroPageStatus
 	Dropped            metroCounters
+	// SharedNetwork: the dev server sends every app's network events to
+	// every page (Expo), and several pages are attached, so requests cannot
+	// be told apart by app (metro_netshare.go).
+	SharedNetwork bool
 }
 
 // metroBackoff is a page left alone for a while after closing at once.
@@ -93,6 +100,10 @@ type metroBackoff struct {
 	delay  time.Duration
 	reason string
 	detail string
+	// origin is the Origin sent, kept when the dev server may have refused
+	// it: a dial that failed, or a close without a close frame, which is
+	// how Expo ends a debugger whose Origin it refuses.
+	origin *metroOrigin
 }
 
 // metroLink polls Metro and attaches its pages. run must be called once;
@@ -116,10 +127,14 @@ type metroLink struct {
 	listed    []metroPageInfo
 	conns     map[string]*metroConn    // by page id
 	held      map[string]*metroBackoff // pages not to attach now, by page id
-	apps      map[string]string        // appKey → session id
-	names     map[string]string        // nameKey → session id
-	ids       map[string]bool          // session ids given
+	idents    metroIdentities          // which session each app feeds (metro_identity.go)
 	dropped   metroCounters
+	// manifestHost is the host:port Expo's manifest names, asked once per
+	// dev server run when the page list says its own host is another
+	// (metro_origin.go); manifestAsked is reset when Metro goes away.
+	manifestHost  string
+	manifestAsked bool
+	netShare      *metroNetShare // network frames several pages received (metro_netshare.go)
 }
 
 // metroHTTPClient reaches Metro directly, and only Metro, for the page list,
@@ -138,7 +153,7 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		conns: map[string]*metroConn{}, held: map[string]*metroBackoff{},
-		apps: map[string]string{}, names: map[string]string{}, ids: map[string]bool{}}
+		idents: newMetroIdentities(), netShare: newMetroNetShare()}
 }
 
 // run polls until ctx ends, then ends every connection and returns once
@@ -166,6 +181,9 @@ func (m *metroLink) run(ctx context.Context) {
 // reports whether Metro answered.
 func (m *metroLink) poll(ctx context.Context) bool {
 	pages, err := m.fetchList(ctx)
+	if err == nil {
+		m.learnManifestHost(ctx, pages)
+	}
 	if ctx.Err() != nil {
 		return false
 	}
@@ -176,6 +194,8 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	if err != nil {
 		m.reachable, m.lastErr = false, err.Error()
 		m.listed = nil
+		m.manifestHost, m.manifestAsked = "", false // the next dev server may name another host
+		m.netShare.reset()                          // and may not broadcast network events
 		if wasReachable || !wasChecked {
 			m.logger.Debug("Metro is not reachable; polling quietly", "url", m.cfg.MetroURL, "err", err)
 		}
@@ -189,6 +209,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	}
 	m.listed = pages
 	chosen := m.chooseLocked(pages)
+	sessionIDs := m.sessionIDsLocked(pages, chosen)
 	now := time.Now()
 	for id, c := range m.conns {
 		if _, ok := chosen[id]; !ok {
@@ -210,7 +231,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 		if !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive {
 			continue
 		}
-		m.attachLocked(ctx, p)
+		m.attachLocked(ctx, p, sessionIDs[p.ID])
 	}
 	return true
 }
@@ -253,9 +274,9 @@ func (m *metroLink) fetchList(ctx context.Context) ([]metroPageInfo, error) {
 	return parseMetroList(body)
 }
 
-// attachLocked starts the connection to page p.
-func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo) {
-	c := &metroConn{link: m, page: p, sessionID: m.sessionIDLocked(p), done: make(chan struct{})}
+// attachLocked starts the connection to page p, feeding session id.
+func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
+	c := &metroConn{link: m, page: p, sessionID: id, done: make(chan struct{})}
 	m.conns[p.ID] = c
 	m.wg.Go(func() {
 		end := c.serve(ctx)
@@ -277,7 +298,7 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	switch {
 	case isNewDebuggerClose(end.closeReason):
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
-		m.logger.Info("another debugger took a React Native page; it is left to it until the app reloads",
+		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
 	case !end.attached || end.lived < m.quickClose:
 		prev := m.held[c.page.ID]
@@ -289,7 +310,12 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 		if !end.attached {
 			reason = metroDialFailed
 		}
-		m.held[c.page.ID] = &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		held := &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		if !end.attached || end.closeReason == "" {
+			origin := m.debuggerOriginLocked(c.page)
+			held.origin = &origin
+		}
+		m.held[c.page.ID] = held
 		if prev == nil {
 			m.logger.Info("a React Native page closed right after attaching; backing off", "page", c.page.ID,
 				"detail", detail, "retryIn", delay)
@@ -312,30 +338,21 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// sessionIDLocked is the session id of p's app: the one its logical device
-// and app id had, else the one its app id and device name had (a logical
-// device id can change after a relaunch or a Metro restart), else a new one.
-func (m *metroLink) sessionIDLocked(p metroPageInfo) string {
-	if id, ok := m.apps[p.appKey()]; ok {
-		return id
-	}
-	id, ok := m.names[p.nameKey()]
-	if !ok {
-		if len(m.ids) >= maxMetroApps {
-			clear(m.apps) // forget the oldest apps' ids rather than grow: their sessions stay
-			clear(m.names)
-			clear(m.ids)
+// sessionIDsLocked is the session id of each chosen page (metro_identity.go),
+// by page id; an attached page keeps the one it feeds.
+func (m *metroLink) sessionIDsLocked(pages []metroPageInfo, chosen map[string]bool) map[string]string {
+	var picked []metroPageInfo
+	live := map[string]string{}
+	for _, p := range pages {
+		if !chosen[p.ID] {
+			continue
 		}
-		base := "metro:" + cmp.Or(p.AppID, "app") + "@" + cmp.Or(p.DeviceName, p.LogicalDeviceID, "device")
-		id = base
-		for n := 2; m.ids[id]; n++ {
-			id = base + "#" + strconv.Itoa(n)
+		picked = append(picked, p)
+		if c := m.conns[p.ID]; c != nil {
+			live[p.ID] = c.sessionID
 		}
-		m.ids[id] = true
 	}
-	m.apps[p.appKey()] = id
-	m.names[p.nameKey()] = id
-	return id
+	return m.idents.assign(picked, live)
 }
 
 // sessionInfo describes a page's app as a session describes an app.
@@ -357,7 +374,8 @@ func (m *metroLink) count(f func(*metroCounters)) {
 func (m *metroLink) status() metroStatus {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
+	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped,
+		SharedNetwork: m.sharedNetworkLocked()}
 	chosen := m.chooseLocked(m.listed)
 	for _, p := range m.listed {
 		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}
@@ -369,11 +387,42 @@ func (m *metroLink) status() metroStatus {
 		case !chosen[p.ID]:
 			ps.Reason = metroOlderPage
 		case h != nil:
-			ps.Reason, ps.Detail, ps.RetryAt = h.reason, h.detail, h.until
+			ps.Reason, ps.Detail, ps.RetryAt, ps.Origin = h.reason, h.detail, h.until, h.origin
 		case !p.MultipleDebuggers && !m.cfg.MetroAttachExclusive:
 			ps.Reason = metroNotMultiDebugger
 		}
 		st.Pages = append(st.Pages, ps)
 	}
 	return st
+}
+
+// learnManifestHost asks Expo's manifest for the dev server's own host, once
+// per dev server run, when a listed page says that host is not METRO_URL's.
+func (m *metroLink) learnManifestHost(ctx context.Context, pages []metroPageInfo) {
+	m.mu.Lock()
+	asked := m.manifestAsked
+	m.mu.Unlock()
+	if asked || !slices.ContainsFunc(pages, func(p metroPageInfo) bool { _, other := metroFrontendHost(p.DevtoolsFrontendURL); return other }) {
+		return
+	}
+	askCtx, cancel := context.WithTimeout(ctx, min(m.cfg.RequestTimeout, 5*time.Second))
+	defer cancel()
+	host := fetchManifestHost(askCtx, m.client, m.cfg.MetroURL)
+	if ctx.Err() != nil {
+		return // the link stops
+	}
+	m.mu.Lock()
+	m.manifestHost, m.manifestAsked = host, true
+	m.mu.Unlock()
+}
+
+// debuggerOrigin is the Origin to send on page p's debugger socket.
+func (m *metroLink) debuggerOrigin(p metroPageInfo) metroOrigin {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.debuggerOriginLocked(p)
+}
+
+func (m *metroLink) debuggerOriginLocked(p metroPageInfo) metroOrigin {
+	return chooseMetroOrigin(m.cfg.MetroURL, p, m.manifestHost, m.cfg.MetroAllowedHosts)
 }

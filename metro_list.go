@@ -24,6 +24,7 @@ type metroPageInfo struct {
 	ID, Title, AppID, DeviceName, Description string
 	LogicalDeviceID                           string
 	DebuggerURL                               string // webSocketDebuggerUrl
+	DevtoolsFrontendURL                       string // devtoolsFrontendUrl: what the dev server says of its own host (metro_origin.go)
 	// MultipleDebuggers: the page keeps its other debuggers when one more
 	// connects (reactNative.capabilities.supportsMultipleDebuggers).
 	MultipleDebuggers bool
@@ -52,6 +53,7 @@ func parseMetroList(body []byte) ([]metroPageInfo, error) {
 		var e struct {
 			ID, Title, AppID, DeviceName, Description string
 			WebSocketDebuggerURL                      string `json:"webSocketDebuggerUrl"`
+			DevtoolsFrontendURL                       string `json:"devtoolsFrontendUrl"`
 			ReactNative                               *struct {
 				LogicalDeviceID string `json:"logicalDeviceId"`
 				Capabilities    struct {
@@ -67,7 +69,8 @@ func parseMetroList(body []byte) ([]metroPageInfo, error) {
 		}
 		pages = append(pages, metroPageInfo{ID: e.ID, Title: e.Title, AppID: e.AppID, DeviceName: e.DeviceName,
 			Description: e.Description, LogicalDeviceID: e.ReactNative.LogicalDeviceID, DebuggerURL: e.WebSocketDebuggerURL,
-			MultipleDebuggers: e.ReactNative.Capabilities.SupportsMultipleDebuggers})
+			DevtoolsFrontendURL: e.DevtoolsFrontendURL,
+			MultipleDebuggers:   e.ReactNative.Capabilities.SupportsMultipleDebuggers})
 	}
 	return pages, nil
 }

@@ -29,9 +29,9 @@ func TestParseMetroList(t *testing.T) {
 	}
 	want := []metroPageInfo{
 		{ID: "1", Title: "com.example.shop (Pixel 8)", AppID: "com.example.shop", DeviceName: "Pixel 8", Description: "com.example.shop",
-			LogicalDeviceID: "dev-a", DebuggerURL: "ws://10.0.2.2:8081/inspector/debug?device=dev-a&page=1", MultipleDebuggers: true},
+			LogicalDeviceID: "dev-a", DebuggerURL: "ws://10.0.2.2:8081/inspector/debug?device=dev-a&page=1", DevtoolsFrontendURL: "devtools://devtools/bundled/js_app.html", MultipleDebuggers: true},
 		{ID: "4", Title: "com.example.admin (iPad)", AppID: "com.example.admin", DeviceName: "iPad", Description: "com.example.admin",
-			LogicalDeviceID: "dev-b", DebuggerURL: "ws://10.0.2.2:8081/inspector/debug?device=dev-b&page=4"},
+			LogicalDeviceID: "dev-b", DebuggerURL: "ws://10.0.2.2:8081/inspector/debug?device=dev-b&page=4", DevtoolsFrontendURL: "devtools://devtools/bundled/js_app.html"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("pages (-want +got):\n%s", diff)

@@ -12,13 +12,19 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"slices"
+	"strconv"
 	"time"
 )
 
-// Bounds: requests awaiting their end per page (the oldest is forgotten
-// and counted), a request body's characters kept, header bytes kept.
+// Bounds: requests awaiting their end per page, by count and by the bytes
+// they hold (past either, the oldest is forgotten and counted: a page that
+// starts requests with long URLs or headers and never ends them holds at
+// most maxMetroPendingBytes), a request body's characters kept, header
+// bytes kept.
 const (
 	maxMetroPendingRequests = 512
+	maxMetroPendingBytes    = 4 << 20
 	maxMetroBodyChars       = 64 << 10
 	maxMetroHeaderBytes     = 32 << 10
 )
@@ -32,6 +38,10 @@ type metroRequest struct {
 	wall            time.Time
 	status          *int64
 	responseHeaders map[string]string
+	size            int64 // what it holds, as counted in metroNetwork.bytes
+	// shared: a frame of the request reached several pages' connections,
+	// so it may be another app's (metro_netshare.go).
+	shared bool
 }
 
 // metroNetwork follows one page's requests. It is used by the page's reader
@@ -39,23 +49,36 @@ type metroRequest struct {
 type metroNetwork struct {
 	pending map[string]*metroRequest
 	order   []string // request ids, oldest first
-	evicted int64    // requests forgotten unfinished (maxMetroPendingRequests)
+	bytes   int64    // held by the pending requests (maxMetroPendingBytes)
+	evicted int64    // requests forgotten unfinished, not yet counted by the link (takeEvicted)
+	// sameID lists, oldest first, the pending keys of requests that
+	// reported one id: two apps' requests reach one connection through
+	// Expo's dev server, and iOS apps all count their ids from "1". The
+	// first key is the id, the others the id with a suffix (keyFor).
+	sameID     map[string][]string
+	collisions int
 }
 
 // handle reads one Network event; ok is true when a request ended and ev is
-// its event.
-func (n *metroNetwork) handle(method string, params []byte, now time.Time) (ev metroEvent, ok bool, err error) {
+// its event. shared says the frame may be another app's (metro_netshare.go):
+// its request is marked so, and a request starting under the id of one
+// still pending is another request, never merged into it.
+func (n *metroNetwork) handle(method string, params []byte, now time.Time, shared bool) (ev metroEvent, ok bool, err error) {
 	var p struct {
 		RequestID string  `json:"requestId"`
 		Timestamp float64 `json:"timestamp"`
 		WallTime  float64 `json:"wallTime"`
-		Request   *struct {
+		Redirect  *struct {
+			URL string `json:"url"`
+		} `json:"redirectResponse"`
+		Request *struct {
 			URL      string          `json:"url"`
 			Method   string          `json:"method"`
 			Headers  json.RawMessage `json:"headers"`
 			PostData *string         `json:"postData"`
 		} `json:"request"`
 		Response *struct {
+			URL     string          `json:"url"`
 			Status  float64         `json:"status"`
 			Headers json.RawMessage `json:"headers"`
 		} `json:"response"`
@@ -76,11 +99,27 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time) (ev m
 	if n.pending == nil {
 		n.pending = make(map[string]*metroRequest)
 	}
-	r := n.pending[p.RequestID]
+	key, r := n.find(method, p.RequestID, p.Redirect != nil, func(r *metroRequest) bool {
+		switch {
+		case p.Redirect != nil:
+			return r.url == clipMetroText(p.Redirect.URL, 8192)
+		case p.Response != nil:
+			return r.status == nil && r.url == clipMetroText(p.Response.URL, 8192)
+		case method == "Network.loadingFinished":
+			return r.status != nil
+		}
+		return true
+	})
 	switch method {
 	case "Network.requestWillBeSent":
 		if p.Request == nil {
 			return metroEvent{}, false, fmt.Errorf("%w: %s without a request", errCDPFrame, method)
+		}
+		if r != nil && shared && p.Redirect == nil {
+			// Expo's interceptor reports a request once (and a redirect
+			// with its redirectResponse): under a shared stream, a second
+			// start under a pending id is another app's request.
+			r = nil
 		}
 		if r == nil {
 			// A redirect, or the second report some React Native versions
@@ -89,24 +128,29 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time) (ev m
 			if p.WallTime > 0 {
 				r.wall = cdpTime(p.WallTime*1000, now)
 			}
-			n.add(p.RequestID, r)
+			n.add(n.keyFor(p.RequestID), r)
 		}
+		r.shared = r.shared || shared
 		r.method, r.url = clipMetroText(p.Request.Method, 32), clipMetroText(p.Request.URL, 8192)
 		r.headers = metroHeaders(p.Request.Headers)
 		if p.Request.PostData != nil {
 			body := clipMetroText(*p.Request.PostData, maxMetroBodyChars)
 			r.body = &body
 		}
+		n.resize(r)
 	case "Network.responseReceived":
 		if r != nil && p.Response != nil {
 			status := int64(p.Response.Status)
 			r.status, r.responseHeaders = &status, metroHeaders(p.Response.Headers)
+			n.resize(r)
+			r.shared = r.shared || shared
 		}
 	case "Network.loadingFinished", "Network.loadingFailed":
 		if r == nil {
 			return metroEvent{}, false, nil // its start was never seen (before we attached)
 		}
-		n.remove(p.RequestID)
+		r.shared = r.shared || shared
+		n.remove(key)
 		errText := ""
 		if method == "Network.loadingFailed" {
 			errText = "Network request failed: " + clipMetroText(cmpOrText(p.ErrorText, p.Canceled), 1024)
@@ -128,17 +172,116 @@ func cmpOrText(text string, canceled bool) string {
 	return "unknown error"
 }
 
+// keyFor is the pending key for a request starting under id: the id
+// itself, or, while another request under id is pending, the id with a
+// suffix no page sends, listed in sameID.
+func (n *metroNetwork) keyFor(id string) string {
+	if _, taken := n.pending[id]; !taken && len(n.live(id)) == 0 {
+		return id
+	}
+	if n.sameID == nil {
+		n.sameID = map[string][]string{}
+	}
+	if len(n.sameID) > maxMetroPendingRequests {
+		for k := range n.sameID {
+			n.live(k) // forgets ids whose requests all ended or were evicted
+		}
+	}
+	n.collisions++
+	key := id + "\x00" + strconv.Itoa(n.collisions)
+	keys := n.live(id)
+	if _, ok := n.pending[id]; ok && !slices.Contains(keys, id) {
+		keys = append([]string{id}, keys...)
+	}
+	n.sameID[id] = append(keys, key)
+	return key
+}
+
+// live is the pending keys listed under id in sameID, oldest first,
+// dropping those no longer pending.
+func (n *metroNetwork) live(id string) []string {
+	keys := slices.DeleteFunc(n.sameID[id], func(k string) bool { _, ok := n.pending[k]; return !ok })
+	if len(keys) == 0 {
+		delete(n.sameID, id)
+		return nil
+	}
+	n.sameID[id] = keys
+	return keys
+}
+
+// find is the pending request an event under id is about: the only one,
+// or, when several requests share the id, the oldest that fits (a
+// redirect's or a response's URL, a finished load's response), else the
+// oldest for an end or a redirect and none for a response that fits none.
+func (n *metroNetwork) find(method, id string, redirect bool, fits func(*metroRequest) bool) (string, *metroRequest) {
+	keys := n.live(id)
+	if len(keys) < 2 {
+		if len(keys) == 1 {
+			return keys[0], n.pending[keys[0]]
+		}
+		return id, n.pending[id]
+	}
+	for _, k := range keys {
+		if fits(n.pending[k]) {
+			return k, n.pending[k]
+		}
+	}
+	if method == "Network.responseReceived" || (method == "Network.requestWillBeSent" && !redirect) {
+		return "", nil
+	}
+	return keys[0], n.pending[keys[0]]
+}
+
 func (n *metroNetwork) add(id string, r *metroRequest) {
 	if len(n.order) >= maxMetroPendingRequests {
-		delete(n.pending, n.order[0])
-		n.order = n.order[1:]
-		n.evicted++
+		n.evictOldest()
 	}
 	n.pending[id] = r
 	n.order = append(n.order, id)
 }
 
+// resize counts what r holds now, then forgets the oldest requests while
+// the pending ones hold more than maxMetroPendingBytes.
+func (n *metroNetwork) resize(r *metroRequest) {
+	size := int64(len(r.method) + len(r.url) + headersSize(r.headers) + headersSize(r.responseHeaders) + 64)
+	if r.body != nil {
+		size += int64(len(*r.body))
+	}
+	n.bytes += size - r.size
+	r.size = size
+	for n.bytes > maxMetroPendingBytes && len(n.order) > 0 {
+		n.evictOldest()
+	}
+}
+
+func (n *metroNetwork) evictOldest() {
+	if r := n.pending[n.order[0]]; r != nil {
+		n.bytes -= r.size
+	}
+	delete(n.pending, n.order[0])
+	n.order = n.order[1:]
+	n.evicted++
+}
+
+// takeEvicted is how many requests were forgotten since it was last asked.
+func (n *metroNetwork) takeEvicted() int64 {
+	e := n.evicted
+	n.evicted = 0
+	return e
+}
+
+func headersSize(h map[string]string) int {
+	size := 0
+	for k, v := range h {
+		size += len(k) + len(v)
+	}
+	return size
+}
+
 func (n *metroNetwork) remove(id string) {
+	if r := n.pending[id]; r != nil {
+		n.bytes -= r.size
+	}
 	delete(n.pending, id)
 	for i, o := range n.order {
 		if o == id {
@@ -179,8 +322,14 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 		Request    request   `json:"request"`
 		Response   *response `json:"response"`
 		Error      string    `json:"error,omitempty"`
+		// Attribution is "unknown" when the request may be another app's
+		// (metro_netshare.go).
+		Attribution string `json:"attribution,omitempty"`
 	}{Method: r.method, URL: r.url, Status: r.status, DurationMs: duration,
 		Request: request{Headers: metroOrEmpty(r.headers), Params: params, Body: r.body}, Error: errText}
+	if r.shared {
+		ev.Attribution = "unknown"
+	}
 	if errText == "" || r.status != nil {
 		ev.Response = &response{Headers: metroOrEmpty(r.responseHeaders)}
 	} else {

@@ -193,12 +193,18 @@ func (m *metroStandIn) pushEach(page string, n int, frame func(i int) []byte) {
 }
 
 // closePage closes every debugger of page with code and reason, as the
-// proxy does.
+// proxy does. It waits for one: the link can see its dial succeed before
+// the stand-in has recorded the socket it accepted.
 func (m *metroStandIn) closePage(page string, code websocket.StatusCode, reason string) {
-	m.mu.Lock()
-	sockets := m.sockets[page]
-	delete(m.sockets, page)
-	m.mu.Unlock()
+	m.t.Helper()
+	var sockets []*websocket.Conn
+	waitUntil(m.t, "a debugger on page "+page+" to close", func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		sockets = m.sockets[page]
+		delete(m.sockets, page)
+		return len(sockets) > 0
+	})
 	for _, ws := range sockets {
 		ws.Close(code, reason)
 	}

@@ -199,7 +199,12 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 		c.spawnUrgent(ctx, req)
 		return
 	}
-	if c.waits != nil && c.waits(&req) && c.spawnWaiting(ctx, req) {
+	if c.waits != nil && c.waits(&req) {
+		if !c.spawnWaiting(ctx, req) {
+			// Past maxWaiting the call is refused at once (BUSY), on this
+			// goroutine: it never queues for a worker behind other work.
+			c.out.write(c.run(withoutWaitSlot(ctx, maxWaiting), &req), false)
+		}
 		return
 	}
 	c.spawn(ctx, req.ID, len(line), func(ctx context.Context) {

@@ -4,8 +4,9 @@ import "context"
 
 // maxWaiting bounds the requests of one connection that run outside the
 // pool because they wait (calls of tools the tool table marks `waits`).
-// Past it such a request queues for the pool like any other, where the
-// tool's own bound (maxWaits) refuses it, naming that bound.
+// Past it such a request is answered at once, its context marked so that
+// the tool refuses it (withoutWaitSlot, tool_wait.go), as the server-wide
+// bound (maxWaits) does.
 const maxWaiting = 256
 
 // spawnWaiting runs a request that waits for the app on a goroutine of its

@@ -226,3 +226,74 @@ func TestWaitOverHTTP(t *testing.T) {
 	}
 	stream.ended(t)
 }
+
+// TestWaitPastTheConnectionsBoundIsRefusedAtOnce: with maxWaiting waits
+// held and every worker busy, one more wait is answered at once with its
+// context marked as having no room (the tool then answers BUSY), instead
+// of queueing for a worker.
+func TestWaitPastTheConnectionsBoundIsRefusedAtOnce(t *testing.T) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	var c *rpcConn
+	started := make(chan struct{}, maxWaiting+maxInFlight)
+	release := make(chan struct{})
+	handle := func(ctx context.Context, req *request) (any, error) {
+		if limit, full := noWaitSlot(ctx); full {
+			return fmt.Sprintf("no room: %d", limit), nil
+		}
+		started <- struct{}{}
+		select {
+		case <-release:
+			return "released", nil
+		case <-c.stopped:
+			return "stopped", nil
+		}
+	}
+	c = newRPCConn(outW, handle, func(string) bool { return false }, func(*request) error { return nil }, slog.New(slog.DiscardHandler))
+	c.waits = func(req *request) bool { return req.Method == "wait" }
+	served := make(chan error, 1)
+	go func() { served <- c.serve(context.Background(), inR); outW.Close() }()
+	lines := make(chan string, 2*(maxWaiting+maxInFlight))
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	// Every wait slot and every worker held.
+	var burst strings.Builder
+	for i := range maxWaiting {
+		fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"wait"}`+"\n", i)
+	}
+	for i := range maxInFlight {
+		fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":"busy%d","method":"work"}`+"\n", i)
+	}
+	if _, err := io.WriteString(inW, burst.String()); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(20 * time.Second)
+	for range maxWaiting + maxInFlight {
+		select {
+		case <-started:
+		case <-deadline:
+			t.Fatal("the waits and the work never all started")
+		}
+	}
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":"one-more","method":"wait"}`+"\n")
+	select {
+	case line := <-lines:
+		if want := fmt.Sprintf(`{"jsonrpc":"2.0","id":"one-more","result":"no room: %d"}`, maxWaiting); line != want {
+			t.Fatalf("first reply %s, want %s", line, want)
+		}
+	case <-deadline:
+		t.Fatal("the wait past the bound was not answered while the workers were busy")
+	}
+	close(release)
+	inW.Close()
+	if err := <-served; err != nil {
+		t.Fatal(err)
+	}
+	for range lines {
+	}
+}

@@ -46,6 +46,7 @@ func TestReactotronStatePathMisses(t *testing.T) {
 	if _, ok := answers["state.values.request auth.user.nickname.first"]; ok {
 		t.Fatal("the recording answers the path through null; it should not")
 	}
+	answers["state.values.subscribe"] = []json.RawMessage{reduxProbeAnswer}
 	app := dialReactotron(t, url, answers)
 	app.send(recordedFrames(t, "app")[0])
 	e.waitHealthRaw(func(h map[string]any) bool { return len(h["sessions"].([]any)) == 1 })

@@ -163,6 +163,7 @@ type reactotronConn struct {
 	// subscribed are the store names the app was last asked to report
 	// changes of (rtron_state.go).
 	subscribed []string
+	store      storeState // whether the app has shown a store (rtron_storeprobe.go)
 }
 
 // serve reads messages until the connection ends.
@@ -372,7 +373,7 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 			return
 		}
 	}
-	c.learnStatePlugins() // answered only once this returns: messages are handled in order
+	c.probeOnConnect() // answered only once this returns: messages are handled in order
 	// Logged before the registry announces the connect, as for a wire
 	// adapter: a Reactotron session's id is the client's id.
 	b.logger.Info("Reactotron app connected", "session", intro.ClientID, "app", intro.Name, "remote", c.remote)

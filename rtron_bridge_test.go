@@ -141,9 +141,15 @@ func (a *fakeReactotronApp) serverFrames() []string {
 // and returns the bridge's URL.
 func startBridgeE2E(t *testing.T) (*e2e, string) {
 	t.Helper()
+	return startBridgeE2EWith(t, 2*time.Second)
+}
+
+// startBridgeE2EWith is startBridgeE2E with a request timeout.
+func startBridgeE2EWith(t *testing.T, requestTimeout time.Duration) (*e2e, string) {
+	t.Helper()
 	cfg := testConfig(t)
 	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
-	cfg.RequestTimeout = 2 * time.Second
+	cfg.RequestTimeout = requestTimeout
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts, nextID: 100}
@@ -195,7 +201,9 @@ func (e *e2e) toolJSON(name string, args map[string]any) map[string]any {
 func TestReactotronBridgeSession(t *testing.T) {
 	e, url := startBridgeE2E(t)
 	frames := readReactotronCaptured(t, "testdata/reactotron/session.jsonl")
-	app := dialReactotron(t, url, recordedAnswers(t, frames))
+	answers := recordedAnswers(t, frames)
+	answers["state.values.subscribe"] = []json.RawMessage{reduxProbeAnswer} // the store exists
+	app := dialReactotron(t, url, answers)
 	// Everything the app sent before the server's first state request.
 	sent := 0
 	for _, f := range frames {
@@ -402,15 +410,20 @@ func startBridgeWith(t *testing.T, requestTimeout time.Duration, desktop *reacto
 // Reactotron app sends (recorded in session.jsonl).
 func TestReactotronActsOnTheApp(t *testing.T) {
 	_, link, url := startBridge(t)
-	app := dialReactotron(t, url, nil)
+	// The app has a store: it answers the probe as reactotron-redux does.
+	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.values.subscribe": {reduxProbeAnswer}})
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	var s *session
 	linkWaitFor(t, "the session", func() bool {
 		s = registryOf(link).currentLive(sessionViaReactotron)
 		return s != nil
 	})
-	// The backup asked on introduction, to learn the app's state plugins.
-	linkWaitFor(t, "the backup request", func() bool { return slices.Contains(app.serverFrames(), string(reactotronBackupRequest())) })
+	// The store probe sent on introduction (rtron_storeprobe.go) and the
+	// list after it: the app answered the probe before it read the list,
+	// and a log it sends now is handled after that answer.
+	linkWaitFor(t, "the probe", func() bool { return slices.Contains(app.serverFrames(), probeRestore) })
+	app.send([]byte(`{"type":"log","payload":{"level":"debug","message":"after the probe"}}`))
+	linkWaitFor(t, "the log", func() bool { return s.latestSeq("console") == 1 })
 	recorded := map[string]string{}
 	for _, f := range readReactotronCaptured(t, "testdata/reactotron/session.jsonl") {
 		if f.Dir == "server" {

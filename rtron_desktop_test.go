@@ -210,15 +210,29 @@ func (a *fakeReactotronApp) waitServerFrame(t *testing.T, n int) string {
 	return got[n]
 }
 
-// answerBackup waits for the app's n-th frame from the server, which must
-// be the bridge's own state.backup.request sent on connect, and answers it.
-func (a *fakeReactotronApp) answerBackup(t *testing.T, n int, answer []byte) {
+// answerProbe waits for the app's n-th and n+1-th frames from the server,
+// which must be the bridge's store probe sent on connect and the list
+// that replaces it (rtron_storeprobe.go), and answers the probe as
+// reactotron-redux with a store does, or with answers when given.
+func (a *fakeReactotronApp) answerProbe(t *testing.T, n int, answers ...[]byte) {
 	t.Helper()
-	if got := a.waitServerFrame(t, n); got != string(reactotronBackupRequest()) {
-		t.Fatalf("the app's frame %d is %s, want the bridge's backup request", n, got)
+	if got := a.waitServerFrame(t, n); got != probeOnIntro {
+		t.Fatalf("the app's frame %d is %s, want the bridge's store probe", n, got)
 	}
-	a.send(answer)
+	if got := a.waitServerFrame(t, n+1); got != probeRestore {
+		t.Fatalf("the app's frame %d is %s, want the bridge's list after the probe", n+1, got)
+	}
+	if len(answers) == 0 {
+		answers = [][]byte{reduxProbeAnswer}
+	}
+	for _, f := range answers {
+		a.send(f)
+	}
 }
+
+// reduxProbeAnswer is reactotron-redux's answer to the probe's path once
+// its store exists (redux_late.jsonl).
+var reduxProbeAnswer = []byte(`{"type":"state.values.change","payload":{"changes":[{"path":"__devtools_mcp_store_probe__","value":"~~~ undefined ~~~"}]},"important":"~~~ false ~~~"}`)
 
 // ourBackupAnswer is an answer to the bridge's connect-time backup request
 // that no other answer in these tests equals.
@@ -260,9 +274,9 @@ func TestDesktopRelayRealFrames(t *testing.T) {
 	if fmt.Sprint(sent) != fmt.Sprint(want) {
 		t.Errorf("the desktop got the intro\n%v\nwant\n%v", sent, want)
 	}
-	// The bridge's own backup request, sent on connect, and its answer:
-	// the bridge's alone, so the desktop's next frame is the first event.
-	app.answerBackup(t, 1, ourBackupAnswer(t))
+	// The bridge's store probe, sent on connect, and its answer: the
+	// bridge's alone, so the desktop's next frame is the first event.
+	app.answerProbe(t, 1)
 	var events [][]byte
 	for _, f := range recordedFrames(t, "app")[1:] {
 		if !bytes.Contains(f, []byte(`.response"`)) {
@@ -277,23 +291,20 @@ func TestDesktopRelayRealFrames(t *testing.T) {
 			t.Fatalf("the desktop got\n%s\nwant\n%s", got, f)
 		}
 	}
-	if r := relayOf(t, b, given.Payload); r.AnswersKept != 1 {
-		t.Errorf("relay = %+v, want the answer to the bridge's backup kept", r)
-	}
 	// The desktop's state.values.subscribe, then its requests and dispatch.
-	if got := app.waitServerFrame(t, 2); got != string(desktopSubscribe) {
+	if got := app.waitServerFrame(t, 3); got != string(desktopSubscribe) {
 		t.Errorf("the app got %s from the desktop, want %s", got, desktopSubscribe)
 	}
 	for i, f := range recordedFrames(t, "from-desktop")[1:5] {
 		side.send(t, f)
-		if got := app.waitServerFrame(t, 3+i); got != string(f) {
+		if got := app.waitServerFrame(t, 4+i); got != string(f) {
 			t.Errorf("the app got %s, want %s", got, f)
 		}
 	}
 	// A setClientId from the desktop is not relayed: the app keeps its id.
 	side.send(t, []byte(`{"type":"setClientId","payload":"d35k70p0-0000-4000-8000-000000000001"}`))
 	side.send(t, desktopSubscribe)
-	if got := app.waitServerFrame(t, 7); got != string(desktopSubscribe) {
+	if got := app.waitServerFrame(t, 8); got != string(desktopSubscribe) {
 		t.Errorf("the app got %s after the desktop's setClientId, want the frame after it", got)
 	}
 	if r := relayOf(t, b, given.Payload); r.ClientIDsIgnored != 1 || !r.Connected {
@@ -315,9 +326,9 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	if got := side.frame(t); !bytes.Equal(got, intro) {
 		t.Errorf("the desktop got the intro %s, want it unchanged: %s", got, intro)
 	}
-	ours := ourBackupAnswer(t)
-	app.answerBackup(t, 0, ours)
-	app.waitServerFrame(t, 1) // the desktop's subscribe
+	app.answerProbe(t, 0)
+	waitStoreKnown(t, b, "c1")
+	app.waitServerFrame(t, 2) // the desktop's subscribe
 	var s *session
 	linkWaitFor(t, "the session", func() bool {
 		s = registryOf(link).currentLive(sessionViaReactotron)
@@ -325,7 +336,7 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	})
 	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
 	side.send(t, backupReq)
-	if got := app.waitServerFrame(t, 2); got != string(backupReq) {
+	if got := app.waitServerFrame(t, 3); got != string(backupReq) {
 		t.Fatalf("the app got %s, want the desktop's %s", got, backupReq)
 	}
 	type outcome struct {
@@ -337,7 +348,7 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 		raw, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux"})
 		snap <- outcome{raw, err}
 	}()
-	if got := app.waitServerFrame(t, 3); got != string(backupReq) {
+	if got := app.waitServerFrame(t, 4); got != string(backupReq) {
 		t.Fatalf("the app got %s, want the bridge's %s", got, backupReq)
 	}
 	first := recordedFrame(t, "app", `"state.backup.response"`)
@@ -350,8 +361,7 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	marker := recordedFrame(t, "app", `"hello from the app"`)
 	app.send(marker)
 	// The desktop's first frame after the intro is its own answer: neither
-	// the answer to the bridge's connect-time backup nor the bridge's later
-	// one reaches it.
+	// the answer to the bridge's probe nor the bridge's backup reaches it.
 	if got := side.frame(t); !bytes.Equal(got, first) {
 		t.Errorf("the desktop got\n%s\nwant its answer\n%s", got, first)
 	}
@@ -377,8 +387,8 @@ func TestDesktopRelayRoutesAnswers(t *testing.T) {
 	}
 	// Intro, its answer, the unasked answer, the log: nothing else.
 	linkWaitFor(t, "the counts", func() bool { return relayOf(t, b, "c1").SentToDesktop == 4 })
-	if r := relayOf(t, b, "c1"); r.AnswersKept != 2 {
-		t.Errorf("relay = %+v, want 2 answers kept: the connect-time backup's and the snapshot's", r)
+	if r := relayOf(t, b, "c1"); r.AnswersKept != 1 {
+		t.Errorf("relay = %+v, want 1 answer kept: the snapshot's", r)
 	}
 }
 
@@ -473,11 +483,12 @@ func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 	opts := testDesktopOptions(d.addr)
 	opts.QueueBytes = 256 << 10
 	b, link, url := startRelayBridge(t, opts)
-	// The app answers every backup request: the bridge's on connect, and
-	// the agent's below.
-	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.backup.request": {recordedFrame(t, "app", `"state.backup.response"`)}})
+	// The app has a store: it answers the probe and every backup request.
+	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.backup.request": {recordedFrame(t, "app", `"state.backup.response"`)},
+		"state.values.subscribe": {reduxProbeAnswer}})
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	d.next()
+	waitStoreKnown(t, b, "c1") // the probe answered before the flood
 	big := strings.Repeat("x", 64<<10)
 	const n = 200 // 12.8 MB: more than the socket buffers hold
 	for i := range n {
@@ -510,7 +521,7 @@ func TestDesktopRelayAppReconnects(t *testing.T) {
 	intro := recordedFrames(t, "app")[0]
 	intro = bytes.Replace(intro, []byte(`"~~~ null ~~~"`), []byte(`"c1"`), 1)
 	answers := func() map[string][]json.RawMessage {
-		return map[string][]json.RawMessage{"state.backup.request": {ourBackupAnswer(t)}}
+		return map[string][]json.RawMessage{"state.values.subscribe": {reduxProbeAnswer}}
 	}
 	first := dialReactotron(t, url, answers())
 	first.send(intro)
@@ -529,15 +540,15 @@ func TestDesktopRelayAppReconnects(t *testing.T) {
 	}
 	dispatch := recordedFrame(t, "from-desktop", `"state.action.dispatch"`)
 	side2.send(t, dispatch)
-	if got := second.waitServerFrame(t, 0); got != string(reactotronBackupRequest()) {
-		t.Errorf("the reloaded app's first frame is %s, want the bridge's backup request", got)
+	if got := second.waitServerFrame(t, 0); got != probeOnIntro {
+		t.Errorf("the reloaded app's first frame is %s, want the bridge's store probe", got)
 	}
-	second.waitServerFrame(t, 1) // the desktop's subscribe
-	if got := second.waitServerFrame(t, 2); got != string(dispatch) {
+	second.waitServerFrame(t, 2) // the desktop's subscribe
+	if got := second.waitServerFrame(t, 3); got != string(dispatch) {
 		t.Errorf("the reloaded app got %s, want %s", got, dispatch)
 	}
-	// The answer to the bridge's backup, sent as the app saw the request,
-	// never reaches the desktop: its next frame after the intro is this log.
+	// The answer to the bridge's probe, sent as the app saw it, never
+	// reaches the desktop: its next frame after the intro is this log.
 	marker := recordedFrame(t, "app", `"hello from the app"`)
 	second.send(marker)
 	if got := side2.frame(t); !bytes.Equal(got, marker) {
@@ -553,18 +564,16 @@ func TestDesktopRelayAppReconnects(t *testing.T) {
 // TestDesktopRelayTwoBackupPlugins: an app with reactotron-redux and
 // reactotron-plugin-zustand answers each backup request twice, one answer
 // right after the other. Both answers go to whoever asked: the bridge's
-// (on connect, and for a snapshot) never reach the desktop, and the
-// desktop's both reach it.
+// (for a snapshot) never reach the desktop, and the desktop's both reach
+// it; the answers to the probe on connect reach it neither.
 func TestDesktopRelayTwoBackupPlugins(t *testing.T) {
 	d := newFakeDesktop(t) // started once the bridge has learned the stores
 	b, link, url := startRelayBridge(t, testDesktopOptions(d.addr))
 	app := dialReactotron(t, url, nil)
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
-	redux := ourBackupAnswer(t)
 	stores := zustandBackupAnswer(t)
-	app.answerBackup(t, 0, redux)
-	app.send(stores)
-	if got, want := app.waitServerFrame(t, 1), string(reactotronSubscribe([]string{"auth", "cart"})); got != want {
+	app.answerProbe(t, 0, reduxProbeAnswer, zustandProbeAnswer(t))
+	if got, want := app.waitServerFrame(t, 2), string(reactotronSubscribe([]string{"auth", "cart"})); got != want {
 		t.Fatalf("the app got %s, want the bridge's subscription %s", got, want)
 	}
 	var s *session
@@ -575,11 +584,11 @@ func TestDesktopRelayTwoBackupPlugins(t *testing.T) {
 	d.start()
 	side := d.next()
 	side.frame(t)             // the intro
-	app.waitServerFrame(t, 2) // the desktop's subscription, joined with ours
+	app.waitServerFrame(t, 3) // the desktop's subscription, joined with ours
 	// The desktop's request, answered stores first this time.
 	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
 	side.send(t, backupReq)
-	if got := app.waitServerFrame(t, 3); got != string(backupReq) {
+	if got := app.waitServerFrame(t, 4); got != string(backupReq) {
 		t.Fatalf("the app got %s, want the desktop's %s", got, backupReq)
 	}
 	desktopRedux := recordedFrame(t, "app", `"state.backup.response"`)
@@ -595,7 +604,7 @@ func TestDesktopRelayTwoBackupPlugins(t *testing.T) {
 		raw, err := s.request(t.Context(), "snapshot.get", snapshotParams{Stream: "redux"})
 		snap <- outcome{raw, err}
 	}()
-	if got := app.waitServerFrame(t, 4); got != string(reactotronBackupRequest()) {
+	if got := app.waitServerFrame(t, 5); got != string(reactotronBackupRequest()) {
 		t.Fatalf("the app got %s, want the bridge's backup request", got)
 	}
 	latest := bytes.Replace(desktopRedux, []byte(`"total":15.5`), []byte(`"total":77`), 1)
@@ -612,8 +621,8 @@ func TestDesktopRelayTwoBackupPlugins(t *testing.T) {
 	if o.err != nil || !bytes.Contains(o.raw, []byte(`"total":77`)) {
 		t.Errorf("the bridge's snapshot = %s, %v; want the Redux answer to its own request", o.raw, o.err)
 	}
-	if r := relayOf(t, b, "c1"); r.AnswersKept != 4 {
-		t.Errorf("relay = %+v, want 4 answers kept: two on connect, two for the snapshot", r)
+	if r := relayOf(t, b, "c1"); r.AnswersKept != 2 {
+		t.Errorf("relay = %+v, want 2 answers kept: both for the snapshot", r)
 	}
 }
 
@@ -730,12 +739,10 @@ func TestDesktopRelayExpiredRequest(t *testing.T) {
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
 	side := d.next()
 	side.frame(t)
-	// The bridge's connect-time backup holds the first place in the queue;
-	// answered, it leaves the desktop's request first.
-	app.answerBackup(t, 0, ourBackupAnswer(t))
+	app.answerProbe(t, 0)
 	backupReq := recordedFrame(t, "from-desktop", `"state.backup.request"`)
 	side.send(t, backupReq)
-	if got := app.waitServerFrame(t, 2); got != string(backupReq) {
+	if got := app.waitServerFrame(t, 3); got != string(backupReq) {
 		t.Fatalf("the app got %s, want the desktop's %s", got, backupReq)
 	}
 	answer := recordedFrame(t, "app", `"state.backup.response"`)
@@ -743,7 +750,7 @@ func TestDesktopRelayExpiredRequest(t *testing.T) {
 	if got := side.frame(t); !bytes.Equal(got, answer) {
 		t.Errorf("the desktop got %s, want the late answer", got)
 	}
-	if r := relayOf(t, b, "c1"); r.Expired != 1 || r.AnswersKept != 1 {
-		t.Errorf("relay = %+v, want one expired request and the bridge's answer kept", r)
+	if r := relayOf(t, b, "c1"); r.Expired != 1 || r.AnswersKept != 0 {
+		t.Errorf("relay = %+v, want one expired request and no answer kept", r)
 	}
 }

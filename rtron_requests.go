@@ -77,6 +77,14 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 		if err != nil {
 			return nil, &reactotronBadActionError{Argument: "action", Problem: err.Error()}
 		}
+		// reactotron-redux dispatches to its store unguarded: never before
+		// the store exists. Apps whose plugins keep no Redux state (TanStack
+		// Query's refetch by dispatch) are told at once.
+		if s := c.attached(); s != nil && canAnswerRedux(s.statePlugins()) {
+			if err := c.awaitStore(ctx, "redux", "state.action.dispatch"); err != nil {
+				return nil, err
+			}
+		}
 		return c.tell(ctx, frame)
 	case runCommandParams:
 		frame, err := reactotronRunCommand(p.Command, p.Args)
@@ -101,6 +109,9 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 		return nil, errAnswerLocally
 	}
 	if err := c.reduxAnswerable(s); err != nil {
+		return nil, err
+	}
+	if err := c.awaitStore(ctx, "redux", "snapshot.get"); err != nil {
 		return nil, err
 	}
 	if p.Path != nil {

@@ -9,8 +9,9 @@ package main
 // request, reactotron-react-query answers no request at all. So the
 // connection notes which kinds of plugin have spoken, and a request no
 // plugin of the app can answer fails at once (errNoStatePlugin) instead of
-// waiting for REQUEST_TIMEOUT. On introduction the bridge asks for a
-// backup: an array-shaped answer names the stores, to which it then
+// waiting for REQUEST_TIMEOUT. No state read is sent before the app has
+// shown a store (rtron_storeprobe.go); the probe sent on introduction
+// names the stores of a plugin of named stores, to which the bridge then
 // subscribes by name.
 
 import (
@@ -72,28 +73,6 @@ func canAnswerRedux(plugins []string) bool {
 	return slices.Contains(plugins, statePluginRedux) || slices.Contains(plugins, statePluginMST)
 }
 
-// learnStatePlugins asks a newly introduced app for a backup; its answers
-// say which state plugins the app has and name its stores (handleState).
-// The request joins the backup queue like any of the bridge's requests
-// (rtron_asks.go), so that its answer is the bridge's alone: a desktop app
-// relayed the same app never sees it, and a backup the desktop asks for
-// later gets its own answer. The waiter is awaited, and so taken out of the
-// queue, by a goroutine that ends with the answer, the request timeout or
-// the connection.
-func (c *reactotronConn) learnStatePlugins() {
-	ask := reactotronAsk{key: backupKey, frame: reactotronBackupRequest()}
-	ws, err := c.post(context.Background(), ask)
-	if err != nil {
-		c.bridge.logger.Debug("could not ask for a backup", "remote", c.remote, "err", err)
-		return
-	}
-	c.sock.goTracked(func() {
-		if _, err := c.await(context.Background(), "state.backup.request", ask, ws[0]); err != nil {
-			c.bridge.logger.Debug("no answer to the backup asked on connect", "remote", c.remote, "err", err)
-		}
-	})
-}
-
 // handleState handles the state plugins' messages; it reports false for
 // a message that is not theirs.
 func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame) bool {
@@ -106,6 +85,7 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		}
 		if rawKind(state) != "array" {
 			sink.noteStatePlugin(statePluginRedux)
+			c.noteStore()
 			c.deliver(backupKey, reactotronAnswer{value: state})
 			return true
 		}
@@ -121,11 +101,14 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		}
 		return true
 	case "state.values.change":
+		c.noteSubscriptionAnswer(sink, f.Payload)
 		stores, err := parseReactotronValuesChange(f.Payload)
 		if err != nil {
 			c.warnUnreadable(f.Type, err)
 			return true
 		}
+		// A whole Redux state the probe brought is no store of a name.
+		stores = slices.DeleteFunc(stores, func(s reactotronStoreValue) bool { return isProbePath(s.Name) })
 		// The entries of paths only the desktop app subscribed to are its
 		// (rtron_subscribe.go).
 		if stores = c.ourStores(stores); len(stores) > 0 {
@@ -139,12 +122,14 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			return true
 		}
 		sink.noteStatePlugin(statePluginRedux)
+		c.noteStore()
 		return false
 	case "state.action.complete":
 		if _, _, isMutation, _ := reactQueryFromAction(f.Payload); isMutation {
 			return c.keepEvent(sink, f)
 		}
 		sink.noteStatePlugin(statePluginRedux)
+		c.noteStore()
 		action := rawMember(f.Payload, "action")
 		if rawMember(f.Payload, "mst") != nil || (isMSTAction(action) && rawMember(action, "type") == nil) {
 			sink.noteStatePlugin(statePluginMST)

@@ -160,8 +160,8 @@ func TestReactotronReactQuery(t *testing.T) {
 	}
 }
 
-// A Zustand app through reactotron-plugin-zustand: the backup fills the
-// stores stream, the bridge subscribes by name, changes are snapshots
+// A Zustand app through reactotron-plugin-zustand: the probe on
+// introduction fills the stores stream, the bridge subscribes by name, changes are snapshots
 // whose functions do not make diffs flap; a Redux read fails at once.
 func TestReactotronZustand(t *testing.T) {
 	e, url := startBridgeE2E(t)
@@ -176,14 +176,23 @@ func TestReactotronZustand(t *testing.T) {
 			changes = append(changes, f.Frame)
 		}
 	}
-	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.backup.request": {backup}})
+	// reactotron-plugin-zustand answers the probe's "*" with every store,
+	// and the list after it (none) with no changes.
+	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.backup.request": {backup},
+		"state.values.subscribe": {zustandProbeAnswer(t), []byte(`{"type":"state.values.change","payload":{"changes":[]}}`)}})
 	app.send(frames[0].Frame) // client.intro
 	linkWaitFor(t, "the subscription", func() bool {
 		return slices.Contains(app.serverFrames(), `{"type":"state.values.subscribe","payload":{"paths":["auth","cart"]}}`)
 	})
-	for _, f := range app.serverFrames() {
-		if strings.Contains(f, `"*"`) || strings.Contains(f, `""`) {
-			t.Errorf("the server sent %s: never subscribe to everything", f)
+	for i, f := range app.serverFrames() {
+		if (strings.Contains(f, `"*"`) || strings.Contains(f, `""`)) && f != probeOnIntro {
+			t.Errorf("the server sent %s: never subscribe to everything but in the probe, replaced at once", f)
+		}
+		if f == probeOnIntro && (i+1 >= len(app.serverFrames()) || app.serverFrames()[i+1] != probeRestore) {
+			t.Errorf("the probe on introduction was not followed at once by the bridge's list")
+		}
+		if strings.Contains(f, "state.backup.request") {
+			t.Errorf("the server sent %s on introduction", f)
 		}
 	}
 	first := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "stores"})

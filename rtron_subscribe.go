@@ -118,6 +118,12 @@ func (c *reactotronConn) desktopPaths() (paths, ever []string) {
 func (c *reactotronConn) sendSubscription(ctx context.Context) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
+	return c.writeSubscriptionLocked(ctx)
+}
+
+// writeSubscriptionLocked writes the union of the lists; the caller holds
+// writeMu.
+func (c *reactotronConn) writeSubscriptionLocked(ctx context.Context) error {
 	c.mu.Lock()
 	desktop, _ := c.desktopPaths()
 	union := subscriptionUnion(desktop, c.subscribed)
@@ -191,12 +197,20 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 		if to && pathsCover(ours, p) && !pathsCover(desktop, p) && undefinedValue(e) {
 			to = false // asked by the bridge alone, and the app has nothing there
 		}
+		if ok && isProbePath(p) && !pathsCover(desktop, p) {
+			to = false // the answer to the bridge's store probe (rtron_storeprobe.go)
+		}
 		if !ok || to {
 			kept = append(kept, e)
 		}
 		return true
 	})
 	switch {
+	case desktop == nil:
+		// Before the desktop's first list, a change answers the bridge's
+		// probe (rtron_storeprobe.go): the desktop sends its list as it
+		// takes the app, and what it asked for follows that.
+		return nil
 	case err != nil || len(kept) == n:
 		return data
 	case len(kept) == 0:

@@ -100,14 +100,17 @@ func TestChangeForDesktop(t *testing.T) {
 		{"every entry the desktop's", []string{"user.name"}, change(user), change(user)},
 		{"a mix keeps the desktop's, byte for byte", []string{"user.name", "cart"}, change(cart, user, auth), change(cart, user)},
 		{"none the desktop's", []string{"user.name"}, change(cart, auth), nil},
-		{"no entries: the answer to an empty list", nil, change(), change()},
+		{"no entries: the answer to an empty list", []string{}, change(), change()},
+		{"before the desktop's first list: the bridge's probe", nil, change(cart, `{"path":"prefs","value":1}`), nil},
+		{"the probe's path is never the desktop's", []string{"user.name"}, change(`{"path":"__devtools_mcp_store_probe__","value":"~~~ undefined ~~~"}`, user), change(user)},
+		{"a whole state the desktop did not ask for is the probe's", []string{"user.name"}, change(whole, user), change(user)},
 		{"whole state asked: the frame unchanged", []string{""}, change(whole, cart, auth), change(whole, cart, auth)},
 		{"whole state asked, but not a store of ours the app lacks", []string{""}, change(whole, `{"path":"auth","value":"~~~ undefined ~~~"}`, cart), change(whole, cart)},
 		{"an undefined entry the desktop asked for is its", []string{"auth"}, change(`{"path":"auth","value":"~~~ undefined ~~~"}`), change(`{"path":"auth","value":"~~~ undefined ~~~"}`)},
-		{"unasked entries go to the desktop too", nil, change(`{"path":"prefs","value":1}`, cart), change(`{"path":"prefs","value":1}`)},
-		{"an entry without a readable path is the desktop's", nil, change(`{"value":1}`, `5`, auth), change(`{"value":1}`, `5`)},
-		{"no changes member", nil, []byte(`{"type":"state.values.change","payload":{}}`), []byte(`{"type":"state.values.change","payload":{}}`)},
-		{"unreadable", nil, []byte(`{"type":"state.values.change","payload":{"changes":[{"path":"cart"}`), []byte(`{"type":"state.values.change","payload":{"changes":[{"path":"cart"}`)},
+		{"unasked entries go to the desktop too", []string{}, change(`{"path":"prefs","value":1}`, cart), change(`{"path":"prefs","value":1}`)},
+		{"an entry without a readable path is the desktop's", []string{}, change(`{"value":1}`, `5`, auth), change(`{"value":1}`, `5`)},
+		{"no changes member", []string{}, []byte(`{"type":"state.values.change","payload":{}}`), []byte(`{"type":"state.values.change","payload":{}}`)},
+		{"unreadable", []string{}, []byte(`{"type":"state.values.change","payload":{"changes":[{"path":"cart"}`), []byte(`{"type":"state.values.change","payload":{"changes":[{"path":"cart"}`)},
 	} {
 		got := changeForDesktop(c.in, c.desktop, ours)
 		if !bytes.Equal(got, c.want) {
@@ -195,6 +198,15 @@ func zustandBackupAnswer(t *testing.T) []byte {
 	return nil
 }
 
+// zustandProbeAnswer is reactotron-plugin-zustand's answer to the probe's
+// "*" (zustand_probe.jsonl has the real one): every store by name, here
+// the stores of zustand.jsonl's backup.
+func zustandProbeAnswer(t *testing.T) []byte {
+	t.Helper()
+	state := rawMember(rawMember(zustandBackupAnswer(t), "payload"), "state")
+	return []byte(`{"type":"state.values.change","payload":{"changes":` + string(state) + `},"important":"~~~ false ~~~"}`)
+}
+
 // heldStores are the names of the stores a session holds, sorted.
 func heldStores(s *session) []string {
 	s.mu.Lock()
@@ -215,9 +227,9 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	b, link, url := startRelayBridge(t, testDesktopOptions(d.addr))
 	app := dialReactotron(t, url, nil)
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ZustandApp","clientId":"c1"}}`))
-	app.answerBackup(t, 0, zustandBackupAnswer(t))
+	app.answerProbe(t, 0, zustandProbeAnswer(t))
 	ourList := string(reactotronSubscribe([]string{"auth", "cart"}))
-	if got := app.waitServerFrame(t, 1); got != ourList {
+	if got := app.waitServerFrame(t, 2); got != ourList {
 		t.Fatalf("the app got %s, want the bridge's subscription %s", got, ourList)
 	}
 	var s *session
@@ -229,12 +241,12 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	d.start()
 	side := d.next()
 	side.frame(t) // the intro
-	if got := app.waitServerFrame(t, 2); got != ourList {
+	if got := app.waitServerFrame(t, 3); got != ourList {
 		t.Errorf("after the desktop's empty list the app got %s, want %s", got, ourList)
 	}
 	// The desktop subscribes to a path of its own and to one of ours.
 	side.send(t, []byte(`{"type":"state.values.subscribe","payload":{"paths":["user.name","cart"]}}`))
-	if got, want := app.waitServerFrame(t, 3), string(reactotronSubscribe([]string{"user.name", "cart", "auth"})); got != want {
+	if got, want := app.waitServerFrame(t, 4), string(reactotronSubscribe([]string{"user.name", "cart", "auth"})); got != want {
 		t.Errorf("the app got %s, want the union %s", got, want)
 	}
 	cart := `{"path":"cart","value":{"items":[{"sku":"A-1","price":9.5}],"total":9.5,"addItem":"~~~ addItem() ~~~"}}`
@@ -260,7 +272,7 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	// The desktop asks for the whole state (reactotron-core-server sends
 	// "" for "*"): passed on as its choice, and every entry is its.
 	side.send(t, []byte(`{"type":"state.values.subscribe","payload":{"paths":[""]}}`))
-	if got, want := app.waitServerFrame(t, 4), string(reactotronSubscribe([]string{"", "auth", "cart"})); got != want {
+	if got, want := app.waitServerFrame(t, 5), string(reactotronSubscribe([]string{"", "auth", "cart"})); got != want {
 		t.Errorf("the app got %s, want %s", got, want)
 	}
 	whole := `{"path":"","value":{"user":{"name":"Ada"},"todos":[]}}`
@@ -278,7 +290,7 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	// A list that holds ours reaches the app byte for byte.
 	superset := []byte(`{"type":"state.values.subscribe", "payload":{"paths":["auth","cart","x"]}}`)
 	side.send(t, superset)
-	if got := app.waitServerFrame(t, 5); got != string(superset) {
+	if got := app.waitServerFrame(t, 6); got != string(superset) {
 		t.Errorf("the app got %s, want the desktop's own frame %s", got, superset)
 	}
 	// A change formed under an earlier list of the desktop's: the desktop
@@ -295,14 +307,14 @@ func TestDesktopRelaySharesSubscription(t *testing.T) {
 	if got, want := side.frame(t), change(prefs); !bytes.Equal(got, want) {
 		t.Errorf("the desktop got %s, want the unasked change %s", got, want)
 	}
-	if got, want := app.waitServerFrame(t, 6), string(reactotronSubscribe([]string{"auth", "cart", "x", "prefs"})); got != want {
+	if got, want := app.waitServerFrame(t, 7), string(reactotronSubscribe([]string{"auth", "cart", "x", "prefs"})); got != want {
 		t.Errorf("the app got %s, want the union with the new store %s", got, want)
 	}
 	if got := heldStores(s); !slices.Equal(got, []string{"auth", "cart", "prefs"}) {
 		t.Errorf("the bridge holds stores %q, want auth, cart and prefs", got)
 	}
-	if r := relayOf(t, b, "c1"); r.AnswersKept != 1 {
-		t.Errorf("relay = %+v, want the connect-time backup's answer kept", r)
+	if r := relayOf(t, b, "c1"); r.AnswersKept != 0 {
+		t.Errorf("relay = %+v, want no answer kept: the bridge asked nothing", r)
 	}
 }
 

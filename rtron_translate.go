@@ -212,9 +212,27 @@ func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessag
 		Message   string `json:"message"`
 		Stack     string `json:"stack,omitempty"`
 		Important bool   `json:"important,omitempty"`
-	}{Level: level, Message: reactotronText(m["message"]), Important: important}
+	}{Level: level, Message: reactotronLogText(m["message"]), Important: important}
 	ev.Stack = reactotronStack(m["stack"])
 	return reactotronMarshal(ev)
+}
+
+// reactotronLogText is a log's message as Reactotron's desktop app shows
+// it. client.log("msg", {n: 1}) sends its arguments as one array, which the
+// desktop lists one by one (a row per argument), never as an array: the
+// text is each argument as reactotronText gives it, joined by spaces, as
+// a console prints them. (client.log(["a", "b"]) sends the same array and
+// the desktop shows it the same way.)
+func reactotronLogText(v json.RawMessage) string {
+	if rawKind(v) != "array" {
+		return reactotronText(v)
+	}
+	var parts []string
+	_ = eachElement(v, func(_ int, e []byte) bool {
+		parts = append(parts, reactotronText(e))
+		return true
+	})
+	return strings.Join(parts, " ")
 }
 
 // reactotronText gives a string value itself and any other value its JSON
@@ -233,7 +251,8 @@ func reactotronText(v json.RawMessage) string {
 
 // reactotronStack writes an error's stack as text: Error.stack is already
 // text; trackGlobalErrors sends frames {fileName, functionName, lineNumber,
-// columnNumber?}, written one a line "at fn (file:line:col)".
+// columnNumber?}, read and written one a line as every frame is
+// (stack_frame.go: "at fn (file:line:col)", columns from 1).
 func reactotronStack(v json.RawMessage) string {
 	if rawKind(v) != "array" {
 		if rawKind(v) == "null" {
@@ -245,28 +264,11 @@ func reactotronStack(v json.RawMessage) string {
 	_ = json.Unmarshal(v, &items)
 	lines := make([]string, 0, len(items))
 	for _, item := range items {
-		var frame struct {
-			FileName     string          `json:"fileName"`
-			FunctionName string          `json:"functionName"`
-			LineNumber   json.RawMessage `json:"lineNumber"`
-			ColumnNumber json.RawMessage `json:"columnNumber"`
-		}
-		if rawKind(item) != "object" || json.Unmarshal(item, &frame) != nil {
-			lines = append(lines, reactotronText(item))
+		if f, ok := readFrameValue(item); ok && rawKind(item) == "object" {
+			lines = append(lines, f.text())
 			continue
 		}
-		fn := frame.FunctionName
-		if fn == "" {
-			fn = "<anonymous>"
-		}
-		loc := frame.FileName
-		if rawKind(frame.LineNumber) == "number" {
-			loc += ":" + string(frame.LineNumber)
-			if rawKind(frame.ColumnNumber) == "number" {
-				loc += ":" + string(frame.ColumnNumber)
-			}
-		}
-		lines = append(lines, "at "+fn+" ("+loc+")")
+		lines = append(lines, reactotronText(item))
 	}
 	return strings.Join(lines, "\n")
 }

@@ -41,7 +41,9 @@ func TestTranslateReactotron(t *testing.T) {
 			stream: "console", typ: "log", payload: `{"level":"warn","message":"careful","important":true}`},
 		{name: "log of several values",
 			frame:  `{"type":"log","payload":{"level":"debug","message":["two",{"a":"~~~ zero ~~~"}]}}`,
-			stream: "console", typ: "log", payload: `{"level":"debug","message":"[\"two\",{\"a\":0}]"}`},
+			stream: "console", typ: "log", payload: `{"level":"debug","message":"two {\"a\":0}"}`},
+		{name: "log with several arguments, as the desktop lists them", frame: `{"type":"log","payload":{"level":"debug","message":["msg",{"n":1},["x",2],"~~~ null ~~~"]}}`,
+			stream: "console", typ: "log", payload: `{"level":"debug","message":"msg {\"n\":1} [\"x\",2] null"}`},
 		{name: "log of undefined",
 			frame:  `{"type":"log","payload":{"level":"debug","message":"~~~ undefined ~~~"}}`,
 			stream: "console", typ: "log", payload: `{"level":"debug","message":""}`},
@@ -51,9 +53,13 @@ func TestTranslateReactotron(t *testing.T) {
 		{name: "error with a text stack",
 			frame:  `{"type":"log","payload":{"level":"error","message":"boom","stack":"Error: boom\n    at f (a.js:1:2)"},"important":true}`,
 			stream: "console", typ: "log", payload: `{"level":"error","message":"boom","stack":"Error: boom\n    at f (a.js:1:2)","important":true}`},
+		// Frames are read and printed as every frame is (stack_frame.go):
+		// a column of a frame resolved to a source file is the source
+		// map's, from 0; one of a frame left as a URL is the engine's,
+		// from 1; React Native's trackGlobalErrors sends none.
 		{name: "error with stack frames",
-			frame:  `{"type":"log","payload":{"level":"error","message":"m","stack":[{"fileName":"App.tsx","functionName":"onPress","lineNumber":12,"columnNumber":7},{"fileName":"index.js","functionName":"~~~ empty string ~~~","lineNumber":3,"columnNumber":"~~~ null ~~~"},"raw line"]}}`,
-			stream: "console", typ: "log", payload: `{"level":"error","message":"m","stack":"at onPress (App.tsx:12:7)\nat <anonymous> (index.js:3)\nraw line"}`},
+			frame:  `{"type":"log","payload":{"level":"error","message":"m","stack":[{"fileName":"App.tsx","functionName":"onPress","lineNumber":12,"columnNumber":7},{"fileName":"index.js","functionName":"~~~ empty string ~~~","lineNumber":3,"columnNumber":"~~~ null ~~~"},{"fileName":"http://localhost:8081/index.bundle?platform=ios","functionName":"f","lineNumber":10,"columnNumber":5},{"fileName":"/Users/ana/shop/src/a.js","functionName":"g","lineNumber":4},"raw line"]}}`,
+			stream: "console", typ: "log", payload: `{"level":"error","message":"m","stack":"at onPress (App.tsx:12:8)\nat index.js:3\nat f (http://localhost:8081/index.bundle?platform=ios:10:5)\nat g (/Users/ana/shop/src/a.js:4)\nraw line"}`},
 		{name: "error with an undefined stack",
 			frame:  `{"type":"log","payload":{"level":"error","message":"m","stack":"~~~ undefined ~~~"}}`,
 			stream: "console", typ: "log", payload: `{"level":"error","message":"m"}`},

@@ -319,11 +319,24 @@ func (s *session) setStreams(from sessionFeed, streams []streamState) {
 	s.reg.events.push(linkEvent{Kind: linkStreamsChanged, SessionID: s.id})
 }
 
+// A wire adapter numbers its own events and its list is what it says. A
+// Metro page or Reactotron client announces only some of its streams, and
+// the server numbers the others from their figures (appendEvent): a stream
+// the new list omits is kept as it was when it holds events, so that its
+// seqs go on after a reload, a relaunch or a re-attach instead of starting
+// at 1 again, and its events stay readable.
 func (s *session) mergeStreamsLocked(streams []streamState) {
+	listed := make(map[string]bool, len(streams))
 	for i := range streams {
+		listed[streams[i].Name] = true
 		if j, ok := s.streamIndex[streams[i].Name]; ok {
 			old := s.info.Streams[j]
 			streams[i].EventCount, streams[i].LatestSeq, streams[i].LastEventAt = old.EventCount, old.LatestSeq, old.LastEventAt
+		}
+	}
+	for _, old := range s.info.Streams {
+		if s.via != sessionViaWire && !listed[old.Name] && old.LatestSeq > 0 {
+			streams = append(streams, old)
 		}
 	}
 	s.info.Streams = streams

@@ -2,7 +2,7 @@ package main
 
 // session_stacks.go is how answers have stacks mapped to source: through
 // the stackMapper serve hands down (Metro's /symbolicate client,
-// metro_symbolicate.go), or not at all when METRO_URL is off.
+// symbolicate_client.go), or not at all when METRO_URL is off.
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 )
 
 // stackMapper maps the bundle-URL frames of stacks to source
-// (metroSymbolicator.mapStacks): one slice per stack, one element per
+// (symbolicator.mapStacks): one slice per stack, one element per
 // frame, and why frames that could be mapped were not.
 type stackMapper interface {
 	mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error)
@@ -29,7 +29,7 @@ func (q *adapterQueries) mapStacks(ctx context.Context, stacks []jsStack) ([][]m
 	for i, st := range stacks {
 		out[i] = make([]mappedFrame, len(st.Frames))
 		for j, f := range st.Frames {
-			out[i][j] = mappedFrame{Method: f.Method, File: f.File, Line: f.Line, Column: f.Column}
+			out[i][j] = mappedFrame{jsFrame: f}
 		}
 	}
 	return out, errStacksOff

@@ -64,6 +64,20 @@ type config struct {
 	Help            bool
 }
 
+// validHostName reports whether h is a DNS host name: letters, digits,
+// hyphens, underscores and dots, no port.
+func validHostName(h string) bool {
+	if h == "" || len(h) > 253 {
+		return false
+	}
+	for _, r := range h {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // isLoopbackHost reports whether host (no port) names this machine only.
 func isLoopbackHost(host string) bool {
 	if strings.EqualFold(host, "localhost") {

@@ -121,6 +121,9 @@ func inputSchema(args []argSpec) map[string]any {
 			p["type"] = "integer"
 			if !a.clamp {
 				p["minimum"] = a.min
+				if a.max != 0 {
+					p["maximum"] = a.max
+				}
 			}
 			if a.def != 0 {
 				p["default"] = a.def
@@ -143,6 +146,9 @@ func inputSchema(args []argSpec) map[string]any {
 // call runs a tool and returns its CallToolResult, encoded. Failures are
 // results with isError set, never JSON-RPC errors.
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
+	if limit, full := noWaitSlot(ctx); full && t.waits {
+		return errorResult(tooManyWaitsOnConnection(limit), ts.redact)
+	}
 	if ts.cfg.ReadOnly && t.changesApp() {
 		return errorResult(readOnlyError(t.name), ts.redact)
 	}
@@ -351,6 +357,9 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 		return s.min, nil
 	case s.clamp:
 		return hi, nil
+	case s.max != 0:
+		// The range is named whichever end was passed.
+		return 0, invalidParams(s.name, fmt.Sprintf("must be from %d to %d", s.min, s.max))
 	case n < s.min:
 		return 0, invalidParams(s.name, fmt.Sprintf("must be at least %d", s.min))
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net/url"
 	"time"
 )
 
@@ -271,6 +272,7 @@ type healthMetro struct {
 	Error     string            `json:"error,omitempty"`
 	Pages     []healthMetroPage `json:"pages"`
 	Dropped   *metroDropped     `json:"dropped,omitempty"`
+	Network   string            `json:"network,omitempty"` // why requests may be another app's
 }
 
 type healthMetroPage struct {
@@ -317,11 +319,17 @@ func describeMetro(st metroStatus) *healthMetro {
 		case metroNotMultiDebugger:
 			hp.NotAttached = "the page takes one debugger at a time (no supportsMultipleDebuggers), and attaching would close React Native DevTools on it; METRO_ATTACH_EXCLUSIVE=true attaches anyway"
 		case metroOtherDebugger:
-			hp.NotAttached = "another debugger opened the page and Metro closed ours ([NEW_DEBUGGER_OPENED]); it is left to that debugger until the app reloads"
+			hp.NotAttached = "another debugger opened the page and Metro closed ours ([NEW_DEBUGGER_OPENED]); it is left to that debugger while Metro lists the page (until the app relaunches, or reloads into a new page; a reload in place keeps the page)"
 		case metroClosedOnAttach:
 			hp.NotAttached = "the page closed the connection right after attaching (" + p.Detail + "); retrying later, less often each time"
+			if p.Origin != nil {
+				hp.NotAttached += ". It closed without a close frame, as Expo's dev server does when it refuses the debugger's Origin: " + originAdvice(st.URL, *p.Origin)
+			}
 		case metroDialFailed:
 			hp.NotAttached = "the page's debugger socket could not be opened (" + p.Detail + "); retrying later, less often each time"
+			if p.Origin != nil {
+				hp.NotAttached += ". A 401 answer means the dev server refused the debugger's Origin: " + originAdvice(st.URL, *p.Origin)
+			}
 		case metroOlderPage:
 			hp.NotAttached = "a newer page of the same app is attached instead"
 		}
@@ -330,9 +338,31 @@ func describeMetro(st metroStatus) *healthMetro {
 		}
 		h.Pages = append(h.Pages, hp)
 	}
+	if st.SharedNetwork {
+		h.Network = "this dev server (Expo) sends every app's network requests to every attached page, and the requests name no app: " +
+			"with more than one app attached, each of their sessions holds the others' requests too. Such requests carry " +
+			`attribution: "unknown"; read them as any attached app's. Attach one app at a time to know whose a request is.`
+	}
 	if d := st.Dropped; d != (metroCounters{}) {
 		h.Dropped = &metroDropped{OversizedFrames: d.OversizedFrames, MalformedFrames: d.MalformedFrames,
 			UnknownAnswers: d.UnknownAnswers, UnfinishedRequests: d.UnfinishedRequests}
 	}
 	return h
+}
+
+// originAdvice names the Origin a dev server may have refused and what to
+// set so that the link sends one it accepts.
+func originAdvice(metroURL string, o metroOrigin) string {
+	text := "the Origin sent was " + o.Origin + "."
+	if o.Named != "" {
+		host := o.Named
+		if u, err := url.Parse(o.Named); err == nil {
+			host = u.Hostname()
+		}
+		return text + " The dev server names itself " + o.Named + ", a host that is not loopback: add " + host +
+			" to METRO_ALLOWED_HOSTS so that this Origin is sent."
+	}
+	return text + " Expo's dev server accepts only the host of its own URL: 127.0.0.1:PORT, or the host of REACT_NATIVE_PACKAGER_HOSTNAME " +
+		"(or EXPO_PACKAGER_PROXY_URL) when it was started with one. Set METRO_URL to that URL (now " + metroURL +
+		"), and add a host that is not loopback to METRO_ALLOWED_HOSTS."
 }

@@ -23,7 +23,14 @@ type requestSummary struct {
 	DurationMs    json.RawMessage `json:"durationMs"`
 	ResponseBytes int             `json:"responseBytes"`
 	Error         string          `json:"error,omitempty"`
+	// Attribution is "unknown" for a request that may be another app's:
+	// Expo's dev server sends every app's requests to every page.
+	Attribution string `json:"attribution,omitempty"`
 }
+
+// unknownAttributionNote explains requests marked attribution "unknown".
+const unknownAttributionNote = `requests with attribution "unknown" may be another app's: Expo's dev server sends every app's ` +
+	"network requests to every attached app, naming none (debug_health_check: server.metro.network)"
 
 func summarizeRequest(event []byte) requestSummary {
 	payload := rawMember(event, "payload")
@@ -34,6 +41,7 @@ func summarizeRequest(event []byte) requestSummary {
 	url, _ := wireString(rawMember(payload, "url"))
 	r.URL = clipText(url, maxSummaryURL)
 	r.Error, _ = wireString(rawMember(payload, "error"))
+	r.Attribution, _ = wireString(rawMember(payload, "attribution"))
 	body := rawMember(rawMember(payload, "response"), "body")
 	if s, ok := wireString(body); ok {
 		r.ResponseBytes = len(s)
@@ -81,14 +89,19 @@ func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 		return nil, err
 	}
 	requests := make([]requestSummary, len(res.events))
+	note := ""
 	for i, ev := range res.events {
 		requests[i] = summarizeRequest(ev)
+		if requests[i].Attribution == "unknown" {
+			note = unknownAttributionNote
+		}
 	}
 	body, err := json.Marshal(struct {
-		Requests  []requestSummary `json:"requests"`
-		HasMore   bool             `json:"hasMore"`
-		LatestSeq int64            `json:"latestSeq"`
-	}{requests, res.hasMore, res.latestSeq})
+		Requests    []requestSummary `json:"requests"`
+		HasMore     bool             `json:"hasMore"`
+		LatestSeq   int64            `json:"latestSeq"`
+		Attribution string           `json:"attribution,omitempty"`
+	}{requests, res.hasMore, res.latestSeq, note})
 	if err != nil {
 		return nil, err
 	}

@@ -33,36 +33,71 @@ type stackNote struct {
 	Hint   string `json:"hint,omitempty"`
 }
 
-// mapLogStacks maps the stacks of entries (read from events, in order) to
-// source, rewriting the entries it could map, and returns the note to add
-// to the answer, if any.
+const (
+	// maxMessageStacks is how many stacks of one message are mapped.
+	maxMessageStacks = 4
+	// maxStackScan bounds the bytes of a message searched for stacks: far
+	// more than the maxLogMessage characters shown of it, which mapped
+	// frames, shorter than the bundle's, bring forward.
+	maxStackScan = 64 << 10
+)
+
+// logStack says where a stack sent to be mapped came from: an entry's
+// stack member, or a run of frame lines in its message (inMessage, at
+// span), and how many frames it had before it was cut to maxMappedFrames.
+type logStack struct {
+	entry     int
+	inMessage bool
+	span      textStack
+	total     int
+}
+
+// mapLogStacks maps every stack the entries (read from events, in order)
+// carry to source, in one request: the stack member (for a Metro app, the
+// console call's), and each stack in the message text (the stack of an
+// Error logged, as CDP describes it, or an adapter or Reactotron client
+// sends it as text). It rewrites the entries it could map, and returns the
+// note to add to the answer, if any.
 func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []logEntry) *stackNote {
 	var stacks []jsStack
-	var at []int // entry index of each stack sent
-	var totals []int
+	var from []logStack
+	messages := make([][]string, len(events)) // the lines of a message with stacks to map
+	unscanned := make([]string, len(events))  // and what follows them, past maxStackScan
 	bytecode, source := false, false
 	for i, ev := range events {
-		st, ok := readJSStack(rawMember(rawMember(ev, "payload"), "stack"))
+		payload := rawMember(ev, "payload")
+		if st, ok := readJSStack(rawMember(payload, "stack")); ok {
+			for _, f := range st.Frames {
+				bytecode = bytecode || f.Kind == frameBytecode
+				source = source || (f.Kind == framePath && f.File != "" && f.Line > 0)
+			}
+			if sendable(st.Frames) {
+				from = append(from, logStack{entry: i, total: len(st.Frames)})
+				st.Frames = st.Frames[:min(len(st.Frames), maxMappedFrames)]
+				stacks = append(stacks, st)
+			}
+		}
+		message, ok := wireString(rawMember(payload, "message"))
 		if !ok {
 			continue
 		}
-		sendable := false
-		for _, f := range st.Frames {
-			switch f.Kind {
-			case frameURL:
-				sendable = true
-			case frameBytecode:
-				bytecode = true
-			case framePath:
-				source = source || (f.File != "" && f.Line > 0)
+		var rest string
+		if len(message) > maxStackScan {
+			cut := strings.LastIndexByte(message[:maxStackScan], '\n')
+			if cut < 0 {
+				cut = maxStackScan
 			}
+			message, rest = message[:cut], message[cut:]
 		}
-		if !sendable {
-			continue
+		lines, found := findStacks(message)
+		for _, span := range found[:min(len(found), maxMessageStacks)] {
+			if !sendable(span.frames) {
+				continue
+			}
+			messages[i], unscanned[i] = lines, rest
+			from = append(from, logStack{entry: i, inMessage: true, span: span, total: len(span.frames)})
+			stacks = append(stacks, jsStack{Frames: span.frames[:min(len(span.frames), maxMappedFrames)]})
 		}
-		totals = append(totals, len(st.Frames))
-		st.Frames = st.Frames[:min(len(st.Frames), maxMappedFrames)]
-		stacks, at = append(stacks, st), append(at, i)
 	}
 	if len(stacks) == 0 {
 		switch {
@@ -76,15 +111,37 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 	}
 	mapped, err := ts.mapStacks(ctx, stacks)
 	anyMapped := false
-	for k, st := range stacks {
-		e := &entries[at[k]]
-		text, hidden, more, ok := mappedStackText(st, mapped[k])
+	rewritten := make([]bool, len(events))
+	// Stacks in a message are replaced from its last to its first, so
+	// that the spans of the earlier ones still hold.
+	for k := len(stacks) - 1; k >= 0; k-- {
+		src, st := from[k], stacks[k]
+		e := &entries[src.entry]
+		if !src.inMessage {
+			text, hidden, more, ok := mappedStackText(st, mapped[k])
+			if !ok {
+				continue
+			}
+			anyMapped = true
+			e.Stack, _ = json.Marshal(text)
+			e.HiddenFrames, e.MoreFrames, e.Symbolicated = hidden, more+src.total-len(st.Frames), true
+			continue
+		}
+		frames, hidden, more, ok := mappedFrameLines(st, mapped[k])
 		if !ok {
 			continue
 		}
-		anyMapped = true
-		e.Stack, _ = json.Marshal(text)
-		e.HiddenFrames, e.MoreFrames, e.Symbolicated = hidden, more+totals[k]-len(st.Frames), true
+		anyMapped, rewritten[src.entry], e.Symbolicated = true, true, true
+		if left := leftOutLine(hidden, more+src.total-len(st.Frames)); left != "" {
+			frames = append(frames, left)
+		}
+		lines := messages[src.entry]
+		messages[src.entry] = append(append(lines[:src.span.first:src.span.first], frames...), lines[src.span.end:]...)
+	}
+	for i, lines := range messages {
+		if rewritten[i] {
+			entries[i].Message = clipText(strings.Join(lines, "\n")+unscanned[i], maxLogMessage)
+		}
 	}
 	if err == nil && !anyMapped {
 		return &stackNote{Status: "unavailable", Reason: "Metro mapped none of the frames (the bundle may have changed since they were printed)"}
@@ -95,26 +152,52 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 	return stackNoteFor(err, anyMapped)
 }
 
+// sendable reports whether frames hold one in a bundle the dev server
+// served: a stack worth mapping.
+func sendable(frames []jsFrame) bool {
+	for _, f := range frames {
+		if f.Kind == frameURL {
+			return true
+		}
+	}
+	return false
+}
+
 // mappedStackText writes a stack whose frames Metro mapped: its message's
-// first lines, then up to maxStackFrames frames; frames Metro marks
-// collapse (framework internals) are left out and counted, unless nothing
-// else is left. ok is false when Metro mapped none of its frames.
+// first lines, then its frames as mappedFrameLines writes them. ok is
+// false when Metro mapped none of its frames.
 func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, more int, ok bool) {
 	lines := append([]string(nil), st.Message[:min(len(st.Message), maxMessageLines)]...)
 	for i := range lines {
 		lines[i] = clipText(lines[i], maxLogMessage)
 	}
-	shown := 0
-	for _, f := range frames {
-		ok = ok || f.Mapped
-		if f.Mapped && f.Collapse {
-			hidden++
-		}
-	}
+	shown, hidden, more, ok := mappedFrameLines(st, frames)
 	if !ok {
 		return "", 0, 0, false
 	}
-	showCollapsed := hidden == len(frames)
+	return strings.Join(append(lines, shown...), "\n"), hidden, more, true
+}
+
+// mappedFrameLines writes up to maxStackFrames frames of a stack Metro
+// mapped, indented as engines indent them; frames Metro marks collapse
+// (framework internals) are left out and counted, unless no frame that
+// names a place in code is left. ok is false when Metro mapped none of
+// its frames.
+func mappedFrameLines(st jsStack, frames []mappedFrame) (lines []string, hidden, more int, ok bool) {
+	placed := 0 // frames naming a file, not collapsed
+	for _, f := range frames {
+		ok = ok || f.Mapped
+		switch {
+		case f.Mapped && f.Collapse:
+			hidden++
+		case f.Kind == frameURL || f.Kind == framePath:
+			placed++
+		}
+	}
+	if !ok {
+		return nil, 0, 0, false
+	}
+	showCollapsed := placed == 0
 	if showCollapsed {
 		hidden = 0
 	}
@@ -122,31 +205,40 @@ func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, mor
 		if f.Mapped && f.Collapse && !showCollapsed {
 			continue
 		}
-		if shown == maxStackFrames {
+		if len(lines) == maxStackFrames {
 			more++
 			continue
 		}
-		shown++
-		line := st.Frames[i].text()
+		frame := st.Frames[i]
 		if f.Mapped {
-			line = mappedFrameText(f)
+			frame = f.jsFrame
 		}
-		lines = append(lines, "    "+line)
+		lines = append(lines, "    "+frame.text())
 	}
-	return strings.Join(lines, "\n"), hidden, more, true
+	return lines, hidden, more, true
 }
 
-// mappedFrameText writes a mapped frame as the engines write source frames.
-func mappedFrameText(f mappedFrame) string {
-	method := f.Method
-	if method == "" {
-		method = "<anonymous>"
+// leftOutLine says, under a stack mapped inside a message, what was left
+// out of it; "" when nothing was.
+func leftOutLine(hidden, more int) string {
+	var parts []string
+	if hidden > 0 {
+		parts = append(parts, plural(hidden, "framework frame")+" hidden")
 	}
-	loc := f.File + ":" + strconv.Itoa(f.Line)
-	if f.Column > 0 {
-		loc += ":" + strconv.Itoa(f.Column)
+	if more > 0 {
+		parts = append(parts, plural(more, "more frame"))
 	}
-	return "at " + method + " (" + loc + ")"
+	if len(parts) == 0 {
+		return ""
+	}
+	return "    ... " + strings.Join(parts, ", ")
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
 }
 
 // stackNoteFor words why frames were not mapped.

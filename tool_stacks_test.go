@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -169,7 +171,7 @@ func TestMappedStackText(t *testing.T) {
 		var out []mappedFrame
 		for i := range n {
 			in = append(in, jsFrame{Method: "f", File: deviceBundle, Line: i + 1, Column: 1, Kind: frameURL})
-			out = append(out, mappedFrame{Method: "f", File: "src/a.ts", Line: i + 1, Column: 1, Mapped: true, Collapse: collapse && i%2 == 1})
+			out = append(out, mappedFrame{jsFrame: jsFrame{Method: "f", File: "src/a.ts", Line: i + 1, Column: 1, Kind: framePath}, Mapped: true, Collapse: collapse && i%2 == 1})
 		}
 		return in, out
 	}
@@ -186,7 +188,7 @@ func TestMappedStackText(t *testing.T) {
 	if text, hidden, _, _ := mappedStackText(jsStack{Frames: in}, out); hidden != 0 || strings.Count(text, "at f") != 2 {
 		t.Errorf("all collapsed: hidden %d, text %q", hidden, text)
 	}
-	if _, _, _, ok := mappedStackText(jsStack{Frames: in[:1]}, []mappedFrame{{Method: "f"}}); ok {
+	if _, _, _, ok := mappedStackText(jsStack{Frames: in[:1]}, []mappedFrame{{jsFrame: jsFrame{Method: "f"}}}); ok {
 		t.Error("nothing mapped, yet ok")
 	}
 }
@@ -223,5 +225,107 @@ func TestServeMapsStacksThroughMetro(t *testing.T) {
 			t.Fatalf("the adapter's session never answered: %s", res)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// metroErrorLog reads a CDP event of testdata/metro/errors/ (shaped as
+// Hermes sends them through Metro's inspector proxy, with an Expo SDK 58
+// bundle URL) into the console log event the Metro link records.
+func metroErrorLog(t *testing.T, name string, seq int64) map[string]any {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "metro", "errors", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := parseCDPFrame(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := metroConsoleEvent
+	if f.Method == "Runtime.exceptionThrown" {
+		read = metroExceptionEvent
+	}
+	ev, err := read(f.Params, testNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var payload map[string]any
+	if err := json.Unmarshal(ev.Payload, &payload); err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{"stream": "console", "seq": seq, "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": payload}
+}
+
+// An uncaught error, logged as React Native logs it (console.error(e)
+// from its exception handler, whose frames are framework frames), names
+// its throw site mapped to source, in the message where the Error's stack
+// is; so does an exception made in one place and thrown in another, and a
+// stack a Reactotron client or an adapter sends as message text (here
+// JavaScriptCore's, and one in a message longer than is searched). Every
+// stack of the page goes in one request.
+func TestGetLogsMapsErrorStacks(t *testing.T) {
+	fm := startFakeMetro(t)
+	fm.mu.Lock()
+	fm.sources[fakeBundlePos{4024, 12}] = fakeSource{fakeRoot + "/src/screens/Checkout.js", 4, 9, "onCheckout", false}
+	fm.sources[fakeBundlePos{3990, 6}] = fakeSource{fakeRoot + "/src/components/Button.js", 12, 4, "onPress", false}
+	for pos, line := range map[fakeBundlePos]int{{30001, 4}: 101, {30101, 8}: 160} {
+		fm.sources[pos] = fakeSource{fakeRoot + "/node_modules/react-native/Libraries/Core/ExceptionsManager.js", line, 2, "", true}
+	}
+	fm.mu.Unlock()
+	bundle := "http://127.0.0.1:8081/index.bundle//&platform=ios&dev=true"
+	rtron, err := reactotronLogEvent(json.RawMessage(`{"level":"debug","message":"checkout failed\nonCheckout@`+bundle+`:4024:13\nglobal code@`+bundle+`:3990:7"}`), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rtronPayload map[string]any
+	_ = json.Unmarshal(rtron, &rtronPayload)
+	long := map[string]any{"level": "error", "message": "Error: boom\n    at onCheckout (" + bundle + ":4024:13)\n" + strings.Repeat("x", maxStackScan) + "\n    at onPress (" + bundle + ":3990:7)"}
+	events := []map[string]any{metroErrorLog(t, "console_error_uncaught.json", 1), metroErrorLog(t, "exception_rethrown.json", 2),
+		{"stream": "console", "seq": int64(3), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": rtronPayload},
+		{"stream": "console", "seq": int64(4), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z", "payload": long}}
+	ts := startStackLogs(t, events)
+	m, _ := newTestSymbolicator(t, fm)
+	ts.stacks = m
+	res, isError := callToolDirect(t, ts, "debug_get_logs", nil)
+	if isError {
+		t.Fatal(string(res))
+	}
+	var out struct {
+		Entries []struct {
+			Message, Stack string
+			HiddenFrames   int
+			Symbolicated   bool
+		}
+		Symbolication *stackNote
+	}
+	if err := json.Unmarshal(res, &out); err != nil || len(out.Entries) != 4 {
+		t.Fatalf("%s", res)
+	}
+	uncaught, rethrown := out.Entries[0], out.Entries[1]
+	want := "Error: boom\n" +
+		"    at onCheckout (src/screens/Checkout.js:4:10)\n" +
+		"    at onPress (src/components/Button.js:12:5)\n" +
+		"    at forEach (native)\n" +
+		"    ... 1 framework frame hidden"
+	if diff := cmp.Diff(want, uncaught.Message); diff != "" || !uncaught.Symbolicated {
+		t.Errorf("the uncaught error's message (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(uncaught.Stack, "node_modules/react-native/Libraries/Core/ExceptionsManager.js:101:3") {
+		t.Errorf("the call site, all framework frames, is shown mapped: %q", uncaught.Stack)
+	}
+	if want := "Uncaught Error: boom\n    at onCheckout (src/screens/Checkout.js:4:10)"; rethrown.Message != want {
+		t.Errorf("where the rethrown error was made: %q, want %q", rethrown.Message, want)
+	}
+	if want := "    at onPress (src/components/Button.js:12:5)"; rethrown.Stack != want || !rethrown.Symbolicated {
+		t.Errorf("where it was thrown: %q, want %q", rethrown.Stack, want)
+	}
+	if want := "checkout failed\n    at onCheckout (src/screens/Checkout.js:4:10)\n    at onPress (src/components/Button.js:12:5)"; out.Entries[2].Message != want {
+		t.Errorf("a Reactotron client's message: %q, want %q", out.Entries[2].Message, want)
+	}
+	if long := out.Entries[3].Message; !strings.HasPrefix(long, "Error: boom\n    at onCheckout (src/screens/Checkout.js:4:10)\nxxx") || !strings.Contains(long, "more characters") {
+		t.Errorf("a long message: %.120q…", long)
+	}
+	if n := fm.postCount(); n != 1 || out.Symbolication != nil {
+		t.Errorf("%d requests (want 1), note %+v", n, out.Symbolication)
 	}
 }

@@ -40,6 +40,17 @@ var stateStreams = map[string]string{
 	statePluginReactQuery: "react_query (TanStack Query's cache)",
 }
 
+// noStoreError words a state read or dispatch asked of a Reactotron app
+// that has no store yet (errors.go's table calls it): nothing was sent to
+// the app, which reactotron-redux would have thrown on.
+func noStoreError(e *errNoStore) *toolError {
+	te := newToolError(codeStreamUnavailable, map[string]any{"stream": e.Stream, "noStoreYet": true},
+		"the app has no store yet: reactotron-redux has no Redux store, or reactotron-mst tracks no tree, so stream %q has no state to read", e.Stream)
+	te.Suggestion = "Create the store in the app (createStore with Reactotron.createEnhancer(), or Reactotron.setReduxStore(store)), " +
+		"or call Reactotron.trackMstNode(rootStore), then ask again: the first read after that answers with it."
+	return te
+}
+
 // noStatePluginError words a read that none of the app's state plugins can
 // answer, pointing at the streams where its state is (errors.go's table
 // calls it).

@@ -24,6 +24,23 @@ const (
 	waitProgressEvery = 3 * time.Second
 )
 
+// waitSlotsFullKey marks the context of a call that waits whose transport
+// connection already holds as many waiting calls as it lets wait
+// (maxWaiting, rpc_waiting.go); its value is that bound.
+type waitSlotsFullKey struct{}
+
+// withoutWaitSlot marks ctx as the context of a wait its connection has no
+// room for: the call is refused at once with BUSY (toolSet.call).
+func withoutWaitSlot(ctx context.Context, limit int) context.Context {
+	return context.WithValue(ctx, waitSlotsFullKey{}, limit)
+}
+
+// noWaitSlot reports the bound of a call marked by withoutWaitSlot.
+func noWaitSlot(ctx context.Context) (limit int, full bool) {
+	limit, full = ctx.Value(waitSlotsFullKey{}).(int)
+	return limit, full
+}
+
 var waitTool = &tool{
 	name:  "debug_wait_for",
 	title: "Wait for the app's next events",
@@ -40,8 +57,10 @@ var waitTool = &tool{
 		argSpec{name: "method", kind: argString},
 		argSpec{name: "url_contains", kind: argString},
 		argSpec{name: "since_seq", kind: argInteger, min: 0},
-		argSpec{name: "count", kind: argInteger, min: 1, max: 50, def: 1, clamp: true},
-		argSpec{name: "timeout_ms", kind: argInteger, min: 1, max: 60000, def: 10000, clamp: true},
+		// Out of range is refused, naming the range (tool_call.go): a wait
+		// quietly shorter or longer than asked would mislead.
+		argSpec{name: "count", kind: argInteger, min: 1, max: 50, def: 1},
+		argSpec{name: "timeout_ms", kind: argInteger, min: 1, max: 60000, def: 10000},
 	),
 	outputSchema: `{"type":"object","properties":{"stream":{"type":"string"},"matched":{"type":"integer"},"events":{"type":"array","items":{"type":"object"}},"seen":{"type":"integer"},"latestSeq":{"type":"integer"},"waitedMs":{"type":"integer"},"ended":{"type":"string"},"symbolication":{"type":"object"},"note":{"type":"string"},` + whoAnswered + `},"required":["stream","matched","events","seen","latestSeq","waitedMs","ended"]}`,
 	run:          waitFor,

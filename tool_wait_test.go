@@ -310,13 +310,6 @@ func TestWaitForEnds(t *testing.T) {
 	})
 	synctest.Test(t, func(t *testing.T) {
 		h := newWaitHarness(t, &testFeed{})
-		w, raw, _ := h.wait(t, t.Context(), map[string]any{"stream": "console", "timeout_ms": 999999, "count": 0})
-		if w.Ended != waitTimedOut || w.WaitedMs != 60000 {
-			t.Errorf("timeout_ms past its bound: %s, want it clamped to 60000", raw)
-		}
-	})
-	synctest.Test(t, func(t *testing.T) {
-		h := newWaitHarness(t, &testFeed{})
 		done := h.waitAsync(t, t.Context(), map[string]any{"stream": "console", "timeout_ms": 60000})
 		stillWaiting(t, done)
 		h.reg.detach(h.s, h.feed, "closed")
@@ -461,4 +454,55 @@ func TestWaitForReactotron(t *testing.T) {
 			t.Errorf("%+v: want the error logged while waiting, at once (%s)", w, diff)
 		}
 	})
+}
+
+// TestWaitForRefusesOutOfRange: count and timeout_ms out of range are
+// refused with INVALID_PARAMS naming the range, never clamped to a wait
+// other than the one asked for.
+func TestWaitForRefusesOutOfRange(t *testing.T) {
+	h := newWaitHarness(t, &testFeed{})
+	for _, c := range []struct {
+		arg     string
+		value   any
+		problem string
+	}{
+		{"count", 0, "must be from 1 to 50"},
+		{"count", 51, "must be from 1 to 50"},
+		{"count", 1e30, "must be from 1 to 50"},
+		{"timeout_ms", 0, "must be from 1 to 60000"},
+		{"timeout_ms", 999999, "must be from 1 to 60000"},
+		{"timeout_ms", -5, "must be from 1 to 60000"},
+	} {
+		_, raw, isError := h.wait(t, t.Context(), map[string]any{"stream": "console", c.arg: c.value})
+		var e struct {
+			Code    string            `json:"code"`
+			Details map[string]string `json:"details"`
+		}
+		json.Unmarshal(raw, &e)
+		if !isError || e.Code != codeInvalidParams || e.Details["argument"] != c.arg || e.Details["problem"] != c.problem {
+			t.Errorf("%s %v = %s, want INVALID_PARAMS: %s", c.arg, c.value, raw, c.problem)
+		}
+	}
+	// The schema says the range too.
+	props := inputSchema(waitTool.args)["properties"].(map[string]any)
+	for arg, max := range map[string]int64{"count": 50, "timeout_ms": 60000} {
+		p := props[arg].(map[string]any)
+		if p["minimum"] != int64(1) || p["maximum"] != max {
+			t.Errorf("schema of %s = %v, want minimum 1 and maximum %d", arg, p, max)
+		}
+	}
+}
+
+// TestWaitForWithoutASlot: a wait its connection has no room for is BUSY
+// at once, naming the connection's bound, and counts for nothing.
+func TestWaitForWithoutASlot(t *testing.T) {
+	h := newWaitHarness(t, &testFeed{})
+	_, raw, isError := h.wait(t, withoutWaitSlot(t.Context(), maxWaiting), map[string]any{"stream": "network"})
+	if !isError || !strings.Contains(string(raw), `"code":"BUSY"`) || !strings.Contains(string(raw), `"limit":256`) ||
+		!strings.Contains(string(raw), "as many as one connection may hold") {
+		t.Errorf("a wait without a slot: %s, want BUSY naming the connection's bound", raw)
+	}
+	if n := h.ts.waiting.Load(); n != 0 {
+		t.Errorf("a refused wait left %d waiting, want 0", n)
+	}
 }

@@ -15,7 +15,9 @@
 # app relaunched after the crash (same page id) or reloaded (new page id)
 # stays one session; nothing devtools-mcp sent runs code in or pauses the
 # app; a page that takes one debugger is left to DevTools (unless
-# METRO_ATTACH_EXCLUSIVE); a flood of console calls stays bounded.
+# METRO_ATTACH_EXCLUSIVE); a flood of console calls stays bounded; two
+# devices of one name are two sessions, each with its own logs, and one
+# relaunching stays its own.
 # check.js's header lists the scenarios.
 #
 # Usage: .ci/metro-inspector.sh [devtools-mcp binary]   (built when absent)

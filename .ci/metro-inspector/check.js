@@ -21,6 +21,10 @@
 //            DevTools comes back, devtools-mcp leaves it the page.
 //   flood    5 000 console calls in one go: devtools-mcp keeps answering,
 //            keeps the newest, and stays under 100 MB.
+//   twins    two devices of one name (two emulators of one image) run the
+//            app: two sessions told apart by the proxy's logicalDeviceId,
+//            both attached, each with its own logs; one relaunching stays
+//            its session and the other is untouched.
 //
 // With RECORD_DIR set, the frames the proxy delivered (/json/list, console
 // calls, the exception) are written there as JSON for Go tests to replay.
@@ -445,6 +449,90 @@ async function flood(binary) {
   pass(`after ${FLOOD} console events devtools-mcp answers, has the newest line${rss !== null ? `, and stayed under ${MAX_RSS_KB / 1024} MB` : ''}`);
 }
 
+// Two emulators of one image report the same device name; React Native
+// gives each its own device id (a hash of the app and the device), which
+// the proxy lists as reactNative.logicalDeviceId.
+const TWIN_NAME = 'sdk_gphone64_arm64';
+const TWIN_IDS = ['3f9a2c71d0e4b5a6c7d8e9f0a1b2c3d4e5f6a7b8', 'b71c0e55aa0123456789abcdef0123456789abcd'];
+
+async function twins(binary) {
+  console.log(`--- twins: two devices named ${TWIN_NAME} run the app`);
+  const proxy = await startProxy({});
+  cleanups.push(() => proxy.server.close());
+  const base = proxy.serverBaseUrl;
+  const devices = TWIN_IDS.map((deviceId) => {
+    const lines = [];
+    const device = startDevice({ port: proxy.port, deviceId, appId: APP_ID, name: TWIN_NAME, out: (l) => lines.push(l) });
+    cleanups.push(() => device.stop());
+    return { deviceId, device, lines };
+  });
+  const list = await until('both devices\' pages are listed', STEP_MS, async () => {
+    const l = await listPages(base);
+    return l.length === 2 ? l : null;
+  });
+  const names = new Set(list.map((p) => p.deviceName));
+  const logical = new Set(list.map((p) => p.reactNative?.logicalDeviceId));
+  if (names.size !== 1 || logical.size !== 2 || !TWIN_IDS.every((id) => logical.has(id))) {
+    fail(`want one device name and the two device ids as logicalDeviceId: ${JSON.stringify(list.map((p) => [p.id, p.deviceName, p.reactNative]))}`);
+  }
+  pass(`the proxy lists two pages named ${[...names][0]}, logicalDeviceId ${[...logical].map((id) => id.slice(0, 6)).join(' and ')}`);
+
+  const server = await startMCP(binary, base);
+  let lastHealth = null;
+  const sessions = await until('devtools-mcp lists two sessions, both attached', STEP_MS, async () => {
+    lastHealth = await server.call('debug_health_check');
+    const mine = appSessions(lastHealth);
+    const attached = metroPages(lastHealth).filter((p) => p.attached);
+    return mine.length === 2 && attached.length === 2 ? mine : null;
+  }).catch((e) => {
+    if (lastHealth) console.log(`last debug_health_check: ${JSON.stringify(lastHealth).slice(0, 3000)}`);
+    throw e;
+  });
+  const ids = sessions.map((s) => s.id).sort();
+  if (ids[0] === ids[1]) fail(`the two devices share session ${ids[0]}`);
+  pass(`two sessions, both attached: ${ids.join(' and ')}`);
+  // Which session is which device: the health check's pages name both.
+  const sessionOf = {};
+  for (const p of metroPages(lastHealth)) {
+    const d = devices.find((d) => String(p.id).startsWith(d.deviceId));
+    if (d) sessionOf[d.deviceId] = p.session;
+  }
+  if (Object.keys(sessionOf).length !== 2) fail(`the health check's pages do not name each device's session: ${JSON.stringify(metroPages(lastHealth))}`);
+
+  // Each logs its own number of lines: each session holds only its own.
+  const counts = [3, 5];
+  devices.forEach((d, i) => d.device.command(`flood ${counts[i]}`));
+  for (const [i, d] of devices.entries()) {
+    let last = null;
+    await until(`session ${sessionOf[d.deviceId]} holds its device's ${counts[i]} lines`, STEP_MS, async () => {
+      last = await server.call('debug_get_logs', { session: sessionOf[d.deviceId], contains: 'metro-check: flood', limit: 50 });
+      return (last.entries || []).length === counts[i] + 1;
+    }).catch((e) => {
+      console.log(`last debug_get_logs: ${JSON.stringify(last).slice(0, 2000)}`);
+      throw e;
+    });
+  }
+  pass(`each session holds its own device's logs (${counts[0]} + 1 and ${counts[1]} + 1 lines)`);
+
+  // The second device's app crashes and relaunches (same device id).
+  const [a, b] = devices;
+  const before = b.lines.length;
+  b.device.command('crash');
+  await until('the second device relaunched and devtools-mcp enabled Runtime on its page', STEP_MS, async () =>
+    b.lines.slice(before).includes('device connected') && b.lines.slice(before).some((l) => l.startsWith('enabled ')));
+  b.device.command('flood 2');
+  await until('the relaunched device\'s lines arrive in its session', STEP_MS, async () => {
+    const logs = await server.call('debug_get_logs', { session: sessionOf[b.deviceId], contains: 'metro-check: flood done', limit: 50 });
+    return (logs.entries || []).length === 2;
+  });
+  const health = await server.call('debug_health_check');
+  const after = appSessions(health).map((s) => s.id).sort();
+  if (JSON.stringify(after) !== JSON.stringify(ids)) fail(`after the relaunch the sessions are ${after.join(', ')}, want ${ids.join(', ')}`);
+  const aLogs = await server.call('debug_get_logs', { session: sessionOf[a.deviceId], contains: 'metro-check: flood', limit: 50 });
+  if ((aLogs.entries || []).length !== counts[0] + 1) fail(`the first device's session holds ${(aLogs.entries || []).length} flood lines after the other relaunched, want ${counts[0] + 1}`);
+  pass(`the second device relaunched into its own session ${sessionOf[b.deviceId]}; the first (${sessionOf[a.deviceId]}) is untouched`);
+}
+
 async function runScenario(fn, ...args) {
   cleanups = [];
   try {
@@ -471,6 +559,7 @@ async function main() {
     await runScenario(singleDebugger, binary);
     await runScenario(takeover, binary);
     await runScenario(flood, binary);
+    await runScenario(twins, binary);
   }
 }
 

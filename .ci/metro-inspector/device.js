@@ -5,7 +5,8 @@
 // the page's JavaScript runtime (runtime.js: Node's V8 and its inspector)
 // and back, one inspector session per debugger session.
 //
-// Commands on stdin, one per line: `log` (the runtime logs), `flood <n>`
+// Commands on stdin, one per line: `log` (the runtime logs), `fail` (a
+// bundle's error, logged by its exception handler), `flood <n>`
 // (n console.log calls in one go, then `logged`), `crash` (an
 // uncaught exception kills the runtime; the app relaunches: the device
 // socket closes and reconnects with the same device id, and the new page
@@ -20,7 +21,10 @@ const path = require('node:path');
 const readline = require('node:readline');
 const WebSocket = require('ws');
 
-function startDevice({ port, deviceId = 'metro-check-device', appId = 'com.example.metrocheck', name = 'Check Phone', out = (l) => console.log(l) }) {
+// bundleFile, when given, is a bundle the dev server built, which the page
+// runs instead of runtime.js's built-in app (see runtime.js); bundleUrl is
+// the URL the page says it loaded its bundle from.
+function startDevice({ port, deviceId = 'metro-check-device', appId = 'com.example.metrocheck', name = 'Check Phone', out = (l) => console.log(l), bundleFile, bundleUrl }) {
   let ws = null;
   let runtime = null;
   let pageId = null;
@@ -59,7 +63,7 @@ function startDevice({ port, deviceId = 'metro-check-device', appId = 'com.examp
     pageId = String(++pageCounter);
     sessions.clear();
     enabled.clear();
-    const child = spawn(process.execPath, [path.join(__dirname, 'runtime.js')], { stdio: ['pipe', 'ignore', process.env.METRO_CHECK_VERBOSE ? 'inherit' : 'ignore', 'pipe'], env: { ...process.env, BUNDLE_URL: `http://127.0.0.1:${port}/index.bundle?platform=ios&dev=true&minify=false` } });
+    const child = spawn(process.execPath, [path.join(__dirname, 'runtime.js')], { stdio: ['pipe', 'ignore', process.env.METRO_CHECK_VERBOSE ? 'inherit' : 'ignore', 'pipe'], env: { ...process.env, BUNDLE_URL: bundleUrl || `http://127.0.0.1:${port}/index.bundle?platform=ios&dev=true&minify=false`, ...(bundleFile ? { BUNDLE_FILE: bundleFile } : {}) } });
     runtime = child;
     const myPage = pageId;
     readline.createInterface({ input: child.stdio[3] }).on('line', (line) => {
@@ -159,6 +163,7 @@ function startDevice({ port, deviceId = 'metro-check-device', appId = 'com.examp
     command(cmd) {
       switch (cmd) {
         case 'log': toRuntime({ op: 'log' }); break;
+        case 'fail': toRuntime({ op: 'fail' }); break;
         case 'crash': toRuntime({ op: 'crash' }); break;
         case 'reload': {
           const old = runtime;

@@ -5,7 +5,8 @@
 //
 // In (stdin, JSON lines): {op:"connect"|"disconnect", sessionId},
 // {op:"cdp", sessionId, message:"<CDP request text>"}, {op:"log"},
-// {op:"flood", n} (n console.log calls, then "flood done"), {op:"crash"}.
+// {op:"flood", n} (n console.log calls, then "flood done"), {op:"crash"},
+// {op:"fail"} (a bundle's error that its exception handler logs).
 // Out (fd 3, JSON lines, written synchronously so that frames sent while the
 // process dies on an uncaught exception still get out):
 // {op:"cdp", sessionId, message:"<CDP text>"}, {op:"enabled", sessionId},
@@ -69,7 +70,12 @@ function request(sessionId, text) {
 // bundle as a React Native app's do: what /symbolicate takes.
 const vm = require('node:vm');
 const bundleUrl = process.env.BUNDLE_URL || 'http://127.0.0.1:8081/index.bundle?platform=ios&dev=true&minify=false';
-const app = vm.runInThisContext(`(function (report) {
+const report = () => send({ op: 'logged' });
+// With BUNDLE_FILE, the app is a real bundle a dev server built (the check
+// fetched it there), run under the URL in its own `//# sourceURL=`, as an
+// engine names it. The bundle sets globalThis.app to {log, fail}: `log`
+// and `fail` call those; `crash` and `flood` are the built-in app's only.
+const app = process.env.BUNDLE_FILE ? runBundle(process.env.BUNDLE_FILE) : vm.runInThisContext(`(function (report) {
   function loadCart() {
     console.log('metro-check: cart loaded with 3 items');
   }
@@ -100,7 +106,22 @@ const app = vm.runInThisContext(`(function (report) {
       report();
     },
   };
-})`, { filename: bundleUrl })(() => send({ op: 'logged' }));
+})`, { filename: bundleUrl })(report);
+
+function runBundle(file) {
+  const code = fs.readFileSync(file, 'utf8');
+  const m = /\/\/# sourceURL=(\S+)\s*$/.exec(code);
+  // Metro's prelude redefines properties of process.env, which Node's own
+  // process.env refuses: give the bundle a plain copy.
+  process.env = { ...process.env };
+  vm.runInThisContext(code, { filename: m ? m[1] : bundleUrl });
+  const bundled = globalThis.app || {};
+  const call = (name) => () => {
+    if (typeof bundled[name] === 'function') bundled[name]();
+    report();
+  };
+  return { log: call('log'), fail: call('fail'), crash: call('crash'), flood: call('flood') };
+}
 
 const rl = readline.createInterface({ input: process.stdin });
 rl.on('line', (line) => {
@@ -120,6 +141,7 @@ rl.on('line', (line) => {
     }
     case 'cdp': request(cmd.sessionId, cmd.message); break;
     case 'log': app.log(); break;
+    case 'fail': app.fail?.(); break;
     case 'crash': app.crash(); break;
     case 'flood': app.flood(Number(cmd.n) || 1000); break;
   }

@@ -3,7 +3,8 @@
 // Protocol logs the error with the stack the engine printed (frames in the
 // bundle), and debug_get_logs, read from the devtools-mcp binary over
 // stdio, must name the line that threw in src/cart.js, mapped by Metro's
-// own /symbolicate.
+// own /symbolicate, in the log's stack and in the Error's stack its
+// message holds.
 //
 // usage: node check.js <path to the devtools-mcp binary>
 'use strict';
@@ -82,11 +83,13 @@ function mcpClient(child) {
   };
 }
 
-// A Wire Protocol adapter whose console holds one error log with stack.
+// A Wire Protocol adapter whose console holds one error log with stack,
+// and the Error's own stack in its message too, as a console prints
+// console.error('add failed:', e).
 function connectAdapter(port, stack) {
   const event = {
     stream: 'console', seq: 1, type: 'log', timestamp: new Date().toISOString(),
-    payload: { level: 'error', message: 'add failed', stack },
+    payload: { level: 'error', message: 'add failed: ' + stack, stack },
   };
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(`ws://127.0.0.1:${port}/`);
@@ -176,6 +179,10 @@ async function main() {
   const want = `\n    at handleAdd (src/cart.js:${at})\n`;
   if (!entry.symbolicated || !entry.stack.includes(want)) {
     fail(`want a frame "at handleAdd (src/cart.js:${at})"; got ${JSON.stringify(out)}`);
+  }
+  console.log('message debug_get_logs answered:\n' + entry.message);
+  if (!entry.message.includes(want.trimEnd())) {
+    fail(`want the stack in the message mapped, with "at handleAdd (src/cart.js:${at})"; got ${JSON.stringify(entry.message)}`);
   }
   console.log(`ok: the frame that threw maps to src/cart.js:${at} through the real Metro ${require('metro/package.json').version}`);
   child.stdin.end();

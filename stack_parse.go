@@ -1,47 +1,17 @@
 package main
 
-// metro_stack.go reads a JavaScript stack as the engines print it (Hermes,
-// JavaScriptCore, V8) or as apps send it (an array of frames), and sorts
-// its frames by what Metro's /symbolicate can do with them: only a frame
-// whose file is a bundle URL is worth sending (metro_symbolicate.go).
+// stack_parse.go reads a JavaScript stack printed as text, as the engines
+// print it (Hermes, JavaScriptCore, V8), whichever kind of app sent it, and
+// finds the stacks inside a text (an Error logged with its stack). Frames
+// are sorted by what the dev server's /symbolicate can do with them: only
+// a frame whose file is a bundle URL is worth sending (symbolicate_client.go).
+// stack_frame.go holds the frame itself, its printing and frame objects.
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 	"unicode"
 )
-
-// frameKind says what a frame's location is.
-type frameKind uint8
-
-const (
-	frameURL      frameKind = iota // an http(s) URL: a bundle Metro served
-	framePath                      // a file path, or any other location: already source, or nothing to map
-	frameBytecode                  // Hermes `address at file:1:offset`: a release build's bytecode
-	frameNative                    // native code, or no location at all
-	frameInternal                  // Hermes's InternalBytecode.js
-	frameSkipped                   // Hermes's `... skipping N frames`
-)
-
-// jsFrame is one frame of a stack. Line and Column are as the engine
-// printed them, 1-based; 0 when absent.
-type jsFrame struct {
-	Method  string
-	File    string
-	Line    int
-	Column  int
-	Kind    frameKind
-	Skipped int // frames Hermes left out, for frameSkipped
-}
-
-// jsStack is a stack split where React Native splits it: the frames are
-// the frame lines after the last line that is not a frame; everything up
-// to that line is the message.
-type jsStack struct {
-	Message []string
-	Frames  []jsFrame
-}
 
 // maxFrameNumber bounds a line, column or count: longer digit runs are not
 // locations but text.
@@ -200,108 +170,31 @@ func classifyFile(file string) frameKind {
 	return framePath
 }
 
-// text prints one frame in Hermes's form.
-func (f jsFrame) text() string {
-	loc := f.File
-	if f.Line > 0 {
-		loc += ":" + strconv.Itoa(f.Line)
-		if f.Column > 0 {
-			loc += ":" + strconv.Itoa(f.Column)
-		}
-	}
-	switch f.Kind {
-	case frameSkipped:
-		return "... skipping " + strconv.Itoa(f.Skipped) + " frames"
-	case frameNative:
-		if f.Method == "" {
-			return "at <anonymous> (native)"
-		}
-		return "at " + f.Method + " (native)"
-	case frameBytecode:
-		loc = "address at " + loc
-	}
-	if f.Method == "" && f.Line > 0 && f.Kind != frameBytecode {
-		return "at " + loc // V8's form for a nameless frame
-	}
-	method := f.Method
-	if method == "" {
-		method = "<anonymous>"
-	}
-	return "at " + method + " (" + loc + ")"
+// textStack is a stack found inside a text: its frame lines are the
+// text's lines first to end-1.
+type textStack struct {
+	first, end int
+	frames     []jsFrame
 }
 
-// readJSStack reads the stack of a console event: text, or an array whose
-// elements are frame lines or frame objects (CDP's functionName/url/
-// lineNumber/columnNumber, React Native's methodName/file/lineNumber/column,
-// Reactotron's functionName/fileName/lineNumber). ok is false for anything
-// else.
-func readJSStack(raw []byte) (jsStack, bool) {
-	switch rawKind(raw) {
-	case "string":
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return jsStack{}, false
+// findStacks splits text into lines and finds the stacks in it: each run
+// of frame lines is one (an Error logged with its stack, several Errors,
+// a stack pasted into a message), and a line that is not a frame, a blank
+// one included, ends it. Joining lines with "\n" gives text again.
+func findStacks(text string) (lines []string, stacks []textStack) {
+	lines = strings.Split(text, "\n")
+	var run *textStack
+	for i, line := range lines {
+		f, ok := parseFrameLine(strings.TrimRight(line, "\r"))
+		switch {
+		case ok && run == nil:
+			stacks = append(stacks, textStack{first: i, end: i + 1, frames: []jsFrame{f}})
+			run = &stacks[len(stacks)-1]
+		case ok:
+			run.end, run.frames = i+1, append(run.frames, f)
+		default:
+			run = nil
 		}
-		return parseJSStack(s), true
-	case "array":
-	default:
-		return jsStack{}, false
 	}
-	var st jsStack
-	ok := true
-	_ = eachElement(raw, func(_ int, v []byte) bool {
-		f, good := readFrameValue(v)
-		if !good {
-			ok = false
-			return false
-		}
-		st.Frames = append(st.Frames, f)
-		return true
-	})
-	return st, ok
-}
-
-// readFrameValue reads one element of a stack array.
-func readFrameValue(v []byte) (jsFrame, bool) {
-	if rawKind(v) == "string" {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return jsFrame{}, false
-		}
-		return parseFrameLine(s)
-	}
-	if rawKind(v) != "object" {
-		return jsFrame{}, false
-	}
-	text := func(names ...string) string {
-		for _, n := range names {
-			if s, ok := wireString(rawMember(v, n)); ok {
-				return s
-			}
-		}
-		return ""
-	}
-	number := func(names ...string) (int, bool) {
-		for _, n := range names {
-			if i, ok := wireInt(rawMember(v, n)); ok && i >= 0 && i <= maxFrameNumber {
-				return int(i), true
-			}
-		}
-		return 0, false
-	}
-	f := jsFrame{Method: text("methodName", "functionName"), File: text("file", "fileName", "url")}
-	f.Line, _ = number("lineNumber")
-	// Metro's own frames, and React Native's once parsed, count columns
-	// from 0; CDP's call frames count lines and columns from 0.
-	if col, ok := number("column", "columnNumber"); ok {
-		f.Column = col + 1
-	}
-	if rawMember(v, "url") != nil && rawMember(v, "columnNumber") != nil {
-		f.Line++
-	}
-	f.Kind = classifyFile(f.File)
-	if f.File == "" || f.File == "native" || f.File == "[native code]" {
-		f.Kind = frameNative
-	}
-	return f, true
+	return lines, stacks
 }

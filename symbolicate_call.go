@@ -1,7 +1,7 @@
 package main
 
-// metro_symbolicate_call.go is one request of the /symbolicate client
-// (metro_symbolicate.go): /status for the project root, then the frames,
+// symbolicate_call.go is one request of the /symbolicate client
+// (symbolicate_client.go): /status for the project root, then the frames,
 // and the reading of Metro's answer, which is bounded and trusted in
 // nothing: an answer is matched to frames by the tag Metro echoes, and a
 // frame counts as mapped only when it names a file, a line and a column.
@@ -22,7 +22,7 @@ import (
 // (once more on a 500), and puts the answers in the cache. A 5xx is not
 // put there: the bundle may build again after the next save, and the call's
 // readers get the error from c.err.
-func (m *metroSymbolicator) do(c *symbolicateCall) {
+func (m *symbolicator) do(c *symbolicateCall) {
 	m.mu.Lock()
 	timeout := symbolicateTimeout
 	if !m.answered {
@@ -73,7 +73,7 @@ func (m *metroSymbolicator) do(c *symbolicateCall) {
 		m.remember(len(c.keys))
 		at := m.now()
 		for _, k := range c.keys {
-			m.frames[k] = cachedFrame{frame: mappedFrame{Method: c.method[k]}, err: err, at: at}
+			m.frames[k] = cachedFrame{frame: mappedFrame{jsFrame: jsFrame{Method: c.method[k]}}, err: err, at: at}
 		}
 	case err == nil:
 		m.answered = true
@@ -90,7 +90,7 @@ func (m *metroSymbolicator) do(c *symbolicateCall) {
 // remember makes room for n more frames in the cache: answers no longer
 // trusted go first, and when that is not enough, all of them (the frames
 // of one call are kept whole: its readers find them there). m.mu is held.
-func (m *metroSymbolicator) remember(n int) {
+func (m *symbolicator) remember(n int) {
 	if len(m.frames)+n <= m.maxFrames {
 		return
 	}
@@ -106,10 +106,11 @@ func (m *metroSymbolicator) remember(n int) {
 }
 
 // askStatus reads the project root from Metro's /status (community CLI:
-// Project-Root; Expo: X-React-Native-Project-Root). A Metro without
+// Project-Root; Expo: X-React-Native-Project-Root, URI-encoded:
+// metroProjectRoot). A Metro without
 // /status (plain `metro`) leaves the root unknown; file names then stay
 // absolute. A different root is a different project: the cache starts over.
-func (m *metroSymbolicator) askStatus(ctx context.Context) error {
+func (m *symbolicator) askStatus(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
 	if err != nil {
 		return &errMetroUnreachable{Origin: m.origin, Err: err}
@@ -122,10 +123,7 @@ func (m *metroSymbolicator) askStatus(ctx context.Context) error {
 	resp.Body.Close()
 	root := ""
 	if resp.StatusCode == http.StatusOK && strings.Contains(string(body), "packager-status:running") {
-		root = resp.Header.Get("X-React-Native-Project-Root")
-		if root == "" {
-			root = resp.Header.Get("Project-Root")
-		}
+		root = metroProjectRoot(resp.Header)
 	}
 	m.mu.Lock()
 	// A Metro that was down and answers again may be another process,
@@ -151,8 +149,11 @@ type symbolicateFrame struct {
 	Tag *float64 `json:"devtoolsMcpFrame"`
 }
 
+// symbolicateTag is the name of symbolicateFrame.Tag.
+const symbolicateTag = "devtoolsMcpFrame"
+
 // symbolicate posts c's frames and reads the answers, matched by tag.
-func (m *metroSymbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
+func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
 	frames := make([]symbolicateFrame, len(c.keys))
 	for i, k := range c.keys {
 		file, line, col, tag := k.url, float64(k.line), float64(k.column), float64(i)
@@ -205,44 +206,42 @@ func (m *metroSymbolicator) symbolicate(ctx context.Context, c *symbolicateCall)
 
 // readSymbolicateAnswer reads a 200 answer to the frames keys (tagged by
 // index), named by method: every key gets an answer, unmapped when Metro
-// left it out or could not map it. codeFrame (source text with colours) is
-// not read.
+// left it out or could not map it. Its frames are read as every frame
+// object is (readFrameValue: Metro's lines count from 1, its columns from
+// 0). codeFrame (source text with colours) is not read.
 func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbolicateKey]string) (map[symbolicateKey]mappedFrame, error) {
-	var answer struct {
-		Stack []symbolicateFrame `json:"stack"`
-	}
-	if err := json.Unmarshal(data, &answer); err != nil || answer.Stack == nil {
+	stack := rawMember(data, "stack")
+	if !json.Valid(data) || rawKind(data) != "object" || rawKind(stack) != "array" {
 		return nil, errors.New("not an object with a stack array")
 	}
 	out := make(map[symbolicateKey]mappedFrame, len(keys))
-	for _, f := range answer.Stack {
-		if !whole(f.Tag) || int(*f.Tag) >= len(keys) {
-			continue
+	_ = eachElement(stack, func(_ int, v []byte) bool {
+		tag, ok := wireInt(rawMember(v, symbolicateTag))
+		if !ok || tag < 0 || tag >= int64(len(keys)) {
+			return true
 		}
-		k := keys[int(*f.Tag)]
-		mf := mappedFrame{Method: method[k]}
-		if f.MethodName != nil && *f.MethodName != "" {
-			mf.Method = *f.MethodName
+		k := keys[tag]
+		mf := mappedFrame{jsFrame: jsFrame{Method: method[k]}}
+		f, ok := readFrameValue(v)
+		if ok && f.Method != "" {
+			mf.Method = f.Method
 		}
 		// A frame Metro could not map comes back with its URL (or, under
 		// Expo's config, with nulls).
-		if f.File != nil && *f.File != "" && classifyFile(*f.File) != frameURL && whole(f.LineNumber) && *f.LineNumber >= 1 && whole(f.Column) {
-			mf.File, mf.Line, mf.Column, mf.Mapped = *f.File, int(*f.LineNumber), int(*f.Column)+1, true
+		if ok && f.File != "" && f.Kind != frameURL && f.Line >= 1 && f.Column >= 1 {
+			f.Method = mf.Method
+			mf.jsFrame, mf.Mapped = f, true
 		}
-		mf.Collapse = f.Collapse != nil && *f.Collapse
+		mf.Collapse = string(rawMember(v, "collapse")) == "true"
 		out[k] = mf
-	}
+		return true
+	})
 	// Frames the answer left out are remembered as unmapped: asking again
 	// would get the same.
 	for _, k := range keys {
 		if _, ok := out[k]; !ok {
-			out[k] = mappedFrame{Method: method[k]}
+			out[k] = mappedFrame{jsFrame: jsFrame{Method: method[k]}}
 		}
 	}
 	return out, nil
-}
-
-// whole reports whether n is a non-negative whole number a frame can hold.
-func whole(n *float64) bool {
-	return n != nil && *n >= 0 && *n <= maxFrameNumber && *n == float64(int(*n))
 }

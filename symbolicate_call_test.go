@@ -15,14 +15,14 @@ import (
 // elsewhere: only Metro is dialled.
 func TestSymbolicateProductClient(t *testing.T) {
 	fm := startFakeMetro(t)
-	m := newMetroSymbolicator(fm.srv.URL)
+	m := newSymbolicator(fm.srv.URL)
 	t.Cleanup(m.close)
 	if got, err := m.mapStacks(t.Context(), []jsStack{testStackAt(fm.bundleOf())}); err != nil || !got[0][0].Mapped {
 		t.Fatalf("err %v, mapped %v", err, got[0][0].Mapped)
 	}
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()
-	gone := newMetroSymbolicator(closed.URL)
+	gone := newSymbolicator(closed.URL)
 	t.Cleanup(gone.close)
 	var unreachable *errMetroUnreachable
 	goneBundle := strings.Replace(deviceBundle, "10.0.2.2:8081", strings.TrimPrefix(closed.URL, "http://"), 1)
@@ -32,7 +32,7 @@ func TestSymbolicateProductClient(t *testing.T) {
 	elsewhere := startFakeMetro(t)
 	redirected := startFakeMetro(t)
 	redirected.redirect = elsewhere.srv.URL + "/symbolicate"
-	m2 := newMetroSymbolicator(redirected.srv.URL)
+	m2 := newSymbolicator(redirected.srv.URL)
 	t.Cleanup(m2.close)
 	_, err := m2.mapStacks(t.Context(), []jsStack{testStackAt(redirected.bundleOf())})
 	var refused *errMetroRefused
@@ -80,7 +80,7 @@ func FuzzReadSymbolicateAnswer(f *testing.F) {
 		}
 		for _, k := range keys {
 			if want := out[k]; want.Mapped {
-				if diff := cmp.Diff(want, back[k]); diff != "" {
+				if diff := cmp.Diff(want, back[k], cmp.AllowUnexported(mappedFrame{})); diff != "" {
 					t.Fatalf("written back and read again (-first +again):\n%s", diff)
 				}
 			}

@@ -85,37 +85,6 @@ func TestParseJSStack(t *testing.T) {
 	}
 }
 
-func TestReadJSStackArrays(t *testing.T) {
-	for _, tc := range []struct {
-		name, raw string
-		want      []jsFrame
-		ok        bool
-	}{
-		{"lines", `["at f (` + testBundle + `:1:2)", "g@` + testBundle + `:3:4"]`, []jsFrame{
-			{Method: "f", File: testBundle, Line: 1, Column: 2, Kind: frameURL},
-			{Method: "g", File: testBundle, Line: 3, Column: 4, Kind: frameURL}}, true},
-		{"react native's frames: 0-based column", `[{"methodName":"f","file":"` + testBundle + `","lineNumber":10,"column":4}]`,
-			[]jsFrame{{Method: "f", File: testBundle, Line: 10, Column: 5, Kind: frameURL}}, true},
-		{"CDP call frames: 0-based line and column", `[{"functionName":"f","url":"` + testBundle + `","lineNumber":10,"columnNumber":4}]`,
-			[]jsFrame{{Method: "f", File: testBundle, Line: 11, Column: 5, Kind: frameURL}}, true},
-		{"reactotron: no column", `[{"functionName":"f","fileName":"/app/src/a.js","lineNumber":7}]`,
-			[]jsFrame{{Method: "f", File: "/app/src/a.js", Line: 7, Kind: framePath}}, true},
-		{"a frame with no file", `[{"methodName":"f"}]`, []jsFrame{{Method: "f", Kind: frameNative}}, true},
-		{"a number is no frame", `[1]`, nil, false},
-		{"an object is no stack", `{"a":1}`, nil, false},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			got, ok := readJSStack([]byte(tc.raw))
-			if ok != tc.ok {
-				t.Fatalf("ok = %v, want %v", ok, tc.ok)
-			}
-			if diff := cmp.Diff(tc.want, got.Frames); ok && diff != "" {
-				t.Errorf("readJSStack(%s) (-want +got):\n%s", tc.raw, diff)
-			}
-		})
-	}
-}
-
 // FuzzParseJSStack: whatever the text, parsing never fails, a number read
 // is in bounds, and the stack printed again in Hermes's form reads back
 // the same.
@@ -164,19 +133,107 @@ func normalisedFrames(st jsStack) []jsFrame {
 	return out
 }
 
-// FuzzReadJSStack: whatever a console event's stack member holds, reading
-// it never fails, and every number read is in bounds.
-func FuzzReadJSStack(f *testing.F) {
-	f.Add(`["at f (` + testBundle + `:1:2)", "g@x:3:4"]`)
-	f.Add(`[{"methodName":"f","file":"` + testBundle + `","lineNumber":10,"column":4},{"functionName":"g","url":"u","lineNumber":0,"columnNumber":1e9}]`)
-	f.Add(`"Error: x\n    at f (` + testBundle + `:1:2)"`)
-	f.Add(`[{"lineNumber":-1,"column":"3"}, null, 1]`)
-	f.Fuzz(func(t *testing.T, raw string) {
-		st, _ := readJSStack([]byte(raw))
-		for _, fr := range st.Frames {
-			if fr.Line < 0 || fr.Line > maxFrameNumber+1 || fr.Column < 0 || fr.Column > maxFrameNumber+1 {
-				t.Fatalf("frame out of bounds: %+v", fr)
+// expoBundle is a bundle URL as Expo's dev server (SDK 58) serves it, in
+// its JavaScriptCore-safe form.
+const expoBundle = "http://127.0.0.1:8081/index.bundle//&platform=ios&dev=true&hot=false&lazy=true&transform.engine=hermes&transform.routerRoot=app"
+
+func TestFindStacks(t *testing.T) {
+	t.Parallel()
+	type span struct{ First, End, Frames int }
+	for _, tc := range []struct {
+		name string
+		text string
+		want []span
+	}{
+		{"an Error logged by React Native's exception handler (Hermes)",
+			"Error: boom\n    at onCheckout (" + expoBundle + ":4024:13)\n    at onPress (" + expoBundle + ":3990:7)\n    at forEach (native)",
+			[]span{{1, 4, 3}}},
+		{"a message, then an Error (JavaScriptCore)",
+			"checkout failed Error: boom\nonCheckout@" + expoBundle + ":4024:13\nglobal code@" + expoBundle + ":1:1",
+			[]span{{1, 3, 2}}},
+		{"two Errors, one a line", "Error: a\n    at f (" + testBundle + ":1:1)\nError: b\n    at g (" + testBundle + ":2:2)\n    ... skipping 3 frames",
+			[]span{{1, 2, 1}, {3, 5, 2}}},
+		{"a blank line ends a stack", "    at f (" + testBundle + ":1:1)\n\n    at g (" + testBundle + ":2:2)",
+			[]span{{0, 1, 1}, {2, 3, 1}}},
+		{"text that only looks like a stack", "mail ana@example.com failed\nretry at 10:30 (soon)", nil},
+		{"no text", "", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lines, stacks := findStacks(tc.text)
+			if strings.Join(lines, "\n") != tc.text {
+				t.Errorf("lines %q do not join back to the text", lines)
+			}
+			var got []span
+			for _, s := range stacks {
+				got = append(got, span{s.first, s.end, len(s.frames)})
+			}
+			if diff := cmp.Diff(tc.want, got); diff != "" {
+				t.Errorf("findStacks(%q) (-want +got):\n%s", tc.text, diff)
+			}
+		})
+	}
+}
+
+// FuzzFindStacks: the lines join back to the text, and the stacks found
+// are exactly its runs of frame lines, each read as parseFrameLine reads
+// its lines, in order and apart.
+func FuzzFindStacks(f *testing.F) {
+	for _, seed := range []string{
+		"Error: boom\n    at onCheckout (" + expoBundle + ":4024:13)\n    at forEach (native)",
+		"x Error: a\n    at f (" + testBundle + ":1:1)\nError: b\ng@" + testBundle + ":2:2\n\n[native code]",
+		"mail ana@example.com failed\nretry at 10:30\r\n    at f (:3:4)\r\n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		lines, stacks := findStacks(text)
+		if strings.Join(lines, "\n") != text {
+			t.Fatalf("lines do not join back to %q", text)
+		}
+		inStack := make([]bool, len(lines))
+		last := -1
+		for _, s := range stacks {
+			if s.first <= last || s.end <= s.first || s.end > len(lines) || len(s.frames) != s.end-s.first {
+				t.Fatalf("stack %+v out of order or shape (last line of the one before %d, %d lines)", s, last, len(lines))
+			}
+			for i := s.first; i < s.end; i++ {
+				inStack[i] = true
+				fr, ok := parseFrameLine(strings.TrimRight(lines[i], "\r"))
+				if !ok || !cmp.Equal(fr, s.frames[i-s.first]) {
+					t.Fatalf("line %q of a stack read as %+v, %v; the stack holds %+v", lines[i], fr, ok, s.frames[i-s.first])
+				}
+			}
+			if s.end < len(lines) {
+				if _, ok := parseFrameLine(strings.TrimRight(lines[s.end], "\r")); ok {
+					t.Fatalf("the stack %+v ends before the frame line %q", s, lines[s.end])
+				}
+			}
+			last = s.end - 1
+		}
+		for i, line := range lines {
+			if _, ok := parseFrameLine(strings.TrimRight(line, "\r")); ok && !inStack[i] {
+				t.Fatalf("frame line %q is in no stack", line)
 			}
 		}
 	})
+}
+
+// BenchmarkFindStacks: what searching a log's message for stacks costs a
+// read of debug_get_logs, for a plain line and for an Error with its stack.
+func BenchmarkFindStacks(b *testing.B) {
+	var frames []string
+	for i := range 12 {
+		frames = append(frames, "    at f"+strings.Repeat("x", i)+" ("+expoBundle+":4024:13)")
+	}
+	for _, bc := range []struct{ name, text string }{
+		{"plain", "metro-check: cart loaded with 3 items {id: 42, name: \"Ada\"}"},
+		{"error", "Error: boom\n" + strings.Join(frames, "\n")},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(bc.text)))
+			for b.Loop() {
+				findStacks(bc.text)
+			}
+		})
+	}
 }

@@ -1,7 +1,9 @@
 package main
 
-// metro_symbolicate.go maps stack frames to source through Metro's
-// POST /symbolicate. Only frames whose file is a bundle URL are sent, and
+// symbolicate_client.go maps stack frames to source through the dev
+// server's POST /symbolicate (Metro's, which `expo start` serves too), for
+// the stacks of every kind of app: adapters', Reactotron clients' and the
+// Metro link's. Only frames whose file is a bundle URL are sent, and
 // always to the configured Metro: Metro reads the bundle's options from the
 // URL's path and query, never its host, and a host taken from what an app
 // sent is never dialled. A caller waits at most answerWait; a request that
@@ -96,10 +98,7 @@ func (e *errMetroRefused) Error() string {
 // left the frame as sent. Column is 1-based, as the engines print it; File
 // is relative to the project root when it lies under it.
 type mappedFrame struct {
-	Method   string
-	File     string
-	Line     int
-	Column   int
+	jsFrame       // as Metro named it (a framePath), or as sent
 	Collapse bool // framework internals, by the project's Metro config
 	Mapped   bool
 }
@@ -120,10 +119,10 @@ type symbolicateCall struct {
 	err    error
 }
 
-// metroSymbolicator is the /symbolicate client of one Metro. Its methods
+// symbolicator is the /symbolicate client of one dev server (Metro). Its methods
 // are safe to call concurrently; close stops the requests in flight and
 // waits for them.
-type metroSymbolicator struct {
+type symbolicator struct {
 	origin string
 	port   string // origin's port, to which frames' bundle URLs are compared
 	client *http.Client
@@ -160,7 +159,7 @@ type cachedFrame struct {
 
 // cached is the answer kept for k, if it is still trusted; an answer
 // older than keepFor is dropped. m.mu is held.
-func (m *metroSymbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
+func (m *symbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
 	f, ok := m.frames[k]
 	if ok && m.now().Sub(f.at) >= m.keepFor {
 		delete(m.frames, k)
@@ -169,9 +168,9 @@ func (m *metroSymbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
 	return f, ok
 }
 
-// newMetroSymbolicator is the client of the Metro at origin
+// newSymbolicator is the client of the Metro at origin
 // (scheme://host:port).
-func newMetroSymbolicator(origin string) *metroSymbolicator {
+func newSymbolicator(origin string) *symbolicator {
 	life, stop := context.WithCancel(context.Background())
 	// Metro is dialled directly, and only Metro (metroHTTPClient).
 	transport := &http.Transport{
@@ -179,7 +178,7 @@ func newMetroSymbolicator(origin string) *metroSymbolicator {
 		MaxResponseHeaderBytes: maxStatusAnswer * 16, MaxIdleConns: 2, IdleConnTimeout: time.Minute,
 	}
 	client := metroHTTPClient(transport)
-	return &metroSymbolicator{
+	return &symbolicator{
 		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
 		keepFor: symbolicateFrameFor, maxFrames: maxSymbolicateCache,
 		life: life, stop: stop,
@@ -188,13 +187,13 @@ func newMetroSymbolicator(origin string) *metroSymbolicator {
 }
 
 // run holds the client until ctx ends, then closes it.
-func (m *metroSymbolicator) run(ctx context.Context) {
+func (m *symbolicator) run(ctx context.Context) {
 	<-ctx.Done()
 	m.close()
 }
 
 // close cancels the requests in flight and waits for them; safe twice.
-func (m *metroSymbolicator) close() {
+func (m *symbolicator) close() {
 	m.mu.Lock()
 	m.stop()
 	m.mu.Unlock()
@@ -207,7 +206,7 @@ func (m *metroSymbolicator) close() {
 // not mapped, has Mapped false. The error says why some frames that could
 // be mapped were not: errMetroUnreachable, errMetroSlow, errMetroRefused;
 // the frames mapped so far are answered either way.
-func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
+func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
 	sent := make([][]symbolicateKey, len(stacks))
 	otherPort := ""
 	wanted := map[symbolicateKey]string{}
@@ -295,7 +294,7 @@ func (m *metroSymbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([]
 	for i, st := range stacks {
 		out[i] = make([]mappedFrame, len(st.Frames))
 		for j, f := range st.Frames {
-			out[i][j] = mappedFrame{Method: f.Method, File: f.File, Line: f.Line, Column: f.Column}
+			out[i][j] = mappedFrame{jsFrame: f}
 			if sent[i][j].url == "" {
 				continue
 			}
@@ -347,7 +346,7 @@ func sendableFrames(st jsStack, metroPort string) ([]symbolicateKey, string) {
 			otherPort = port
 			continue
 		}
-		keys[i] = symbolicateKey{url: url, line: f.Line, column: f.Column - 1}
+		keys[i] = symbolicateKey{url: url, line: f.Line, column: f.Column - 1} // Metro's columns count from 0
 	}
 	return keys, otherPort
 }

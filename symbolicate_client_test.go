@@ -189,9 +189,9 @@ func (c *testClock) add(d time.Duration) {
 
 // newTestSymbolicator is a client of fm with a hand-moved clock and a
 // wait generous enough for a loaded machine; tests of the wait set their own.
-func newTestSymbolicator(t *testing.T, fm *fakeMetro) (*metroSymbolicator, *testClock) {
+func newTestSymbolicator(t *testing.T, fm *fakeMetro) (*symbolicator, *testClock) {
 	t.Helper()
-	m := newMetroSymbolicator(fm.srv.URL)
+	m := newSymbolicator(fm.srv.URL)
 	m.client = &http.Client{Transport: fm}
 	clock := &testClock{now: time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)}
 	m.now = clock.Now
@@ -231,13 +231,13 @@ func TestSymbolicateMapsFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := [][]mappedFrame{{
-		{Method: "handleAdd", File: "src/CartButton.tsx", Line: 42, Column: 9, Mapped: true},
-		{Method: "_performTransitionSideEffects", File: "node_modules/react-native/Libraries/Pressability/Pressability.js", Line: 652, Column: 5, Collapse: true, Mapped: true},
-		{Method: "forEach"},
-		{Method: "unknown", File: deviceBundle, Line: 9, Column: 9},
-		{Method: "anonymous", File: "index.android.bundle", Line: 1, Column: 902133},
+		{jsFrame: jsFrame{Method: "handleAdd", File: "src/CartButton.tsx", Line: 42, Column: 9, Kind: framePath}, Mapped: true},
+		{jsFrame: jsFrame{Method: "_performTransitionSideEffects", File: "node_modules/react-native/Libraries/Pressability/Pressability.js", Line: 652, Column: 5, Kind: framePath}, Collapse: true, Mapped: true},
+		{jsFrame: jsFrame{Method: "forEach", Kind: frameNative}},
+		{jsFrame: jsFrame{Method: "unknown", File: deviceBundle, Line: 9, Column: 9, Kind: frameURL}},
+		{jsFrame: jsFrame{Method: "anonymous", File: "index.android.bundle", Line: 1, Column: 902133, Kind: frameBytecode}},
 	}}
-	if diff := cmp.Diff(want, got); diff != "" {
+	if diff := cmp.Diff(want, got, cmp.AllowUnexported(mappedFrame{})); diff != "" {
 		t.Errorf("mapStacks (-want +got):\n%s", diff)
 	}
 	// One request, with only the URL frames, 0-based columns, the frame's

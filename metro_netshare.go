@@ -1,0 +1,117 @@
+package main
+
+// metro_netshare.go tells which network events a page's connection cannot
+// attribute to its app. Expo apps (SDK 58, expo-modules-core's
+// ExpoRequestCdpInterceptor) report their requests on a socket of their own,
+// /inspector/network, as plain CDP Network events that name no device and
+// no app, and Expo's dev server sends each frame to every debugger socket of
+// every page (@expo/cli createDebugMiddleware.js, createNetworkWebsocket).
+// With two apps attached, each of our connections receives both apps'
+// requests, and nothing in a frame says whose it is. The sign is an
+// identical frame arriving on two pages' connections; once it has been seen,
+// the dev server is known to broadcast, and every network event that
+// reaches a connection while another page is attached may be another app's:
+// its request is marked, never attributed by guess.
+
+import (
+	"hash/maphash"
+	"sync"
+)
+
+// maxMetroNetFrames bounds the frame digests remembered to spot a frame
+// that reaches a second page's connection.
+const maxMetroNetFrames = 4096
+
+// metroNetShare remembers recent network frames by digest and the page
+// whose connection received each first. Its methods are safe for
+// concurrent use.
+type metroNetShare struct {
+	seed maphash.Seed
+
+	mu        sync.Mutex
+	first     map[uint64]string // digest → page id that had it first
+	order     []uint64          // digests, oldest first
+	broadcast bool              // a frame reached two pages' connections
+}
+
+func newMetroNetShare() *metroNetShare {
+	return &metroNetShare{seed: maphash.MakeSeed(), first: map[uint64]string{}}
+}
+
+// note records that page's connection received frame and reports whether
+// another page's connection received the identical frame too.
+func (s *metroNetShare) note(page string, frame []byte) bool {
+	d := maphash.Bytes(s.seed, frame)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if p, ok := s.first[d]; ok {
+		if p != page {
+			s.broadcast = true
+			return true
+		}
+		return false // the page's own repeat
+	}
+	if len(s.order) >= maxMetroNetFrames {
+		delete(s.first, s.order[0])
+		s.order = s.order[1:]
+	}
+	s.first[d] = page
+	s.order = append(s.order, d)
+	return false
+}
+
+// broadcasting reports whether the dev server was seen sending one network
+// frame to several pages' connections.
+func (s *metroNetShare) broadcasting() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.broadcast
+}
+
+// reset forgets everything: the dev server went away, and the next one may
+// not broadcast.
+func (s *metroNetShare) reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.first)
+	s.order = nil
+	s.broadcast = false
+}
+
+// networkShared reports whether a network frame that page's connection
+// received cannot be attributed to page's app: the identical frame reached
+// another page's connection, or the dev server is known to broadcast and
+// another page is attached.
+func (m *metroLink) networkShared(page string, frame []byte) bool {
+	if m.netShare.note(page, frame) {
+		return true
+	}
+	return m.netShare.broadcasting() && m.otherPageAttached(page)
+}
+
+// otherPageAttached reports whether a page other than page is attached.
+func (m *metroLink) otherPageAttached(page string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for id, c := range m.conns {
+		if id != page && c.attached.Load() {
+			return true
+		}
+	}
+	return false
+}
+
+// sharedNetworkLocked reports whether requests shown now may be another
+// app's: the dev server broadcasts and more than one page is attached.
+func (m *metroLink) sharedNetworkLocked() bool {
+	if !m.netShare.broadcasting() {
+		return false
+	}
+	n := 0
+	for _, c := range m.conns {
+		if c.attached.Load() {
+			n++
+		}
+	}
+	return n > 1
+}

@@ -1,0 +1,153 @@
+package main
+
+// rtron_storeprobe.go learns whether a Reactotron app has a store to read,
+// without ever sending what would make a plugin throw.
+//
+// reactotron-redux 3.2.1 reads its store unguarded for state.keys.request,
+// state.values.request, state.backup.request, state.action.dispatch and
+// state.restore.request: sent before the app created its store, each
+// throws inside the app's WebSocket message handler (a red screen in a
+// React Native app). Only state.values.subscribe is guarded: without a
+// store it answers state.values.change with no changes. reactotron-mst
+// 3.1.12 guards every request, and answers none, until trackMstNode; Zustand
+// and TanStack Query's plugins never read a Redux store.
+//
+// So the bridge sends an app no state read until it knows a store exists,
+// and learns that from what is safe: a probe of two subscriptions written
+// back to back, one with storeProbePath (a path no store has) and then the
+// bridge's own list (rtron_subscribe.go), which replaces it at once. A
+// plugin with a store answers the probe path with an entry for it, its
+// value undefined: reactotron-redux once its store exists, reactotron-mst
+// once it tracks a tree. Without a store neither answers at all (the
+// client sends no empty change). The probe sent when the app introduces
+// itself also asks for "*": reactotron-plugin-zustand answers it with
+// every named store, which is how the bridge learns their names, and
+// reactotron-redux with its whole state under "" (the state a backup on
+// connect used to move). A state.action.complete from reactotron-redux or
+// reactotron-mst, and any answer to a state read, also show that a store
+// exists. While none is known, a read sends the probe and waits for its
+// answer at most storeProbeTimeout, then fails with errNoStore.
+
+import (
+	"context"
+	"time"
+)
+
+// storeProbeTimeout bounds how long a read waits for the probe's answer
+// when the app shows no store (and the app's request timeout, when
+// shorter): reactotron-mst without a tracked tree answers nothing.
+const storeProbeTimeout = 1500 * time.Millisecond
+
+// storeProbePath is the path the probe subscribes to: no store has it, so
+// a plugin with a store answers it with an undefined value, and the entry
+// is never a store of the bridge's nor relayed to the desktop app.
+const storeProbePath = "__devtools_mcp_store_probe__"
+
+// errNoStore is a state read or dispatch asked of an app that has not shown
+// a store: reactotron-redux has no store yet, reactotron-mst tracks no tree.
+type errNoStore struct {
+	Stream string // the stream asked for
+	Method string // what was asked
+}
+
+func (e *errNoStore) Error() string {
+	return "the app has no store yet for stream " + e.Stream + " (" + e.Method + " not sent)"
+}
+
+// storeState is what a connection knows of the app's store. Guarded by
+// reactotronConn.mu.
+type storeState struct {
+	known  bool
+	exists chan struct{} // closed once known; made on first use
+}
+
+// existsLocked is the channel closed once a store is known; the caller
+// holds c.mu.
+func (s *storeState) existsLocked() chan struct{} {
+	if s.exists == nil {
+		s.exists = make(chan struct{})
+	}
+	return s.exists
+}
+
+// noteStore records that the app has a store.
+func (c *reactotronConn) noteStore() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.store.known {
+		c.store.known = true
+		close(c.store.existsLocked())
+	}
+}
+
+// noteSubscriptionAnswer reads a state.values.change for what it says of
+// the app's store: an entry for the probe's path, or for "" or "*" (the
+// whole state reactotron-redux and reactotron-mst report for "*"), shows
+// one, kept by a plugin that answers Redux reads.
+func (c *reactotronConn) noteSubscriptionAnswer(sink reactotronStateSink, payload []byte) {
+	marked := false
+	_ = eachElement(rawMember(payload, "changes"), func(_ int, e []byte) bool {
+		if p, ok := wireString(rawMember(e, "path")); ok && isProbePath(p) {
+			marked = true
+		}
+		return !marked
+	})
+	if marked {
+		sink.noteStatePlugin(statePluginRedux)
+		c.noteStore()
+	}
+}
+
+// isProbePath reports whether a change entry's path is one only the probe
+// asks for: never a store of a name, never the desktop's unless its own
+// list asks for it.
+func isProbePath(p string) bool { return p == storeProbePath || p == "" || p == "*" }
+
+// sendProbe writes the probe: a subscription to the probe's path (and "*"
+// on introduction), then the bridge's list in its place.
+func (c *reactotronConn) sendProbe(ctx context.Context, onIntro bool) error {
+	paths := []string{storeProbePath}
+	if onIntro {
+		paths = []string{"*", storeProbePath}
+	}
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	if err := c.writeFrame(ctx, reactotronSubscribe(paths)); err != nil {
+		return err
+	}
+	return c.writeSubscriptionLocked(ctx)
+}
+
+// probeOnConnect sends the probe to a newly introduced app.
+func (c *reactotronConn) probeOnConnect() {
+	if err := c.sendProbe(context.Background(), true); err != nil {
+		c.bridge.logger.Debug("could not send the store probe", "remote", c.remote, "err", err)
+	}
+}
+
+// awaitStore returns nil once the app has shown a store, probing for one
+// when none is known; errNoStore when none shows within storeProbeTimeout
+// (or the request timeout, when shorter).
+func (c *reactotronConn) awaitStore(ctx context.Context, stream, method string) error {
+	c.mu.Lock()
+	known, exists := c.store.known, c.store.existsLocked()
+	c.mu.Unlock()
+	if known {
+		return nil
+	}
+	if err := c.sendProbe(ctx, false); err != nil {
+		return errReactotronGone
+	}
+	timer := time.NewTimer(min(storeProbeTimeout, c.requestTimeout()))
+	defer timer.Stop()
+	select {
+	case <-exists:
+		return nil
+	case <-timer.C:
+		return &errNoStore{Stream: stream, Method: method}
+	case <-c.done:
+		return errReactotronGone
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}

@@ -1,0 +1,225 @@
+package main
+
+// stack_frame.go is one frame of a JavaScript stack: the one type every
+// link reads frames into, the one place a frame object (CDP's, React
+// Native's, Metro's, Reactotron's) is read, and the one printing of a
+// frame, `at fn (file:line:col)`. Text stacks are read in stack_parse.go.
+//
+// Where each source counts lines and columns from, and so what reading
+// adds to reach a jsFrame's 1-based line and column:
+//
+//	source                                    line  column  read as
+//	Hermes text `at f (url:L:C)`              1     1       printed
+//	JavaScriptCore text `f@url:L:C`           1     1       printed
+//	V8 text `at f (url:L:C)`                  1     1       printed
+//	CDP Runtime.CallFrame                     0     0       +1, +1
+//	  {functionName, url, lineNumber, columnNumber}
+//	React Native's StackFrame, Metro's        1     0       as sent, +1
+//	  /symbolicate frames (asked and answered)
+//	  {methodName, file, lineNumber, column}
+//	Reactotron {functionName, fileName,       1     see below
+//	  lineNumber, columnNumber?}
+//
+// Hermes names its numbers line1Based and column1Based, and React Native's
+// parseErrorStack turns them, and stacktrace-parser's JavaScriptCore
+// columns, into a StackFrame by subtracting 1 from the column only
+// (react-native: Libraries/Core/Devtools/parseErrorStack.js,
+// parseHermesStack.js). CDP defines call frames as 0-based; V8 prints the
+// same frame of testdata/metro/real/exception_thrown.json at 21:22 in the
+// error's text and at 20/21 in the CDP frame. Metro's symbolicate looks a
+// frame up by line1Based and column0Based and answers the source map's
+// line1Based and column0Based (metro: packages/metro/src/Server/
+// symbolicate.js). Reactotron's React Native client (trackGlobalErrors)
+// maps the stack in the app through Metro and sends fileName, functionName
+// and lineNumber, no column; its web client sends stacktrace-js frames,
+// whose columnNumber is the engine's 1-based column for a frame left as a
+// URL (error-stack-parser) and the source map's 0-based column for a frame
+// stacktrace-gps resolved to a source file.
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+)
+
+// frameKind says what a frame's location is.
+type frameKind uint8
+
+const (
+	frameURL      frameKind = iota // an http(s) URL: a bundle the dev server served
+	framePath                      // a file path, or any other location: already source, or nothing to map
+	frameBytecode                  // Hermes `address at file:1:offset`: a release build's bytecode
+	frameNative                    // native code, or no location at all
+	frameInternal                  // Hermes's InternalBytecode.js
+	frameSkipped                   // Hermes's `... skipping N frames`
+)
+
+// jsFrame is one frame of a stack. Line and Column are 1-based, as the
+// engines print them and editors count them; 0 when absent.
+type jsFrame struct {
+	Method  string
+	File    string
+	Line    int
+	Column  int
+	Kind    frameKind
+	Skipped int // frames Hermes left out, for frameSkipped
+}
+
+// jsStack is a stack split where React Native splits it: the frames are
+// the frame lines after the last line that is not a frame; everything up
+// to that line is the message.
+type jsStack struct {
+	Message []string
+	Frames  []jsFrame
+}
+
+// anonymousMethod names a frame's function when the source names none.
+const anonymousMethod = "<anonymous>"
+
+// text prints one frame in Hermes's form (V8's for a nameless source
+// frame), which parseFrameLine reads back.
+func (f jsFrame) text() string {
+	loc := f.File
+	if f.Line > 0 {
+		loc += ":" + strconv.Itoa(f.Line)
+		if f.Column > 0 {
+			loc += ":" + strconv.Itoa(f.Column)
+		}
+	}
+	switch f.Kind {
+	case frameSkipped:
+		return "... skipping " + strconv.Itoa(f.Skipped) + " frames"
+	case frameNative:
+		if f.Method == "" {
+			return "at " + anonymousMethod + " (native)"
+		}
+		return "at " + f.Method + " (native)"
+	case frameBytecode:
+		loc = "address at " + loc
+	}
+	if f.Method == "" && f.Line > 0 && f.Kind != frameBytecode {
+		return "at " + loc // V8's form for a nameless frame
+	}
+	method := f.Method
+	if method == "" {
+		method = anonymousMethod
+	}
+	return "at " + method + " (" + loc + ")"
+}
+
+// framesText prints frames one a line, as the engines print them; ""
+// when there are none.
+func framesText(frames []jsFrame) string {
+	var b strings.Builder
+	for i, f := range frames {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(f.text())
+	}
+	return b.String()
+}
+
+// located gives a frame read from an object the kind its file says.
+func located(method, file string, line, column int) jsFrame {
+	f := jsFrame{Method: method, File: file, Line: line, Column: column, Kind: classifyFile(file)}
+	if file == "" || file == "native" || file == "[native code]" {
+		f.Kind = frameNative
+	}
+	return f
+}
+
+// cdpCallFrame reads a CDP call frame, whose line and column count from 0.
+// Numbers out of range are left out.
+func cdpCallFrame(method, url string, line0, column0 int64) jsFrame {
+	line, column := 0, 0
+	if line0 >= 0 && line0 < maxFrameNumber {
+		line = int(line0) + 1
+		if column0 >= 0 && column0 < maxFrameNumber {
+			column = int(column0) + 1
+		}
+	}
+	return located(method, url, line, column)
+}
+
+// readJSStack reads the stack of a console event: text, or an array whose
+// elements are frame lines or frame objects (readFrameValue). ok is false
+// for anything else.
+func readJSStack(raw []byte) (jsStack, bool) {
+	switch rawKind(raw) {
+	case "string":
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return jsStack{}, false
+		}
+		return parseJSStack(s), true
+	case "array":
+	default:
+		return jsStack{}, false
+	}
+	var st jsStack
+	ok := true
+	_ = eachElement(raw, func(_ int, v []byte) bool {
+		f, good := readFrameValue(v)
+		if !good {
+			ok = false
+			return false
+		}
+		st.Frames = append(st.Frames, f)
+		return true
+	})
+	return st, ok
+}
+
+// readFrameValue reads one element of a stack array: a frame line, or a
+// frame object in any of the shapes of the table above, told apart by
+// their member names.
+func readFrameValue(v []byte) (jsFrame, bool) {
+	if rawKind(v) == "string" {
+		var s string
+		if json.Unmarshal(v, &s) != nil {
+			return jsFrame{}, false
+		}
+		return parseFrameLine(s)
+	}
+	if rawKind(v) != "object" {
+		return jsFrame{}, false
+	}
+	text := func(names ...string) string {
+		for _, n := range names {
+			if s, ok := wireString(rawMember(v, n)); ok {
+				return s
+			}
+		}
+		return ""
+	}
+	number := func(name string) (int64, bool) {
+		i, ok := wireInt(rawMember(v, name))
+		return i, ok && i >= 0 && i < maxFrameNumber
+	}
+	method := text("methodName", "functionName")
+	line, hasLine := number("lineNumber")
+	if !hasLine {
+		line = 0
+	}
+	if url := text("url"); url != "" || rawMember(v, "url") != nil {
+		if col, ok := number("columnNumber"); ok && hasLine {
+			return cdpCallFrame(method, url, line, col), true // CDP
+		}
+	}
+	f := located(method, text("file", "fileName", "url"), int(line), 0)
+	if col, ok := number("column"); ok {
+		f.Column = int(col) + 1 // React Native's and Metro's 0-based column
+	} else if col, ok := number("columnNumber"); ok {
+		// Reactotron's web client: the engine's column for a URL, the
+		// source map's 0-based one for a file it resolved.
+		f.Column = int(col)
+		if f.Kind != frameURL {
+			f.Column++
+		}
+	}
+	if f.Line == 0 {
+		f.Column = 0
+	}
+	return f, true
+}
