@@ -265,7 +265,8 @@ func benchConfig(tb testing.TB) config {
 		tb.Fatal(err)
 	}
 	cfg.WSPort = 0
-	cfg.MetroURL = "" // a Metro running on this machine must not change the figures
+	cfg.MetroURL = ""      // a Metro running on this machine must not change the figures
+	cfg.NativeLogs = false // nor an adb or a device of this machine
 	return cfg
 }
 
@@ -399,7 +400,7 @@ func benchBinaryEnv() []string {
 		}
 	}
 	// A Metro running on this machine must not join the session measured.
-	return append(env, "METRO_URL=off")
+	return append(env, "METRO_URL=off", "NATIVE_LOGS=off") // nor may an adb or a device of this machine
 }
 
 func benchIsSettingEnv(name string) bool {

@@ -157,6 +157,35 @@ var settings = []setting{
 		c.MetroAttachExclusive = b
 		return err
 	}},
+	{"NATIVE_LOGS", "native-logs", "on", "follow the native logs of known apps on Android devices (adb) and booted iOS simulators (xcrun): on or off", func(c *config, v string) error {
+		switch strings.ToLower(strings.TrimSpace(v)) {
+		case "on":
+			c.NativeLogs = true
+		case "off":
+			c.NativeLogs = false
+		default:
+			return fmt.Errorf("%q is not one of on, off", v)
+		}
+		return nil
+	}},
+	{"ADB", "adb", "", "path to adb; unset: $ANDROID_HOME/platform-tools/adb, then $ANDROID_SDK_ROOT/platform-tools/adb, then adb on PATH", func(c *config, v string) error {
+		c.ADBPath = strings.TrimSpace(v)
+		return nil
+	}},
+	{"XCRUN", "xcrun", "", "path to xcrun (iOS simulators, macOS); unset: xcrun on PATH", func(c *config, v string) error {
+		c.XcrunPath = strings.TrimSpace(v)
+		return nil
+	}},
+	{"NATIVE_APPS", "native-apps", "", "comma list of Android package or iOS bundle ids whose native logs are followed before any session names them", func(c *config, v string) error {
+		apps, err := splitListCase(v, func(id string) error {
+			if !validNativeAppID(id) {
+				return fmt.Errorf("%q is not a package or bundle id (letters, digits, dots, underscores, dashes)", id)
+			}
+			return nil
+		})
+		c.NativeApps = apps
+		return err
+	}},
 	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
 		n, err := parseIntRange(v, 1, 100000)
 		c.EventBuffer = int(n)
@@ -436,6 +465,23 @@ func splitList(v string, valid func(string) error) ([]string, error) {
 	var out []string
 	for item := range strings.SplitSeq(v, ",") {
 		item = strings.ToLower(strings.TrimSpace(item))
+		if item == "" {
+			continue
+		}
+		if err := valid(item); err != nil {
+			return nil, err
+		}
+		out = append(out, item)
+	}
+	return out, nil
+}
+
+// splitListCase is splitList keeping each item's case: package and bundle
+// ids are case-sensitive.
+func splitListCase(v string, valid func(string) error) ([]string, error) {
+	var out []string
+	for item := range strings.SplitSeq(v, ",") {
+		item = strings.TrimSpace(item)
 		if item == "" {
 			continue
 		}

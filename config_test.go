@@ -31,6 +31,7 @@ func wantDefaults() config {
 		Transport:      "stdio",
 		HTTPAddr:       "127.0.0.1:3100",
 		MetroURL:       "http://127.0.0.1:8081",
+		NativeLogs:     true,
 	}
 }
 
@@ -149,6 +150,14 @@ func TestConfigFromEnv(t *testing.T) {
 		},
 		{"METRO_ATTACH_EXCLUSIVE", map[string]string{"METRO_ATTACH_EXCLUSIVE": "true"}, func(c *config) { c.MetroAttachExclusive = true }},
 		{"REDACT off", map[string]string{"REDACT": "off"}, func(c *config) { c.Redact = false }},
+		{"NATIVE_LOGS off", map[string]string{"NATIVE_LOGS": "OFF"}, func(c *config) { c.NativeLogs = false }},
+		{
+			"ADB, XCRUN and NATIVE_APPS, ids keeping their case",
+			map[string]string{"ADB": " /opt/sdk/platform-tools/adb ", "XCRUN": "/usr/bin/xcrun", "NATIVE_APPS": " com.example.Shop ,, org.x.y "},
+			func(c *config) {
+				c.ADBPath, c.XcrunPath, c.NativeApps = "/opt/sdk/platform-tools/adb", "/usr/bin/xcrun", []string{"com.example.Shop", "org.x.y"}
+			},
+		},
 		{"REDACT on, any case, trimmed", map[string]string{"REDACT": " ON "}, func(c *config) { c.Redact = true }},
 		{
 			"REDACT_KEYS trimmed, lower-cased, empty items dropped",
@@ -165,6 +174,7 @@ func TestConfigFromEnv(t *testing.T) {
 				"WS_ALLOWED_ORIGINS": "https://b.test", "REACTOTRON_PORT": "0", "EVENT_BUFFER": "50", "REDACT": "off", "REDACT_KEYS": "ssn",
 				"MCP_TRANSPORT": "http", "MCP_HTTP_ADDR": "127.0.0.1:4000", "MCP_HTTP_TOKEN": "ht",
 				"METRO_URL": "http://metro.test:8082", "METRO_ALLOWED_HOSTS": "metro.test", "METRO_ATTACH_EXCLUSIVE": "true",
+				"NATIVE_LOGS": "off", "ADB": "/a/adb", "XCRUN": "/a/xcrun", "NATIVE_APPS": "com.example.shop",
 			},
 			func(c *config) {
 				*c = config{
@@ -174,6 +184,7 @@ func TestConfigFromEnv(t *testing.T) {
 					WSAllowedOrigins: []string{"https://b.test"}, ReactotronPort: 0, EventBuffer: 50, Redact: false, RedactKeys: []string{"ssn"},
 					Transport: "http", HTTPAddr: "127.0.0.1:4000", HTTPToken: "ht",
 					MetroURL: "http://metro.test:8082", MetroAllowedHosts: []string{"metro.test"}, MetroAttachExclusive: true,
+					ADBPath: "/a/adb", XcrunPath: "/a/xcrun", NativeApps: []string{"com.example.shop"},
 				}
 			},
 		},
@@ -269,6 +280,9 @@ func TestConfigInvalid(t *testing.T) {
 		{"-ws-allowed-origins with path", []string{"-ws-allowed-origins=https://x.test/p"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
 		// REDACT
 		{"REDACT yes", nil, env{"REDACT": "yes"}, "REDACT", ""},
+		{"NATIVE_LOGS yes", nil, env{"NATIVE_LOGS": "yes"}, "NATIVE_LOGS", ""},
+		{"NATIVE_APPS with a shell word", nil, env{"NATIVE_APPS": "com.example.shop;reboot"}, "NATIVE_APPS", ""},
+		{"-native-apps with a space", []string{"-native-apps=com.example shop"}, nil, "-native-apps", "NATIVE_APPS"},
 		{"REDACT 0", nil, env{"REDACT": "0"}, "REDACT", ""},
 		{"-redact unknown", []string{"-redact=maybe"}, env{"REDACT": "on"}, "-redact", "REDACT"},
 		// REDACT_KEYS

@@ -30,10 +30,11 @@
 //	symbolicate_*                links: the dev server's /symbolicate
 //	                             client, for every kind of app's stacks
 //	wire_* rtron_* metro_*       links: Wire Protocol v1 adapters,
-//	                             Reactotron clients, and any app under
-//	                             Metro (its debugger proxy, read only);
+//	native_*                     Reactotron clients, any app under
+//	                             Metro (its debugger proxy, read only),
+//	                             and the apps' native logs (adb, simctl);
 //	                             listeners and dialers, one connection's
-//	                             life, handshake, requests
+//	                             life, handshake, requests, child processes
 //	json_* redact_* jsonrpc.go   base: JSON scanning, walking, paths,
 //	settings.go version.go       numbers, diff; secret redaction; the
 //	ring.go                      JSON-RPC vocabulary; the settings and the
@@ -234,6 +235,16 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 		}
 		srv.tools.metroStatus = metro.status
 		wg.Go(func() { metro.run(ctx) })
+	}
+	if cfg.NativeLogs {
+		// The apps' native logs: adb and simulator followers (native_follow.go).
+		native := newNativeFollower(cfg, logger, sessions, nativeToolPaths(cfg, os.Getenv))
+		srv.tools.nativeStatus = native.status
+		if st := native.status(); st.ADB == "" && st.Xcrun == "" {
+			logger.Info("no native logs: neither adb nor xcrun was found (set ADB, ANDROID_HOME or XCRUN)")
+		} else {
+			wg.Go(func() { native.run(ctx) })
+		}
 	}
 	wg.Go(func() { relay.watch(ctx, srv) })
 	wg.Go(func() { runReclaimer(ctx) }) // memory.go: an idle server gives back what a burst took

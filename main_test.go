@@ -21,6 +21,9 @@ import (
 
 // TestMain fails the run when goroutines of this program outlive the tests.
 func TestMain(m *testing.M) {
+	if v := os.Getenv(nativeStandinEnv); v != "" {
+		os.Exit(runNativeStandin(v, os.Args[1:])) // a stand-in adb or xcrun (native_standin_test.go)
+	}
 	if os.Getenv(runAsProgramEnv) == "1" {
 		// Re-executed by a test as the program itself, on real pipes.
 		main()
@@ -81,7 +84,8 @@ func testConfig(t *testing.T) config {
 	cfg.WSPort = 0
 	cfg.Reactotron = false // off; bridge tests turn it on, on any free port (ReactotronPort 0)
 	cfg.ReactotronPort = 0
-	cfg.MetroURL = "" // off: no test may depend on a Metro running on this machine
+	cfg.MetroURL = ""      // off: no test may depend on a Metro running on this machine
+	cfg.NativeLogs = false // off: no test may depend on an adb or a device of this machine
 	cfg.LogLevel = slog.LevelDebug
 	cfg.Tune.ListChanged = time.Millisecond // tests that count list_changed set their own
 	return cfg

@@ -17,7 +17,8 @@ package main
 //     device model or name), one of the two contains the other, compared
 //     the same way ("iPhone" ~ "iPhone 15 Pro").
 // Two sessions of the same link are never one app: each link already
-// keeps one session per app.
+// keeps one session per app. A native session (session_native.go) names
+// its app by package or bundle id, as Metro does, and takes Metro's part.
 
 import (
 	"encoding/json"
@@ -26,10 +27,10 @@ import (
 
 // sameApp reports whether a and b are one app seen through two links.
 func sameApp(a, b sessionView) bool {
-	if a.Via == b.Via || (a.Via != sessionViaMetro && b.Via != sessionViaMetro) {
+	if a.Via == b.Via || (anchorRank(a.Via) == 0 && anchorRank(b.Via) == 0) {
 		return false
 	}
-	if b.Via == sessionViaMetro {
+	if anchorRank(b.Via) > anchorRank(a.Via) {
 		a, b = b, a
 	}
 	metro, other := describeApp(a), describeApp(b)
@@ -50,6 +51,19 @@ func sameApp(a, b sessionView) bool {
 	}
 	md, od := normAppName(metro.device), normAppName(other.device)
 	return md == "" || od == "" || strings.Contains(md, od) || strings.Contains(od, md)
+}
+
+// anchorRank says which links name the app by its package or bundle id,
+// which the rule compares the other's names to: the native side (session_native.go),
+// then Metro; 0 for the others.
+func anchorRank(via string) int {
+	switch via {
+	case sessionViaNative:
+		return 2
+	case sessionViaMetro:
+		return 1
+	}
+	return 0
 }
 
 // appNames is what a session's description says of its app and device.

@@ -50,6 +50,14 @@ type config struct {
 	MetroAllowedHosts    []string // hosts besides loopback that MetroURL may name
 	MetroAttachExclusive bool     // also attach to pages without supportsMultipleDebuggers
 
+	// NativeLogs follows Android devices (adb) and booted iOS simulators
+	// (xcrun) for the native logs of the apps it knows (native_follow.go);
+	// NATIVE_LOGS=off turns both off.
+	NativeLogs bool
+	ADBPath    string   // ADB: the adb to run; "" finds one (nativeToolPaths)
+	XcrunPath  string   // XCRUN: the xcrun to run; "" finds one on PATH
+	NativeApps []string // package or bundle ids followed before any session names them
+
 	Demo            bool
 	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
 	Version         bool
@@ -91,4 +99,5 @@ type tunables struct {
 	BindRetry     time.Duration // between attempts to bind the adapter port (linkBindRetry)
 	HealthStreams time.Duration // the health check's wait for streams.list (healthStreamsTimeout)
 	MetroPoll     time.Duration // between two reads of Metro's page list, up or down (metroUpEvery, metroDownEvery)
+	NativePoll    time.Duration // between two device listings and pid lookups (nativePollEvery)
 }

@@ -41,6 +41,7 @@ type healthServer struct {
 	ListenError string          `json:"listenError,omitempty"`
 	Listening   bool            `json:"listening"`
 	Metro       *healthMetro    `json:"metro,omitempty"`
+	Native      *healthNative   `json:"native,omitempty"` // absent when NATIVE_LOGS=off
 	Reactotron  *healthListener `json:"reactotron,omitempty"`
 	Redaction   string          `json:"redaction"` // "on" or "off" (REDACT)
 	Version     string          `json:"version"`
@@ -109,6 +110,9 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		out.Server.Metro = describeMetro(ts.metroStatus())
 	} else {
 		out.Server.Metro = &healthMetro{Status: "off (METRO_URL=off)", Pages: []healthMetroPage{}}
+	}
+	if ts.nativeStatus != nil {
+		out.Server.Native = describeNative(ts.nativeStatus())
 	}
 	grouped, sameApp := ts.sessions.grouped()
 	for _, s := range grouped {

@@ -208,7 +208,18 @@ type logEntry struct {
 	// (tool_stacks.go); Symbolicated marks such a stack.
 	HiddenFrames int  `json:"hiddenFrames,omitempty"`
 	Symbolicated bool `json:"symbolicated,omitempty"`
+	// Native marks a line of the app's native log (session_native.go),
+	// with its tag, pid and tid; Crash names a crash's kind.
+	Native bool   `json:"native,omitempty"`
+	Tag    string `json:"tag,omitempty"`
+	PID    int64  `json:"pid,omitempty"`
+	TID    int64  `json:"tid,omitempty"`
+	Crash  string `json:"crash,omitempty"`
 }
+
+// maxCrashMessage bounds a crash's text, which is kept whole up to it: the
+// stack is the point of a crash entry.
+const maxCrashMessage = 32000
 
 // readLogEntry reads a console `log` event.
 func readLogEntry(event []byte) logEntry {
@@ -226,7 +237,18 @@ func readLogEntry(event []byte) logEntry {
 	} else if msg != nil {
 		e.Message = string(compactJSON(msg)) // apps log objects too
 	}
-	e.Message = clipText(e.Message, maxLogMessage)
+	if string(rawMember(payload, "native")) == "true" {
+		e.Native = true
+		e.Tag, _ = wireString(rawMember(payload, "tag"))
+		e.PID, _ = wireInt(rawMember(payload, "pid"))
+		e.TID, _ = wireInt(rawMember(payload, "tid"))
+		e.Crash, _ = wireString(rawMember(payload, "crash"))
+	}
+	if e.Crash != "" {
+		e.Message = clipText(e.Message, maxCrashMessage)
+	} else {
+		e.Message = clipText(e.Message, maxLogMessage)
+	}
 	e.Stack, e.MoreFrames = cutStack(rawMember(payload, "stack"))
 	return e
 }

@@ -58,6 +58,7 @@ type toolSet struct {
 	desktopStatus    func() map[string]*relayStatus // by session id; nil: no relay to the Reactotron desktop app
 	desktopAddr      string                         // REACTOTRON_DESKTOP
 	metroStatus      func() metroStatus             // nil: the Metro link is off
+	nativeStatus     func() nativeStatus            // nil: NATIVE_LOGS=off
 	healthStreams    time.Duration                  // the health check's wait for streams.list
 	waiting          atomic.Int64                   // debug_wait_for calls waiting now (maxWaits)
 	waitProgress     time.Duration                  // between a wait's progress notifications

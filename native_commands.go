@@ -1,0 +1,157 @@
+package main
+
+// native_commands.go is the closed list of what the native side may run:
+// listing Android devices, reading their log, finding an app's pids, and
+// the same two reads of booted iOS simulators. Every child process the
+// server starts is built here, by one of the functions below, from one of
+// nativeCommandTemplates; nothing else builds a command line, and no
+// argument comes from an agent. Never install, am, input, screencap,
+// reboot, a shell of anyone's choosing, or any write: README's "Native
+// logs" lists the same templates, and a test holds the two together.
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// The tools the native side runs.
+const (
+	nativeToolADB   = "adb"
+	nativeToolXcrun = "xcrun"
+)
+
+// nativeSimPredicate chooses the simulator log lines the server reads: the
+// processes of apps installed in the simulator (not the system's), so that
+// the device's whole traffic never reaches the parser.
+const nativeSimPredicate = `processImagePath CONTAINS "/Containers/Bundle/Application/"`
+
+// nativeCommandTemplates is every command line the server may run, with
+// SERIAL, PACKAGE and UDID standing for the validated values; an argument
+// with spaces stands in single quotes. The builders below fill these in:
+// nothing else makes a command line.
+var nativeCommandTemplates = []string{
+	cmdADBDevices:   "adb devices -l",
+	cmdADBLogcat:    "adb -s SERIAL logcat -v threadtime -b main,system,crash -T 1",
+	cmdADBPidof:     "adb -s SERIAL shell pidof PACKAGE",
+	cmdSimctlList:   "xcrun simctl list devices booted -j",
+	cmdSimctlStream: "xcrun simctl spawn UDID log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
+}
+
+// Indexes of nativeCommandTemplates.
+const (
+	cmdADBDevices = iota
+	cmdADBLogcat
+	cmdADBPidof
+	cmdSimctlList
+	cmdSimctlStream
+)
+
+// nativeCommand is one command line: the tool and its arguments.
+type nativeCommand struct {
+	tool string // nativeToolADB or nativeToolXcrun
+	args []string
+}
+
+// errNativeArgument is a device serial, udid or app id that the closed list
+// refuses to put on a command line.
+var errNativeArgument = errors.New("not a safe command argument")
+
+// fromTemplate fills template i's placeholders with values (placeholder,
+// value, …), each already checked.
+func fromTemplate(i int, values ...string) nativeCommand {
+	var words []string
+	for rest := nativeCommandTemplates[i]; rest != ""; {
+		rest = strings.TrimLeft(rest, " ")
+		var word string
+		if strings.HasPrefix(rest, "'") {
+			word, rest, _ = strings.Cut(rest[1:], "'")
+		} else {
+			word, rest, _ = strings.Cut(rest, " ")
+		}
+		for j := 0; j+1 < len(values); j += 2 {
+			if word == values[j] {
+				word = values[j+1]
+			}
+		}
+		words = append(words, word)
+	}
+	return nativeCommand{tool: words[0], args: words[1:]}
+}
+
+func adbDevicesCommand() nativeCommand {
+	return fromTemplate(cmdADBDevices)
+}
+
+func adbLogcatCommand(serial string) (nativeCommand, error) {
+	if !validDeviceSerial(serial) {
+		return nativeCommand{}, fmt.Errorf("%w: device serial %q", errNativeArgument, serial)
+	}
+	return fromTemplate(cmdADBLogcat, "SERIAL", serial), nil
+}
+
+// adbPidofCommand runs pidof on the device: its shell reads the line, so
+// the package name is held to the characters a package name has.
+func adbPidofCommand(serial, pkg string) (nativeCommand, error) {
+	if !validDeviceSerial(serial) {
+		return nativeCommand{}, fmt.Errorf("%w: device serial %q", errNativeArgument, serial)
+	}
+	if !validNativeAppID(pkg) {
+		return nativeCommand{}, fmt.Errorf("%w: package %q", errNativeArgument, pkg)
+	}
+	return fromTemplate(cmdADBPidof, "SERIAL", serial, "PACKAGE", pkg), nil
+}
+
+func simctlListCommand() nativeCommand {
+	return fromTemplate(cmdSimctlList)
+}
+
+func simctlLogCommand(udid string) (nativeCommand, error) {
+	if !validDeviceSerial(udid) {
+		return nativeCommand{}, fmt.Errorf("%w: simulator udid %q", errNativeArgument, udid)
+	}
+	return fromTemplate(cmdSimctlStream, "UDID", udid), nil
+}
+
+// String is the command line as the templates write it (an argument with
+// spaces in single quotes).
+func (c nativeCommand) String() string {
+	parts := []string{c.tool}
+	for _, a := range c.args {
+		if strings.ContainsAny(a, " \"") {
+			a = "'" + a + "'"
+		}
+		parts = append(parts, a)
+	}
+	return strings.Join(parts, " ")
+}
+
+// validDeviceSerial accepts what adb and simctl print as a serial or udid
+// (emulator-5554, 127.0.0.1:5555, R58M12345, adb-…._adb-tls-connect._tcp,
+// a UUID): no spaces, no quotes, no shell characters, and never a leading
+// dash, which would read as an option.
+func validDeviceSerial(s string) bool {
+	if s == "" || len(s) > 128 || s[0] == '-' {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".:_-[]%", r)) {
+			return false
+		}
+	}
+	return true
+}
+
+// validNativeAppID accepts an Android package name or an iOS bundle id:
+// letters, digits, dots, underscores and dashes, starting with a letter.
+func validNativeAppID(s string) bool {
+	if s == "" || len(s) > 255 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+			return false
+		}
+	}
+	return true
+}

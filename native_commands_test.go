@@ -1,0 +1,79 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+// TestNativeCommandsAreTheTemplates: each builder makes one of the
+// templates, with its values in the placeholders' places.
+func TestNativeCommandsAreTheTemplates(t *testing.T) {
+	t.Parallel()
+	logcat, _ := adbLogcatCommand("emulator-5554")
+	pidof, _ := adbPidofCommand("127.0.0.1:5555", "com.example.shop")
+	simlog, _ := simctlLogCommand("6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
+	got := []string{adbDevicesCommand().String(), logcat.String(), pidof.String(), simctlListCommand().String(), simlog.String()}
+	want := []string{
+		"adb devices -l",
+		"adb -s emulator-5554 logcat -v threadtime -b main,system,crash -T 1",
+		"adb -s 127.0.0.1:5555 shell pidof com.example.shop",
+		"xcrun simctl list devices booted -j",
+		"xcrun simctl spawn 6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	for i, c := range got {
+		tmpl := strings.NewReplacer("emulator-5554", "SERIAL", "127.0.0.1:5555", "SERIAL", "com.example.shop", "PACKAGE",
+			"6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C", "UDID").Replace(c)
+		if tmpl != nativeCommandTemplates[i] {
+			t.Errorf("command %q is not template %q", c, nativeCommandTemplates[i])
+		}
+	}
+}
+
+// TestNativeCommandArguments: nothing that could read as an option or a
+// shell word reaches a command line.
+func TestNativeCommandArguments(t *testing.T) {
+	t.Parallel()
+	for _, serial := range []string{"", "-d", "a b", "x;reboot", "$(id)", "a'b", strings.Repeat("a", 200)} {
+		if _, err := adbLogcatCommand(serial); !errors.Is(err, errNativeArgument) {
+			t.Errorf("serial %q: %v", serial, err)
+		}
+		if _, err := simctlLogCommand(serial); !errors.Is(err, errNativeArgument) {
+			t.Errorf("udid %q: %v", serial, err)
+		}
+	}
+	for _, pkg := range []string{"", "com.example.shop;reboot", "com.example shop", "-f", "1com", "com.example.shop|x", "a`b`"} {
+		if _, err := adbPidofCommand("emulator-5554", pkg); !errors.Is(err, errNativeArgument) {
+			t.Errorf("package %q: %v", pkg, err)
+		}
+	}
+}
+
+// TestReadmeListsNativeCommands: README's table of the commands run is
+// nativeCommandTemplates, no more and no less.
+func TestReadmeListsNativeCommands(t *testing.T) {
+	t.Parallel()
+	readme, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, found := strings.Cut(string(readme), "| command | what for |")
+	table, _, _ := strings.Cut(rest, "\n\n")
+	if !found {
+		t.Fatal("README does not list the native commands")
+	}
+	var listed []string
+	for _, m := range regexp.MustCompile("(?m)^\\| `(.+?)` \\|").FindAllStringSubmatch(table, -1) {
+		listed = append(listed, m[1])
+	}
+	if diff := cmp.Diff(nativeCommandTemplates, listed); diff != "" {
+		t.Errorf("README's commands differ from nativeCommandTemplates (-code +README):\n%s", diff)
+	}
+}

@@ -1,0 +1,312 @@
+package main
+
+// native_device.go is the follower of one device: its log stream, read
+// through a bounded intake (lines beyond nativeIntake, or past
+// nativeIntakeBytes waiting, are dropped and counted), the lines put
+// together into entries, and the entries delivered per app in batches.
+// Android devices also have their apps' pids looked up (native_adb.go);
+// simulator lines name their process (native_simulator.go).
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// nativeIntakeBytes bounds the bytes of lines waiting, per device.
+const nativeIntakeBytes = 4 << 20
+
+// nativeDevice follows one device. cancel and done are reconcile's (under
+// the follower's mu); the rest is guarded by mu.
+type nativeDevice struct {
+	follower     *nativeFollower
+	platform, id string
+	cancel       context.CancelFunc
+	done         chan struct{} // closed when follow has returned
+
+	queued  atomic.Int64 // bytes waiting in the intake
+	dropped atomic.Int64
+
+	mu     sync.Mutex
+	name   string
+	state  string
+	apps   []string
+	pids   map[string][]int // app → its pids (Android)
+	pidApp map[int]string   // pid → app (Android)
+	ended  string
+
+	pending   pendingEntries // the consumer goroutine's
+	endedApps chan string    // apps whose last process ended, for the consumer
+}
+
+func (d *nativeDevice) setListed(name, state string, apps []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.name, d.state = name, state
+	if apps != nil {
+		d.apps = apps
+	}
+}
+
+// stop ends the follower without waiting for it.
+func (d *nativeDevice) stop() {
+	if d.cancel != nil {
+		d.cancel()
+		d.cancel = nil
+	}
+}
+
+// finished reports whether no follower of the device runs.
+func (d *nativeDevice) finished() bool {
+	if d.done == nil {
+		return true
+	}
+	select {
+	case <-d.done:
+		return true
+	default:
+		return false
+	}
+}
+
+func (d *nativeDevice) status() nativeDeviceStatus {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	st := nativeDeviceStatus{Platform: d.platform, ID: d.id, Name: d.name, State: d.state, Following: d.cancel != nil,
+		Dropped: d.dropped.Load(), Ended: d.ended}
+	for _, app := range d.apps {
+		st.Apps = append(st.Apps, nativeAppStatus{ID: app, PIDs: append([]int(nil), d.pids[app]...)})
+	}
+	return st
+}
+
+func (d *nativeDevice) app(appID string) nativeApp {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return nativeApp{Platform: d.platform, DeviceID: d.id, DeviceName: d.name, AppID: appID}
+}
+
+func (d *nativeDevice) followedApps() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.apps
+}
+
+func (d *nativeDevice) follows(appID string) bool {
+	if appID == "" {
+		return false
+	}
+	for _, a := range d.followedApps() {
+		if a == appID {
+			return true
+		}
+	}
+	return false
+}
+
+// follow reads the device's log until ctx ends.
+func (d *nativeDevice) follow(ctx context.Context) {
+	f := d.follower
+	var cmd nativeCommand
+	var err error
+	if d.platform == nativeAndroid {
+		cmd, err = adbLogcatCommand(d.id)
+	} else {
+		cmd, err = simctlLogCommand(d.id)
+	}
+	if err != nil {
+		d.setEnded(err.Error())
+		return
+	}
+	lines := make(chan []byte, nativeIntake)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		// A restarted logcat (-T 1) prints the last line again: the line
+		// last read is skipped once after a restart. Both callbacks run on
+		// this goroutine.
+		var last []byte
+		restarted := false
+		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
+			if restarted {
+				switch {
+				case bytes.Equal(b, last):
+					restarted = false
+					return
+				case !bytes.HasPrefix(b, []byte("-")): // not `--------- beginning of …`
+					restarted = false
+				}
+			}
+			last = append(last[:0], b...)
+			d.take(lines, b)
+		}, func(err error) {
+			restarted = true
+			d.setEnded(endReason(err))
+		})
+	})
+	if d.platform == nativeAndroid {
+		wg.Go(func() { d.lookUpPIDs(ctx) })
+		d.consume(ctx, lines, newAndroidIntake(d))
+	} else {
+		d.consume(ctx, lines, newSimIntake(d))
+	}
+}
+
+// take queues a copy of line for the consumer, or drops and counts it
+// when the intake is full (nativeIntake lines or nativeIntakeBytes).
+func (d *nativeDevice) take(lines chan<- []byte, line []byte) {
+	if d.queued.Load()+int64(len(line)) > nativeIntakeBytes {
+		d.dropped.Add(1)
+		return
+	}
+	select {
+	case lines <- append([]byte(nil), line...):
+		d.queued.Add(int64(len(line)))
+	default:
+		d.dropped.Add(1)
+	}
+}
+
+func endReason(err error) string {
+	if err == nil {
+		return "the log stream ended"
+	}
+	return err.Error()
+}
+
+func (d *nativeDevice) setEnded(reason string) {
+	d.mu.Lock()
+	d.ended = reason
+	d.mu.Unlock()
+}
+
+// deviceIntake turns one platform's lines into entries.
+type deviceIntake interface {
+	add(line []byte, now time.Time)
+	flush(now time.Time, all bool)
+	nextFlush() (time.Time, bool)
+}
+
+// maxNativeBatch bounds the lines read before the entries are delivered.
+const maxNativeBatch = 256
+
+// consume reads the intake until ctx ends, delivering entries per app.
+func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake deviceIntake) {
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			intake.flush(time.Now(), true)
+			d.deliver()
+			return
+		case b := <-lines:
+			d.queued.Add(-int64(len(b)))
+			intake.add(b, time.Now())
+		drain:
+			for range maxNativeBatch - 1 {
+				select {
+				case b := <-lines:
+					d.queued.Add(-int64(len(b)))
+					intake.add(b, time.Now())
+				default:
+					break drain
+				}
+			}
+		case <-timer.C:
+		case app := <-d.endedApps:
+			// What was read before the app ended is the app's last word
+			// (its crash): delivered first, then the session ends.
+			for drained := false; !drained; {
+				select {
+				case b := <-lines:
+					d.queued.Add(-int64(len(b)))
+					intake.add(b, time.Now())
+				default:
+					drained = true
+				}
+			}
+			intake.flush(time.Now(), true)
+			d.deliver()
+			d.follower.sink.nativeAppEnded(d.app(app))
+		}
+		now := time.Now()
+		intake.flush(now, false)
+		d.deliver()
+		timer.Stop()
+		if at, ok := intake.nextFlush(); ok {
+			timer.Reset(max(at.Sub(now), time.Millisecond))
+		}
+	}
+}
+
+// pending holds the entries of the batch being read, per app; only the
+// consumer's goroutine touches it.
+type pendingEntries struct {
+	apps    []string
+	entries map[string][]nativeEntry
+}
+
+func (p *pendingEntries) add(app string, e nativeEntry) {
+	if p.entries == nil {
+		p.entries = map[string][]nativeEntry{}
+	}
+	if _, ok := p.entries[app]; !ok {
+		p.apps = append(p.apps, app)
+	}
+	p.entries[app] = append(p.entries[app], e)
+}
+
+// emit collects an entry of app for the next delivery.
+func (d *nativeDevice) emit(app string, e nativeEntry) {
+	d.pending.add(app, e)
+}
+
+// deliver hands the batch's entries to the sink, app by app.
+func (d *nativeDevice) deliver() {
+	for _, app := range d.pending.apps {
+		entries := d.pending.entries[app]
+		na := d.app(app)
+		for _, e := range entries {
+			if e.Crash != "" {
+				d.follower.noteCrash(na, e)
+			}
+		}
+		d.follower.sink.deliverNative(na, entries)
+	}
+	d.pending = pendingEntries{}
+}
+
+// splitLines is s's first n lines.
+func splitLines(s string, n int) []string {
+	return strings.SplitN(s, "\n", n+1)[:min(n, strings.Count(s, "\n")+1)]
+}
+
+// crashHeadline picks the line that says what the crash was: the
+// exception after FATAL EXCEPTION and Process, the signal line, the
+// uncaught exception's reason.
+func crashHeadline(kind string, lines []string) string {
+	if kind == nativeCrashJava {
+		for _, l := range lines {
+			if !strings.HasPrefix(l, "FATAL EXCEPTION") && !strings.HasPrefix(l, "Process: ") {
+				return strings.TrimSpace(l)
+			}
+		}
+	}
+	return strings.TrimSpace(lines[0])
+}
+
+// clipLine cuts s to n bytes at a rune boundary.
+func clipLine(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
+		n--
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,290 @@
+package main
+
+// native_follow.go follows the native logs of the apps the server knows:
+// every online Android device that adb lists and, on macOS, every booted
+// iOS simulator. The apps are NATIVE_APPS and the package or bundle ids
+// the sessions name (Metro's app id, an adapter's app.bundleId); only
+// their processes' lines are kept (native_adb.go, native_simulator.go), put
+// together into entries (native_crash.go) and handed to the sink, which
+// files them under the app's session. One follower per device, never two:
+// devices are keyed by serial or udid, and a follower ends when its device
+// leaves the list or the server stops.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+)
+
+const (
+	// nativePollEvery is how often devices are listed and pids looked up.
+	nativePollEvery = 2 * time.Second
+	// nativeIntake bounds the lines waiting to be read, per device; lines
+	// beyond it are dropped and counted.
+	nativeIntake = 4096
+	// maxNativeApps bounds the apps followed at once.
+	maxNativeApps = 32
+	// maxNativeDevices bounds the Android devices followed at once.
+	maxNativeDevices = 16
+)
+
+// Where a native entry is kept: a `log` event of the console stream, as
+// every link keeps an app's console.
+const (
+	nativeStream    = "console"
+	nativeEventType = "log"
+)
+
+// Platforms.
+const (
+	nativeAndroid = "android"
+	nativeIOS     = "ios"
+)
+
+// nativeApp is one app on one device.
+type nativeApp struct {
+	Platform   string // nativeAndroid or nativeIOS
+	DeviceID   string // the serial or udid
+	DeviceName string // the model or simulator name ("" when unknown)
+	AppID      string // the package or bundle id
+}
+
+// nativeSink is where the native side reports the apps' entries.
+type nativeSink interface {
+	// nativeAppIDs lists the package and bundle ids that sessions name.
+	nativeAppIDs() []string
+	// deliverNative files entries of app, oldest first.
+	deliverNative(app nativeApp, entries []nativeEntry)
+	// nativeAppEnded reports that app has no process left on its device.
+	nativeAppEnded(app nativeApp)
+}
+
+// nativeAppStatus is one followed app's processes on a device.
+type nativeAppStatus struct {
+	ID   string
+	PIDs []int
+}
+
+// nativeDeviceStatus is one listed device.
+type nativeDeviceStatus struct {
+	Platform, ID, Name, State string
+	Following                 bool
+	Apps                      []nativeAppStatus
+	Dropped                   int64  // lines dropped at intake
+	Ended                     string // why its log stream last ended, "" while it runs
+}
+
+// nativeCrashStatus is the last crash seen.
+type nativeCrashStatus struct {
+	App, Device, Kind string
+	At                time.Time
+	Summary           string // the crash's headline (the exception, the signal)
+}
+
+// nativeStatus is the native side for debug_health_check.
+type nativeStatus struct {
+	ADB, Xcrun string // the tools found; "" when not
+	ListError  string // why the last device listing failed
+	Devices    []nativeDeviceStatus
+	CutLines   int64
+	LastCrash  *nativeCrashStatus
+}
+
+// nativeFollower finds devices and follows each. run must be called once;
+// status is safe at any time.
+type nativeFollower struct {
+	cfg       config
+	logger    *slog.Logger
+	sink      nativeSink
+	runner    *nativeRunner
+	pollEvery time.Duration
+
+	mu        sync.Mutex
+	devices   map[string]*nativeDevice // by platform + id
+	listError string
+	lastCrash *nativeCrashStatus
+}
+
+// nativeToolPaths finds adb and xcrun: the settings, else for adb the
+// Android SDK's (ANDROID_HOME, then ANDROID_SDK_ROOT), else PATH. A tool not
+// found is left out.
+func nativeToolPaths(cfg config, getenv func(string) string) map[string]string {
+	paths := map[string]string{}
+	find := func(setting string, candidates ...string) string {
+		if setting != "" {
+			if p, err := exec.LookPath(setting); err == nil {
+				return p
+			}
+			return ""
+		}
+		for _, c := range candidates {
+			if c == "" {
+				continue
+			}
+			if info, err := os.Stat(c); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+				return c
+			}
+		}
+		return ""
+	}
+	sdk := func(env string) string {
+		if dir := getenv(env); dir != "" {
+			return filepath.Join(dir, "platform-tools", "adb")
+		}
+		return ""
+	}
+	adb := find(cfg.ADBPath, sdk("ANDROID_HOME"), sdk("ANDROID_SDK_ROOT"))
+	if adb == "" && cfg.ADBPath == "" {
+		adb, _ = exec.LookPath("adb")
+	}
+	if adb != "" {
+		paths[nativeToolADB] = adb
+	}
+	xcrun := find(cfg.XcrunPath)
+	if xcrun == "" && cfg.XcrunPath == "" {
+		xcrun, _ = exec.LookPath("xcrun")
+	}
+	if xcrun != "" {
+		paths[nativeToolXcrun] = xcrun
+	}
+	return paths
+}
+
+func newNativeFollower(cfg config, logger *slog.Logger, sink nativeSink, paths map[string]string) *nativeFollower {
+	runner := newNativeRunner(paths)
+	if poll := cfg.Tune.NativePoll; poll > 0 {
+		runner.minBackoff, runner.maxBackoff = poll, 4*poll
+	}
+	return &nativeFollower{cfg: cfg, logger: logger.With("component", "native"), sink: sink,
+		runner: runner, pollEvery: cmp.Or(cfg.Tune.NativePoll, nativePollEvery),
+		devices: map[string]*nativeDevice{}}
+}
+
+// run lists devices until ctx ends, following each, then ends every
+// follower and returns once their goroutines and children have.
+func (f *nativeFollower) run(ctx context.Context) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		apps := f.apps()
+		var listed []nativeDeviceStatus
+		var errs []error
+		if f.runner.paths[nativeToolADB] != "" {
+			devices, err := f.listAndroid(ctx)
+			listed, errs = append(listed, devices...), append(errs, err)
+		}
+		if f.runner.paths[nativeToolXcrun] != "" {
+			devices, err := f.listSimulators(ctx)
+			listed, errs = append(listed, devices...), append(errs, err)
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		f.reconcile(ctx, &wg, listed, apps, errors.Join(errs...))
+		timer.Reset(f.pollEvery)
+	}
+}
+
+// apps is NATIVE_APPS and the ids the sessions name, at most maxNativeApps.
+func (f *nativeFollower) apps() []string {
+	apps := slices.Clone(f.cfg.NativeApps)
+	for _, id := range f.sink.nativeAppIDs() {
+		if validNativeAppID(id) && !slices.Contains(apps, id) {
+			apps = append(apps, id)
+		}
+	}
+	return apps[:min(len(apps), maxNativeApps)]
+}
+
+// reconcile starts a follower for each device newly online and ends the
+// followers of devices gone; every follower learns the apps to follow.
+func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErr error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.listError = ""
+	if listErr != nil {
+		f.listError = listErr.Error()
+	}
+	seen := map[string]bool{}
+	for _, d := range listed {
+		key := d.Platform + "/" + d.ID
+		seen[key] = true
+		dev := f.devices[key]
+		if dev == nil {
+			dev = &nativeDevice{follower: f, platform: d.Platform, id: d.ID, endedApps: make(chan string, maxNativeApps)}
+			f.devices[key] = dev
+		}
+		dev.setListed(d.Name, d.State, apps)
+		if d.State == "device" && dev.cancel == nil && dev.finished() {
+			devCtx, cancel := context.WithCancel(ctx)
+			dev.cancel = cancel
+			done := make(chan struct{})
+			dev.done = done
+			wg.Go(func() {
+				defer close(done)
+				dev.follow(devCtx)
+			})
+		} else if d.State != "device" && dev.cancel != nil {
+			dev.stop()
+		}
+	}
+	for key, dev := range f.devices {
+		if seen[key] {
+			continue
+		}
+		// A device gone stays listed until its follower has ended, so that
+		// it is never followed twice should it come back at once.
+		dev.stop()
+		if dev.finished() {
+			delete(f.devices, key)
+		} else {
+			dev.setListed(dev.name, "gone", nil)
+		}
+	}
+}
+
+// noteCrash keeps the last crash for the health check.
+func (f *nativeFollower) noteCrash(app nativeApp, e nativeEntry) {
+	summary := e.Message
+	if lines := splitLines(e.Message, 4); len(lines) > 0 {
+		summary = crashHeadline(e.Crash, lines)
+	}
+	f.mu.Lock()
+	f.lastCrash = &nativeCrashStatus{App: app.AppID, Device: cmp.Or(app.DeviceName, app.DeviceID), Kind: e.Crash, At: e.At,
+		Summary: clipLine(summary, 300)}
+	f.mu.Unlock()
+	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", clipLine(summary, 300))
+}
+
+// status is the native side's state.
+func (f *nativeFollower) status() nativeStatus {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	st := nativeStatus{ADB: f.runner.paths[nativeToolADB], Xcrun: f.runner.paths[nativeToolXcrun], ListError: f.listError,
+		CutLines: f.runner.cutLines.Load()}
+	if f.lastCrash != nil {
+		c := *f.lastCrash
+		st.LastCrash = &c
+	}
+	for _, dev := range f.devices {
+		st.Devices = append(st.Devices, dev.status())
+	}
+	slices.SortFunc(st.Devices, func(a, b nativeDeviceStatus) int {
+		return cmp.Or(cmp.Compare(a.Platform, b.Platform), cmp.Compare(a.ID, b.ID))
+	})
+	return st
+}

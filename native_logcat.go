@@ -1,0 +1,160 @@
+package main
+
+// native_logcat.go reads `adb logcat -v threadtime` lines:
+//
+//	MM-DD HH:MM:SS.mmm  PID  TID L TAG     : message
+//
+// PID and TID right-aligned in 5, the level one of V D I W E F, the tag
+// padded to 8 before ": ". A message with newlines comes as several lines
+// with the same prefix (native_crash.go puts them back together). Lines
+// that are not entries (`--------- beginning of crash`, a device's binary
+// garbage) are reported as such and skipped by the caller.
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// logcatLine is one parsed threadtime line.
+type logcatLine struct {
+	Stamp    string // "MM-DD HH:MM:SS.mmm", as printed
+	PID, TID int
+	Level    byte // one of VDIWEF
+	Tag      string
+	Message  string // valid UTF-8, control characters other than tab replaced
+}
+
+// errLogcatLine is a line that is not a threadtime entry.
+var errLogcatLine = errors.New("not a logcat threadtime line")
+
+// logcatStampLen is the length of "MM-DD HH:MM:SS.mmm".
+const logcatStampLen = 18
+
+// parseLogcatLine reads one line (without its newline).
+func parseLogcatLine(line string) (logcatLine, error) {
+	var l logcatLine
+	line = strings.TrimRight(line, "\r")
+	if len(line) < logcatStampLen+1 || !validLogcatStamp(line[:logcatStampLen]) {
+		return l, fmt.Errorf("%w: no MM-DD HH:MM:SS.mmm time first", errLogcatLine)
+	}
+	l.Stamp = line[:logcatStampLen]
+	rest := line[logcatStampLen:]
+	var ok bool
+	if l.PID, rest, ok = logcatNumber(rest); !ok {
+		return l, fmt.Errorf("%w: no pid after the time", errLogcatLine)
+	}
+	if l.TID, rest, ok = logcatNumber(rest); !ok {
+		return l, fmt.Errorf("%w: no tid after the pid", errLogcatLine)
+	}
+	if len(rest) < 3 || rest[0] != ' ' || !strings.ContainsRune("VDIWEF", rune(rest[1])) || rest[2] != ' ' {
+		return l, fmt.Errorf("%w: no level (V D I W E F) after the tid", errLogcatLine)
+	}
+	l.Level = rest[1]
+	rest = rest[3:]
+	i := strings.Index(rest, ": ")
+	if i < 0 {
+		// An empty message leaves the line ending in ":".
+		if !strings.HasSuffix(rest, ":") {
+			return l, fmt.Errorf("%w: no \": \" after the tag", errLogcatLine)
+		}
+		i = len(rest) - 1
+		rest += " "
+	}
+	l.Tag = cleanLogText(strings.TrimRight(rest[:i], " "))
+	if strings.HasSuffix(l.Tag, ":") {
+		// "tag:: m" could be read two ways, and would print as a third.
+		return l, fmt.Errorf("%w: the tag ends with a colon", errLogcatLine)
+	}
+	l.Message = cleanLogText(rest[i+2:])
+	return l, nil
+}
+
+// logcatNumber reads spaces then a decimal number (a pid or tid).
+func logcatNumber(s string) (int, string, bool) {
+	t := strings.TrimLeft(s, " ")
+	if len(t) == len(s) {
+		return 0, s, false // at least one space before the number
+	}
+	end := 0
+	for end < len(t) && end < 10 && t[end] >= '0' && t[end] <= '9' {
+		end++
+	}
+	if end == 0 {
+		return 0, s, false
+	}
+	n, err := strconv.Atoi(t[:end])
+	if err != nil {
+		return 0, s, false
+	}
+	return n, t[end:], true
+}
+
+func validLogcatStamp(s string) bool {
+	const pattern = "00-00 00:00:00.000"
+	for i := range len(pattern) {
+		if pattern[i] == '0' {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		} else if s[i] != pattern[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// String prints l as threadtime does; parseLogcatLine reads it back.
+func (l logcatLine) String() string {
+	return fmt.Sprintf("%s %5d %5d %c %-8s: %s", l.Stamp, l.PID, l.TID, l.Level, l.Tag, l.Message)
+}
+
+// logcatTime places a threadtime stamp, which has no year nor zone, in
+// now's year and zone (the device's clock is taken as the host's); a stamp
+// more than a day ahead of now is last year's.
+func logcatTime(stamp string, now time.Time) time.Time {
+	t, err := time.ParseInLocation("2006-01-02 15:04:05.000", strconv.Itoa(now.Year())+"-"+stamp, now.Location())
+	if err != nil {
+		return now
+	}
+	if t.After(now.Add(24 * time.Hour)) {
+		t = t.AddDate(-1, 0, 0)
+	}
+	return t
+}
+
+// logcatLevel is a logcat level as a console level.
+func logcatLevel(level byte) string {
+	switch level {
+	case 'V', 'D':
+		return "debug"
+	case 'W':
+		return "warn"
+	case 'E', 'F':
+		return "error"
+	}
+	return "info"
+}
+
+// cleanLogText makes device text safe to keep: valid UTF-8, and control
+// characters other than tab shown as U+FFFD.
+func cleanLogText(s string) string {
+	clean := utf8.ValidString(s)
+	for i := 0; clean && i < len(s); i++ {
+		if s[i] < 0x20 && s[i] != '\t' || s[i] == 0x7f {
+			clean = false
+		}
+	}
+	if clean {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		if r < 0x20 && r != '\t' || r == 0x7f {
+			return utf8.RuneError
+		}
+		return r
+	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
+}

@@ -1,0 +1,196 @@
+package main
+
+// native_runner.go is the one place that starts, restarts and ends the
+// native side's child processes. Every command comes from the closed list
+// (native_commands.go). A child is started with the follower's context and
+// ended with it: on Unix it leads its own process group, and the whole
+// group is killed when the context ends (xcrun's `simctl spawn` starts
+// `log` under it), so no adb or log process outlives the server. A stream
+// that ends (the device or the adb server went away) is started again after
+// a backoff that doubles while it keeps ending quickly.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"sync/atomic"
+	"time"
+)
+
+const (
+	// maxNativeLine is the longest line read from a child; the rest of a
+	// longer line is dropped and the cut counted.
+	maxNativeLine = 16 << 10
+	// maxNativeOutput bounds the whole output of a short command.
+	maxNativeOutput = 256 << 10
+	// nativeCommandTimeout bounds a short command (devices, pidof, list).
+	nativeCommandTimeout = 10 * time.Second
+	// nativeWaitDelay is how long a killed child's pipes are waited for.
+	nativeWaitDelay = 2 * time.Second
+	// Restart backoff of a stream that ended: from min, doubling to max
+	// while it ends within nativeQuickExit of starting.
+	nativeMinBackoff = time.Second
+	nativeMaxBackoff = 30 * time.Second
+	nativeQuickExit  = 10 * time.Second
+)
+
+// errNativeOutput is a short command whose output passed maxNativeOutput.
+var errNativeOutput = errors.New("native command output over the bound")
+
+// nativeRunner runs commands of the closed list with the tools found.
+// Its methods are safe for concurrent use.
+type nativeRunner struct {
+	paths map[string]string // tool → executable path
+	// minBackoff and maxBackoff: tests shorten them.
+	minBackoff, maxBackoff time.Duration
+	// cutLines counts lines longer than maxNativeLine.
+	cutLines atomic.Int64
+	// started, when set, sees every command line started (tests).
+	started func(nativeCommand)
+}
+
+func newNativeRunner(paths map[string]string) *nativeRunner {
+	return &nativeRunner{paths: paths, minBackoff: nativeMinBackoff, maxBackoff: nativeMaxBackoff}
+}
+
+// command builds the child of c, ended with ctx.
+func (r *nativeRunner) command(ctx context.Context, c nativeCommand) (*exec.Cmd, error) {
+	path := r.paths[c.tool]
+	if path == "" {
+		return nil, fmt.Errorf("%s: %w", c.tool, exec.ErrNotFound)
+	}
+	cmd := exec.CommandContext(ctx, path, c.args...)
+	cmd.Stdin = nil
+	cmd.Stderr = nil
+	ownProcessGroup(cmd)
+	cmd.WaitDelay = nativeWaitDelay
+	if r.started != nil {
+		r.started(c)
+	}
+	return cmd, nil
+}
+
+// output runs a short command and returns its standard output. A non-zero
+// exit is returned as an *exec.ExitError with the output read so far.
+func (r *nativeRunner) output(ctx context.Context, c nativeCommand) ([]byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, nativeCommandTimeout)
+	defer cancel()
+	cmd, err := r.command(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	out, readErr := io.ReadAll(io.LimitReader(stdout, maxNativeOutput+1))
+	if len(out) > maxNativeOutput {
+		cancel() // ends the child, which may be writing still
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("%s: %w (%d bytes)", c, errNativeOutput, maxNativeOutput)
+	}
+	err = cmd.Wait()
+	if err == nil {
+		err = readErr
+	}
+	return out, err
+}
+
+// stream runs a long command, handing each line of its output (without
+// the newline, cut at maxNativeLine) to line, until it exits or ctx ends.
+// line must not keep the slice.
+func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]byte)) error {
+	cmd, err := r.command(ctx, c)
+	if err != nil {
+		return err
+	}
+	// The output is copied by exec into a pipe that is closed once the
+	// child has ended (or nativeWaitDelay after, should a process it
+	// started hold its output open): the read never outlives the child.
+	pr, pw := io.Pipe()
+	cmd.Stdout = pw
+	if err := cmd.Start(); err != nil {
+		pw.Close()
+		return err
+	}
+	readDone := make(chan error, 1)
+	go func() {
+		err := r.readLines(pr, line)
+		pr.CloseWithError(err) // a reader that stopped early unblocks the copy
+		readDone <- err
+	}()
+	err = cmd.Wait()
+	pw.Close()
+	readErr := <-readDone
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err == nil {
+		err = readErr
+	}
+	return err
+}
+
+// readLines reads lines of at most maxNativeLine bytes.
+func (r *nativeRunner) readLines(src io.Reader, line func([]byte)) error {
+	br := bufio.NewReaderSize(src, maxNativeLine)
+	cutting := false // inside the rest of a line already cut
+	for {
+		b, err := br.ReadSlice('\n')
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			if !cutting {
+				r.cutLines.Add(1)
+				line(b)
+			}
+			cutting = true
+			continue
+		case err != nil && len(b) == 0:
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return err
+		}
+		if !cutting {
+			line(bytes.TrimSuffix(b, []byte("\n")))
+		}
+		cutting = false
+		if err != nil {
+			return nil // a last line without its newline
+		}
+	}
+}
+
+// keepStreaming runs c with stream until ctx ends, starting it again after
+// each end with a backoff; ended is told why each run ended.
+func (r *nativeRunner) keepStreaming(ctx context.Context, c nativeCommand, line func([]byte), ended func(error)) {
+	delay := r.minBackoff
+	for {
+		start := time.Now()
+		err := r.stream(ctx, c, line)
+		if ctx.Err() != nil {
+			return
+		}
+		if ended != nil {
+			ended(err)
+		}
+		if time.Since(start) >= nativeQuickExit {
+			delay = r.minBackoff
+		}
+		timer := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return
+		case <-timer.C:
+		}
+		delay = min(delay*2, r.maxBackoff)
+	}
+}

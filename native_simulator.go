@@ -1,0 +1,85 @@
+package main
+
+// native_simulator.go is what is the iOS simulator's own: `simctl list devices
+// booted -j` read into devices, and each log event attributed to a
+// followed app by what it says of its process: a subsystem under the
+// bundle id, or an executable inside the app's bundle (Shop.app for
+// com.example.shop, compared as session names are: case, spaces, dots,
+// dashes and underscores aside).
+
+import (
+	"context"
+	"strings"
+	"time"
+)
+
+// listSimulators runs `simctl list devices booted -j`.
+func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStatus, error) {
+	out, err := f.runner.output(ctx, simctlListCommand())
+	if err != nil {
+		return nil, err
+	}
+	sims, err := parseSimctlDevices(out)
+	if err != nil {
+		return nil, err
+	}
+	devices := make([]nativeDeviceStatus, 0, len(sims))
+	for _, s := range sims {
+		devices = append(devices, nativeDeviceStatus{Platform: nativeIOS, ID: s.UDID, Name: s.Name, State: "device"})
+	}
+	return devices, nil
+}
+
+// simAppOf names the followed app an event belongs to, "" for none.
+func simAppOf(l simLogLine, apps []string) string {
+	bundle := nativeNameKey(simAppBundleName(l.ImagePath))
+	for _, app := range apps {
+		if l.Subsystem == app || strings.HasPrefix(l.Subsystem, app+".") {
+			return app
+		}
+		if bundle == "" {
+			continue
+		}
+		if bundle == nativeNameKey(app) || bundle == nativeNameKey(app[strings.LastIndexByte(app, '.')+1:]) {
+			return app
+		}
+	}
+	return ""
+}
+
+// nativeNameKey lowercases s and drops spaces, dots, dashes and
+// underscores, as session_sameapp.go compares app names.
+func nativeNameKey(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case ' ', '.', '-', '_':
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+}
+
+// simIntake parses ndjson events into the assembler.
+type simIntake struct {
+	device *nativeDevice
+	asm    *simAssembler
+}
+
+func newSimIntake(d *nativeDevice) *simIntake {
+	return &simIntake{device: d, asm: newSimAssembler(d.emit)}
+}
+
+func (in *simIntake) add(line []byte, now time.Time) {
+	l, err := parseSimLogLine(line)
+	if err != nil {
+		return // the "Filtering the log data …" line, anything not JSON
+	}
+	app := simAppOf(l, in.device.followedApps())
+	if app == "" {
+		return
+	}
+	in.asm.add(l, app, now)
+}
+
+func (in *simIntake) flush(now time.Time, all bool) { in.asm.flush(now, all) }
+func (in *simIntake) nextFlush() (time.Time, bool)  { return in.asm.nextFlush() }
