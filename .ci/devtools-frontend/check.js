@@ -263,7 +263,7 @@ async function webappScenario(binary, browser) {
     await until('devtools-mcp listens', STEP_MS, async () => (await mcp.call('debug_health_check')).server?.reactotron?.listening);
     const tab = await openPage(browser, site, wsPort, rtPort);
     await until('the page\'s adapter is connected', STEP_MS, async () => (await status(tab)) === 'connected');
-    const session = await until('debug_health_check lists the web app', STEP_MS, async () => (await mcp.call('debug_health_check')).sessions?.find((x) => JSON.stringify(x.app).includes('WebShop')));
+    const session = await until('debug_health_check lists the web app\'s adapter', STEP_MS, async () => (await mcp.call('debug_health_check')).sessions?.find((x) => x.via !== 'reactotron' && JSON.stringify(x.app).includes('WebShop')));
     await tab.send('Runtime.evaluate', { expression: 'document.getElementById("pay").click()' });
     let last = null;
     await until('debug_get_logs has the page\'s console lines', STEP_MS, async () => {
