@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -432,7 +433,14 @@ func TestFiveMegabyteStateWithDefaultSettings(t *testing.T) {
 	decoded := decodeStateJSON(t, string(state))
 	for _, withPaths := range []bool{true, false} {
 		t.Run(fmt.Sprintf("paths offered %t", withPaths), func(t *testing.T) {
-			e := startPathServer(t)
+			// The default sizes, not the default time: reading 5 MB under
+			// -race on a loaded two-core machine can take longer than the
+			// 5 s an app is given, and no answer here is meant to time out.
+			cfg := testConfig(t)
+			cfg.RequestTimeout = time.Minute
+			ts := startServer(t, cfg)
+			ts.initialize()
+			e := &e2e{testServer: ts, nextID: 100}
 			e.app = newDemoApp(demoOptions{Seed: 7, WithoutPathRequests: !withPaths})
 			e.app.setReduxState(state)
 			connectDemoApp(t, e, e.app)
