@@ -15,6 +15,7 @@
 # apt-get when Chromium is missing (CHROMIUM=path uses another build).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib/npm.sh
 
 printf '\n=== %s\n' "React Native DevTools' real frontend and a web app, in headless Chromium"
 command -v node >/dev/null || { echo "FAIL: node is not installed"; exit 1; }
@@ -45,16 +46,8 @@ if [ -z "${CHROMIUM:-}" ] && [ ! -x /usr/bin/chromium ]; then
 fi
 "${CHROMIUM:-/usr/bin/chromium}" --version 2>/dev/null
 
-# npm ci of .ci/metro-inspector's lockfile, unless its node_modules holds
-# exactly that already (as after .ci/metro-inspector.sh).
-start=$(date +%s%N)
-if node .ci/lockfile-installed.js .ci/metro-inspector >/dev/null; then
-	echo "npm ci .ci/metro-inspector: skipped, node_modules matches the lockfile"
-else
-	(cd .ci/metro-inspector && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1 ||
-		{ echo "FAIL: npm ci in .ci/metro-inspector:"; cat "$work/npm.log"; exit 1; }
-	echo "npm ci .ci/metro-inspector: $((($(date +%s%N) - start) / 1000000)) ms"
-fi
+# .ci/metro-inspector's packages (skipped after .ci/metro-inspector.sh).
+npm_ci .ci/metro-inspector
 
 status=0
 started=$(date +%s%N)

@@ -20,6 +20,7 @@
 # first. EXPO_CHECK_VERBOSE=1 prints the dev server's output.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib/npm.sh
 dir=.ci/expo
 
 printf '\n=== %s\n' "apps through the real Expo CLI (expo start, SDK 58, Node.js 22)"
@@ -43,22 +44,9 @@ if [ -z "$bin" ]; then
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
-# npm ci of a folder's lockfile, unless its node_modules holds exactly that
-# already (a run again on the same machine).
-npm_ci() { # folder
-	local start
-	start=$(date +%s%N)
-	if node .ci/lockfile-installed.js "$1" >/dev/null; then
-		echo "npm ci $1: skipped, node_modules matches the lockfile ($(du -sm "$1/node_modules" | cut -f1) MB)"
-		return
-	fi
-	(cd "$1" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error --ignore-scripts) >"$work/npm.log" 2>&1 ||
-		{ echo "FAIL: npm ci in $1:"; cat "$work/npm.log"; exit 1; }
-	echo "npm ci $1: $((($(date +%s%N) - start) / 1000000)) ms, $(du -sm "$1/node_modules" | cut -f1) MB"
-}
-npm_ci "$dir"
-npm_ci "$dir/node22"
-npm_ci .ci/metro-inspector
+npm_ci "$dir" --ignore-scripts
+npm_ci "$dir/node22" --ignore-scripts
+npm_ci .ci/metro-inspector --ignore-scripts
 
 status=0
 started=$(date +%s%N)

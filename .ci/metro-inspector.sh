@@ -26,6 +26,7 @@
 # frames the proxy delivered there (testdata/metro/real/ was made so).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib/npm.sh
 repo=$(pwd)
 dir=.ci/metro-inspector
 
@@ -57,11 +58,9 @@ if [ -n "${RECORD_DIR:-}" ]; then
 	export RECORD_DIR
 fi
 
-start=$(date +%s%N)
-(cd "$dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1 ||
-	{ echo "FAIL: npm ci in $dir:"; cat "$work/npm.log"; exit 1; }
+npm_ci "$dir"
 installed=$(date +%s%N)
-echo "npm ci: $(((installed - start) / 1000000)) ms ($(node -p 'require("./'"$dir"'/node_modules/@react-native/dev-middleware/package.json").version') of @react-native/dev-middleware, node $(node --version))"
+echo "$(node -p 'require("./'"$dir"'/node_modules/@react-native/dev-middleware/package.json").version') of @react-native/dev-middleware, node $(node --version)"
 
 status=0
 (cd "$dir" && exec timeout 120 node check.js "$bin") &

@@ -7,6 +7,7 @@
 # npm. Usage: .ci/metro-symbolicate.sh [path to a built devtools-mcp]
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib/npm.sh
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -16,6 +17,6 @@ if [ -z "$bin" ]; then
 	bin="$work/devtools-mcp"
 fi
 
-(cd .ci/metro && npm ci --prefer-offline --no-audit --no-fund --loglevel=error)
+npm_ci .ci/metro
 # Metro's caches go to the temporary folder of this run only.
 TMPDIR="$work" CI=true node .ci/metro/check.js "$bin"

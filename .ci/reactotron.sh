@@ -13,6 +13,7 @@
 # locked packages (its cache first).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+. .ci/lib/npm.sh
 dir=.ci/reactotron
 
 printf '\n=== %s\n' "Reactotron apps whose store comes late, with the real plugins"
@@ -35,11 +36,9 @@ if [ -z "$bin" ]; then
 fi
 bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
 
-start=$(date +%s%N)
-(cd "$dir" && npm ci --prefer-offline --no-audit --no-fund --loglevel=error) >"$work/npm.log" 2>&1 ||
-	{ echo "FAIL: npm ci in $dir:"; cat "$work/npm.log"; exit 1; }
+npm_ci "$dir"
 installed=$(date +%s%N)
-echo "npm ci: $(((installed - start) / 1000000)) ms (reactotron-core-client $(node -p 'require("./'"$dir"'/node_modules/reactotron-core-client/package.json").version'), node $(node --version))"
+echo "reactotron-core-client $(node -p 'require("./'"$dir"'/node_modules/reactotron-core-client/package.json").version'), node $(node --version)"
 
 status=0
 (cd "$dir" && exec timeout 120 node check.js "$bin") &

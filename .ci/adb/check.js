@@ -50,11 +50,10 @@
 // exits 1 if any failed.
 const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 const { startDevice } = require('./device.js');
-const { startServer } = require('./mcp.js');
+const { startServer, freePort, sleep } = require('../lib/mcp.js');
 const { descendants, procStat } = require('./procs.js');
 
 const APP = 'com.example.shop';
@@ -88,7 +87,6 @@ const NATIVE_STACK = ['Fatal signal 11 (SIGSEGV)', 'pid 4300 (com.example.shop)'
 
 const cleanups = [];
 const results = [];
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 function pass(msg) {
   results.push(true);
@@ -117,17 +115,6 @@ async function until(ms, fn) {
     if (Date.now() > deadline) return null;
     await sleep(POLL_MS);
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 function adbPath() {
@@ -211,16 +198,15 @@ async function follow(ctx) {
   const server = startServer(binary, {
     ADB: adb, ANDROID_ADB_SERVER_PORT: String(adbPort), NATIVE_APPS: APP, METRO_URL: 'off',
     WS_PORT: String(await freePort()), REACTOTRON_PORT: '0', MCP_TRANSPORT: 'stdio',
-  }, { cleanups, stepMs: STEP_MS });
+  }, { answerMs: STEP_MS });
+  cleanups.push(() => server.stop(1000));
   const seen = new Map(); // pid:start → process devtools-mcp started
   const sampler = setInterval(() => {
     for (const c of descendants(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
   }, 50);
   cleanups.push(() => clearInterval(sampler));
   const t0 = Date.now();
-  const init = await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'adb-check', version: '1' } });
-  if (init.error) stop(`initialize: ${init.error.message}\n${server.stderr.join('\n')}`);
-  server.notify('notifications/initialized', {});
+  await server.initialize('adb-check').catch((err) => stop(err.message));
 
   // Followed: the health check names the device and the app's pid. Then
   // the app logs, and its session is there (made from the native side

@@ -9,7 +9,7 @@ const os = require('node:os');
 const path = require('node:path');
 // ws from .ci/metro-inspector's lockfile, which this check shares.
 const WebSocket = require(require.resolve('ws', { paths: [path.join(__dirname, '..', 'metro-inspector')] }));
-const { until } = require('./mcp.js');
+const { until } = require('../lib/mcp.js');
 
 const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-default-apps', '--disable-extensions', '--mute-audio'];

@@ -29,7 +29,10 @@ const path = require('node:path');
 const { startProxy } = require('../metro-inspector/proxy.js');
 const { startDevice } = require('../metro-inspector/device.js');
 const { launch } = require('./browser.js');
-const { startMCP, freePort, until, sleep } = require('./mcp.js');
+const lib = require('../lib/mcp.js');
+const { freePort, until, sleep } = lib;
+// devtools-mcp over stdio, initialized; a tool answers within 15 s.
+const startMCP = (binary, env) => lib.startMCP(binary, env, { answerMs: 15000 });
 
 const STEP_MS = 20000;
 const APP_ID = 'com.example.metrocheck';

