@@ -94,9 +94,11 @@ func (r *nativeRunner) output(ctx context.Context, c nativeCommand) ([]byte, err
 	if len(out) > maxNativeOutput {
 		cancel() // ends the child, which may be writing still
 		_ = cmd.Wait()
+		endProcessGroup(cmd)
 		return nil, fmt.Errorf("%s: %w (%d bytes)", c, errNativeOutput, maxNativeOutput)
 	}
 	err = cmd.Wait()
+	endProcessGroup(cmd)
 	if err == nil {
 		err = readErr
 	}
@@ -127,6 +129,7 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 		readDone <- err
 	}()
 	err = cmd.Wait()
+	endProcessGroup(cmd)
 	pw.Close()
 	readErr := <-readDone
 	if ctx.Err() != nil {
