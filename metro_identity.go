@@ -40,7 +40,10 @@ func newMetroIdentities() metroIdentities {
 // attached feeds (page id → session id): those keep theirs. No two pages
 // get one id.
 func (ids *metroIdentities) assign(pages []metroPageInfo, live map[string]string) map[string]string {
-	if len(ids.ids) >= maxMetroApps {
+	// apps and names grow too when ids do not: a proxy that numbers
+	// devices as they connect gives a new logical device id on every
+	// reconnect, which the name maps back to the same session id.
+	if len(ids.ids) >= maxMetroApps || len(ids.apps)+len(ids.names) >= 2*maxMetroApps {
 		// Forget the oldest apps' ids rather than grow: their sessions stay,
 		// and the pages listed now keep theirs below.
 		clear(ids.apps)
