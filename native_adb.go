@@ -104,14 +104,12 @@ func (d *nativeDevice) setPIDs(app string, pids []int) {
 	for _, pid := range pids {
 		d.pidApp[pid] = app
 	}
+	if len(pids) > 0 {
+		d.markRunningLocked(app)
+	}
 	d.mu.Unlock()
 	if had && len(pids) == 0 {
-		// The consumer tells the sink, once the app's last lines (its
-		// crash) are delivered.
-		select {
-		case d.endedApps <- app:
-		default: // the consumer has not yet read the previous ends; the next lookup tells again
-		}
+		d.appEnded(app) // told once the app's last lines (its crash) are delivered
 	}
 }
 
@@ -130,6 +128,7 @@ func (d *nativeDevice) learnPID(app string, pid int) {
 	}
 	d.pids[app] = append(d.pids[app], pid)
 	d.pidApp[pid] = app
+	d.markRunningLocked(app)
 }
 
 func (d *nativeDevice) appOf(pid int) string {

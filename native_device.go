@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,16 +31,27 @@ type nativeDevice struct {
 	queued  atomic.Int64 // bytes waiting in the intake
 	dropped atomic.Int64
 
-	mu     sync.Mutex
-	name   string
-	state  string
-	apps   []string
-	pids   map[string][]int // app → its pids (Android)
-	pidApp map[int]string   // pid → app (Android)
-	ended  string
+	// retryAt and retryDelay are reconcile's too: when a follow that ended
+	// by itself may start again, and the backoff before the next.
+	retryAt    time.Time
+	retryDelay time.Duration
 
-	pending   pendingEntries // the consumer goroutine's
-	endedApps chan string    // apps whose last process ended, for the consumer
+	mu      sync.Mutex
+	name    string
+	state   string
+	apps    []string
+	pids    map[string][]int // app → its pids (Android)
+	pidApp  map[int]string   // pid → app (Android)
+	ended   string
+	running map[string]bool // apps that had pids or lines since they last ended
+	endsDue map[string]bool // apps whose last process ended, not yet told
+
+	pending pendingEntries // the consumer goroutine's
+	endWake chan struct{}  // wakes the consumer when endsDue has apps
+}
+
+func newNativeDevice(f *nativeFollower, platform, id string) *nativeDevice {
+	return &nativeDevice{follower: f, platform: platform, id: id, endWake: make(chan struct{}, 1)}
 }
 
 func (d *nativeDevice) setListed(name, state string, apps []string) {
@@ -75,7 +87,7 @@ func (d *nativeDevice) finished() bool {
 func (d *nativeDevice) status() nativeDeviceStatus {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	st := nativeDeviceStatus{Platform: d.platform, ID: d.id, Name: d.name, State: d.state, Following: d.cancel != nil,
+	st := nativeDeviceStatus{Platform: d.platform, ID: d.id, Name: d.name, State: d.state, Following: d.cancel != nil && !d.finished(),
 		Dropped: d.dropped.Load(), Ended: d.ended}
 	for _, app := range d.apps {
 		st.Apps = append(st.Apps, nativeAppStatus{ID: app, PIDs: append([]int(nil), d.pids[app]...)})
@@ -107,7 +119,8 @@ func (d *nativeDevice) follows(appID string) bool {
 	return false
 }
 
-// follow reads the device's log until ctx ends.
+// follow reads the device's log until ctx ends (the device has gone, or
+// the server stops), then ends every app of it still running.
 func (d *nativeDevice) follow(ctx context.Context) {
 	f := d.follower
 	var cmd nativeCommand
@@ -123,7 +136,6 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	}
 	lines := make(chan []byte, nativeIntake)
 	var wg sync.WaitGroup
-	defer wg.Wait()
 	wg.Go(func() {
 		// A restarted logcat (-T 1) prints the last line again: the line
 		// last read is skipped once after a restart. Both callbacks run on
@@ -153,6 +165,69 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	} else {
 		d.consume(ctx, lines, newSimIntake(d))
 	}
+	wg.Wait()
+	d.endAll()
+}
+
+// endAll tells the sink that every app of the device that had pids or
+// lines has ended: the device is no longer followed, so no lookup and no
+// line will say when they do (a simulator has no pid lookup at all).
+func (d *nativeDevice) endAll() {
+	d.mu.Lock()
+	var apps []string
+	for app := range d.running {
+		apps = append(apps, app)
+	}
+	for app := range d.endsDue {
+		if !d.running[app] {
+			apps = append(apps, app)
+		}
+	}
+	d.running, d.endsDue, d.pids, d.pidApp = nil, nil, nil, nil
+	d.mu.Unlock()
+	slices.Sort(apps)
+	for _, app := range apps {
+		d.follower.sink.nativeAppEnded(d.app(app))
+	}
+}
+
+// markRunningLocked notes that app has pids or lines. The caller holds mu.
+func (d *nativeDevice) markRunningLocked(app string) {
+	if d.running == nil {
+		d.running = map[string]bool{}
+	}
+	d.running[app] = true
+}
+
+// appEnded remembers that app's last process has ended and wakes the
+// consumer, which tells the sink once the app's last lines are delivered.
+// An end is never lost: it stays due until the consumer takes it.
+func (d *nativeDevice) appEnded(app string) {
+	d.mu.Lock()
+	if d.endsDue == nil {
+		d.endsDue = map[string]bool{}
+	}
+	d.endsDue[app] = true
+	d.mu.Unlock()
+	select {
+	case d.endWake <- struct{}{}:
+	default: // a wake is pending already; it takes this end too
+	}
+}
+
+// takeEndsDue returns the apps whose ends are due, in order, and forgets
+// them.
+func (d *nativeDevice) takeEndsDue() []string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var apps []string
+	for app := range d.endsDue {
+		apps = append(apps, app)
+		delete(d.running, app)
+	}
+	d.endsDue = nil
+	slices.Sort(apps)
+	return apps
 }
 
 // take queues a copy of line for the consumer, or drops and counts it
@@ -218,9 +293,9 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 				}
 			}
 		case <-timer.C:
-		case app := <-d.endedApps:
-			// What was read before the app ended is the app's last word
-			// (its crash): delivered first, then the session ends.
+		case <-d.endWake:
+			// What was read before the apps ended is their last word
+			// (a crash): delivered first, then their sessions end.
 			for drained := false; !drained; {
 				select {
 				case b := <-lines:
@@ -232,7 +307,9 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 			}
 			intake.flush(time.Now(), true)
 			d.deliver()
-			d.follower.sink.nativeAppEnded(d.app(app))
+			for _, app := range d.takeEndsDue() {
+				d.follower.sink.nativeAppEnded(d.app(app))
+			}
 		}
 		now := time.Now()
 		intake.flush(now, false)
@@ -270,6 +347,9 @@ func (d *nativeDevice) emit(app string, e nativeEntry) {
 func (d *nativeDevice) deliver() {
 	for _, app := range d.pending.apps {
 		entries := d.pending.entries[app]
+		d.mu.Lock()
+		d.markRunningLocked(app)
+		d.mu.Unlock()
 		na := d.app(app)
 		for _, e := range entries {
 			if e.Crash != "" {

@@ -342,3 +342,58 @@ func TestNativeWithoutTools(t *testing.T) {
 		t.Errorf("server.native: %s", native)
 	}
 }
+
+// waitSessionEnded polls the health check until no session is live.
+func waitSessionEnded(t *testing.T, ts *testServer, id *int, why string) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		*id++
+		sessions := jsonText(toolCall(t, ts, *id, "debug_health_check", map[string]any{})["sessions"])
+		if strings.Contains(sessions, `"connected":false`) && !strings.Contains(sessions, `"connected":true`) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the native session stayed live %s: %s", why, sessions)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// TestNativeSessionEndsWhenSimulatorLeaves: a simulator has no pid
+// lookup; its app's native session ends when the simulator leaves the
+// booted list, so that it is not left live (and the default session).
+func TestNativeSessionEndsWhenSimulatorLeaves(t *testing.T) {
+	t.Parallel()
+	ts, dir := nativeServer(t)
+	udid := "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C"
+	writeStandin(t, dir, "devices", "List of devices attached\n\n")
+	writeStandin(t, dir, "simctl-list", `{"devices":{"com.apple.CoreSimulator.SimRuntime.iOS-18-0":[{"udid":"`+udid+`","state":"Booted","name":"iPhone 15 Pro"}]}}`)
+	writeStandin(t, dir, "simlog-"+udid, simSeeds[1]+"\n")
+	ts.initialize()
+	id := 0
+	pollLogs(t, ts, &id, map[string]any{"session": "native:com.example.shop@" + udid}, func(e []map[string]any) bool { return len(e) == 1 })
+	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	waitSessionEnded(t, ts, &id, "after its simulator shut down")
+}
+
+// TestNativeSessionEndsWhenDeviceLeaves: an Android device unplugged while
+// the app runs (pidof last said it had a process) ends the app's native
+// session: nothing looks its pids up any more.
+func TestNativeSessionEndsWhenDeviceLeaves(t *testing.T) {
+	t.Parallel()
+	ts, dir := nativeServer(t)
+	writeStandin(t, dir, "devices", adbOneDevice)
+	writeStandin(t, dir, "pidof-com.example.shop", "4242\n")
+	writeStandin(t, dir, "logcat-emulator-5554", "")
+	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	ts.initialize()
+	id := 0
+	waitStandinReading(t, dir, "logcat-emulator-5554", 1)
+	appendStandin(t, dir, "logcat-emulator-5554", logcatStart)
+	pollLogs(t, ts, &id, map[string]any{"session": "native:com.example.shop@emulator-5554"}, func(e []map[string]any) bool {
+		return entryWith(e, "cart loaded") != nil
+	})
+	writeStandin(t, dir, "devices", "List of devices attached\n\n")
+	waitSessionEnded(t, ts, &id, "after its device left")
+}

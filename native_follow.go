@@ -225,11 +225,19 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 		seen[key] = true
 		dev := f.devices[key]
 		if dev == nil {
-			dev = &nativeDevice{follower: f, platform: d.Platform, id: d.ID, endedApps: make(chan string, maxNativeApps)}
+			dev = newNativeDevice(f, d.Platform, d.ID)
 			f.devices[key] = dev
 		}
 		dev.setListed(d.Name, d.State, apps)
-		if d.State == "device" && dev.cancel == nil && dev.finished() {
+		if dev.cancel != nil && dev.finished() {
+			// Its follow ended by itself (its log command could not be
+			// run): it is stopped, and started again after a backoff
+			// from the runner's least, doubling to its most.
+			dev.stop()
+			dev.retryDelay = cmp.Or(min(2*dev.retryDelay, f.runner.maxBackoff), f.runner.minBackoff)
+			dev.retryAt = time.Now().Add(dev.retryDelay)
+		}
+		if d.State == "device" && dev.cancel == nil && dev.finished() && !time.Now().Before(dev.retryAt) {
 			devCtx, cancel := context.WithCancel(ctx)
 			dev.cancel = cancel
 			done := make(chan struct{})

@@ -12,14 +12,16 @@ package main
 //     JavaScript connected, a release build without Metro; or a debug
 //     adapter, which numbers its own console) they go to the app's native
 //     session, "native:<package or bundle id>@<serial or udid>", live while
-//     the app has a process on the device. When a Metro or Reactotron
+//     the app runs: the native side ends it (nativeAppEnded) when pidof
+//     finds no process of it, and when its device is no longer followed
+//     (gone, a simulator shut down, the server stopping). When a Metro or Reactotron
 //     session of the app appears, the native session ends (reason
 //     "joined") and keeps what it holds, listed with that session in the
 //     health check; later entries go to the new session.
 //   - React Native's JavaScript console (ReactNativeJS, com.facebook.react.log)
-//     is dropped while the app has a session of another link with a console
-//     stream, which carries the same lines; without one, these lines are the
-//     app's console.
+//     is dropped while the app has a live session of another link with an
+//     active console stream, which carries the same lines; without one
+//     (none, or only ended ones), these lines are the app's console.
 
 import (
 	"context"
@@ -69,15 +71,19 @@ func nativeInfo(app nativeApp, now time.Time) *adapterInfo {
 }
 
 // nativeTarget finds where app's entries go: a Metro or Reactotron session
-// of the app (nil when none), and whether a session of another link
-// carries its JavaScript console.
+// of the app (nil when none), and whether a live session of another link
+// carries its JavaScript console now.
 func (r *sessionRegistry) nativeTarget(app nativeApp) (target *session, jsConsole bool) {
 	self := sessionView{Via: sessionViaNative, Info: nativeInfo(app, time.Time{})}
 	for _, s := range r.list() { // the newest first
 		if s.via == sessionViaNative || !sameApp(self, s.view()) {
 			continue
 		}
-		if found, _ := s.streamActive(nativeStream); found {
+		// Only a live session with an active console stream carries the
+		// JavaScript console now: a session gone, or a Metro page left to
+		// another debugger or not yet re-attached after a relaunch, does
+		// not, and then the native copies are the only ones.
+		if found, _ := s.streamActive(nativeStream); found && s.isLive() {
 			jsConsole = true
 		}
 		if s.via != sessionViaMetro && s.via != sessionViaReactotron {

@@ -101,3 +101,37 @@ func TestNativeAppEnded(t *testing.T) {
 		t.Errorf("after the relaunch: live %v, %s", s.isLive(), consoleText(t, s))
 	}
 }
+
+// TestNativeJSConsoleKeptWhenNoLiveConsole: the native copies of the
+// JavaScript console are dropped only while a live session of another
+// link carries it. Once the app's Metro session has ended (its page left
+// to another debugger, a relaunch Metro has not re-attached yet), the
+// ReactNativeJS lines are the only copy left and are kept, in that
+// session's console; when Metro is back, they are dropped again.
+func TestNativeJSConsoleKeptWhenNoLiveConsole(t *testing.T) {
+	t.Parallel()
+	reg, _ := newTestRegistry(100)
+	app := nativeApp{Platform: nativeAndroid, DeviceID: "emulator-5554", DeviceName: "sdk_gphone64_x86_64", AppID: "com.example.shop"}
+	at := time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC)
+	feed := nativeTestFeed{}
+	metro, _ := reg.connectMetro("shop", metroTestInfo("com.example.shop", "sdk_gphone64_x86_64"), feed)
+	s := metro.(*session)
+	reg.deliverNative(app, []nativeEntry{{At: at, Level: "info", Tag: "ReactNativeJS", Message: "while Metro carries it", JSConsole: true}})
+	if strings.Contains(consoleText(t, s), "while Metro carries it") {
+		t.Error("a JavaScript console line was doubled while Metro carried the console")
+	}
+	if !reg.detach(s, feed, "page_gone") {
+		t.Fatal("the Metro session did not end")
+	}
+	reg.deliverNative(app, []nativeEntry{{At: at, Level: "info", Tag: "ReactNativeJS", Message: "only copy", JSConsole: true}})
+	if !strings.Contains(consoleText(t, s), "only copy") {
+		t.Errorf("the JavaScript console line was dropped though no live session carries it: %s", consoleText(t, s))
+	}
+	if again, _ := reg.connectMetro("shop", metroTestInfo("com.example.shop", "sdk_gphone64_x86_64"), feed); again.(*session) != s {
+		t.Fatal("the Metro session did not come back as itself")
+	}
+	reg.deliverNative(app, []nativeEntry{{At: at, Level: "info", Tag: "ReactNativeJS", Message: "Metro is back", JSConsole: true}})
+	if strings.Contains(consoleText(t, s), "Metro is back") {
+		t.Error("a JavaScript console line was doubled once Metro was back")
+	}
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+)
+
+// followerOfBadDevice reconciles a listed device whose log command cannot
+// be built (its serial has a space), so that its follow ends by itself.
+func followerOfBadDevice(t *testing.T, minBackoff time.Duration) (*nativeFollower, func() *nativeDevice, func()) {
+	t.Helper()
+	f := newNativeFollower(config{}, slog.New(slog.DiscardHandler), newNativeRecorder(), map[string]string{})
+	f.runner.minBackoff, f.runner.maxBackoff = minBackoff, minBackoff
+	ctx, cancel := context.WithCancel(t.Context())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	listed := []nativeDeviceStatus{{Platform: nativeAndroid, ID: "bad serial", State: "device"}}
+	reconcile := func() { f.reconcile(ctx, &wg, listed, nil, nil) }
+	dev := func() *nativeDevice {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return f.devices[nativeAndroid+"/bad serial"]
+	}
+	return f, dev, reconcile
+}
+
+// TestFollowEndedIsRestarted: a device whose follow ended by itself is not
+// shown as followed, and the next listing starts it again once the
+// runner's backoff has passed.
+func TestFollowEndedIsRestarted(t *testing.T) {
+	t.Parallel()
+	f, dev, reconcile := followerOfBadDevice(t, 0)
+	reconcile()
+	first := dev().done
+	<-first
+	st := f.status()
+	if len(st.Devices) != 1 || st.Devices[0].Following || st.Devices[0].Ended == "" {
+		t.Errorf("a device whose follow has ended: %+v", st.Devices)
+	}
+	reconcile()
+	again := dev().done
+	if again == first {
+		t.Fatal("the ended follow was not started again")
+	}
+	<-again
+}
+
+// TestFollowEndedWaitsForBackoff: within the backoff the follow is not
+// started again, and the device is not shown as followed meanwhile.
+func TestFollowEndedWaitsForBackoff(t *testing.T) {
+	t.Parallel()
+	f, dev, reconcile := followerOfBadDevice(t, time.Hour)
+	reconcile()
+	first := dev().done
+	<-first
+	reconcile()
+	if dev().done != first {
+		t.Error("the ended follow was started again within its backoff")
+	}
+	if st := f.status(); st.Devices[0].Following {
+		t.Errorf("shown as followed while waiting to start again: %+v", st.Devices[0])
+	}
+}
