@@ -302,11 +302,12 @@ func tombstoneProcess(msg string) (pid int, pkg string, ok bool) {
 	}
 	num, _, _ := strings.Cut(rest, ",")
 	pid, err := strconv.Atoi(num)
-	_, after, found := strings.Cut(rest, ">>> ")
-	if err != nil || !found {
+	// The thread's name, which the app chooses, comes first: the last `>>> ` is the package's.
+	i := strings.LastIndex(rest, ">>> ")
+	if err != nil || pid <= 0 || i < 0 {
 		return 0, "", false
 	}
-	pkg, _, found = strings.Cut(after, " <<<")
+	pkg, _, found = strings.Cut(rest[i+len(">>> "):], " <<<")
 	// A process of the app (com.example.shop:remote) is the app's.
 	pkg, _, _ = strings.Cut(pkg, ":")
 	return pid, pkg, found && pkg != ""

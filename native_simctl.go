@@ -9,7 +9,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -116,8 +118,10 @@ func parseSimctlDevices(out []byte) ([]bootedSimulator, error) {
 		return nil, fmt.Errorf("simctl list devices: %w", err)
 	}
 	var booted []bootedSimulator
-	for _, devices := range list.Devices {
-		for _, d := range devices {
+	// Runtimes in order, so that the same list always reads the same (and
+	// past maxSimulators the same ones are followed).
+	for _, runtime := range slices.Sorted(maps.Keys(list.Devices)) {
+		for _, d := range list.Devices[runtime] {
 			if d.State == "Booted" && validDeviceSerial(d.UDID) && len(booted) < maxSimulators {
 				booted = append(booted, bootedSimulator{UDID: d.UDID, Name: cleanLogText(d.Name)})
 			}
