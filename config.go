@@ -158,15 +158,9 @@ var settings = []setting{
 		return err
 	}},
 	{"NATIVE_LOGS", "native-logs", "on", "follow the native logs of known apps on Android devices (adb) and booted iOS simulators (xcrun): on or off", func(c *config, v string) error {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "on":
-			c.NativeLogs = true
-		case "off":
-			c.NativeLogs = false
-		default:
-			return fmt.Errorf("%q is not one of on, off", v)
-		}
-		return nil
+		on, err := parseOnOff(v)
+		c.NativeLogs = on
+		return err
 	}},
 	{"ADB", "adb", "", "path to adb; unset: $ANDROID_HOME/platform-tools/adb, then $ANDROID_SDK_ROOT/platform-tools/adb, then adb on PATH", func(c *config, v string) error {
 		c.ADBPath = strings.TrimSpace(v)
@@ -192,15 +186,9 @@ var settings = []setting{
 		return err
 	}},
 	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "on":
-			c.Redact = true
-		case "off":
-			c.Redact = false
-		default:
-			return fmt.Errorf("%q is not one of on, off", v)
-		}
-		return nil
+		on, err := parseOnOff(v)
+		c.Redact = on
+		return err
 	}},
 	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
 		// The bound keeps the key matcher's table small.
@@ -264,6 +252,17 @@ func parseSwitch(v string) (bool, error) {
 		return false, nil
 	}
 	return false, fmt.Errorf("%q is not one of true, false", v)
+}
+
+// parseOnOff reads a setting that is on or off (any case), and nothing else.
+func parseOnOff(v string) (bool, error) {
+	switch strings.ToLower(strings.TrimSpace(v)) {
+	case "on":
+		return true, nil
+	case "off":
+		return false, nil
+	}
+	return false, fmt.Errorf("%q is not one of on, off", v)
 }
 
 // maxRedactKeysLen bounds REDACT_KEYS.
