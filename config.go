@@ -243,28 +243,6 @@ func (v switchValue) String() string {
 func (v switchValue) Set(s string) error { *v.value = s; return nil }
 func (v switchValue) IsBoolFlag() bool   { return true }
 
-// parseSwitch reads a boolean setting.
-func parseSwitch(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not one of true, false", v)
-}
-
-// parseOnOff reads a setting that is on or off (any case), and nothing else.
-func parseOnOff(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on":
-		return true, nil
-	case "off":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not one of on, off", v)
-}
-
 // maxRedactKeysLen bounds REDACT_KEYS.
 const maxRedactKeysLen = 4096
 
@@ -443,53 +421,6 @@ func printUsage(w io.Writer) {
 		"  -only SECTION   run only the checks of a section (\"4\") or whose name starts so\n"+
 		"  -allow-actions  also check state.dispatch and commands, which change the app\n"+
 		"  -wait DURATION  how long to wait for the app to connect (default 1m)\n")
-}
-
-func parseIntRange(v string, lo, hi int64) (int64, error) {
-	n, inRange, ok := decimalInteger([]byte(strings.TrimSpace(v)))
-	switch {
-	case !ok:
-		return 0, fmt.Errorf("%q is not an integer", v)
-	case !inRange:
-		return 0, fmt.Errorf("%s is outside %d-%d", strings.TrimSpace(v), lo, hi)
-	case n < lo || n > hi:
-		return 0, fmt.Errorf("%d is outside %d-%d", n, lo, hi)
-	}
-	return n, nil
-}
-
-// splitList splits a comma list, trims and lower-cases the items, drops
-// empty ones and checks each with valid.
-func splitList(v string, valid func(string) error) ([]string, error) {
-	var out []string
-	for item := range strings.SplitSeq(v, ",") {
-		item = strings.ToLower(strings.TrimSpace(item))
-		if item == "" {
-			continue
-		}
-		if err := valid(item); err != nil {
-			return nil, err
-		}
-		out = append(out, item)
-	}
-	return out, nil
-}
-
-// splitListCase is splitList keeping each item's case: package and bundle
-// ids are case-sensitive.
-func splitListCase(v string, valid func(string) error) ([]string, error) {
-	var out []string
-	for item := range strings.SplitSeq(v, ",") {
-		item = strings.TrimSpace(item)
-		if item == "" {
-			continue
-		}
-		if err := valid(item); err != nil {
-			return nil, err
-		}
-		out = append(out, item)
-	}
-	return out, nil
 }
 
 // loadCheckConfig reads the settings and flags of `check-adapter` (args

@@ -25,7 +25,7 @@ var layers = []struct {
 	name  string
 	files []string // exact file names or prefixes ending in "_"
 }{
-	{"entry", []string{"main.go", "config.go", "memory.go"}},
+	{"entry", []string{"main.go", "config.go", "config_values.go", "memory.go"}},
 	{"check", []string{"check_"}},
 	{"transports", []string{"rpc_"}},
 	{"mcp core", []string{"mcp_"}},

@@ -12,7 +12,7 @@
 // uses names from its own layer and those below it, never from one above.
 // layers_test.go holds that order, written once as data.
 //
-//	main.go config.go memory.go  entry: flags and environment; serve builds
+//	main.go config*.go memory.go entry: flags and environment; serve builds
 //	                             the layers and wires them together
 //	rpc_*                        transports: the JSON-RPC connection (reads,
 //	                             writes, cancel, workers, an urgent lane,
