@@ -102,6 +102,19 @@ func untilWaiting(t *testing.T, ts *toolSet, n int64) {
 	}
 }
 
+// untilTokensFree polls until no request of tr holds a token: a handler
+// releases its token when it returns, which can be after its client saw
+// the connection end.
+func untilTokensFree(t *testing.T, tr *httpTransport) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); len(tr.requests) != 0 || len(tr.waiting) != 0; {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d request tokens and %d waiting ones still held, want none", len(tr.requests), len(tr.waiting))
+		}
+		time.Sleep(time.Millisecond) // polling with a deadline
+	}
+}
+
 // attachWaitSession gives srv a live session with a network stream.
 func attachWaitSession(srv *mcpServer) {
 	registryOf(srv.link).attach(sessionViaWire, "s1", "", testInfo("s1", "", "shop", "network"), &testFeed{})
@@ -188,6 +201,7 @@ func TestWaitOverHTTP(t *testing.T) {
 		cancel()
 		untilWaiting(t, h.srv.tools, 0)
 		<-done
+		untilTokensFree(t, h.tr) // the handler gives its token back after the client has seen the end
 	}
 	goneAway(modern, modernHeaders("tools/call", "debug_wait_for")...)
 	goneAway(legacy, "MCP-Session-Id: "+session, "MCP-Protocol-Version: 2025-11-25")
