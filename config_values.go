@@ -47,18 +47,7 @@ func parseIntRange(v string, lo, hi int64) (int64, error) {
 // splitList splits a comma list, trims and lower-cases the items, drops
 // empty ones and checks each with valid.
 func splitList(v string, valid func(string) error) ([]string, error) {
-	var out []string
-	for item := range strings.SplitSeq(v, ",") {
-		item = strings.ToLower(strings.TrimSpace(item))
-		if item == "" {
-			continue
-		}
-		if err := valid(item); err != nil {
-			return nil, err
-		}
-		out = append(out, item)
-	}
-	return out, nil
+	return splitListCase(strings.ToLower(v), valid)
 }
 
 // splitListCase is splitList keeping each item's case: package and bundle
