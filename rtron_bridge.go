@@ -41,6 +41,9 @@ type reactotronBridge struct {
 	link      *adapterLink // upgrade checks, and the registry
 	bindRetry time.Duration
 	desktop   *reactotronDesktopOptions // nil: apps are not relayed to the desktop app
+	// pingInterval and pongTimeout: each app is pinged this often, and
+	// dropped when its pong is later than this.
+	pingInterval, pongTimeout time.Duration
 
 	mu        sync.Mutex
 	listening bool
@@ -53,7 +56,7 @@ type reactotronBridge struct {
 
 func newReactotronBridge(cfg config, logger *slog.Logger, link *adapterLink) *reactotronBridge {
 	return &reactotronBridge{cfg: cfg, logger: logger.With("component", "reactotron"), link: link,
-		bindRetry: linkBindRetry, bindTried: make(chan struct{})}
+		bindRetry: linkBindRetry, bindTried: make(chan struct{}), pingInterval: linkPingInterval, pongTimeout: linkPongTimeout}
 }
 
 // run serves Reactotron clients until ctx ends, then closes them with 1001
@@ -170,7 +173,7 @@ func (c *reactotronConn) serve() {
 	pinged := make(chan struct{})
 	go func() {
 		defer close(pinged)
-		if c.sock.pingUntil(c.done, linkPingInterval, linkPongTimeout) {
+		if c.sock.pingUntil(c.done, b.pingInterval, b.pongTimeout) {
 			c.end("ping timeout", websocket.StatusPolicyViolation, "ping timeout")
 		}
 	}()

@@ -174,3 +174,35 @@ func dialIntroduced(t *testing.T, ctx context.Context, b *reactotronBridge) *web
 	}
 	return ws
 }
+
+// TestBridgeDropsAppThatNeverPongs: an app that stops reading answers no
+// ping; once its pong is late the bridge ends its session and closes the
+// connection with 1008 "ping timeout".
+func TestBridgeDropsAppThatNeverPongs(t *testing.T) {
+	t.Parallel()
+	_, link, url := startBridgeTuned(t, 5*time.Second, nil, func(b *reactotronBridge) {
+		b.pingInterval, b.pongTimeout = 5*time.Millisecond, 20*time.Millisecond
+	})
+	ctx, cancel := context.WithTimeout(t.Context(), linkWaitLimit)
+	defer cancel()
+	ws, _, err := websocket.Dial(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ws.CloseNow()
+	// Pongs are written by a reader; this app does not read until the end.
+	if err := ws.Write(ctx, websocket.MessageText, []byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`)); err != nil {
+		t.Fatal(err)
+	}
+	registry := registryOf(link)
+	linkWaitFor(t, "the app's session", func() bool { return len(registry.list()) == 1 })
+	linkWaitFor(t, "the session to end", func() bool { return registry.currentLive(sessionViaReactotron) == nil })
+	for {
+		if _, _, err = ws.Read(ctx); err != nil {
+			break
+		}
+	}
+	if code := websocket.CloseStatus(err); code != websocket.StatusPolicyViolation || !strings.Contains(err.Error(), "ping timeout") {
+		t.Fatalf("read ended with %v, want a close with 1008 ping timeout", err)
+	}
+}

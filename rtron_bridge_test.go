@@ -205,14 +205,16 @@ func TestReactotronBridgeSession(t *testing.T) {
 	answers["state.values.subscribe"] = []json.RawMessage{reduxProbeAnswer} // the store exists
 	app := dialReactotron(t, url, answers)
 	// Everything the app sent before the server's first state request.
-	sent := 0
+	events := 0 // the frames that become events: all but the intro and the command announcements
 	for _, f := range frames {
 		if f.Dir == "server" && strings.HasPrefix(requestKey(f.Frame), "state.values.request") {
 			break
 		}
 		if f.Dir == "app" {
 			app.send(f.Frame)
-			sent++
+			if typ := requestKey(f.Frame); typ != "client.intro" && !strings.HasPrefix(typ, "customCommand.") {
+				events++
+			}
 		}
 	}
 
@@ -227,7 +229,7 @@ func TestReactotronBridgeSession(t *testing.T) {
 		for _, s := range streams {
 			total += s.(map[string]any)["eventCount"].(float64)
 		}
-		return total >= float64(sent-13) // the intro and command announcements are no events
+		return total == float64(events)
 	})
 	session := h["sessions"].([]any)[0].(map[string]any)
 	if session["via"] != "reactotron" || session["app"] != "ShopApp" || session["connected"] != true {
@@ -382,12 +384,20 @@ func startBridge(t *testing.T) (*reactotronBridge, *adapterLink, string) {
 // desktop relay opts names (nil: none).
 func startBridgeWith(t *testing.T, requestTimeout time.Duration, desktop *reactotronDesktopOptions) (*reactotronBridge, *adapterLink, string) {
 	t.Helper()
+	return startBridgeTuned(t, requestTimeout, desktop, func(*reactotronBridge) {})
+}
+
+// startBridgeTuned is startBridgeWith with tune applied to the bridge
+// before it runs.
+func startBridgeTuned(t *testing.T, requestTimeout time.Duration, desktop *reactotronDesktopOptions, tune func(*reactotronBridge)) (*reactotronBridge, *adapterLink, string) {
+	t.Helper()
 	cfg := testConfig(t)
 	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
 	cfg.RequestTimeout = requestTimeout
 	link := newTestLink(cfg, nil, nil)
 	b := newReactotronBridge(cfg, slog.New(slog.DiscardHandler), link)
 	b.desktop = desktop
+	tune(b)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {

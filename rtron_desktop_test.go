@@ -475,6 +475,8 @@ func TestDesktopRelayBoundedQueue(t *testing.T) {
 
 // TestDesktopRelayDesktopNeverReads: a desktop that stops reading costs at
 // most the queue's bytes, and the agent's requests are answered as before.
+// The app is not pinged: on a loaded machine the flood can take longer
+// than the ping interval, and its pong would wait behind it.
 func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 	t.Parallel()
 	d := newFakeDesktop(t)
@@ -482,7 +484,7 @@ func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 	d.start()
 	opts := testDesktopOptions(d.addr)
 	opts.QueueBytes = 256 << 10
-	b, link, url := startRelayBridge(t, opts)
+	b, link, url := startBridgeTuned(t, 5*time.Second, opts, func(b *reactotronBridge) { b.pingInterval = time.Hour })
 	// The app has a store: it answers the probe and every backup request.
 	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.backup.request": {recordedFrame(t, "app", `"state.backup.response"`)},
 		"state.values.subscribe": {reduxProbeAnswer}})

@@ -100,30 +100,35 @@ func TestLinkEventQueueBounds(t *testing.T) {
 
 // TestNoticesForAgents pins what the link tells MCP clients beyond
 // connects: a request that timed out, a malformed answer, an oversized
-// message, each naming the session and the particulars.
+// message, each naming the session and the particulars. The request that
+// times out has a link of its own with a short timeout, so that the one
+// answered malformed never times out on a slow machine.
 func TestNoticesForAgents(t *testing.T) {
 	t.Parallel()
-	h := startLinkHarness(t, func(c *config) { c.RequestTimeout = 200 * time.Millisecond }, nil)
+	h := startLinkHarness(t, func(c *config) { c.RequestTimeout = time.Minute }, nil)
 	a := h.connect(t, "s")
-
 	ch := requestInBackground(t.Context(), h.link, "streams.list", nil)
 	req := a.recvRequest()
 	a.sendText(`{"type":"response","id":"` + req.ID + `","error":"oops"}`)
 	awaitOutcome(t, ch)
-
-	ch = requestInBackground(t.Context(), h.link, "events.query", nil)
-	a.recvRequest()
-	awaitOutcome(t, ch)
-	a.recv() // the cancel
-
 	a.sendText(`{"type":"event","pad":"` + strings.Repeat("x", 600<<10) + `"}`)
 	h.events.waitFor(t, []linkEvent{
 		{Kind: linkConnected, SessionID: "s"},
 		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "malformed answer dropped",
 			Detail: "the app adapter's answer to streams.list is malformed: error is not an object"},
-		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "request timed out",
-			Detail: "events.query got no answer within 200 ms"},
 		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "oversized message dropped",
 			Detail: `a "event" message of 614425 bytes, over MAX_PAYLOAD_SIZE (524288)`},
+	})
+
+	short := startLinkHarness(t, func(c *config) { c.RequestTimeout = 20 * time.Millisecond }, nil)
+	b := short.connect(t, "s")
+	ch = requestInBackground(t.Context(), short.link, "events.query", nil)
+	b.recvRequest()
+	awaitOutcome(t, ch)
+	b.recv() // the cancel
+	short.events.waitFor(t, []linkEvent{
+		{Kind: linkConnected, SessionID: "s"},
+		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "request timed out",
+			Detail: "events.query got no answer within 20 ms"},
 	})
 }
