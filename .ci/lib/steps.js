@@ -1,10 +1,16 @@
 'use strict';
-// How the real-parts checks that run in steps report (.ci/expo,
-// .ci/devtools-frontend): step() prints
+// How the real-parts checks (.ci/*/check.js) report, in two forms.
+//
+// Steps (.ci/expo, .ci/devtools-frontend): step() prints
 // "PASS: [name] ..." or "FAIL: [name] ..."; a failed step does not stop the
 // ones after it, and run() ends with "<label> check: PASS" (or FAIL with
 // the failed steps' names) and exit status 0 (or 1). What the check
 // started is pushed onto cleanups and ended before it exits.
+//
+// Fail fast (.ci/metro-inspector, .ci/reactotron): pass() prints
+// "PASS: ...", and fail() prints "FAIL: ..." and throws, so the first
+// failure ends the check; failed() says whether any was printed.
+const { sleep } = require('./mcp.js');
 
 const results = [];
 const cleanups = [];
@@ -80,4 +86,36 @@ function run(main, { label, what, minutes, beforeSummary }) {
     });
 }
 
-module.exports = { cleanups, report, step, check, run };
+let anyFailed = false;
+
+// pass prints msg as a promise that holds.
+function pass(msg) {
+  console.log(`PASS: ${msg}`);
+}
+
+// fail prints msg as a failure and ends the check: it throws an error
+// marked reported, which the check's end does not print again.
+function fail(msg) {
+  console.log(`FAIL: ${msg}`);
+  anyFailed = true;
+  throw Object.assign(new Error(msg), { reported: true });
+}
+
+// failed answers whether fail was called, even where its error was caught.
+function failed() {
+  return anyFailed;
+}
+
+// untilOrFail calls fn every pollMs until it answers something truthy,
+// and answers that; after ms it fails the check with what.
+async function untilOrFail(what, ms, fn, pollMs) {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    const got = await fn();
+    if (got) return got;
+    if (Date.now() > deadline) fail(`${what} (waited ${ms} ms)`);
+    await sleep(pollMs);
+  }
+}
+
+module.exports = { cleanups, report, step, check, run, pass, fail, failed, untilOrFail };
