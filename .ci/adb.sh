@@ -17,45 +17,23 @@
 # that speaks adb's protocol 0x01000000 (4 KiB messages, checksums checked:
 # Android 8 and older). The stand-in alone is also checked as such an old
 # device against adb.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/check.sh"
 
-printf '\n=== %s\n' "native logs through the real adb and a device stand-in over TCP"
-command -v node >/dev/null || { echo "FAIL: node is not installed"; exit 1; }
-
-work=$(mktemp -d)
-check_pid=""
-cleanup() {
-	# check.js kills its adb server and ends devtools-mcp; if it hangs, it is
-	# ended here by its pid.
-	if [ -n "$check_pid" ]; then kill "$check_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
+check_title "native logs through the real adb and a device stand-in over TCP"
+check_work
 
 if ! command -v adb >/dev/null; then
 	if [ "$(id -u)" -ne 0 ]; then echo "FAIL: adb is not installed (apt-get install adb, as root)"; exit 1; fi
-	start=$(date +%s%N)
-	{ apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends adb; } >"$work/apt.log" 2>&1 ||
-		{ echo "FAIL: apt-get install adb:"; tail -30 "$work/apt.log"; exit 1; }
-	echo "apt-get install adb: $((($(date +%s%N) - start) / 1000000)) ms"
+	apt_install adb 30
 fi
 adb version | head -2
 
-bin=${1:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/devtools-mcp" .
-	bin="$work/devtools-mcp"
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+check_binary "${1:-}"
 
-status=0
+# check.js kills its adb server and ends devtools-mcp; if it hangs, it is
+# ended at the exit by its pid.
 # shellcheck disable=SC2086 # ADB_CHECK_FLAGS is words on purpose
-timeout 180 node .ci/adb/check.js "$bin" ${ADB_CHECK_FLAGS:-} &
-check_pid=$!
-wait "$check_pid" || status=$?
-check_pid=""
-[ "$status" -eq 0 ] || { echo "FAIL: adb check (exit status $status)"; exit 1; }
+check_run "adb check" "" . timeout 180 node .ci/adb/check.js "$bin" ${ADB_CHECK_FLAGS:-}
 
 echo "--- the stand-in as an old device (no shell_v2, protocol 0x01000000) against adb alone"
 timeout 60 node .ci/adb/check.js --parts-only --legacy-shell --old-protocol ||

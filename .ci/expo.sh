@@ -18,42 +18,19 @@
 # Needs Go (without a binary), Node.js 20 or newer and npm; npm installs the
 # three lockfiles (this one, node22's, .ci/metro-inspector's), its cache
 # first. EXPO_CHECK_VERBOSE=1 prints the dev server's output.
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/check.sh"
 . .ci/lib/npm.sh
 dir=.ci/expo
 
-printf '\n=== %s\n' "apps through the real Expo CLI (expo start, SDK 58, Node.js 22)"
-command -v node >/dev/null || { echo "FAIL: node is not installed"; exit 1; }
-command -v npm >/dev/null || { echo "FAIL: npm is not installed"; exit 1; }
-
-work=$(mktemp -d)
-check_pid=""
-cleanup() {
-	# check.js ends the dev servers, devices and devtools-mcp it started;
-	# a hang is ended by its pid.
-	if [ -n "$check_pid" ]; then kill "$check_pid" 2>/dev/null || true; fi
-	rm -rf "$work" "$dir/run"
-}
-trap cleanup EXIT
-
-bin=${1:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/devtools-mcp" .
-	bin="$work/devtools-mcp"
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+check_title "apps through the real Expo CLI (expo start, SDK 58, Node.js 22)" npm
+check_work "$dir/run"
+check_binary "${1:-}"
 
 npm_ci "$dir" --ignore-scripts
 npm_ci "$dir/node22" --ignore-scripts
 npm_ci .ci/metro-inspector --ignore-scripts
 
-status=0
-started=$(date +%s%N)
-# Metro's and Expo's caches go to this run's temporary folder.
-(cd "$dir" && TMPDIR="$work" exec timeout 420 node check.js "$bin") &
-check_pid=$!
-wait "$check_pid" || status=$?
-check_pid=""
-echo "check: $((($(date +%s%N) - started) / 1000000)) ms"
-[ "$status" -eq 0 ] || { echo "FAIL: Expo check (exit status $status)"; exit 1; }
+# check.js ends the dev servers, devices and devtools-mcp it started; a
+# hang is ended at the exit by its pid. Metro's and Expo's caches go to
+# this run's temporary folder.
+check_run "Expo check" "$(date +%s%N)" "$dir" env TMPDIR="$work" timeout 420 node check.js "$bin"

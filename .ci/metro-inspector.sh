@@ -24,33 +24,13 @@
 # Needs Go (without a binary), Node.js 20 or newer and npm; npm fetches the
 # locked packages (its cache first). RECORD_DIR=dir also writes the CDP
 # frames the proxy delivered there (testdata/metro/real/ was made so).
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/check.sh"
 . .ci/lib/npm.sh
-repo=$(pwd)
 dir=.ci/metro-inspector
 
-printf '\n=== %s\n' "Metro link against the real inspector proxy (@react-native/dev-middleware)"
-command -v node >/dev/null || { echo "FAIL: node is not installed"; exit 1; }
-command -v npm >/dev/null || { echo "FAIL: npm is not installed"; exit 1; }
-
-work=$(mktemp -d)
-check_pid=""
-cleanup() {
-	# check.js ends what it started; whatever outlives it here (a hang) is
-	# ended by its pid, and the app stand-in and devtools-mcp end with their
-	# stdin.
-	if [ -n "$check_pid" ]; then kill "$check_pid" 2>/dev/null || true; fi
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-bin=${1:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/devtools-mcp" .
-	bin="$work/devtools-mcp"
-fi
-bin=$(cd "$(dirname "$bin")" && pwd)/$(basename "$bin")
+check_title "Metro link against the real inspector proxy (@react-native/dev-middleware)" npm
+check_work
+check_binary "${1:-}"
 # check.js runs in its folder: a relative RECORD_DIR means the repository's.
 if [ -n "${RECORD_DIR:-}" ]; then
 	mkdir -p "$RECORD_DIR"
@@ -62,10 +42,7 @@ npm_ci "$dir"
 installed=$(date +%s%N)
 echo "$(node -p 'require("./'"$dir"'/node_modules/@react-native/dev-middleware/package.json").version') of @react-native/dev-middleware, node $(node --version)"
 
-status=0
-(cd "$dir" && exec timeout 120 node check.js "$bin") &
-check_pid=$!
-wait "$check_pid" || status=$?
-check_pid=""
-echo "check: $((($(date +%s%N) - installed) / 1000000)) ms"
-[ "$status" -eq 0 ] || { echo "FAIL: Metro inspector check (exit status $status)"; exit 1; }
+# check.js ends what it started; whatever outlives it (a hang) is ended at
+# the exit by its pid, and the app stand-in and devtools-mcp end with
+# their stdin.
+check_run "Metro inspector check" "$installed" "$dir" timeout 120 node check.js "$bin"

@@ -5,17 +5,11 @@
 # debug_get_logs of the devtools-mcp binary names the line that threw in
 # src/cart.js (.ci/metro/check.js). Needs Go and Node.js 20 or newer with
 # npm. Usage: .ci/metro-symbolicate.sh [path to a built devtools-mcp]
-set -euo pipefail
-cd "$(dirname "$0")/.."
+. "$(dirname "$0")/lib/check.sh"
 . .ci/lib/npm.sh
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-bin=${1:-}
-if [ -z "$bin" ]; then
-	go build -o "$work/devtools-mcp" .
-	bin="$work/devtools-mcp"
-fi
+check_work
+check_binary "${1:-}"
 
 npm_ci .ci/metro
 # Metro's caches go to the temporary folder of this run only.

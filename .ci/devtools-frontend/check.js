@@ -31,14 +31,12 @@ const { startDevice } = require('../metro-inspector/device.js');
 const { launch } = require('./browser.js');
 const lib = require('../lib/mcp.js');
 const { freePort, until, sleep } = lib;
+const { cleanups, step, check, run } = require('../lib/steps.js');
 // devtools-mcp over stdio, initialized; a tool answers within 15 s.
 const startMCP = (binary, env) => lib.startMCP(binary, env, { answerMs: 15000 });
 
 const STEP_MS = 20000;
 const APP_ID = 'com.example.metrocheck';
-
-const results = [];
-const cleanups = [];
 
 // The frontend asks for a few files its package does not ship (images,
 // an injected script); the proxy's static server prints each miss as an
@@ -50,26 +48,6 @@ console.error = (...args) => {
   if (m) missingFrontendFiles.add(m[1]);
   else consoleError(...args);
 };
-
-function report(ok, name, msg) {
-  results.push({ ok, name });
-  console.log(`${ok ? 'PASS' : 'FAIL'}: [${name}] ${msg}`);
-}
-
-async function step(name, fn) {
-  if (finishing) return false;
-  try {
-    report(true, name, await fn());
-    return true;
-  } catch (e) {
-    report(false, name, e.step ? e.message : (e.stack || String(e)));
-    return false;
-  }
-}
-
-function check(cond, msg) {
-  if (!cond) throw Object.assign(new Error(msg), { step: true });
-}
 
 // The frontend's own WebSocket traffic, as the browser saw it: frames it
 // sent and received on its connection to the dev server.
@@ -298,38 +276,11 @@ async function main() {
   await webappScenario(binary, browser);
 }
 
-// finish ends everything the check started (dev servers, browser, devices,
-// devtools-mcp), then exits: at the end, at the deadline, or when the
-// script's timeout or a ^C stops it.
-let finishing = false;
-async function finish(exitCode) {
-  if (finishing) return;
-  finishing = true;
-  for (const c of cleanups.reverse()) {
-    try {
-      await c();
-    } catch {}
-  }
-  setTimeout(() => process.exit(exitCode), 300);
-}
-
-const deadline = setTimeout(() => {
-  console.log('FAIL: the check did not finish within 4 minutes');
-  finish(1);
-}, 4 * 60 * 1000);
-for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.on(signal, () => {
-    console.log(`FAIL: stopped by ${signal}`);
-    finish(1);
-  });
-}
-
-main()
-  .catch((e) => report(false, 'setup', e.stack || String(e)))
-  .finally(() => {
-    clearTimeout(deadline);
+run(main, {
+  label: 'devtools-frontend',
+  what: 'the check',
+  minutes: 4,
+  beforeSummary: () => {
     if (missingFrontendFiles.size) console.log(`the frontend asked for ${missingFrontendFiles.size} files its package does not ship (${[...missingFrontendFiles].slice(0, 3).join(', ')}, …)`);
-    const failedSteps = results.filter((r) => !r.ok).map((r) => r.name);
-    console.log(`devtools-frontend check: ${failedSteps.length ? `FAIL (${failedSteps.join(', ')})` : 'PASS'}`);
-    finish(failedSteps.length ? 1 : 0);
-  });
+  },
+});

@@ -38,6 +38,7 @@ const WebSocket = require('ws');
 const { startDevice } = require('../metro-inspector/device.js');
 const lib = require('../lib/mcp.js');
 const { freePort, until, sleep } = lib;
+const { cleanups, step, check, run } = require('../lib/steps.js');
 // devtools-mcp over stdio, initialized; a tool answers within 15 s.
 const startMCP = (binary, env) => lib.startMCP(binary, env, { answerMs: 15000 });
 
@@ -52,32 +53,6 @@ const START_MS = 120000; // expo start, cold
 // A host that names no machine (TEST-NET-1, RFC 5737): the dev server only
 // writes it into its own URLs; nothing dials it.
 const FOREIGN_HOST = '192.0.2.10';
-
-const results = [];
-const cleanups = [];
-
-function report(ok, name, msg) {
-  results.push({ ok, name });
-  console.log(`${ok ? 'PASS' : 'FAIL'}: [${name}] ${msg}`);
-}
-
-// step runs fn and reports its outcome; a failure does not stop the check,
-// so that one run says which promises hold and which do not.
-async function step(name, fn) {
-  if (finishing) return false;
-  try {
-    const msg = await fn();
-    report(true, name, msg);
-    return true;
-  } catch (e) {
-    report(false, name, e.step ? e.message : (e.stack || String(e)));
-    return false;
-  }
-}
-
-function check(cond, msg) {
-  if (!cond) throw Object.assign(new Error(msg), { step: true });
-}
 
 // makeProject copies app/ to run/<name>, with the exception handler
 // stand-in installed as a package in the project's node_modules (where
@@ -423,37 +398,4 @@ async function main() {
   await named.stop();
 }
 
-// finish ends everything the check started (dev servers, browser, devices,
-// devtools-mcp), then exits: at the end, at the deadline, or when the
-// script's timeout or a ^C stops it.
-let finishing = false;
-async function finish(exitCode) {
-  if (finishing) return;
-  finishing = true;
-  for (const c of cleanups.reverse()) {
-    try {
-      await c();
-    } catch {}
-  }
-  setTimeout(() => process.exit(exitCode), 300);
-}
-
-const deadline = setTimeout(() => {
-  console.log('FAIL: the Expo check did not finish within 6 minutes');
-  finish(1);
-}, 6 * 60 * 1000);
-for (const signal of ['SIGTERM', 'SIGINT']) {
-  process.on(signal, () => {
-    console.log(`FAIL: stopped by ${signal}`);
-    finish(1);
-  });
-}
-
-main()
-  .catch((e) => report(false, 'setup', e.stack || String(e)))
-  .finally(() => {
-    clearTimeout(deadline);
-    const failedSteps = results.filter((r) => !r.ok).map((r) => r.name);
-    console.log(`expo check: ${failedSteps.length ? `FAIL (${failedSteps.join(', ')})` : 'PASS'}`);
-    finish(failedSteps.length ? 1 : 0);
-  });
+run(main, { label: 'expo', what: 'the Expo check', minutes: 6 });

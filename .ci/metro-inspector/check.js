@@ -56,27 +56,10 @@ const MAX_RSS_KB = 100 * 1024;
 const ONE_DEBUGGER = { enableStandaloneFuseboxShell: false };
 
 let cleanups = [];
-let failed = false;
 
-function pass(msg) {
-  console.log(`PASS: ${msg}`);
-}
-function fail(msg) {
-  console.log(`FAIL: ${msg}`);
-  failed = true;
-  throw Object.assign(new Error(msg), { reported: true });
-}
+const { pass, fail, failed, untilOrFail } = require('../lib/steps.js');
 const { sleep } = lib;
-
-async function until(what, ms, fn) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const got = await fn();
-    if (got) return got;
-    if (Date.now() > deadline) fail(`${what} (waited ${ms} ms)`);
-    await sleep(POLL_MS);
-  }
-}
+const until = (what, ms, fn) => untilOrFail(what, ms, fn, POLL_MS);
 
 // devtools-mcp over stdio pointed at the proxy, initialized; ended with the
 // scenario.
@@ -491,6 +474,6 @@ main()
     exitCode = 1;
   })
   .finally(() => {
-    console.log(`metro-inspector check: ${failed || exitCode ? 'FAIL' : 'PASS'}`);
+    console.log(`metro-inspector check: ${failed() || exitCode ? 'FAIL' : 'PASS'}`);
     setTimeout(() => process.exit(exitCode), 300);
   });

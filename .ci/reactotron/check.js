@@ -18,6 +18,7 @@
 // the "no store yet" error before the store exists and with the state once
 // it does; a dispatch after the store exists completes.
 const { startMCP, freePort, sleep } = require('../lib/mcp.js');
+const { pass, fail, failed, untilOrFail } = require('../lib/steps.js');
 const { WebSocket } = require('ws');
 const { createClient } = require('reactotron-core-client');
 const { reactotronRedux } = require('reactotron-redux');
@@ -34,26 +35,9 @@ process.on('uncaughtException', (err) => {
   thrown.push(String(err && err.stack ? err.stack.split('\n').slice(0, 3).join(' | ') : err));
 });
 
-let failed = false;
+let mainFailed = false;
 const cleanups = [];
-function pass(msg) {
-  console.log(`PASS: ${msg}`);
-}
-function fail(msg) {
-  console.log(`FAIL: ${msg}`);
-  failed = true;
-  throw Object.assign(new Error(msg), { reported: true });
-}
-
-async function until(what, ms, fn) {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const got = await fn();
-    if (got) return got;
-    if (Date.now() > deadline) fail(`${what} (waited ${ms} ms)`);
-    await sleep(50);
-  }
-}
+const until = (what, ms, fn) => untilOrFail(what, ms, fn, 50);
 
 function connectApp(port, name, plugins) {
   const tron = createClient({
@@ -159,7 +143,7 @@ async function main() {
 main()
   .catch((err) => {
     if (!err.reported) console.log(`FAIL: ${err.stack || err}`);
-    failed = true;
+    mainFailed = true;
   })
   .finally(() => {
     for (const c of cleanups.reverse()) {
@@ -167,5 +151,5 @@ main()
         c();
       } catch {}
     }
-    setTimeout(() => process.exit(failed ? 1 : 0), 300);
+    setTimeout(() => process.exit(mainFailed || failed() ? 1 : 0), 300);
   });
