@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 	"github.com/google/go-cmp/cmp"
@@ -470,13 +471,22 @@ func demoGoroutines() int {
 
 // checkDemoNoLeak fails the test when, after its cleanups, more goroutines
 // run demo code than before it. connect and run wait for their goroutines
-// before returning, so no waiting is needed here.
+// before returning, but a goroutine that has just called wg.Done is still
+// listed until it has returned, so the count is polled with a deadline.
 func checkDemoNoLeak(t *testing.T) {
 	t.Helper()
 	before := demoGoroutines()
 	t.Cleanup(func() {
-		if after := demoGoroutines(); after > before {
-			t.Errorf("%d goroutines running demo code outlived the test", after-before)
+		for deadline := time.Now().Add(5 * time.Second); ; {
+			after := demoGoroutines()
+			if after <= before {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Errorf("%d goroutines running demo code outlived the test", after-before)
+				return
+			}
+			time.Sleep(time.Millisecond) // polling with a deadline
 		}
 	})
 }
