@@ -120,7 +120,7 @@ func TestNoticesForAgents(t *testing.T) {
 			Detail: `a "event" message of 614425 bytes, over MAX_PAYLOAD_SIZE (524288)`},
 	})
 
-	short := startLinkHarness(t, func(c *config) { c.RequestTimeout = 20 * time.Millisecond }, nil)
+	short := startLinkHarness(t, func(c *config) { c.RequestTimeout = 200 * time.Millisecond }, nil)
 	b := short.connect(t, "s")
 	ch = requestInBackground(t.Context(), short.link, "events.query", nil)
 	b.recvRequest()
@@ -129,6 +129,6 @@ func TestNoticesForAgents(t *testing.T) {
 	short.events.waitFor(t, []linkEvent{
 		{Kind: linkConnected, SessionID: "s"},
 		{Kind: linkNotice, SessionID: "s", Level: "warning", Notice: "request timed out",
-			Detail: "events.query got no answer within 20 ms"},
+			Detail: "events.query got no answer within 200 ms"},
 	})
 }
