@@ -3,7 +3,8 @@ package main
 // native_adb.go is what is Android's own: `adb devices -l` read into
 // devices, the apps' pids looked up with `pidof` (and learnt early from
 // ActivityManager's `Start proc` line, so that a crash at launch is not
-// missed), and logcat lines kept only when they are the apps' own.
+// missed), and logcat lines kept only when they are the apps' own (those
+// logged before their pid was known included: native_pending.go).
 
 import (
 	"context"
@@ -90,13 +91,18 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 }
 
 // setPIDs installs app's pids, telling the sink when its last process
-// has gone.
+// has gone, and waking the consumer when a pid is new: the lines that pid
+// logged before it was known are waiting (native_pending.go).
 func (d *nativeDevice) setPIDs(app string, pids []int) {
 	d.mu.Lock()
 	if d.pids == nil {
 		d.pids, d.pidApp = map[string][]int{}, map[int]string{}
 	}
 	had := len(d.pids[app]) > 0
+	added := false
+	for _, pid := range pids {
+		added = added || d.pidApp[pid] != app
+	}
 	for _, old := range d.pids[app] {
 		delete(d.pidApp, old)
 	}
@@ -110,6 +116,12 @@ func (d *nativeDevice) setPIDs(app string, pids []int) {
 	d.mu.Unlock()
 	if had && len(pids) == 0 {
 		d.appEnded(app) // told once the app's last lines (its crash) are delivered
+	}
+	if added {
+		select {
+		case d.pidWake <- struct{}{}:
+		default: // a wake is pending already
+		}
 	}
 }
 

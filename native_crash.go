@@ -14,6 +14,10 @@ package main
 //   - on iOS, `*** Terminating app due to uncaught exception …` and what the
 //     process logs after it (the call stack).
 //
+// Ordinary lines of a pid that is no followed app's yet are kept a while
+// (native_pending.go): once the pid is an app's, they are grouped before
+// its newer lines, so an app's first lines are not lost.
+//
 // A group is emitted once nativeIdleFlush has passed since its last line
 // (a native crash without its tombstone waits nativeTombstoneWait for it).
 // The caller owns the clock: every method takes now, and nextFlush says
@@ -109,6 +113,7 @@ type logcatAssembler struct {
 	java    map[int]*entryGroup // by the app's pid
 	native  map[int]*entryGroup // by the app's pid
 	tombs   map[int]*entryGroup // by crash_dump's pid
+	pending pendingLines        // lines of pids no app owns yet
 }
 
 func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit func(string, nativeEntry)) *logcatAssembler {
@@ -118,6 +123,10 @@ func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit 
 
 // add takes one line, arrived at now.
 func (a *logcatAssembler) add(l logcatLine, now time.Time) {
+	if a.pending.has(l.PID) {
+		// Its pid's earlier lines come first, should the pid now be known.
+		a.replayPending(func(pid int) bool { return pid == l.PID })
+	}
 	switch {
 	case l.Tag == "DEBUG" && a.addTombstone(l, now):
 		return
@@ -151,8 +160,15 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 	}
 	app := a.appOf(l.PID)
 	if app == "" {
-		return // another process
+		a.pending.add(l, now) // another process, or an app's before its pid is known
+		return
 	}
+	a.addMessage(l, app, now)
+}
+
+// addMessage takes an ordinary line of app: the lines of one message (one
+// prefix) are one entry.
+func (a *logcatAssembler) addMessage(l logcatLine, app string, now time.Time) {
 	key := l.Stamp + "|" + strconv.Itoa(l.PID) + "|" + strconv.Itoa(l.TID) + "|" + string(l.Level) + "|" + l.Tag
 	if a.message != nil && a.message.key == key {
 		a.message.add(l.Message, now)
@@ -230,8 +246,10 @@ func (a *logcatAssembler) finish(g *entryGroup) {
 	}
 }
 
-// flush emits every group due at now; with all, every group.
+// flush emits every group due at now; with all, every group. The kept
+// lines of pids now known are taken first.
 func (a *logcatAssembler) flush(now time.Time, all bool) {
+	a.replayPending(nil)
 	if a.message != nil && (all || !now.Before(a.message.due())) {
 		a.finish(a.message)
 		a.message = nil

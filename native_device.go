@@ -4,8 +4,10 @@ package main
 // through a bounded intake (lines beyond nativeIntake, or past
 // nativeIntakeBytes waiting, are dropped and counted), the lines put
 // together into entries, and the entries delivered per app in batches.
-// Android devices also have their apps' pids looked up (native_adb.go);
-// simulator lines name their process (native_simulator.go).
+// Android devices also have their apps' pids looked up (native_adb.go), a
+// new pid waking the consumer for the lines it logged before it was known
+// (native_pending.go); simulator lines name their process
+// (native_simulator.go).
 
 import (
 	"bytes"
@@ -48,10 +50,12 @@ type nativeDevice struct {
 
 	pending pendingEntries // the consumer goroutine's
 	endWake chan struct{}  // wakes the consumer when endsDue has apps
+	pidWake chan struct{}  // wakes the consumer when an app has a new pid
 }
 
 func newNativeDevice(f *nativeFollower, platform, id string) *nativeDevice {
-	return &nativeDevice{follower: f, platform: platform, id: id, endWake: make(chan struct{}, 1)}
+	return &nativeDevice{follower: f, platform: platform, id: id, endWake: make(chan struct{}, 1),
+		pidWake: make(chan struct{}, 1)}
 }
 
 func (d *nativeDevice) setListed(name, state string, apps []string) {
@@ -293,6 +297,9 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 				}
 			}
 		case <-timer.C:
+		case <-d.pidWake:
+			// The flush below hands the assembler the lines that the new
+			// pid logged before it was known.
 		case <-d.endWake:
 			// What was read before the apps ended is their last word
 			// (a crash): delivered first, then their sessions end.

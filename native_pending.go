@@ -1,0 +1,121 @@
+package main
+
+// native_pending.go keeps, for a while, the logcat lines of processes no
+// followed app owns yet. An app's first lines (its startup, a JavaScript
+// error just before a crash) are often logged before its pid is known:
+// before ActivityManager's `Start proc` line, or before the next `pidof`.
+// Those lines wait here; once the pid is an app's, the assembler takes them
+// back, in their order, before any newer line of that pid, and groups them
+// as if the pid had been known all along. Lines of pids that never become
+// an app's are forgotten as newer lines push them out.
+
+import "time"
+
+const (
+	// maxPendingLines bounds the lines kept: a device logs a few hundred
+	// lines a second at an app's launch, so this spans the second or two
+	// before its pid is known, at a few hundred kilobytes at most.
+	maxPendingLines = 1024
+	// maxPendingBytes bounds their messages' bytes, so that a flood of long
+	// lines (a logcat line holds up to about 4 KB) cannot hold megabytes.
+	maxPendingBytes = 256 << 10
+	// pendingLineAge is how much older than the newest kept line a line
+	// may be: pidof runs every nativePollEvery (2 s) and takes a moment,
+	// so an app's pid is known within about 3 s of its first line; the
+	// rest is margin. Short, so that a pid the system soon gives to
+	// another process does not bring an old process's lines with it.
+	pendingLineAge = 5 * time.Second
+)
+
+// pendingLine is one kept line and when it arrived.
+type pendingLine struct {
+	line logcatLine
+	at   time.Time
+}
+
+func (p pendingLine) size() int { return len(p.line.Message) + len(p.line.Tag) }
+
+// pendingLines holds lines of pids no followed app owns, oldest first,
+// within maxPendingLines, maxPendingBytes and pendingLineAge. The zero
+// value is empty and ready. Not safe for concurrent use.
+type pendingLines struct {
+	lines ring[pendingLine]
+	bytes int
+	byPID map[int]int // how many lines each pid has here
+}
+
+// add keeps l, arrived at now, forgetting the oldest lines beyond the
+// bounds.
+func (p *pendingLines) add(l logcatLine, now time.Time) {
+	if p.byPID == nil {
+		p.byPID = map[int]int{}
+	}
+	pl := pendingLine{line: l, at: now}
+	p.lines.push(pl)
+	p.bytes += pl.size()
+	p.byPID[l.PID]++
+	for p.lines.len() > 0 && (p.lines.len() > maxPendingLines || p.bytes > maxPendingBytes ||
+		now.Sub(p.lines.at(0).at) > pendingLineAge) {
+		p.dropOldest()
+	}
+}
+
+func (p *pendingLines) dropOldest() pendingLine {
+	pl := p.lines.dropOldest()
+	p.bytes -= pl.size()
+	if p.byPID[pl.line.PID]--; p.byPID[pl.line.PID] == 0 {
+		delete(p.byPID, pl.line.PID)
+	}
+	return pl
+}
+
+// has reports whether lines of pid are kept.
+func (p *pendingLines) has(pid int) bool { return p.byPID[pid] > 0 }
+
+// take removes and returns, oldest first, the lines of the pids that
+// known reports; nil when there are none.
+func (p *pendingLines) take(known func(pid int) bool) []pendingLine {
+	wanted := map[int]bool{}
+	for pid := range p.byPID {
+		if known(pid) {
+			wanted[pid] = true
+		}
+	}
+	if len(wanted) == 0 {
+		return nil
+	}
+	var taken []pendingLine
+	for range p.lines.len() {
+		pl := p.dropOldest()
+		if wanted[pl.line.PID] {
+			taken = append(taken, pl)
+		} else {
+			p.keep(pl)
+		}
+	}
+	return taken
+}
+
+// keep puts back a line that take passed over, as the newest.
+func (p *pendingLines) keep(pl pendingLine) {
+	p.lines.push(pl)
+	p.bytes += pl.size()
+	p.byPID[pl.line.PID]++
+}
+
+// replayPending hands the assembler the kept lines of the pids that are
+// now an app's (of those match accepts; every pid for nil), in their
+// order, as if their pid had been known when they arrived.
+func (a *logcatAssembler) replayPending(match func(pid int) bool) {
+	apps := map[int]string{}
+	taken := a.pending.take(func(pid int) bool {
+		if match != nil && !match(pid) {
+			return false
+		}
+		apps[pid] = a.appOf(pid)
+		return apps[pid] != ""
+	})
+	for _, pl := range taken {
+		a.addMessage(pl.line, apps[pl.line.PID], pl.at)
+	}
+}
