@@ -123,8 +123,8 @@ func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit 
 
 // add takes one line, arrived at now.
 func (a *logcatAssembler) add(l logcatLine, now time.Time) {
-	if a.pending.has(l.PID) {
-		// Its pid's earlier lines come first, should the pid now be known.
+	if a.pending.has(l.PID) && a.appOf(l.PID) != "" {
+		// The pid is now an app's: its earlier lines come first.
 		a.replayPending(func(pid int) bool { return pid == l.PID })
 	}
 	switch {
