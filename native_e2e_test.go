@@ -397,3 +397,41 @@ func TestNativeSessionEndsWhenDeviceLeaves(t *testing.T) {
 	writeStandin(t, dir, "devices", "List of devices attached\n\n")
 	waitSessionEnded(t, ts, &id, "after its device left")
 }
+
+// TestNativeLinesBeforePidof: an app's lines logged before pidof names
+// its pid (and with no Start proc line) reach its session once it does,
+// grouped as usual. Another followed app's line, logged after them, shows
+// that they were read while the pid was still unknown.
+func TestNativeLinesBeforePidof(t *testing.T) {
+	t.Parallel()
+	adb, xcrun, dir := nativeStandin(t)
+	cfg := testConfig(t)
+	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, adb, xcrun
+	cfg.NativeApps = []string{"com.example.shop", "com.example.other"}
+	cfg.Tune.NativePoll = 10 * time.Millisecond
+	ts := startServer(t, cfg)
+	writeStandin(t, dir, "devices", adbOneDevice)
+	writeStandin(t, dir, "pidof-com.example.other", "5000\n")
+	writeStandin(t, dir, "logcat-emulator-5554", "")
+	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	ts.initialize()
+	id := 0
+	pollHealth(t, ts, &id, func(n map[string]any) bool { return strings.Contains(jsonText(n), `"processes":[5000]`) })
+	waitStandinReading(t, dir, "logcat-emulator-5554", 1)
+	appendStandin(t, dir, "logcat-emulator-5554", logcatBeforePID+"11-27 05:30:00.070  5000  5000 I Other   : read after the shop's lines\n")
+	pollLogs(t, ts, &id, map[string]any{"session": "native:com.example.other@emulator-5554"}, func(e []map[string]any) bool {
+		return entryWith(e, "read after the shop's lines") != nil
+	})
+	writeStandin(t, dir, "pidof-com.example.shop", "4242\n")
+	entries := pollLogs(t, ts, &id, map[string]any{"session": "native:com.example.shop@emulator-5554"}, func(e []map[string]any) bool {
+		return len(e) >= 2
+	})
+	var got []string
+	for _, e := range entries {
+		got = append(got, e["message"].(string))
+	}
+	want := []string{`Running "shop" with {"rootTag":1}`, "Error: boom, stack:\ncheckout@1:2345\nonPress@1:678"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the shop's session holds %q, want %q", got, want)
+	}
+}
