@@ -15,8 +15,9 @@ package main
 //     process logs after it (the call stack).
 //
 // Ordinary lines of a pid that is no followed app's yet are kept a while
-// (native_pending.go): once the pid is an app's, they are grouped before
-// its newer lines, so an app's first lines are not lost.
+// (native_pending.go): once the pid is an app's, or a crash names the app
+// of its pid, they are grouped before its newer lines, so an app's first
+// lines are not lost.
 //
 // A group is emitted once nativeIdleFlush has passed since its last line
 // (a native crash without its tombstone waits nativeTombstoneWait for it).
@@ -139,6 +140,7 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 			return
 		}
 		a.flushPID(l.PID)
+		a.replayBeforeCrash(l.PID, app)
 		g := a.newGroup(l, app, now, nativeCrashNative)
 		a.native[l.PID] = g
 		return
@@ -150,6 +152,9 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 		g := a.java[l.PID]
 		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && g.app == "" {
 			g.app, _, _ = strings.Cut(pkg, ",")
+			if a.follows(g.app) {
+				a.replayBeforeCrash(l.PID, g.app)
+			}
 		}
 		g.add(l.Message, now)
 		return

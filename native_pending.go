@@ -6,8 +6,11 @@ package main
 // before ActivityManager's `Start proc` line, or before the next `pidof`.
 // Those lines wait here; once the pid is an app's, the assembler takes them
 // back, in their order, before any newer line of that pid, and groups them
-// as if the pid had been known all along. Lines of pids that never become
-// an app's are forgotten as newer lines push them out.
+// as if the pid had been known all along. A crash that names its app (a
+// Java crash's `Process:` line, libc's `Fatal signal … (package)`) makes
+// its pid's lines the app's too, though no lookup ever saw that process.
+// Lines of pids that never become an app's are forgotten as newer lines
+// push them out.
 
 import "time"
 
@@ -117,5 +120,20 @@ func (a *logcatAssembler) replayPending(match func(pid int) bool) {
 	})
 	for _, pl := range taken {
 		a.addMessage(pl.line, apps[pl.line.PID], pl.at)
+	}
+}
+
+// replayBeforeCrash hands the assembler the kept lines of pid, whose app a
+// crash has just named though no lookup knows the pid (the app crashed
+// before pidof saw it): they are its last lines before the crash, and are
+// emitted before it.
+func (a *logcatAssembler) replayBeforeCrash(pid int, app string) {
+	taken := a.pending.take(func(p int) bool { return p == pid })
+	for _, pl := range taken {
+		a.addMessage(pl.line, app, pl.at)
+	}
+	if len(taken) > 0 {
+		a.finish(a.message) // the last of them, which addMessage left open
+		a.message = nil
 	}
 }

@@ -210,3 +210,38 @@ func TestPendingLineAgesOut(t *testing.T) {
 		t.Errorf("entries (-want +got):\n%s", diff)
 	}
 }
+
+// TestPendingLinesBeforeCrash: an app that crashes before any lookup
+// knows its pid still gets the lines it logged before, as entries ahead
+// of the crash: a Java crash names the app in its Process line, libc's
+// signal line in its last parenthesis.
+func TestPendingLinesBeforeCrash(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, pid, crash, headline string
+	}{
+		{"java", "4242", logcatJavaCrash, "java: FATAL EXCEPTION: main"},
+		{"native", "4300", logcatNativeCrash, "native: Fatal signal 11 (SIGSEGV), code 1 (SEGV_MAPERR), fault addr 0x0 in tid 4321 (mqt_js), pid 4300 (com.example.shop)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			a, out := assemblerOf(map[int]string{})
+			now := time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC)
+			for line := range strings.SplitSeq(strings.TrimRight(strings.ReplaceAll(logcatBeforePID, "4242", tc.pid)+tc.crash, "\n"), "\n") {
+				now = now.Add(time.Millisecond)
+				if l, err := parseLogcatLine(line); err == nil {
+					a.add(l, now)
+				}
+			}
+			a.flush(now.Add(time.Hour), true)
+			var got []string
+			for _, e := range *out {
+				got = append(got, e.Crash+": "+strings.SplitN(e.Message, "\n", 2)[0])
+			}
+			want := []string{`: Running "shop" with {"rootTag":1}`, ": Error: boom, stack:", tc.headline}
+			if diff := cmp.Diff(want, got); diff != "" {
+				t.Errorf("entries (-want +got):\n%s", diff)
+			}
+		})
+	}
+}
