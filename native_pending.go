@@ -36,7 +36,9 @@ type pendingLine struct {
 	at   time.Time
 }
 
-func (p pendingLine) size() int { return len(p.line.Message) + len(p.line.Tag) }
+// size is about the bytes the line holds: its text, less the pid, tid and
+// level, which the struct holds in a few words.
+func (p pendingLine) size() int { return len(p.line.Stamp) + len(p.line.Tag) + len(p.line.Message) }
 
 // pendingLines holds lines of pids no followed app owns, oldest first,
 // within maxPendingLines, maxPendingBytes and pendingLineAge. The zero
