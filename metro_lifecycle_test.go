@@ -94,16 +94,25 @@ func pushActivity(t *testing.T, m *metroStandIn, reg *sessionRegistry, page, tag
 	})
 }
 
+// shopAttached starts a stand-in listing the shop app on one page, with
+// the link attached to it and the page's first activity (a log and two
+// requests) pushed.
+func shopAttached(t *testing.T, pageID string) (*metroStandIn, *metroLink, *sessionRegistry) {
+	t.Helper()
+	m := startMetroStandIn(t)
+	m.setPages(standInPage(pageID, "com.example.shop", "Pixel 8", "dev-a", true))
+	link, reg := startMetroLink(t, m, nil)
+	waitUntil(t, "page "+pageID+" attached", func() bool { p, _ := pageStatus(link, pageID); return p.Attached })
+	pushActivity(t, m, reg, pageID, "first", 1, 2)
+	return m, link, reg
+}
+
 // TestMetroSeqsRiseAcrossReloadWithNewPage: an older React Native reload
 // lists the app under a new page id; the next page's requests and logs go
 // on from the seqs before, which stay readable.
 func TestMetroSeqsRiseAcrossReloadWithNewPage(t *testing.T) {
 	t.Parallel()
-	m := startMetroStandIn(t)
-	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
-	link, reg := startMetroLink(t, m, nil)
-	waitUntil(t, "page 1 attached", func() bool { p, _ := pageStatus(link, "1"); return p.Attached })
-	pushActivity(t, m, reg, "1", "first", 1, 2)
+	m, link, reg := shopAttached(t, "1")
 
 	m.setPages(standInPage("2", "com.example.shop", "Pixel 8", "dev-a", true))
 	m.closePage("1", websocket.StatusGoingAway, "[PAGE_NOT_FOUND] page reloaded")
@@ -120,12 +129,7 @@ func TestMetroSeqsRiseAcrossReloadWithNewPage(t *testing.T) {
 // logical device and page id. One session, seqs going on.
 func TestMetroSeqsRiseAcrossRelaunch(t *testing.T) {
 	t.Parallel()
-	m := startMetroStandIn(t)
-	page := standInPage("dev-a-1", "com.example.shop", "Pixel 8", "dev-a", true)
-	m.setPages(page)
-	link, reg := startMetroLink(t, m, nil)
-	waitUntil(t, "page attached", func() bool { p, _ := pageStatus(link, "dev-a-1"); return p.Attached })
-	pushActivity(t, m, reg, "dev-a-1", "first", 1, 2)
+	m, link, reg := shopAttached(t, "dev-a-1")
 
 	// The app is killed: its device socket closes, the proxy forgets the
 	// device and closes its debuggers.
@@ -134,7 +138,7 @@ func TestMetroSeqsRiseAcrossRelaunch(t *testing.T) {
 	s, _ := reg.find(standInSession)
 	waitUntil(t, "the session not live", func() bool { return !s.isLive() })
 	m.waitPolls(2)
-	m.setPages(page)
+	m.setPages(standInPage("dev-a-1", "com.example.shop", "Pixel 8", "dev-a", true))
 	waitUntil(t, "the relaunched page attached", func() bool {
 		p, _ := pageStatus(link, "dev-a-1")
 		return p.Attached && p.Session == standInSession && s.isLive()
@@ -154,11 +158,7 @@ func TestMetroSeqsRiseAcrossRelaunch(t *testing.T) {
 // session, which numbers on from where it was.
 func TestMetroSeqsRiseAcrossReattach(t *testing.T) {
 	t.Parallel()
-	m := startMetroStandIn(t)
-	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
-	link, reg := startMetroLink(t, m, nil)
-	waitUntil(t, "page 1 attached", func() bool { p, _ := pageStatus(link, "1"); return p.Attached })
-	pushActivity(t, m, reg, "1", "first", 1, 2)
+	m, link, reg := shopAttached(t, "1")
 
 	m.closePage("1", websocket.StatusNormalClosure, "[NEW_DEBUGGER_OPENED] New debugger opened for the same app instance")
 	waitUntil(t, "page 1 left alone", func() bool { p, _ := pageStatus(link, "1"); return p.Reason == metroOtherDebugger })
@@ -184,11 +184,7 @@ func TestMetroSeqsRiseAcrossReattach(t *testing.T) {
 // socket and the seqs rise.
 func TestMetroContextReloadKeepsConnection(t *testing.T) {
 	t.Parallel()
-	m := startMetroStandIn(t)
-	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
-	link, reg := startMetroLink(t, m, nil)
-	waitUntil(t, "page 1 attached", func() bool { p, _ := pageStatus(link, "1"); return p.Attached })
-	pushActivity(t, m, reg, "1", "first", 1, 2)
+	m, link, reg := shopAttached(t, "1")
 
 	m.push("1", []byte(`{"method":"Runtime.executionContextsCleared"}`),
 		[]byte(`{"method":"Runtime.executionContextCreated","params":{"context":{"id":2,"origin":"","name":"main","uniqueId":"2-b"}}}`))

@@ -46,15 +46,29 @@ const (
 	adbOneDevice = "List of devices attached\nemulator-5554          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64xa transport_id:1\n\n"
 )
 
-// nativeServer starts the server against the stand-ins, following shop.
-func nativeServer(t *testing.T) (*testServer, string) {
+// nativeServer starts the server against the stand-ins, following shop
+// and the other apps given.
+func nativeServer(t *testing.T, apps ...string) (*testServer, string) {
 	t.Helper()
 	adb, xcrun, dir := nativeStandin(t)
 	cfg := testConfig(t)
 	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, adb, xcrun
-	cfg.NativeApps = []string{"com.example.shop"}
+	cfg.NativeApps = append([]string{"com.example.shop"}, apps...)
 	cfg.Tune.NativePoll = 10 * time.Millisecond
 	return startServer(t, cfg), dir
+}
+
+// standinAndroidDevice has the stand-in list one Android device, with an
+// empty log, no simulator, and pidof naming pids (each "<pid>\n", or ""
+// for no process) for the packages given.
+func standinAndroidDevice(t *testing.T, dir string, pids map[string]string) {
+	t.Helper()
+	writeStandin(t, dir, "devices", adbOneDevice)
+	for pkg, pid := range pids {
+		writeStandin(t, dir, "pidof-"+pkg, pid)
+	}
+	writeStandin(t, dir, "logcat-emulator-5554", "")
+	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
 }
 
 func writeStandin(t *testing.T, dir, name, content string) {
@@ -136,10 +150,7 @@ func entryWith(entries []map[string]any, part string) map[string]any {
 func TestNativeAndroidApp(t *testing.T) {
 	t.Parallel()
 	ts, dir := nativeServer(t)
-	writeStandin(t, dir, "devices", adbOneDevice)
-	writeStandin(t, dir, "pidof-com.example.shop", "4242\n")
-	writeStandin(t, dir, "logcat-emulator-5554", "")
-	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	standinAndroidDevice(t, dir, map[string]string{"com.example.shop": "4242\n"})
 	ts.initialize()
 	id := 0
 	session := "native:com.example.shop@emulator-5554"
@@ -383,10 +394,7 @@ func TestNativeSessionEndsWhenSimulatorLeaves(t *testing.T) {
 func TestNativeSessionEndsWhenDeviceLeaves(t *testing.T) {
 	t.Parallel()
 	ts, dir := nativeServer(t)
-	writeStandin(t, dir, "devices", adbOneDevice)
-	writeStandin(t, dir, "pidof-com.example.shop", "4242\n")
-	writeStandin(t, dir, "logcat-emulator-5554", "")
-	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	standinAndroidDevice(t, dir, map[string]string{"com.example.shop": "4242\n"})
 	ts.initialize()
 	id := 0
 	waitStandinReading(t, dir, "logcat-emulator-5554", 1)
@@ -404,16 +412,8 @@ func TestNativeSessionEndsWhenDeviceLeaves(t *testing.T) {
 // that they were read while the pid was still unknown.
 func TestNativeLinesBeforePidof(t *testing.T) {
 	t.Parallel()
-	adb, xcrun, dir := nativeStandin(t)
-	cfg := testConfig(t)
-	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, adb, xcrun
-	cfg.NativeApps = []string{"com.example.shop", "com.example.other"}
-	cfg.Tune.NativePoll = 10 * time.Millisecond
-	ts := startServer(t, cfg)
-	writeStandin(t, dir, "devices", adbOneDevice)
-	writeStandin(t, dir, "pidof-com.example.other", "5000\n")
-	writeStandin(t, dir, "logcat-emulator-5554", "")
-	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	ts, dir := nativeServer(t, "com.example.other")
+	standinAndroidDevice(t, dir, map[string]string{"com.example.other": "5000\n"})
 	ts.initialize()
 	id := 0
 	pollHealth(t, ts, &id, func(n map[string]any) bool { return strings.Contains(jsonText(n), `"processes":[5000]`) })

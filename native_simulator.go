@@ -32,7 +32,7 @@ func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStat
 
 // simAppOf names the followed app an event belongs to, "" for none.
 func simAppOf(l simLogLine, apps []string) string {
-	bundle := nativeNameKey(simAppBundleName(l.ImagePath))
+	bundle := appNameKey(simAppBundleName(l.ImagePath))
 	for _, app := range apps {
 		if l.Subsystem == app || strings.HasPrefix(l.Subsystem, app+".") {
 			return app
@@ -40,16 +40,17 @@ func simAppOf(l simLogLine, apps []string) string {
 		if bundle == "" {
 			continue
 		}
-		if bundle == nativeNameKey(app) || bundle == nativeNameKey(app[strings.LastIndexByte(app, '.')+1:]) {
+		if bundle == appNameKey(app) || bundle == appNameKey(app[strings.LastIndexByte(app, '.')+1:]) {
 			return app
 		}
 	}
 	return ""
 }
 
-// nativeNameKey lowercases s and drops spaces, dots, dashes and
-// underscores, as session_sameapp.go compares app names.
-func nativeNameKey(s string) string {
+// appNameKey lowercases s and drops spaces, dots, dashes and underscores:
+// app names compared so, here and in session_sameapp.go, match however a
+// tool spells them.
+func appNameKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
 		case ' ', '.', '-', '_':

@@ -34,22 +34,22 @@ func sameApp(a, b sessionView) bool {
 		a, b = b, a
 	}
 	metro, other := describeApp(a), describeApp(b)
-	appID := normAppName(metro.bundleID)
+	appID := appNameKey(metro.bundleID)
 	switch {
 	case appID == "":
 		return false
 	case other.bundleID != "":
-		if normAppName(other.bundleID) != appID {
+		if appNameKey(other.bundleID) != appID {
 			return false
 		}
 	default:
-		name := normAppName(other.name)
+		name := appNameKey(other.name)
 		last := metro.bundleID[strings.LastIndexByte(metro.bundleID, '.')+1:]
-		if name == "" || (name != appID && name != normAppName(last) && name != normAppName(metro.title)) {
+		if name == "" || (name != appID && name != appNameKey(last) && name != appNameKey(metro.title)) {
 			return false
 		}
 	}
-	md, od := normAppName(metro.device), normAppName(other.device)
+	md, od := appNameKey(metro.device), appNameKey(other.device)
 	return md == "" || od == "" || strings.Contains(md, od) || strings.Contains(od, md)
 }
 
@@ -93,17 +93,6 @@ func describeApp(v sessionView) appNames {
 		out.device = device.Model
 	}
 	return out
-}
-
-// normAppName lowercases s and drops spaces, dots, dashes and underscores.
-func normAppName(s string) string {
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '.', '-', '_':
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
 }
 
 // findFor resolves a session argument for a call that reads stream ("" for
