@@ -17,7 +17,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -216,29 +215,4 @@ func (e *expoStandIn) seen() (origins []string, refused, manifests int) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	return append([]string(nil), e.origins...), e.refused, e.manifests
-}
-
-// startExpoLink runs a Metro link against e, reached at metroURL.
-func startExpoLink(t *testing.T, metroURL string, tweak func(*config)) (*metroLink, *sessionRegistry) {
-	t.Helper()
-	cfg := testConfig(t)
-	cfg.MetroURL = metroURL
-	if tweak != nil {
-		tweak(&cfg)
-	}
-	reg := newSessionRegistry(cfg, nil, &linkEventQueue{wake: make(chan struct{}, 1)})
-	link := newMetroLink(cfg, slog.New(slog.DiscardHandler), reg)
-	link.upEvery, link.downEvery = 5*time.Millisecond, 5*time.Millisecond
-	link.minBackoff, link.maxBackoff = time.Hour, time.Hour
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		link.run(ctx)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
-	return link, reg
 }

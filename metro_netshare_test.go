@@ -149,7 +149,7 @@ func TestExpoNetworkBroadcast(t *testing.T) {
 	t.Run("two apps", func(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "", "1", "2")
-		link, reg := startExpoLink(t, "http://127.0.0.1:"+e.port(), nil)
+		link, reg := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), nil)
 		waitUntil(t, "both pages attached", func() bool {
 			st := link.status()
 			return len(st.Pages) == 2 && st.Pages[0].Attached && st.Pages[1].Attached && e.attachedCount() == 2
@@ -199,7 +199,7 @@ func TestExpoNetworkBroadcast(t *testing.T) {
 	t.Run("one app", func(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "", "1")
-		link, reg := startExpoLink(t, "http://127.0.0.1:"+e.port(), nil)
+		link, reg := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), nil)
 		waitUntil(t, "the page attached", func() bool { p, _ := pageStatus(link, "dev-1-1"); return p.Attached && e.attachedCount() == 1 })
 		e.broadcast(
 			frame("Network.requestWillBeSent", netStart("1", "https://a.test/cart")),

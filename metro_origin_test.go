@@ -136,7 +136,7 @@ func TestExpoOriginThroughLink(t *testing.T) {
 		t.Run(host, func(t *testing.T) {
 			t.Parallel()
 			e := startExpoStandIn(t, "", "1")
-			link, _ := startExpoLink(t, "http://"+host+":"+e.port(), nil)
+			link, _ := startMetroLinkAt(t, "http://"+host+":"+e.port(), nil)
 			waitUntil(t, "page attached", func() bool { return e.attachedCount() == 1 })
 			waitUntil(t, "the link says attached", func() bool {
 				p, _ := pageStatus(link, "dev-1-1")
@@ -151,7 +151,7 @@ func TestExpoOriginThroughLink(t *testing.T) {
 	t.Run("REACT_NATIVE_PACKAGER_HOSTNAME not allowed", func(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "devbox.test", "1")
-		link, _ := startExpoLink(t, "http://127.0.0.1:"+e.port(), nil)
+		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), nil)
 		waitUntil(t, "the page held after a refusal", func() bool {
 			p, _ := pageStatus(link, "dev-1-1")
 			return p.Reason == metroClosedOnAttach
@@ -167,7 +167,7 @@ func TestExpoOriginThroughLink(t *testing.T) {
 	t.Run("REACT_NATIVE_PACKAGER_HOSTNAME allowed", func(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "devbox.test", "1")
-		link, _ := startExpoLink(t, "http://127.0.0.1:"+e.port(), func(c *config) { c.MetroAllowedHosts = []string{"devbox.test"} })
+		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), func(c *config) { c.MetroAllowedHosts = []string{"devbox.test"} })
 		waitUntil(t, "the link says attached", func() bool {
 			p, _ := pageStatus(link, "dev-1-1")
 			return p.Attached

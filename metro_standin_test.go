@@ -319,8 +319,14 @@ func waitUntil(t testing.TB, what string, cond func() bool) {
 // and fast polls, until the test ends.
 func startMetroLink(t *testing.T, m *metroStandIn, tweak func(*config), linkOpts ...func(*metroLink)) (*metroLink, *sessionRegistry) {
 	t.Helper()
+	return startMetroLinkAt(t, m.srv.URL, tweak, linkOpts...)
+}
+
+// startMetroLinkAt is startMetroLink against the dev server at metroURL.
+func startMetroLinkAt(t *testing.T, metroURL string, tweak func(*config), linkOpts ...func(*metroLink)) (*metroLink, *sessionRegistry) {
+	t.Helper()
 	cfg := testConfig(t)
-	cfg.MetroURL = m.srv.URL
+	cfg.MetroURL = metroURL
 	if tweak != nil {
 		tweak(&cfg)
 	}

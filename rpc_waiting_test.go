@@ -13,13 +13,33 @@ import (
 	"time"
 )
 
+// serveWaitConn serves a connection whose "wait" requests run outside the
+// pool, with handle, over pipes: what the test writes to in, and the
+// lines it answers (a channel of capacity lineCap, closed at the end of
+// output); served gives serve's error once the input has ended.
+func serveWaitConn(handle func(context.Context, *request) (any, error), lineCap int) (c *rpcConn, in *io.PipeWriter, lines chan string, served chan error) {
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	c = newRPCConn(outW, handle, func(string) bool { return false }, func(*request) error { return nil }, slog.New(slog.DiscardHandler))
+	c.waits = func(req *request) bool { return req.Method == "wait" }
+	served = make(chan error, 1)
+	go func() { served <- c.serve(context.Background(), inR); outW.Close() }()
+	lines = make(chan string, lineCap)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(outR)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return c, inW, lines, served
+}
+
 // TestWaitsHoldNoWorker: with as many requests waiting as the pool has
 // workers, another request is still answered at once; a cancelled wait
 // gets no reply, and at the end of input every other wait ends and is
 // answered before serve returns.
 func TestWaitsHoldNoWorker(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	var c *rpcConn
 	started := make(chan struct{}, maxInFlight)
 	handle := func(ctx context.Context, req *request) (any, error) {
@@ -34,18 +54,7 @@ func TestWaitsHoldNoWorker(t *testing.T) {
 			return "stopped", nil
 		}
 	}
-	c = newRPCConn(outW, handle, func(string) bool { return false }, func(*request) error { return nil }, slog.New(slog.DiscardHandler))
-	c.waits = func(req *request) bool { return req.Method == "wait" }
-	served := make(chan error, 1)
-	go func() { served <- c.serve(context.Background(), inR); outW.Close() }()
-	lines := make(chan string, 2*maxInFlight)
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	c, inW, lines, served := serveWaitConn(handle, 2*maxInFlight)
 	var burst strings.Builder
 	for i := range maxInFlight {
 		fmt.Fprintf(&burst, `{"jsonrpc":"2.0","id":%d,"method":"wait"}`+"\n", i)
@@ -246,8 +255,6 @@ func TestWaitOverHTTP(t *testing.T) {
 // context marked as having no room (the tool then answers BUSY), instead
 // of queueing for a worker.
 func TestWaitPastTheConnectionsBoundIsRefusedAtOnce(t *testing.T) {
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
 	var c *rpcConn
 	started := make(chan struct{}, maxWaiting+maxInFlight)
 	release := make(chan struct{})
@@ -263,18 +270,7 @@ func TestWaitPastTheConnectionsBoundIsRefusedAtOnce(t *testing.T) {
 			return "stopped", nil
 		}
 	}
-	c = newRPCConn(outW, handle, func(string) bool { return false }, func(*request) error { return nil }, slog.New(slog.DiscardHandler))
-	c.waits = func(req *request) bool { return req.Method == "wait" }
-	served := make(chan error, 1)
-	go func() { served <- c.serve(context.Background(), inR); outW.Close() }()
-	lines := make(chan string, 2*(maxWaiting+maxInFlight))
-	go func() {
-		defer close(lines)
-		sc := bufio.NewScanner(outR)
-		for sc.Scan() {
-			lines <- sc.Text()
-		}
-	}()
+	c, inW, lines, served := serveWaitConn(handle, 2*(maxWaiting+maxInFlight))
 	// Every wait slot and every worker held.
 	var burst strings.Builder
 	for i := range maxWaiting {

@@ -66,7 +66,9 @@ func recordedAnswers(t *testing.T, frames []reactotronCaptured) map[string][]jso
 	return answers
 }
 
-func dialReactotron(t *testing.T, url string, answers map[string][]json.RawMessage) *fakeReactotronApp {
+// dialAppSocket connects to the bridge at url as a Reactotron app does,
+// reading messages of any size.
+func dialAppSocket(t *testing.T, url string) *websocket.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
@@ -75,7 +77,12 @@ func dialReactotron(t *testing.T, url string, answers map[string][]json.RawMessa
 		t.Fatalf("dial %s: %v", url, err)
 	}
 	ws.SetReadLimit(-1)
-	a := &fakeReactotronApp{t: t, ws: ws, answers: answers, done: make(chan struct{})}
+	return ws
+}
+
+func dialReactotron(t *testing.T, url string, answers map[string][]json.RawMessage) *fakeReactotronApp {
+	t.Helper()
+	a := &fakeReactotronApp{t: t, ws: dialAppSocket(t, url), answers: answers, done: make(chan struct{})}
 	go a.readLoop()
 	t.Cleanup(func() { a.close() })
 	return a

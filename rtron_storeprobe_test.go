@@ -28,14 +28,7 @@ type pluginApp struct {
 
 func dialPluginApp(t *testing.T, url string, respond func(string, []string) ([]json.RawMessage, bool)) *pluginApp {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
-	defer cancel()
-	ws, _, err := websocket.Dial(ctx, url, nil)
-	if err != nil {
-		t.Fatalf("dial %s: %v", url, err)
-	}
-	ws.SetReadLimit(-1)
-	a := &pluginApp{t: t, ws: ws, done: make(chan struct{}), respond: respond}
+	a := &pluginApp{t: t, ws: dialAppSocket(t, url), done: make(chan struct{}), respond: respond}
 	go a.readLoop()
 	t.Cleanup(func() {
 		a.ws.Close(websocket.StatusNormalClosure, "")
