@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"testing"
@@ -44,21 +43,7 @@ func seqsAndURLs(events []map[string]any) ([]int64, []string) {
 // eventsSince is what session id holds of stream after seq since.
 func eventsSince(t *testing.T, reg *sessionRegistry, id, stream string, since int64) []map[string]any {
 	t.Helper()
-	s, err := reg.find(id)
-	if err != nil || s == nil {
-		t.Fatalf("session %s: %v", id, err)
-	}
-	raw, err := s.request(t.Context(), "events.query", eventsParams{Stream: stream, Limit: 100, SinceSeq: &since})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var page struct {
-		Events []map[string]any `json:"events"`
-	}
-	if err := json.Unmarshal(raw, &page); err != nil {
-		t.Fatal(err)
-	}
-	return page.Events
+	return sessionQuery(t, reg, id, eventsParams{Stream: stream, Limit: 100, SinceSeq: &since})
 }
 
 // checkRising asserts that session id's stream holds want (urls or

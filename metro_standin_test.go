@@ -363,11 +363,17 @@ func pageStatus(link *metroLink, id string) (metroPageStatus, bool) {
 // sessionEvents is what session id holds of stream, via events.query.
 func sessionEvents(t *testing.T, reg *sessionRegistry, id, stream string) []map[string]any {
 	t.Helper()
+	return sessionQuery(t, reg, id, eventsParams{Stream: stream, Limit: 1000})
+}
+
+// sessionQuery is session id's answer to events.query with params.
+func sessionQuery(t *testing.T, reg *sessionRegistry, id string, params eventsParams) []map[string]any {
+	t.Helper()
 	s, err := reg.find(id)
 	if err != nil || s == nil {
 		t.Fatalf("session %s: %v", id, err)
 	}
-	raw, err := s.request(t.Context(), "events.query", eventsParams{Stream: stream, Limit: 1000})
+	raw, err := s.request(t.Context(), "events.query", params)
 	if err != nil {
 		t.Fatal(err)
 	}
