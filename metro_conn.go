@@ -53,6 +53,10 @@ type metroConn struct {
 	ctx      context.Context
 	cancel   context.CancelFunc
 	linkDone context.Context // the link's own: it ends when the server stops
+	// origin is the Origin the dial sent, for the health check when the
+	// page refuses it; dial sets it and ended reads it, both on the
+	// connection's goroutine.
+	origin metroOrigin
 
 	mu       sync.Mutex
 	sock     *wireSocket // nil until the dial returns
@@ -159,9 +163,7 @@ func (c *metroConn) serve() metroConnEnd {
 	c.mu.Lock()
 	c.session = nil
 	end.stopped = c.stopped
-	evicted := c.network.evicted
 	c.mu.Unlock()
-	m.count(func(d *metroCounters) { d.UnfinishedRequests += evicted })
 	reason := "disconnected"
 	if end.stopped != "" {
 		reason = end.stopped
@@ -176,6 +178,7 @@ func (c *metroConn) serve() metroConnEnd {
 // and the connection's context.
 func (c *metroConn) dial() (*wireSocket, error) {
 	m := c.link
+	c.origin = m.debuggerOrigin(c.page)
 	dialURL, err := metroDialURL(c.page.DebuggerURL, m.cfg.MetroURL)
 	if err != nil {
 		return nil, err
@@ -187,7 +190,7 @@ func (c *metroConn) dial() (*wireSocket, error) {
 	// Oversized frames (a backlog replayed at once) are read through and
 	// counted, not refused with 1009, which would make the proxy close the
 	// page and the link attach again in a loop.
-	return dialSocket(ctx, dialURL, http.Header{"Origin": []string{m.debuggerOrigin(c.page).Origin}}, &m.wg,
+	return dialSocket(ctx, dialURL, http.Header{"Origin": []string{c.origin.Origin}}, &m.wg,
 		socketOptions{limit: m.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout})
 }
 

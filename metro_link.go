@@ -139,7 +139,8 @@ type metroLink struct {
 }
 
 // metroHTTPClient reaches Metro directly, and only Metro, for the page list,
-// the debugger sockets and /symbolicate: its transport takes no proxy from
+// the status and manifest, and /symbolicate (the debugger sockets dial
+// through wire_dial.go, under the same rule): its transport takes no proxy from
 // the environment, and no redirect is followed to wherever an answer points,
 // which would take the server past METRO_URL's loopback-or-allowed rule.
 func metroHTTPClient(t *http.Transport) *http.Client {
@@ -343,7 +344,7 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 		}
 		held := &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
 		if end.attachedAt.IsZero() || end.closeReason == "" {
-			origin := m.debuggerOriginLocked(c.page)
+			origin := c.origin
 			held.origin = &origin
 		}
 		m.held[c.page.ID] = held
@@ -455,9 +456,5 @@ func (m *metroLink) learnManifestHost(ctx context.Context, pages []metroPageInfo
 func (m *metroLink) debuggerOrigin(p metroPageInfo) metroOrigin {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.debuggerOriginLocked(p)
-}
-
-func (m *metroLink) debuggerOriginLocked(p metroPageInfo) metroOrigin {
 	return chooseMetroOrigin(m.cfg.MetroURL, p, m.manifestHost, m.cfg.MetroAllowedHosts)
 }

@@ -56,9 +56,6 @@ func dialSocket(ctx context.Context, url string, header http.Header, wg *sync.Wa
 	if err != nil {
 		return nil, err
 	}
-	// Messages over the limit are streamed and discarded by readMessage
-	// instead of closing the connection with 1009 as the stock limit does.
-	ws.SetReadLimit(-1)
 	mu.Lock()
 	defer mu.Unlock()
 	remote := url

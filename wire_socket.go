@@ -93,9 +93,6 @@ func (h *socketHost[C]) upgrade(w http.ResponseWriter, r *http.Request, logger *
 		logger.Debug(what+" upgrade failed", "remote", r.RemoteAddr, "err", err)
 		return
 	}
-	// Messages over the limit are streamed and discarded by readMessage
-	// instead of closing the connection with 1009 as the stock limit does.
-	ws.SetReadLimit(-1)
 	raw, _ := r.Context().Value(rawConnKey{}).(net.Conn)
 	sock := newWireSocket(ws, raw, r.RemoteAddr, &h.wg, opts)
 	c := newConn(sock)
@@ -188,6 +185,9 @@ type wireSocket struct {
 // newWireSocket gives ws its life: wg is its owner's (a listener's host, or
 // a dialling link's), raw the socket under ws (nil when unknown).
 func newWireSocket(ws *websocket.Conn, raw net.Conn, remote string, wg *sync.WaitGroup, opts socketOptions) *wireSocket {
+	// Messages over the limit are streamed and discarded by readMessage
+	// instead of closing the connection with 1009 as the stock limit does.
+	ws.SetReadLimit(-1)
 	return &wireSocket{ws: ws, raw: raw, remote: remote, wg: wg, opts: opts,
 		writeSem: make(chan struct{}, 1), done: make(chan struct{})}
 }
