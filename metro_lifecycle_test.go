@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -184,4 +185,30 @@ func TestMetroContextReloadKeepsConnection(t *testing.T) {
 	if d := link.status().Dropped; d.MalformedFrames != 0 {
 		t.Errorf("dropped = %+v, want the reload's events read as CDP", d)
 	}
+}
+
+// TestMetroPageThatNeverPongsIsDropped: a page whose socket answers no
+// ping (a frozen device, a proxy that stopped forwarding) is dropped with
+// "ping timeout" once its pong is late, and attached again while Metro
+// still lists it.
+func TestMetroPageThatNeverPongsIsDropped(t *testing.T) {
+	t.Parallel()
+	m := startMetroStandIn(t)
+	m.mu.Lock()
+	m.noPong = true
+	m.mu.Unlock()
+	m.setPages(standInPage("1", "com.example.shop", "Pixel 8", "dev-a", true))
+	_, reg := startMetroLink(t, m, nil, func(l *metroLink) { l.keepalive, l.pongTimeout = 5*time.Millisecond, 20*time.Millisecond })
+	waitUntil(t, "the page dropped for its late pong", func() bool {
+		reg.events.mu.Lock()
+		defer reg.events.mu.Unlock()
+		return slices.ContainsFunc(reg.events.items, func(ev linkEvent) bool {
+			return ev.Kind == linkDisconnected && ev.SessionID == standInSession && ev.Reason == "ping timeout"
+		})
+	})
+	waitUntil(t, "the page attached again", func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return m.dials["1"] >= 2
+	})
 }

@@ -43,6 +43,7 @@ type metroStandIn struct {
 	gates         map[string]chan struct{} // a debugger upgrade of the page waits for its gate to close, or its dialler to go
 	dialling      chan string              // each gated page as its upgrade starts waiting
 	ended         map[string]int           // debugger upgrades of the page whose handler has returned
+	noPong        bool                     // the debugger sockets answer no ping, as a frozen device's
 	wg            sync.WaitGroup
 }
 
@@ -140,7 +141,11 @@ func (m *metroStandIn) serveDebugger(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	ws, err := websocket.Accept(w, r, nil)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OnPingReceived: func(context.Context, []byte) bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		return !m.noPong
+	}})
 	if err != nil {
 		return
 	}
