@@ -113,6 +113,9 @@ func (d *nativeDevice) setPIDs(app string, pids []int) {
 	if len(pids) > 0 {
 		d.markRunningLocked(app)
 	}
+	if added {
+		d.pidGen++
+	}
 	d.mu.Unlock()
 	if had && len(pids) == 0 {
 		d.appEnded(app) // told once the app's last lines (its crash) are delivered
@@ -140,6 +143,7 @@ func (d *nativeDevice) learnPID(app string, pid int) {
 	}
 	d.pids[app] = append(d.pids[app], pid)
 	d.pidApp[pid] = app
+	d.pidGen++
 	d.markRunningLocked(app)
 }
 
@@ -149,6 +153,13 @@ func (d *nativeDevice) appOf(pid int) string {
 	return d.pidApp[pid]
 }
 
+// pidGeneration changes whenever a pid is added to an app's.
+func (d *nativeDevice) pidGeneration() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.pidGen
+}
+
 // androidIntake parses logcat lines into the assembler.
 type androidIntake struct {
 	device *nativeDevice
@@ -156,7 +167,9 @@ type androidIntake struct {
 }
 
 func newAndroidIntake(d *nativeDevice) *androidIntake {
-	return &androidIntake{device: d, asm: newLogcatAssembler(d.appOf, d.follows, d.emit)}
+	asm := newLogcatAssembler(d.appOf, d.follows, d.emit)
+	asm.pidGeneration = d.pidGeneration
+	return &androidIntake{device: d, asm: asm}
 }
 
 func (in *androidIntake) add(line []byte, now time.Time) {

@@ -115,6 +115,10 @@ type logcatAssembler struct {
 	native  map[int]*entryGroup // by the app's pid
 	tombs   map[int]*entryGroup // by crash_dump's pid
 	pending pendingLines        // lines of pids no app owns yet
+	// pidGeneration, when set, changes whenever appOf learns a pid; flush
+	// looks for kept lines of newly known pids only when it has.
+	pidGeneration func() uint64
+	seenPIDGen    uint64
 }
 
 func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit func(string, nativeEntry)) *logcatAssembler {
@@ -254,7 +258,12 @@ func (a *logcatAssembler) finish(g *entryGroup) {
 // flush emits every group due at now; with all, every group. The kept
 // lines of pids now known are taken first.
 func (a *logcatAssembler) flush(now time.Time, all bool) {
-	a.replayPending(nil)
+	if a.pidGeneration == nil {
+		a.replayPending(nil)
+	} else if gen := a.pidGeneration(); gen != a.seenPIDGen { // read before the look, so a pid added during it is looked for next time
+		a.seenPIDGen = gen
+		a.replayPending(nil)
+	}
 	if a.message != nil && (all || !now.Before(a.message.due())) {
 		a.finish(a.message)
 		a.message = nil

@@ -44,6 +44,7 @@ type nativeDevice struct {
 	apps    []string
 	pids    map[string][]int // app → its pids (Android)
 	pidApp  map[int]string   // pid → app (Android)
+	pidGen  uint64           // counts the pids added to pidApp
 	ended   string
 	running map[string]bool // apps that had pids or lines since they last ended
 	endsDue map[string]bool // apps whose last process ended, not yet told
@@ -277,6 +278,10 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
+	take := func(b []byte) { // one line off the intake, into the entries
+		d.queued.Add(-int64(len(b)))
+		intake.add(b, time.Now())
+	}
 	for {
 		select {
 		case <-ctx.Done():
@@ -284,14 +289,12 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 			d.deliver()
 			return
 		case b := <-lines:
-			d.queued.Add(-int64(len(b)))
-			intake.add(b, time.Now())
+			take(b)
 		drain:
 			for range maxNativeBatch - 1 {
 				select {
 				case b := <-lines:
-					d.queued.Add(-int64(len(b)))
-					intake.add(b, time.Now())
+					take(b)
 				default:
 					break drain
 				}
@@ -306,8 +309,7 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 			for drained := false; !drained; {
 				select {
 				case b := <-lines:
-					d.queued.Add(-int64(len(b)))
-					intake.add(b, time.Now())
+					take(b)
 				default:
 					drained = true
 				}

@@ -245,3 +245,34 @@ func TestPendingLinesBeforeCrash(t *testing.T) {
 		})
 	}
 }
+
+// TestPendingLinesLookedForOnlyWhenAPidIsNew: a flush looks the kept
+// lines' pids up only once a pid has been added since the last look, so a
+// busy device's flushes do not ask for every kept pid each time.
+func TestPendingLinesLookedForOnlyWhenAPidIsNew(t *testing.T) {
+	t.Parallel()
+	known := map[int]string{}
+	lookups, gen := 0, uint64(0)
+	var out []nativeEntry
+	a := newLogcatAssembler(func(pid int) string { lookups++; return known[pid] },
+		func(pkg string) bool { return pkg == "com.example.shop" },
+		func(_ string, e nativeEntry) { out = append(out, e) })
+	a.pidGeneration = func() uint64 { return gen }
+	now := time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC)
+	for i := range 10 {
+		a.add(pendingLineOf(4000+i, i, "before"), now)
+	}
+	a.flush(now, false)
+	before := lookups
+	for range 5 {
+		a.flush(now, false)
+	}
+	if lookups != before {
+		t.Errorf("%d pid lookups by flushes with no new pid, want none", lookups-before)
+	}
+	known[4003], gen = "com.example.shop", gen+1
+	a.flush(now, true)
+	if len(out) != 1 || out[0].PID != 4003 {
+		t.Errorf("after a new pid, emitted %+v; want pid 4003's kept line", out)
+	}
+}

@@ -49,8 +49,6 @@ type nativeRunner struct {
 	minBackoff, maxBackoff time.Duration
 	// cutLines counts lines longer than maxNativeLine.
 	cutLines atomic.Int64
-	// started, when set, sees every command line started (tests).
-	started func(nativeCommand)
 }
 
 func newNativeRunner(paths map[string]string) *nativeRunner {
@@ -63,14 +61,9 @@ func (r *nativeRunner) command(ctx context.Context, c nativeCommand) (*exec.Cmd,
 	if path == "" {
 		return nil, fmt.Errorf("%s: %w", c.tool, exec.ErrNotFound)
 	}
-	cmd := exec.CommandContext(ctx, path, c.args...)
-	cmd.Stdin = nil
-	cmd.Stderr = nil
+	cmd := exec.CommandContext(ctx, path, c.args...) // no stdin, stderr discarded
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = nativeWaitDelay
-	if r.started != nil {
-		r.started(c)
-	}
 	return cmd, nil
 }
 

@@ -148,14 +148,9 @@ func (r *sessionRegistry) endNativeSession(app nativeApp, reason string) {
 // appendServerEvent records an event the server gathered about the app
 // itself (its native log), whether the session is live or not.
 func (s *session) appendServerEvent(stream, typ string, at time.Time, payload []byte) {
-	for range 3 { // the feed may change between the look and the append
-		s.mu.Lock()
-		feed := s.feed
-		s.mu.Unlock()
-		if s.appendEvent(feed, stream, typ, at, payload) != nil {
-			return
-		}
-	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.appendEventLocked(stream, typ, at, payload)
 }
 
 // nativeLogPayload is a console log event's payload for a native entry:

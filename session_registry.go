@@ -438,10 +438,15 @@ func (s *session) keepSnapshot(method string, params any, raw json.RawMessage) {
 // returns the event as recorded, or nil when from is no longer s's feed.
 func (s *session) appendEvent(from sessionFeed, stream, typ string, at time.Time, payload []byte) []byte {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.feed != from {
-		s.mu.Unlock()
 		return nil
 	}
+	return s.appendEventLocked(stream, typ, at, payload)
+}
+
+// appendEventLocked numbers and records an event of stream; s.mu is held.
+func (s *session) appendEventLocked(stream, typ string, at time.Time, payload []byte) []byte {
 	i, ok := s.streamIndex[stream]
 	if !ok {
 		s.info.Streams = append(s.info.Streams, streamState{Name: stream, Active: true})
@@ -458,7 +463,6 @@ func (s *session) appendEvent(from sessionFeed, stream, typ string, at time.Time
 	o.raw("payload", payload)
 	event := o.close()
 	s.recordLocked(stream, seq, typ, at, event)
-	s.mu.Unlock()
 	return event
 }
 
