@@ -231,11 +231,17 @@ func TestNativeAndroidApp(t *testing.T) {
 		t.Errorf("the health check's last crash: %s", c)
 	}
 
-	// The adb server restarts: logcat ends once and is started again.
+	// The adb server restarts: logcat ends once and is started again. Its
+	// -T 1 prints the last line read again, which is kept once.
+	appendStandin(t, dir, "logcat-emulator-5554", "11-27 05:30:08.000  4300  4300 W ShopNative: before the restart\n")
+	pollLogs(t, ts, &id, map[string]any{"session": session, "contains": "before the restart"}, func(e []map[string]any) bool { return len(e) == 1 })
 	writeStandin(t, dir, "die-emulator-5554", "")
 	waitStandinReading(t, dir, "logcat-emulator-5554", 2)
 	appendStandin(t, dir, "logcat-emulator-5554", "11-27 05:30:09.000  4300  4300 W ShopNative: after the restart\n")
 	pollLogs(t, ts, &id, map[string]any{"session": session, "contains": "after the restart"}, func(e []map[string]any) bool { return len(e) == 1 })
+	if again := pollLogs(t, ts, &id, map[string]any{"session": session, "contains": "before the restart"}, func([]map[string]any) bool { return true }); len(again) != 1 {
+		t.Errorf("the line last read before the restart is kept %d times, want once", len(again))
+	}
 
 	// The device goes away: it is no longer followed.
 	writeStandin(t, dir, "devices", "List of devices attached\n\n")

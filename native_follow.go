@@ -78,7 +78,7 @@ type nativeDeviceStatus struct {
 	Following                 bool
 	Apps                      []nativeAppStatus
 	Dropped                   int64  // lines dropped at intake
-	Ended                     string // why its log stream last ended, "" while it runs
+	Ended                     string // why its log stream last ended (it is restarted after), "" if it never has
 }
 
 // nativeCrashStatus is the last crash seen.
