@@ -22,6 +22,7 @@ type fakeDesktop struct {
 	t      *testing.T
 	addr   string
 	noRead bool // accept, then never read (a desktop that hangs)
+	noPong bool // answer no ping (a desktop that froze)
 
 	mu      sync.Mutex
 	srv     *http.Server
@@ -72,7 +73,7 @@ func (d *fakeDesktop) start() {
 }
 
 func (d *fakeDesktop) serve(w http.ResponseWriter, r *http.Request) {
-	ws, err := websocket.Accept(w, r, nil)
+	ws, err := websocket.Accept(w, r, &websocket.AcceptOptions{OnPingReceived: func(context.Context, []byte) bool { return !d.noPong }})
 	if err != nil {
 		return
 	}
@@ -510,6 +511,25 @@ func TestDesktopRelayDesktopNeverReads(t *testing.T) {
 	if err != nil || !bytes.Contains(raw, []byte(`"total":15.5`)) {
 		t.Errorf("snapshot = %s, %v; want the app's state", raw, err)
 	}
+}
+
+// TestDesktopRelayDesktopNeverPongs: a desktop that answers no ping is
+// dropped once its pong is late, and the relay says why.
+func TestDesktopRelayDesktopNeverPongs(t *testing.T) {
+	t.Parallel()
+	d := newFakeDesktop(t)
+	d.noPong = true
+	d.start()
+	opts := testDesktopOptions(d.addr)
+	opts.PingInterval, opts.PongTimeout = 5*time.Millisecond, 20*time.Millisecond
+	opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour // the first failure's reason stays to be read
+	b, _, url := startRelayBridge(t, opts)
+	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.values.subscribe": {reduxProbeAnswer}})
+	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
+	waitUntil(t, "the relay to drop the desktop for its late pong", func() bool {
+		r := b.desktopStatus()["c1"]
+		return r != nil && r.LastError == errDesktopPongLate.Error() && !r.Connected
+	})
 }
 
 // TestDesktopRelayAppReconnects: the app reloads (same clientId) while the
