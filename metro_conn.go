@@ -124,13 +124,7 @@ func (c *metroConn) serve() metroConnEnd {
 		defer close(pinged)
 		if sock.pingUntil(c.ctx.Done(), m.keepalive, m.pongTimeout) {
 			m.logger.Info("a Metro page did not answer a ping; dropping it", "page", c.page.ID, "session", c.sessionID)
-			c.mu.Lock()
-			if !c.stopping {
-				c.stopping, c.stopped = true, "ping timeout"
-			}
-			c.mu.Unlock()
-			c.cancel()
-			sock.dropSocket()
+			c.end("ping timeout", (*wireSocket).dropSocket) // a page that does not pong would not answer a close either
 		}
 	}()
 	for _, method := range []string{"Runtime.enable", "Network.enable", "ReactNativeApplication.enable"} {
@@ -198,6 +192,12 @@ func (c *metroConn) dial() (*wireSocket, error) {
 // in flight is abandoned, a socket is closed with a bounded handshake.
 // Only the first call has an effect; it does not block.
 func (c *metroConn) stop(reason string) {
+	c.end(reason, func(sock *wireSocket) { sock.closeWith(websocket.StatusNormalClosure, "") })
+}
+
+// end is stop with close as the way the socket ends: the first call
+// records reason, cancels the connection's context and ends its socket.
+func (c *metroConn) end(reason string, close func(*wireSocket)) {
 	c.mu.Lock()
 	first := !c.stopping
 	if first {
@@ -207,7 +207,7 @@ func (c *metroConn) stop(reason string) {
 	c.mu.Unlock()
 	c.cancel()
 	if first && sock != nil {
-		sock.closeWith(websocket.StatusNormalClosure, "")
+		close(sock)
 	}
 }
 
