@@ -7,7 +7,6 @@ package main
 // the server's buffers, state through Reactotron's own requests.
 
 import (
-	"bytes"
 	"cmp"
 	"context"
 	"crypto/rand"
@@ -181,7 +180,7 @@ func (c *reactotronConn) serve() {
 	for {
 		var data []byte
 		var size int64
-		data, size, err = c.sock.readText()
+		data, size, err = c.sock.readTextOwned() // handle keeps what it is given
 		if err != nil {
 			break
 		}
@@ -189,7 +188,7 @@ func (c *reactotronConn) serve() {
 			b.logger.Warn("dropped an oversized Reactotron message", "remote", c.remote, "size", size, "limit", b.cfg.MaxPayloadSize)
 			continue
 		}
-		c.handle(bytes.Clone(data)) // what handle keeps outlives the read buffer
+		c.handle(data)
 	}
 	c.end("disconnected", websocket.StatusNormalClosure, "")
 	<-pinged

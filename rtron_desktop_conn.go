@@ -5,7 +5,6 @@ package main
 // one connection, the writer towards the app, and the queues between them.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"time"
@@ -216,7 +215,7 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error
 // the socket, which ends the read.
 func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 	for {
-		data, _, err := sock.readText()
+		data, _, err := sock.readTextOwned() // queued: the message is kept
 		if err != nil {
 			return err
 		}
@@ -226,7 +225,6 @@ func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 			r.mu.Unlock()
 			continue
 		}
-		data = bytes.Clone(data) // queued: the read buffer is reused
 		typ, key, ask := desktopRequestKey(data)
 		paths, sub := desktopSubscribePaths(data)
 		r.mu.Lock()

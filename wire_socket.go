@@ -436,6 +436,21 @@ func (s *wireSocket) readText() (data []byte, size int64, err error) {
 	}
 }
 
+// readTextOwned is readText for a caller that keeps the message: a large
+// one takes the read buffer with it (the next message is read into a new
+// one, sized from this one), a small one is copied.
+func (s *wireSocket) readTextOwned() (data []byte, size int64, err error) {
+	data, size, err = s.readText()
+	switch {
+	case data == nil:
+		return nil, size, err
+	case len(data) >= wireHandoffMin:
+		s.readBuf, s.lastHandoff = nil, len(data)
+		return data, size, nil
+	}
+	return bytes.Clone(data), size, nil
+}
+
 // discardMessage reads r to its end through scratch and returns how many bytes it read.
 func discardMessage(r io.Reader, scratch []byte) (int64, error) {
 	var total int64
