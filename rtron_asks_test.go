@@ -112,7 +112,10 @@ func TestReactotronPortHeldSaysSoOnce(t *testing.T) {
 		}
 	}
 	held.Close()
-	linkWaitFor(t, "the port", func() bool { return b.status().Listening })
+	// The win is logged just after status says so.
+	linkWaitFor(t, "the port", func() bool {
+		return b.status().Listening && strings.Contains(logs.String(), "listening for Reactotron apps")
+	})
 	text := logs.String()
 	if n := strings.Count(text, "level=WARN"); n != 1 {
 		t.Errorf("%d warnings, want 1:\n%s", n, text)
