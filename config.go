@@ -180,6 +180,19 @@ var settings = []setting{
 		c.NativeApps = apps
 		return err
 	}},
+	{"PROJECT_DIR", "project-dir", "", "the app's project folder, read for its app ids and a release build's source maps; unset: the working directory", func(c *config, v string) error {
+		c.ProjectDir = strings.TrimSpace(v)
+		return nil
+	}},
+	{"SOURCE_MAPS", "source-maps", "", "comma list of source map files, or folders of them, searched before the project's build folders", func(c *config, v string) error {
+		c.SourceMaps = nil
+		for item := range strings.SplitSeq(v, ",") {
+			if item = strings.TrimSpace(item); item != "" {
+				c.SourceMaps = append(c.SourceMaps, item)
+			}
+		}
+		return nil
+	}},
 	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
 		n, err := parseIntRange(v, 1, 100000)
 		c.EventBuffer = int(n)

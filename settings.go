@@ -58,6 +58,13 @@ type config struct {
 	XcrunPath  string   // XCRUN: the xcrun to run; "" finds one on PATH
 	NativeApps []string // package or bundle ids followed before any session names them
 
+	// ProjectDir is the app's project folder, where its app ids
+	// (build.gradle, app.json, the Xcode project) and a release build's
+	// source maps are looked for; "" is the server's working directory.
+	// A project root that a dev server names comes first for its apps.
+	ProjectDir string
+	SourceMaps []string // SOURCE_MAPS: further source map files or folders of them, searched first
+
 	Demo            bool
 	DemoAdapterOnly bool // run only the simulated app, dialling WS_HOST:WS_PORT (for check-adapter)
 	Version         bool
