@@ -365,7 +365,7 @@ func benchBuildBinary(b *testing.B) string {
 		b.Skipf("no go command to build the binary with: %v", err)
 	}
 	bin := filepath.Join(b.TempDir(), "devtools-mcp")
-	// Built as the README says to install it: static, without cgo, which
+	// Built as docs/install.md says to build it: static, without cgo, which
 	// saves the dynamic loader about a millisecond per start.
 	cmd := exec.Command(goCmd, "build", "-o", bin, ".")
 	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")

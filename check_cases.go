@@ -14,7 +14,7 @@ import (
 	"strings"
 )
 
-// checkCase is one check: what it is called, the PROTOCOL.md section that
+// checkCase is one check: what it is called, the docs/protocol.md section that
 // holds the rule, whether the rule is a MUST (required) or a SHOULD, the
 // capability it needs (or checkNeedsActions), the rule in one line, and the
 // code that drives the adapter.
@@ -33,7 +33,7 @@ var checkCases = []checkCase{
 	{"upgrade", "§7 Limits and hostile input", true, "",
 		"the upgrade request's Host and Origin pass the server's checks", checkUpgrade},
 	{"handshake.capabilities", "§2 Handshake", false, "",
-		"capabilities names only requests PROTOCOL.md defines", checkCapabilities},
+		"capabilities names only requests docs/protocol.md defines", checkCapabilities},
 	{"streams.list", "§4 streams.list", true, "",
 		"streams.list lists every advertised stream with its figures", checkStreamsList},
 	{"events.query", "§4 events.query", true, "",
@@ -105,13 +105,13 @@ func checkUpgrade(_ context.Context, k *checkKit) *checkOutcome {
 	return nil
 }
 
-// checkKnownCapabilities are the capabilities PROTOCOL.md defines.
+// checkKnownCapabilities are the capabilities docs/protocol.md defines.
 var checkKnownCapabilities = []string{capSnapshotPath, capSnapshotKeys, capStateDispatch, capCommands}
 
 func checkCapabilities(_ context.Context, k *checkKit) *checkOutcome {
 	for _, c := range k.info.Capabilities {
 		if !slices.Contains(checkKnownCapabilities, c) {
-			return checkFailed("(the handshake)", "capability %q, which PROTOCOL.md does not define (the server ignores it)", c)
+			return checkFailed("(the handshake)", "capability %q, which docs/protocol.md does not define (the server ignores it)", c)
 		}
 	}
 	return nil

@@ -1,6 +1,6 @@
 package main
 
-// check_events.go holds check-adapter's checks of events.query (PROTOCOL.md
+// check_events.go holds check-adapter's checks of events.query (docs/protocol.md
 // §3 and §4 "events.query"): every answer is read with the server's own
 // reader, and only checkEventsOrder judges the events themselves, so that
 // a defect there fails that check alone.

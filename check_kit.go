@@ -2,7 +2,7 @@ package main
 
 // check_kit.go is `devtools-mcp check-adapter`, the conformance kit for
 // Wire Protocol v1 adapters: it listens where the server would, waits for
-// one adapter, drives it through the exchanges of PROTOCOL.md that it
+// one adapter, drives it through the exchanges of docs/protocol.md that it
 // claims (check_cases.go, check_paths.go) and prints a report
 // (check_report.go). It stands beside the server as another entry point:
 // it reads the wire with the links' own readers and knows nothing of
@@ -334,7 +334,7 @@ type checkResult struct {
 	Name     string `json:"check"`
 	Result   string `json:"result"` // pass, fail, skipped or not-run
 	Section  string `json:"section"`
-	Required bool   `json:"required"` // a MUST of PROTOCOL.md; false for a SHOULD
+	Required bool   `json:"required"` // a MUST of docs/protocol.md; false for a SHOULD
 	Sent     string `json:"sent,omitempty"`
 	Got      string `json:"got,omitempty"`
 	Requires string `json:"requires,omitempty"`

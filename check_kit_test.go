@@ -477,7 +477,7 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 			return f
 		},
 	}, {
-		name: "a capability PROTOCOL.md does not define", check: "handshake.capabilities", want: `capability "teleport"`, advisory: true,
+		name: "a capability docs/protocol.md does not define", check: "handshake.capabilities", want: `capability "teleport"`, advisory: true,
 		toKit: func(rc *checkRelayConn, f []byte) []byte {
 			if rc.frames == 1 {
 				return editJSON(f, func(m map[string]any) { m["capabilities"] = append(m["capabilities"].([]any), "teleport") })

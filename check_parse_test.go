@@ -176,16 +176,16 @@ func TestCheckReportTable(t *testing.T) {
 	}
 	want := `adapter 1.2, session s-1, capabilities [snapshot.path]
 
-CHECK                RESULT   PROTOCOL.md           LEVEL
+CHECK                RESULT   docs/protocol.md      LEVEL
 handshake            pass     §2 Handshake          MUST
 snapshot.path        fail     §4 Paths in requests  MUST
     sent snapshot.get {"path":["auth"]}, got the whole state (12 bytes)
-    PROTOCOL.md requires: the value at path
+    docs/protocol.md requires: the value at path
 push.streams         skipped  §5 Pushed messages    MUST
     nothing pushed
 events.query.params  fail     §4                    SHOULD
     sent x, got y
-    PROTOCOL.md requires: z
+    docs/protocol.md requires: z
 
 1 passed, 1 failed, 1 skipped, 0 not run; 1 SHOULD not met
 `

@@ -1,6 +1,6 @@
 package main
 
-// check_paths.go checks the optional path requests (PROTOCOL.md §4 "Paths
+// check_paths.go checks the optional path requests (docs/protocol.md §4 "Paths
 // in requests"): for paths picked from the adapter's own state, the
 // answers of snapshot.get with a path and of snapshot.keys must be what
 // resolving the path in the whole snapshot gives, as the server's own

@@ -40,7 +40,7 @@ func writeCheckTable(w io.Writer, adapter *adapterInfo, results []checkResult) e
 		fmt.Fprintf(&b, "adapter %s, session %s, capabilities [%s]\n\n", adapter.AdapterVersion, adapter.SessionID, strings.Join(adapter.Capabilities, ", "))
 	}
 	// Widths by hand: the lines under a failure would cut tabwriter's columns.
-	nameW, resultW, sectionW := len("CHECK"), len("RESULT"), len("PROTOCOL.md")
+	nameW, resultW, sectionW := len("CHECK"), len("RESULT"), len("docs/protocol.md")
 	for _, r := range results {
 		nameW = max(nameW, utf8.RuneCountInString(r.Name))
 		resultW = max(resultW, utf8.RuneCountInString(r.Result))
@@ -52,7 +52,7 @@ func writeCheckTable(w io.Writer, adapter *adapterInfo, results []checkResult) e
 	row := func(c1, c2, c3, c4 string) {
 		fmt.Fprintf(&b, "%s  %s  %s  %s\n", pad(c1, nameW), pad(c2, resultW), pad(c3, sectionW), c4)
 	}
-	row("CHECK", "RESULT", "PROTOCOL.md", "LEVEL")
+	row("CHECK", "RESULT", "docs/protocol.md", "LEVEL")
 	for _, r := range results {
 		level := "MUST"
 		if !r.Required {
@@ -61,7 +61,7 @@ func writeCheckTable(w io.Writer, adapter *adapterInfo, results []checkResult) e
 		row(r.Name, r.Result, r.Section, level)
 		switch r.Result {
 		case checkFail:
-			fmt.Fprintf(&b, "    sent %s, got %s\n    PROTOCOL.md requires: %s\n", checkOneLine(r.Sent), checkOneLine(r.Got), r.Requires)
+			fmt.Fprintf(&b, "    sent %s, got %s\n    docs/protocol.md requires: %s\n", checkOneLine(r.Sent), checkOneLine(r.Got), r.Requires)
 		case checkSkipped, checkNotRun:
 			fmt.Fprintf(&b, "    %s\n", r.Note)
 		}

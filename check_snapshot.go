@@ -1,6 +1,6 @@
 package main
 
-// check_snapshot.go holds check-adapter's snapshot.get check (PROTOCOL.md
+// check_snapshot.go holds check-adapter's snapshot.get check (docs/protocol.md
 // §4 "snapshot.get") and the JSON comparison the path checks share.
 
 import (

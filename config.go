@@ -426,7 +426,7 @@ func printUsage(w io.Writer) {
 		"  -version\tprint the version\n  -help\tprint this text\n")
 	tw.Flush()
 	fmt.Fprintf(w, "\nUsage: devtools-mcp check-adapter [flags]\n\n"+
-		"Checks a Wire Protocol v1 adapter against PROTOCOL.md: listens on WS_HOST:WS_PORT\n"+
+		"Checks a Wire Protocol v1 adapter against docs/protocol.md: listens on WS_HOST:WS_PORT\n"+
 		"like the server (without the MCP side), waits for one app to connect, drives it\n"+
 		"and prints a pass/fail table; exits 1 when a required check fails. The settings\n"+
 		"above apply (WS_TOKEN, REQUEST_TIMEOUT_MS, MAX_PAYLOAD_SIZE, ...), and:\n"+
@@ -442,7 +442,7 @@ func loadCheckConfig(args []string, getenv func(string) string) (config, checkOp
 	var opts checkOptions
 	cfg, err := loadConfigFlags(args, getenv, func(fs *flag.FlagSet) {
 		fs.BoolVar(&opts.JSON, "json", false, "print the report as one JSON document")
-		fs.StringVar(&opts.Only, "only", "", "run only the checks of this PROTOCOL.md section, or whose name starts so")
+		fs.StringVar(&opts.Only, "only", "", "run only the checks of this docs/protocol.md section, or whose name starts so")
 		fs.BoolVar(&opts.AllowActions, "allow-actions", false, "also check the requests that change the app")
 		fs.DurationVar(&opts.WaitTimeout, "wait", time.Minute, "how long to wait for an adapter to connect")
 	})

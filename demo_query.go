@@ -1,7 +1,7 @@
 package main
 
 // demo_query.go gives the simulated shop a small TanStack-Query-like cache,
-// offered as the optional react_query stream (PROTOCOL.md): the product
+// offered as the optional react_query stream (docs/protocol.md): the product
 // list, which loads and is refetched now and then; the signed-in user,
 // whose request fails with a 401; and an add-to-cart mutation. The agent
 // sees a failing query without a phone.

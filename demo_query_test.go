@@ -8,7 +8,7 @@ import (
 )
 
 // The demo's TanStack-Query-like cache: two queries (one failing), one
-// mutation, as PROTOCOL.md's react_query stream shapes them; the product
+// mutation, as docs/protocol.md's react_query stream shapes them; the product
 // list is refetched every few steps.
 func TestDemoQueryCache(t *testing.T) {
 	a := newDemoApp(demoOptions{Seed: 3, Now: demoTestClock(), QueryCache: true})

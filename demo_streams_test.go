@@ -9,7 +9,7 @@ import (
 )
 
 // TestDemoTraffic checks the console and network events of 400 steps: the
-// shapes of PROTOCOL.md §3, and that the demo shows what it promises (every
+// shapes of docs/protocol.md §3, and that the demo shows what it promises (every
 // level, 200s, a 404, a 500 after the failed checkout with its error and
 // stack, requests without a response, Authorization and Set-Cookie).
 func TestDemoTraffic(t *testing.T) {

@@ -187,7 +187,7 @@ func metroNoStateError(e *errMetroNoState) *toolError {
 	te := newToolError(codeNotSupported, details,
 		"%s is not reachable through Metro: this app is seen through Metro's debugger proxy, which carries its console and network only", what)
 	te.Suggestion = "Read the app's logs and requests with debug_get_logs and debug_get_network; for its state, add Reactotron's client " +
-		"(reactotron-react-native with reactotron-redux) or a debug adapter (PROTOCOL.md) to the app, and the same app's session will answer."
+		"(reactotron-react-native with reactotron-redux) or a debug adapter (docs/protocol.md) to the app, and the same app's session will answer."
 	return te
 }
 

@@ -215,7 +215,7 @@ func TestAppendJSONStringMatchesEncodingJSON(t *testing.T) {
 }
 
 // TestResolversAgreeOnNumericSegments pins what every numeric-looking
-// segment means (README "Paths": only an unquoted canonical decimal indexes
+// segment means (docs/tools.md, "Paths": only an unquoted canonical decimal indexes
 // an array; anything else is a key) and that the raw and the decoded
 // resolver say the same, hit or miss, with the same canonical spelling.
 // Issue 13: the raw resolver once read "-0" as index 0.

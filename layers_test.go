@@ -16,7 +16,7 @@ import (
 )
 
 // The package is flat, but its files are layered (see main.go's package map
-// and the README's "For contributors"). Data flows down the list below and
+// and docs/development.md, "For contributors"). Data flows down the list below and
 // answers come back up; a file may use names declared in its own layer and
 // in the layers below, never in one above. The order is written once, here,
 // as data, the way Go's go/build deps_test.go holds the standard library's

@@ -1,6 +1,6 @@
 // Command devtools-mcp lets an AI coding agent look inside running apps in
 // development: apps connect over a WebSocket, through a debug adapter
-// speaking Wire Protocol v1 (PROTOCOL.md) or unchanged through Reactotron's
+// speaking Wire Protocol v1 (docs/protocol.md) or unchanged through Reactotron's
 // client, or are found through Metro's debugger proxy with nothing
 // installed in them, and the server offers their Redux state, navigation,
 // storage, logs, network requests and the events that changed them as MCP

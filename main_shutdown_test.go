@@ -20,7 +20,7 @@ import (
 // Metro's list while it was being dialled (the proxy answers its upgrade
 // afterwards), one whose dial is in flight, a Reactotron app relayed to a
 // connected desktop app, and an adapter. run returns soon after stdin
-// closes (the README promises 2 s; the test fails only far above that).
+// closes (docs/protocol-decisions.md promises 2 s; the test fails only far above that).
 func TestRunExitsPromptlyWithAppsAttached(t *testing.T) {
 	t.Parallel()
 	m := startMetroStandIn(t)

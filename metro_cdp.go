@@ -24,8 +24,8 @@ const metroKeepaliveMethod = "Runtime.getHeapUsage"
 // parameters: Runtime.enable for console calls and uncaught exceptions,
 // Network.enable for the requests of apps that report them, and
 // ReactNativeApplication.enable, which tells React Native a client that
-// knows it is attached. Never Runtime.evaluate, never Debugger.*: README
-// ("No adapter, no Reactotron: through Metro") lists the same methods, and
+// knows it is attached. Never Runtime.evaluate, never Debugger.*:
+// docs/metro.md ("Read only, by construction") lists the same methods, and
 // a test holds both to what goes out.
 var metroSentMethods = []string{"Runtime.enable", "Network.enable", "ReactNativeApplication.enable", metroKeepaliveMethod}
 

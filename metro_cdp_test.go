@@ -119,24 +119,24 @@ func TestMetroRequestFrame(t *testing.T) {
 	}
 }
 
-// TestReadmeListsSentMethods: README's list of the CDP methods sent is
+// TestReadmeListsSentMethods: docs/metro.md's list of the CDP methods sent is
 // metroSentMethods, no more and no less.
 func TestReadmeListsSentMethods(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/metro.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, found := strings.Cut(string(readme), "The CDP methods the server sends")
 	paragraph, _, _ := strings.Cut(rest, "Never")
 	if !found {
-		t.Fatal("README does not list the CDP methods the server sends")
+		t.Fatal("docs/metro.md does not list the CDP methods the server sends")
 	}
 	var listed []string
 	for _, m := range regexp.MustCompile("`([A-Za-z]+\\.[A-Za-z]+)`").FindAllStringSubmatch(paragraph, -1) {
 		listed = append(listed, m[1])
 	}
 	if diff := cmp.Diff(slices.Sorted(slices.Values(metroSentMethods)), slices.Sorted(slices.Values(listed))); diff != "" {
-		t.Errorf("README's methods differ from metroSentMethods (-code +README):\n%s", diff)
+		t.Errorf("docs/metro.md's methods differ from metroSentMethods (-code +docs):\n%s", diff)
 	}
 }

@@ -1,7 +1,7 @@
 package main
 
 // metro_console.go turns a page's Runtime events into `console` events of
-// the wire protocol's shape (PROTOCOL.md §3: log {level, message, stack?}),
+// the wire protocol's shape (docs/protocol.md §3: log {level, message, stack?}),
 // the shape the other links produce, so that debug_get_logs, the queries,
 // resources and subscriptions read them unchanged.
 //

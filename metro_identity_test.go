@@ -143,7 +143,7 @@ func TestMetroTwoDevicesOneName(t *testing.T) {
 }
 
 // TestMetroSessionIDInURI: a told-apart session id, written into a
-// resource URI's ?session= with # as %23 as README says, names that
+// resource URI's ?session= with # as %23 as docs/metro.md says, names that
 // session.
 func TestMetroSessionIDInURI(t *testing.T) {
 	t.Parallel()

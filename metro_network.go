@@ -1,7 +1,7 @@
 package main
 
 // metro_network.go turns a page's Network events into `network` events of
-// the wire protocol's shape (PROTOCOL.md §3: http_request {method, url,
+// the wire protocol's shape (docs/protocol.md §3: http_request {method, url,
 // status, durationMs, request: {headers, params, body}, response: {headers,
 // body}, error?}), one per request, when it finishes or fails. Response
 // bodies are not fetched: that would take Network.getResponseBody, which

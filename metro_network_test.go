@@ -122,16 +122,16 @@ func TestMetroUnfinishedCountedLive(t *testing.T) {
 	}
 }
 
-// TestReadmeNamesPendingBounds: README names the bounds of unfinished
+// TestReadmeNamesPendingBounds: docs/metro.md names the bounds of unfinished
 // Metro requests as the code has them.
 func TestReadmeNamesPendingBounds(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/metro.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := fmt.Sprintf("past %d per page or past\n%d MiB", maxMetroPendingRequests, maxMetroPendingBytes>>20)
 	if !strings.Contains(string(readme), want) {
-		t.Errorf("README does not say %q", want)
+		t.Errorf("docs/metro.md does not say %q", want)
 	}
 }

@@ -6,8 +6,8 @@ package main
 // server starts is built here, by one of the functions below, from one of
 // nativeCommandTemplates; nothing else builds a command line, and no
 // argument comes from an agent. Never install, am, input, screencap,
-// reboot, a shell of anyone's choosing, or any write: README's "Native
-// logs" lists the same templates, and a test holds the two together.
+// reboot, a shell of anyone's choosing, or any write: docs/native.md
+// ("Read only, by construction") lists the same templates, and a test holds the two together.
 
 import (
 	"errors"

@@ -56,24 +56,24 @@ func TestNativeCommandArguments(t *testing.T) {
 	}
 }
 
-// TestReadmeListsNativeCommands: README's table of the commands run is
+// TestReadmeListsNativeCommands: docs/native.md's table of the commands run is
 // nativeCommandTemplates, no more and no less.
 func TestReadmeListsNativeCommands(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("README.md")
+	readme, err := os.ReadFile("docs/native.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, rest, found := strings.Cut(string(readme), "| command | what for |")
 	table, _, _ := strings.Cut(rest, "\n\n")
 	if !found {
-		t.Fatal("README does not list the native commands")
+		t.Fatal("docs/native.md does not list the native commands")
 	}
 	var listed []string
 	for _, m := range regexp.MustCompile("(?m)^\\| `(.+?)` \\|").FindAllStringSubmatch(table, -1) {
 		listed = append(listed, m[1])
 	}
 	if diff := cmp.Diff(nativeCommandTemplates, listed); diff != "" {
-		t.Errorf("README's commands differ from nativeCommandTemplates (-code +README):\n%s", diff)
+		t.Errorf("docs/native.md's commands differ from nativeCommandTemplates (-code +docs):\n%s", diff)
 	}
 }

@@ -142,7 +142,7 @@ func (q *adapterQueries) requireCapability(s *session, capability, what string) 
 		caps = v.Info.Capabilities
 	}
 	e := newToolError(codeNotSupported, map[string]any{"capability": capability, "capabilities": caps},
-		"the app of session %s does not offer %s: its debug adapter would need to list %q in its handshake's capabilities and answer %s (PROTOCOL.md, \"Acting on the app\")",
+		"the app of session %s does not offer %s: its debug adapter would need to list %q in its handshake's capabilities and answer %s (docs/protocol.md, \"Acting on the app\")",
 		v.ID, what, capability, capabilityRequests[capability])
 	e.Suggestion = "Add the capability to the app's debug adapter, or use the read-only tools."
 	return e

@@ -353,7 +353,7 @@ func consoleMissing(err error, stream string, s *session) error {
 		e.Suggestion = "Make a request in the app, or turn on network inspection in Metro's config; Reactotron's client or a debug adapter also report requests."
 		return &e
 	}
-	e.Message += fmt.Sprintf("; the app's debug adapter would need to record a %q stream (PROTOCOL.md §3)", stream)
+	e.Message += fmt.Sprintf("; the app's debug adapter would need to record a %q stream (docs/protocol.md §3)", stream)
 	return &e
 }
 

@@ -7,7 +7,7 @@
 # @react-native/dev-middleware serves it (.ci/metro-inspector's lockfile),
 # opened on the page of the app stand-in of .ci/metro-inspector. The web app
 # is .ci/devtools-frontend/webapp, served from an origin of its own, with a
-# Wire Protocol adapter written against PROTOCOL.md. check.js lists what a
+# Wire Protocol adapter written against docs/protocol.md. check.js lists what a
 # pass shows.
 #
 # Usage: .ci/devtools-frontend.sh [devtools-mcp binary]   (built when absent)

@@ -21,6 +21,10 @@ set -euo pipefail
 npm_dir=$(cd "$(dirname "$0")" && pwd)
 repo=$(dirname "$npm_dir")
 
+# The README links into docs/, so every archive carries both.
+docs=()
+for f in "$repo"/docs/*.md; do docs+=("docs/${f##*/}=$f"); done
+
 # npm's platform names (process.platform-process.arch), the packages' os/cpu.
 targets="darwin-arm64 darwin-x64 linux-x64 linux-arm64 win32-x64 win32-arm64"
 
@@ -93,7 +97,7 @@ JS
 	# The archive for people who download a binary.
 	archive="$out/devtools-mcp_${version}_${goos}_${goarch}.tar.gz"
 	[ "$goos" = windows ] && archive="${archive%.tar.gz}.zip"
-	(cd "$repo" && go run ./npm/archive.go "$archive" "$exe=$dir/bin/$exe" "README.md=$repo/README.md")
+	(cd "$repo" && go run ./npm/archive.go "$archive" "$exe=$dir/bin/$exe" "README.md=$repo/README.md" "${docs[@]}")
 done
 
 echo "--- $name (the launcher)"

@@ -1,5 +1,5 @@
 'use strict';
-// A Wire Protocol adapter for a web page (PROTOCOL.md): one `console`
+// A Wire Protocol adapter for a web page (docs/protocol.md): one `console`
 // stream fed by console.log/info/warn/error, kept in a bounded ring,
 // answered on `streams.list` and `events.query`, pushed as it happens.
 // The page's status (window.adapterStatus) says how the connection went:
