@@ -32,24 +32,26 @@ func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStat
 
 // simAppOf names the followed app an event belongs to, "" for none.
 func simAppOf(l simLogLine, apps []string) string {
-	bundle := appNameKey(simAppBundleName(l.ImagePath))
+	bundle := simAppBundleName(l.ImagePath)
 	for _, app := range apps {
-		if l.Subsystem == app || strings.HasPrefix(l.Subsystem, app+".") {
-			return app
-		}
-		if bundle == "" {
-			continue
-		}
-		if bundle == appNameKey(app) || bundle == appNameKey(app[strings.LastIndexByte(app, '.')+1:]) {
+		if l.Subsystem == app || strings.HasPrefix(l.Subsystem, app+".") || (bundle != "" && namesApp(bundle, app)) {
 			return app
 		}
 	}
 	return ""
 }
 
+// namesApp is the one rule by which a name (a bundle's, an adapter's)
+// names the app whose package or bundle id is appID: it is the id or the
+// id's last dot-separated part, compared as appNameKey compares
+// ("Shop" ~ "com.example.shop"); here and in session_sameapp.go.
+func namesApp(name, appID string) bool {
+	key := appNameKey(name)
+	return key != "" && (key == appNameKey(appID) || key == appNameKey(appID[strings.LastIndexByte(appID, '.')+1:]))
+}
+
 // appNameKey lowercases s and drops spaces, dots, dashes and underscores:
-// app names compared so, here and in session_sameapp.go, match however a
-// tool spells them.
+// app names compared so match however a tool spells them.
 func appNameKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {

@@ -72,28 +72,14 @@ func nativeInfo(app nativeApp, now time.Time) *adapterInfo {
 
 // nativeTarget finds where app's entries go: a Metro or Reactotron session
 // of the app (nil when none), and whether a live session of another link
-// carries its JavaScript console now.
+// carries its JavaScript console now: only a live session with an active
+// console stream does (not a session gone, nor a Metro page left to
+// another debugger or not yet re-attached after a relaunch), and without
+// one the native copies are the only ones.
 func (r *sessionRegistry) nativeTarget(app nativeApp) (target *session, jsConsole bool) {
 	self := sessionView{Via: sessionViaNative, Info: nativeInfo(app, time.Time{})}
-	for _, s := range r.list() { // the newest first
-		if s.via == sessionViaNative || !sameApp(self, s.view()) {
-			continue
-		}
-		// Only a live session with an active console stream carries the
-		// JavaScript console now: a session gone, or a Metro page left to
-		// another debugger or not yet re-attached after a relaunch, does
-		// not, and then the native copies are the only ones.
-		if found, _ := s.streamActive(nativeStream); found && s.isLive() {
-			jsConsole = true
-		}
-		if s.via != sessionViaMetro && s.via != sessionViaReactotron {
-			continue
-		}
-		if target == nil || (s.isLive() && !target.isLive()) {
-			target = s
-		}
-	}
-	return target, jsConsole
+	target = r.sameAppSession(self, func(s *session) bool { return s.via == sessionViaMetro || s.via == sessionViaReactotron })
+	return target, r.sameAppSession(self, func(s *session) bool { found, _ := s.streamActive(nativeStream); return found && s.isLive() }) != nil
 }
 
 // nativeSession is app's native session, attached (live) again when it

@@ -42,12 +42,8 @@ func sameApp(a, b sessionView) bool {
 		if appNameKey(other.bundleID) != appID {
 			return false
 		}
-	default:
-		name := appNameKey(other.name)
-		last := metro.bundleID[strings.LastIndexByte(metro.bundleID, '.')+1:]
-		if name == "" || (name != appID && name != appNameKey(last) && name != appNameKey(metro.title)) {
-			return false
-		}
+	case !namesApp(other.name, metro.bundleID) && (appNameKey(other.name) == "" || appNameKey(other.name) != appNameKey(metro.title)):
+		return false
 	}
 	md, od := appNameKey(metro.device), appNameKey(other.device)
 	return md == "" || od == "" || strings.Contains(md, od) || strings.Contains(od, md)
@@ -97,8 +93,7 @@ func describeApp(v sessionView) appNames {
 
 // findFor resolves a session argument for a call that reads stream ("" for
 // none): a named session as find does; with no name, the default session,
-// unless it lacks stream and another session of the same app (sameApp)
-// has it, which is then taken, a live one first.
+// unless it lacks stream and another session of the same app has it.
 func (r *sessionRegistry) findFor(ref, stream string) (*session, error) {
 	s, err := r.find(ref)
 	if err != nil || ref != "" || stream == "" || s == nil {
@@ -107,23 +102,23 @@ func (r *sessionRegistry) findFor(ref, stream string) (*session, error) {
 	if found, _ := s.streamActive(stream); found {
 		return s, nil
 	}
-	v := s.view()
-	var pick *session
-	for _, o := range r.list() {
-		if o == s {
-			continue
-		}
-		if found, _ := o.streamActive(stream); !found || !sameApp(v, o.view()) {
-			continue
-		}
-		if pick == nil || (o.isLive() && !pick.isLive()) {
-			pick = o
-		}
-	}
-	if pick != nil {
+	if pick := r.sameAppSession(s.view(), func(o *session) bool { found, _ := o.streamActive(stream); return found && o != s }); pick != nil {
 		return pick, nil
 	}
 	return s, nil
+}
+
+// sameAppSession is the one lookup of an app's session through another
+// link: among the sessions that keep accepts and that are v's app
+// (sameApp), a live one, else the newest; nil when none.
+func (r *sessionRegistry) sameAppSession(v sessionView, keep func(*session) bool) *session {
+	var pick *session
+	for _, o := range r.list() { // the newest first
+		if keep(o) && sameApp(v, o.view()) && (pick == nil || (o.isLive() && !pick.isLive())) {
+			pick = o
+		}
+	}
+	return pick
 }
 
 // grouped is every session, the newest first, each followed by the other
