@@ -102,8 +102,10 @@ func (d *nativeDevice) status() nativeDeviceStatus {
 
 func (d *nativeDevice) app(appID string) nativeApp {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	return nativeApp{Platform: d.platform, DeviceID: d.id, DeviceName: d.name, AppID: appID}
+	a := nativeApp{Platform: d.platform, DeviceID: d.id, DeviceName: d.name, AppID: appID}
+	d.mu.Unlock()
+	a.SameNameAs = d.follower.sameNameAs(a.Platform, a.DeviceID, a.DeviceName)
+	return a
 }
 
 func (d *nativeDevice) followedApps() []string {

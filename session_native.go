@@ -65,7 +65,11 @@ func (r *sessionRegistry) nativeAppIDs() []string {
 // nativeInfo describes app as a session describes an app.
 func nativeInfo(app nativeApp, now time.Time) *adapterInfo {
 	appJSON, _ := json.Marshal(map[string]any{"name": app.AppID, "bundleId": app.AppID})
-	device, _ := json.Marshal(map[string]any{"name": nullable(app.DeviceName), "id": app.DeviceID, "platform": app.Platform})
+	dev := map[string]any{"name": nullable(app.DeviceName), "id": app.DeviceID, "platform": app.Platform}
+	if len(app.SameNameAs) > 0 {
+		dev["sameNameAs"] = app.SameNameAs // never joined to a Metro page, which could be theirs
+	}
+	device, _ := json.Marshal(dev)
 	return &adapterInfo{SessionID: nativeSessionID(app), AdapterVersion: sessionViaNative, ConnectedAt: now, App: appJSON,
 		Device: device, DeviceID: app.DeviceID, Streams: []streamState{{Name: nativeStream, Active: true}}}
 }
