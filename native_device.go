@@ -170,6 +170,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		wg.Go(func() { d.lookUpPIDs(ctx) })
 		d.consume(ctx, lines, newAndroidIntake(d))
 	} else {
+		wg.Go(func() { d.lookUpSimApps(ctx) })
 		d.consume(ctx, lines, newSimIntake(d))
 	}
 	wg.Wait()
@@ -178,7 +179,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 
 // endAll tells the sink that every app of the device that had pids or
 // lines has ended: the device is no longer followed, so no lookup and no
-// line will say when they do (a simulator has no pid lookup at all).
+// line will say when they do.
 func (d *nativeDevice) endAll() {
 	d.mu.Lock()
 	var apps []string

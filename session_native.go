@@ -13,8 +13,9 @@ package main
 //     adapter, which numbers its own console) they go to the app's native
 //     session, "native:<package or bundle id>@<serial or udid>", live while
 //     the app runs: the native side ends it (nativeAppEnded) when pidof
-//     finds no process of it, and when its device is no longer followed
-//     (gone, a simulator shut down, the server stopping). When a Metro or Reactotron
+//     (launchctl on a simulator) finds no process of it, and when its
+//     device is no longer followed (gone, a simulator shut down, the
+//     server stopping). When a Metro or Reactotron
 //     session of the app appears, the native session ends (reason
 //     "joined") and keeps what it holds, listed with that session in the
 //     health check; later entries go to the new session.
