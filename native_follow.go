@@ -50,10 +50,11 @@ const (
 
 // nativeApp is one app on one device.
 type nativeApp struct {
-	Platform   string   // nativeAndroid or nativeIOS
-	DeviceID   string   // the serial or udid
-	DeviceName string   // the model or simulator name ("" when unknown)
-	AppID      string   // the package or bundle id
+	Platform   string // nativeAndroid or nativeIOS
+	DeviceID   string // the serial or udid
+	DeviceName string // the model or simulator name ("" when unknown)
+	AppID      string // the package or bundle id
+
 	SameNameAs []string // the other listed devices of the platform with DeviceName (native_samename.go)
 }
 

@@ -28,8 +28,9 @@ type healthNativeDevice struct {
 	Following bool              `json:"following"`
 	Apps      []healthNativeApp `json:"apps"`
 	Dropped   int64             `json:"droppedLines,omitempty"`
-	Ended     string            `json:"logEnded,omitempty"`  // why its log stream last ended; it is restarted
-	NotJoined string            `json:"notJoined,omitempty"` // why its apps are never joined to a Metro session
+	Ended     string            `json:"logEnded,omitempty"` // why its log stream last ended; it is restarted
+
+	NotJoined string `json:"notJoined,omitempty"` // why its apps are never joined to a Metro session (native_samename.go)
 }
 
 type healthNativeApp struct {
