@@ -2,7 +2,7 @@ package main
 
 // native_commands.go is the closed list of what the native side may run:
 // listing Android devices, reading their log, finding an app's pids, and
-// the same two reads of booted iOS simulators. Every child process the
+// the same three reads of booted iOS simulators. Every child process the
 // server starts is built here, by one of the functions below, from one of
 // nativeCommandTemplates; nothing else builds a command line, and no
 // argument comes from an agent. Never install, am, input, screencap,
@@ -36,6 +36,7 @@ var nativeCommandTemplates = []string{
 	cmdADBPidof:     "adb -s SERIAL shell pidof PACKAGE",
 	cmdSimctlList:   "xcrun simctl list devices booted -j",
 	cmdSimctlStream: "xcrun simctl spawn UDID log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
+	cmdSimctlApps:   "xcrun simctl spawn UDID launchctl list",
 }
 
 // Indexes of nativeCommandTemplates.
@@ -45,6 +46,7 @@ const (
 	cmdADBPidof
 	cmdSimctlList
 	cmdSimctlStream
+	cmdSimctlApps
 )
 
 // nativeCommand is one command line: the tool and its arguments.
@@ -111,6 +113,15 @@ func simctlLogCommand(udid string) (nativeCommand, error) {
 		return nativeCommand{}, fmt.Errorf("%w: simulator udid %q", errNativeArgument, udid)
 	}
 	return fromTemplate(cmdSimctlStream, "UDID", udid), nil
+}
+
+// simctlAppsCommand lists the simulator's launchd jobs, its running apps
+// among them (read only: `launchctl list` changes nothing).
+func simctlAppsCommand(udid string) (nativeCommand, error) {
+	if !validDeviceSerial(udid) {
+		return nativeCommand{}, fmt.Errorf("%w: simulator udid %q", errNativeArgument, udid)
+	}
+	return fromTemplate(cmdSimctlApps, "UDID", udid), nil
 }
 
 // String is the command line as the templates write it (an argument with

@@ -102,8 +102,10 @@ func (d *nativeDevice) status() nativeDeviceStatus {
 
 func (d *nativeDevice) app(appID string) nativeApp {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	return nativeApp{Platform: d.platform, DeviceID: d.id, DeviceName: d.name, AppID: appID}
+	a := nativeApp{Platform: d.platform, DeviceID: d.id, DeviceName: d.name, AppID: appID}
+	d.mu.Unlock()
+	a.SameNameAs = d.follower.sameNameAs(a.Platform, a.DeviceID, a.DeviceName)
+	return a
 }
 
 func (d *nativeDevice) followedApps() []string {
@@ -168,6 +170,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		wg.Go(func() { d.lookUpPIDs(ctx) })
 		d.consume(ctx, lines, newAndroidIntake(d))
 	} else {
+		wg.Go(func() { d.lookUpSimApps(ctx) })
 		d.consume(ctx, lines, newSimIntake(d))
 	}
 	wg.Wait()
@@ -176,7 +179,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 
 // endAll tells the sink that every app of the device that had pids or
 // lines has ended: the device is no longer followed, so no lookup and no
-// line will say when they do (a simulator has no pid lookup at all).
+// line will say when they do.
 func (d *nativeDevice) endAll() {
 	d.mu.Lock()
 	var apps []string

@@ -54,6 +54,8 @@ type nativeApp struct {
 	DeviceID   string // the serial or udid
 	DeviceName string // the model or simulator name ("" when unknown)
 	AppID      string // the package or bundle id
+
+	SameNameAs []string // the other listed devices of the platform with DeviceName (native_samename.go)
 }
 
 // nativeSink is where the native side reports the apps' entries.

@@ -1,8 +1,8 @@
 package main
 
 // native_simctl.go reads `xcrun simctl spawn UDID log stream --style
-// ndjson` lines (one JSON object each) and `xcrun simctl list devices
-// booted -j`. A line that is not a JSON object (the "Filtering the log
+// ndjson` lines (one JSON object each), `xcrun simctl list devices
+// booted -j` and `xcrun simctl spawn UDID launchctl list`. A line that is not a JSON object (the "Filtering the log
 // data using …" line that comes first) is reported as such and skipped.
 
 import (
@@ -12,6 +12,7 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -128,4 +129,33 @@ func parseSimctlDevices(out []byte) ([]bootedSimulator, error) {
 		}
 	}
 	return booted, nil
+}
+
+// simAppLabel starts the launchd label of an app a simulator runs:
+// UIKitApplication:<bundle id>[<hex>][rb-legacy].
+const simAppLabel = "UIKitApplication:"
+
+// maxAppPIDs bounds the pids kept of one app.
+const maxAppPIDs = 64
+
+// parseLaunchctlList reads `launchctl list` run in a simulator (a header,
+// then `PID<TAB>STATUS<TAB>LABEL` lines, PID "-" for a job that runs no
+// process): the pids of the apps among apps that run a process, by bundle
+// id. An app that runs none is absent.
+func parseLaunchctlList(out string, apps []string) map[string][]int {
+	running := map[string][]int{}
+	for line := range strings.SplitSeq(out, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) != 3 {
+			continue
+		}
+		label, ok := strings.CutPrefix(fields[2], simAppLabel)
+		id, _, _ := strings.Cut(label, "[")
+		pid, err := strconv.Atoi(fields[0])
+		if !ok || err != nil || pid <= 0 || !slices.Contains(apps, id) || slices.Contains(running[id], pid) || len(running[id]) == maxAppPIDs {
+			continue
+		}
+		running[id] = append(running[id], pid)
+	}
+	return running
 }

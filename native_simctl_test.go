@@ -3,6 +3,8 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -94,5 +96,89 @@ func TestParseSimctlDevices(t *testing.T) {
 	}
 	if _, err := parseSimctlDevices([]byte("not json")); err == nil {
 		t.Error("a listing that is not JSON was read")
+	}
+}
+
+// launchctlSeeds are `launchctl list` outputs as a simulator prints them,
+// and some that are not.
+var launchctlSeeds = []string{
+	"PID\tStatus\tLabel\n-\t0\tcom.apple.assertiond\n4300\t0\tUIKitApplication:com.example.shop[4f2a][rb-legacy]\n-\t-9\tUIKitApplication:com.example.other[91c3][rb-legacy]\n",
+	"4300\t0\tUIKitApplication:com.example.shop[4f2a][rb-legacy]\n4301\t0\tUIKitApplication:com.example.shop[77aa][rb-legacy]\n4300\t0\tUIKitApplication:com.example.shop[4f2a]\n",
+	"-4\t0\tUIKitApplication:com.example.shop[1]\n0\t0\tUIKitApplication:com.example.shop\nx\t0\tUIKitApplication:com.example.shop\n",
+	"4300 0 UIKitApplication:com.example.shop[4f2a] extra\n\n\t\t\n",
+	"",
+}
+
+// TestParseLaunchctlList: the followed apps' running processes, by bundle
+// id; an app whose job runs none ("-"), another app, a system job, a line
+// of another shape and a pid twice are not.
+func TestParseLaunchctlList(t *testing.T) {
+	t.Parallel()
+	apps := []string{"com.example.shop", "com.example.other"}
+	tests := []struct {
+		out  string
+		want map[string][]int
+	}{
+		{launchctlSeeds[0], map[string][]int{"com.example.shop": {4300}}},
+		{launchctlSeeds[1], map[string][]int{"com.example.shop": {4300, 4301}}},
+		{launchctlSeeds[2], map[string][]int{}},
+		{launchctlSeeds[3], map[string][]int{}},
+		{"812\t0\tUIKitApplication:com.apple.Preferences[9][rb-legacy]\n", map[string][]int{}},
+	}
+	for _, tt := range tests {
+		if diff := cmp.Diff(tt.want, parseLaunchctlList(tt.out, apps)); diff != "" {
+			t.Errorf("%q (-want +got):\n%s", tt.out, diff)
+		}
+	}
+	var many strings.Builder
+	for pid := 1; pid <= 2*maxAppPIDs; pid++ {
+		fmt.Fprintf(&many, "%d\t0\tUIKitApplication:com.example.shop[%x]\n", pid, pid)
+	}
+	if got := parseLaunchctlList(many.String(), apps); len(got["com.example.shop"]) != maxAppPIDs {
+		t.Errorf("%d pids kept of one app, want at most %d", len(got["com.example.shop"]), maxAppPIDs)
+	}
+}
+
+// FuzzParseLaunchctlList: only followed apps, each with distinct positive
+// pids within the bound, and the result written back as a listing reads
+// the same.
+func FuzzParseLaunchctlList(f *testing.F) {
+	for _, s := range launchctlSeeds {
+		f.Add(s)
+	}
+	apps := []string{"com.example.shop", "com.example.other"}
+	f.Fuzz(func(t *testing.T, out string) {
+		got := parseLaunchctlList(out, apps)
+		var back strings.Builder
+		for app, pids := range got {
+			if !slices.Contains(apps, app) || len(pids) == 0 || len(pids) > maxAppPIDs {
+				t.Fatalf("%q: app %q with pids %v", out, app, pids)
+			}
+			for i, pid := range pids {
+				if pid <= 0 || slices.Contains(pids[:i], pid) {
+					t.Fatalf("%q: pids %v of %q", out, pids, app)
+				}
+				fmt.Fprintf(&back, "%d\t0\t%s%s[0][rb-legacy]\n", pid, simAppLabel, app)
+			}
+		}
+		if diff := cmp.Diff(got, parseLaunchctlList(back.String(), apps)); diff != "" {
+			t.Fatalf("%q written back does not read the same (-first +again):\n%s", out, diff)
+		}
+	})
+}
+
+// TestSimctlAppsCommand: the listing of a simulator's apps is its template
+// with the udid in its place, and refuses a udid that is not one.
+func TestSimctlAppsCommand(t *testing.T) {
+	t.Parallel()
+	c, err := simctlAppsCommand("6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
+	if err != nil || c.String() != "xcrun simctl spawn 6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C launchctl list" ||
+		strings.ReplaceAll(c.String(), "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C", "UDID") != nativeCommandTemplates[cmdSimctlApps] {
+		t.Errorf("the command: %q, %v", c, err)
+	}
+	for _, udid := range []string{"", "-d", "a b", "x;reboot", "$(id)"} {
+		if _, err := simctlAppsCommand(udid); !errors.Is(err, errNativeArgument) {
+			t.Errorf("udid %q: %v", udid, err)
+		}
 	}
 }

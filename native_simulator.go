@@ -1,14 +1,19 @@
 package main
 
 // native_simulator.go is what is the iOS simulator's own: `simctl list devices
-// booted -j` read into devices, and each log event attributed to a
+// booted -j` read into devices; each log event attributed to a
 // followed app by what it says of its process: a subsystem under the
 // bundle id, or an executable inside the app's bundle (Shop.app for
 // com.example.shop, compared as session names are: case, spaces, dots,
-// dashes and underscores aside).
+// dashes and underscores aside); and the apps' processes tracked as
+// Android's are (native_adb.go): learnt from the app's own log events, and
+// looked up with `launchctl list` in the simulator every poll, so that an
+// app that exits while its simulator stays booted ends, and a relaunch
+// starts again.
 
 import (
 	"context"
+	"path"
 	"strings"
 	"time"
 )
@@ -30,26 +35,61 @@ func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStat
 	return devices, nil
 }
 
+// lookUpSimApps lists the simulator's running apps every poll until ctx
+// ends, and installs each followed app's pids (setPIDs: an app whose
+// processes are all gone ends). A listing that fails says nothing of the
+// apps and changes nothing; nor does one during which the log named a new
+// process (learnPID), which may have started after the listing was taken.
+func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
+	cmd, err := simctlAppsCommand(d.id)
+	if err != nil {
+		return
+	}
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-timer.C:
+		}
+		gen, apps := d.pidGeneration(), d.followedApps()
+		out, err := d.follower.runner.output(ctx, cmd)
+		if ctx.Err() != nil {
+			return
+		}
+		if err == nil && d.pidGeneration() == gen {
+			running := parseLaunchctlList(string(out), apps)
+			for _, app := range apps {
+				d.setPIDs(app, running[app])
+			}
+		}
+		timer.Reset(d.follower.pollEvery)
+	}
+}
+
 // simAppOf names the followed app an event belongs to, "" for none.
 func simAppOf(l simLogLine, apps []string) string {
-	bundle := appNameKey(simAppBundleName(l.ImagePath))
+	bundle := simAppBundleName(l.ImagePath)
 	for _, app := range apps {
-		if l.Subsystem == app || strings.HasPrefix(l.Subsystem, app+".") {
-			return app
-		}
-		if bundle == "" {
-			continue
-		}
-		if bundle == appNameKey(app) || bundle == appNameKey(app[strings.LastIndexByte(app, '.')+1:]) {
+		if l.Subsystem == app || strings.HasPrefix(l.Subsystem, app+".") || (bundle != "" && namesApp(bundle, app)) {
 			return app
 		}
 	}
 	return ""
 }
 
+// namesApp is the one rule by which a name (a bundle's, an adapter's)
+// names the app whose package or bundle id is appID: it is the id or the
+// id's last dot-separated part, compared as appNameKey compares
+// ("Shop" ~ "com.example.shop"); here and in session_sameapp.go.
+func namesApp(name, appID string) bool {
+	key := appNameKey(name)
+	return key != "" && (key == appNameKey(appID) || key == appNameKey(appID[strings.LastIndexByte(appID, '.')+1:]))
+}
+
 // appNameKey lowercases s and drops spaces, dots, dashes and underscores:
-// app names compared so, here and in session_sameapp.go, match however a
-// tool spells them.
+// app names compared so match however a tool spells them.
 func appNameKey(s string) string {
 	return strings.Map(func(r rune) rune {
 		switch r {
@@ -78,6 +118,9 @@ func (in *simIntake) add(line []byte, now time.Time) {
 	app := simAppOf(l, in.device.followedApps())
 	if app == "" {
 		return
+	}
+	if l.PID > 0 && l.PID < 1<<31 && strings.HasSuffix(path.Dir(l.ImagePath), ".app") { // the app's executable, not an extension's
+		in.device.learnPID(app, int(l.PID))
 	}
 	in.asm.add(l, app, now)
 }

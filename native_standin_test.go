@@ -73,6 +73,10 @@ func runNativeStandin(spec string, args []string) int {
 		return standinTail(filepath.Join(dir, "logcat-"+args[1]), filepath.Join(dir, "gone-"+args[1]), filepath.Join(dir, "die-"+args[1]), lastLines(args))
 	case tool == "xcrun" && line == "simctl list devices booted -j":
 		return standinCat(filepath.Join(dir, "simctl-list"))
+	// ---- the simulator's running apps (launchctl-UDID): native_simapps_test.go ----
+	case tool == "xcrun" && len(args) == 5 && args[0] == "simctl" && args[1] == "spawn" && args[3] == "launchctl" && args[4] == "list":
+		return standinLaunchctl(dir, args[2])
+	// ---- end of the simulator's running apps ----
 	case tool == "xcrun" && len(args) > 3 && args[0] == "simctl" && args[1] == "spawn":
 		// The real simctl spawn runs `log` as its child: so does this one.
 		exe, _ := os.Executable()

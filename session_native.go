@@ -13,8 +13,9 @@ package main
 //     adapter, which numbers its own console) they go to the app's native
 //     session, "native:<package or bundle id>@<serial or udid>", live while
 //     the app runs: the native side ends it (nativeAppEnded) when pidof
-//     finds no process of it, and when its device is no longer followed
-//     (gone, a simulator shut down, the server stopping). When a Metro or Reactotron
+//     (launchctl on a simulator) finds no process of it, and when its
+//     device is no longer followed (gone, a simulator shut down, the
+//     server stopping). When a Metro or Reactotron
 //     session of the app appears, the native session ends (reason
 //     "joined") and keeps what it holds, listed with that session in the
 //     health check; later entries go to the new session.
@@ -65,35 +66,25 @@ func (r *sessionRegistry) nativeAppIDs() []string {
 // nativeInfo describes app as a session describes an app.
 func nativeInfo(app nativeApp, now time.Time) *adapterInfo {
 	appJSON, _ := json.Marshal(map[string]any{"name": app.AppID, "bundleId": app.AppID})
-	device, _ := json.Marshal(map[string]any{"name": nullable(app.DeviceName), "id": app.DeviceID, "platform": app.Platform})
+	dev := map[string]any{"name": nullable(app.DeviceName), "id": app.DeviceID, "platform": app.Platform}
+	if len(app.SameNameAs) > 0 {
+		dev["sameNameAs"] = app.SameNameAs // never joined to a Metro page, which could be theirs
+	}
+	device, _ := json.Marshal(dev)
 	return &adapterInfo{SessionID: nativeSessionID(app), AdapterVersion: sessionViaNative, ConnectedAt: now, App: appJSON,
 		Device: device, DeviceID: app.DeviceID, Streams: []streamState{{Name: nativeStream, Active: true}}}
 }
 
 // nativeTarget finds where app's entries go: a Metro or Reactotron session
 // of the app (nil when none), and whether a live session of another link
-// carries its JavaScript console now.
+// carries its JavaScript console now: only a live session with an active
+// console stream does (not a session gone, nor a Metro page left to
+// another debugger or not yet re-attached after a relaunch), and without
+// one the native copies are the only ones.
 func (r *sessionRegistry) nativeTarget(app nativeApp) (target *session, jsConsole bool) {
 	self := sessionView{Via: sessionViaNative, Info: nativeInfo(app, time.Time{})}
-	for _, s := range r.list() { // the newest first
-		if s.via == sessionViaNative || !sameApp(self, s.view()) {
-			continue
-		}
-		// Only a live session with an active console stream carries the
-		// JavaScript console now: a session gone, or a Metro page left to
-		// another debugger or not yet re-attached after a relaunch, does
-		// not, and then the native copies are the only ones.
-		if found, _ := s.streamActive(nativeStream); found && s.isLive() {
-			jsConsole = true
-		}
-		if s.via != sessionViaMetro && s.via != sessionViaReactotron {
-			continue
-		}
-		if target == nil || (s.isLive() && !target.isLive()) {
-			target = s
-		}
-	}
-	return target, jsConsole
+	target = r.sameAppSession(self, func(s *session) bool { return s.via == sessionViaMetro || s.via == sessionViaReactotron })
+	return target, r.sameAppSession(self, func(s *session) bool { found, _ := s.streamActive(nativeStream); return found && s.isLive() }) != nil
 }
 
 // nativeSession is app's native session, attached (live) again when it

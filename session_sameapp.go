@@ -15,7 +15,10 @@ package main
 //     spaces, dots, dashes and underscores ("Shop" ~ "com.example.shop");
 //   - and, when both name a device (Metro's device name, the other's
 //     device model or name), one of the two contains the other, compared
-//     the same way ("iPhone" ~ "iPhone 15 Pro").
+//     the same way ("iPhone" ~ "iPhone 15 Pro"): a Reactotron client or an
+//     adapter may give only a model. The native side and Metro both name
+//     the device itself, and are one device only when the names are equal
+//     (nativeOnPageDevice): "iPhone 16 Pro" is not "iPhone 16".
 // Two sessions of the same link are never one app: each link already
 // keeps one session per app. A native session (session_native.go) names
 // its app by package or bundle id, as Metro does, and takes Metro's part.
@@ -42,15 +45,39 @@ func sameApp(a, b sessionView) bool {
 		if appNameKey(other.bundleID) != appID {
 			return false
 		}
-	default:
-		name := appNameKey(other.name)
-		last := metro.bundleID[strings.LastIndexByte(metro.bundleID, '.')+1:]
-		if name == "" || (name != appID && name != appNameKey(last) && name != appNameKey(metro.title)) {
-			return false
-		}
+	case !namesApp(other.name, metro.bundleID) && (appNameKey(other.name) == "" || appNameKey(other.name) != appNameKey(metro.title)):
+		return false
+	}
+	if a.Via == sessionViaNative && b.Via == sessionViaMetro {
+		return nativeOnPageDevice(metro, other)
 	}
 	md, od := appNameKey(metro.device), appNameKey(other.device)
 	return md == "" || od == "" || strings.Contains(md, od) || strings.Contains(od, md)
+}
+
+// nativeOnPageDevice reports whether a native app's device is a Metro
+// page's: a simulator when Metro's device name is its name exactly, an
+// Android device when Metro's (its model) is the model as adb writes it;
+// never when another listed device has the same name (native_samename.go),
+// as twin emulators of one image do: the page could be either's.
+func nativeOnPageDevice(native, page appNames) bool {
+	name := page.device
+	if native.platform == nativeAndroid {
+		name = adbModelSpelling(name)
+	}
+	return native.device != "" && name == native.device && len(native.sameNameAs) == 0
+}
+
+// adbModelSpelling writes a model as `adb devices -l` does: each byte other
+// than an ASCII letter or digit as "_" ("Pixel 8" → "Pixel_8").
+func adbModelSpelling(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
 }
 
 // anchorRank says which links name the app by its package or bundle id,
@@ -69,6 +96,8 @@ func anchorRank(via string) int {
 // appNames is what a session's description says of its app and device.
 type appNames struct {
 	name, bundleID, title, device string
+	platform                      string   // a native session's
+	sameNameAs                    []string // a native session's: devices with its device's name
 }
 
 func describeApp(v sessionView) appNames {
@@ -82,13 +111,15 @@ func describeApp(v sessionView) appNames {
 		Title    string `json:"title"`
 	}
 	var device struct {
-		Name  string `json:"name"`
-		Model string `json:"model"`
+		Name       string   `json:"name"`
+		Model      string   `json:"model"`
+		Platform   string   `json:"platform"`
+		SameNameAs []string `json:"sameNameAs"`
 	}
 	_ = json.Unmarshal(v.Info.App, &app)
 	_ = json.Unmarshal(v.Info.Device, &device)
 	out.name, out.bundleID, out.title = app.Name, app.BundleID, app.Title
-	out.device = device.Name
+	out.device, out.platform, out.sameNameAs = device.Name, device.Platform, device.SameNameAs
 	if out.device == "" {
 		out.device = device.Model
 	}
@@ -97,8 +128,7 @@ func describeApp(v sessionView) appNames {
 
 // findFor resolves a session argument for a call that reads stream ("" for
 // none): a named session as find does; with no name, the default session,
-// unless it lacks stream and another session of the same app (sameApp)
-// has it, which is then taken, a live one first.
+// unless it lacks stream and another session of the same app has it.
 func (r *sessionRegistry) findFor(ref, stream string) (*session, error) {
 	s, err := r.find(ref)
 	if err != nil || ref != "" || stream == "" || s == nil {
@@ -107,23 +137,23 @@ func (r *sessionRegistry) findFor(ref, stream string) (*session, error) {
 	if found, _ := s.streamActive(stream); found {
 		return s, nil
 	}
-	v := s.view()
-	var pick *session
-	for _, o := range r.list() {
-		if o == s {
-			continue
-		}
-		if found, _ := o.streamActive(stream); !found || !sameApp(v, o.view()) {
-			continue
-		}
-		if pick == nil || (o.isLive() && !pick.isLive()) {
-			pick = o
-		}
-	}
-	if pick != nil {
+	if pick := r.sameAppSession(s.view(), func(o *session) bool { found, _ := o.streamActive(stream); return found && o != s }); pick != nil {
 		return pick, nil
 	}
 	return s, nil
+}
+
+// sameAppSession is the one lookup of an app's session through another
+// link: among the sessions that keep accepts and that are v's app
+// (sameApp), a live one, else the newest; nil when none.
+func (r *sessionRegistry) sameAppSession(v sessionView, keep func(*session) bool) *session {
+	var pick *session
+	for _, o := range r.list() { // the newest first
+		if keep(o) && sameApp(v, o.view()) && (pick == nil || (o.isLive() && !pick.isLive())) {
+			pick = o
+		}
+	}
+	return pick
 }
 
 // grouped is every session, the newest first, each followed by the other

@@ -4,6 +4,11 @@ package main
 // for debug_health_check: the tools found, each device and the app
 // processes on it, what was dropped, and the last crash.
 
+import (
+	"fmt"
+	"strings"
+)
+
 // healthNative is server.native of the health check.
 type healthNative struct {
 	Status    string               `json:"status"`
@@ -24,6 +29,8 @@ type healthNativeDevice struct {
 	Apps      []healthNativeApp `json:"apps"`
 	Dropped   int64             `json:"droppedLines,omitempty"`
 	Ended     string            `json:"logEnded,omitempty"` // why its log stream last ended; it is restarted
+
+	NotJoined string `json:"notJoined,omitempty"` // why its apps are never joined to a Metro session (native_samename.go)
 }
 
 type healthNativeApp struct {
@@ -52,6 +59,10 @@ func describeNative(st nativeStatus) *healthNative {
 		}
 		hd := healthNativeDevice{Platform: d.Platform, ID: d.ID, Name: d.Name, State: d.State, Following: d.Following,
 			Apps: []healthNativeApp{}, Dropped: d.Dropped, Ended: d.Ended}
+		if twins := sameNameDevices(st.Devices, d); len(twins) > 0 {
+			hd.NotJoined = fmt.Sprintf("%s is also the name of %s: Metro names a device only by its name (an Android device by its model), "+
+				"so a Metro page of that name could be on either, and this device's apps keep native sessions of their own", d.Name, strings.Join(twins, ", "))
+		}
 		for _, a := range d.Apps {
 			pids := a.PIDs
 			if pids == nil {
