@@ -219,29 +219,8 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 // handshakes with it too.
 func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshakeRefusal) {
 	var m wireMessage
-	if err := m.parse(data); err != nil {
-		var dup *duplicateMemberError
-		if errors.As(err, &dup) {
-			return nil, wireInvalidHandshake("%s: appears more than once", dup.member)
-		}
-		return nil, wireInvalidHandshake("malformed JSON: %v", err)
-	}
-	if m.Type == nil {
-		return nil, wireInvalidHandshake(`type: required; the first message must be a handshake`)
-	}
-	if typ, ok := wireString(m.Type); !ok || typ != "handshake" {
-		return nil, wireInvalidHandshake(`type: the first message must be a handshake, got %s`, clipJSON(m.Type))
-	}
-	if m.ProtocolVersion == nil {
-		return nil, wireInvalidHandshake("protocolVersion: required")
-	}
-	pv, ok := wireInt(m.ProtocolVersion)
-	if !ok {
-		return nil, wireInvalidHandshake("protocolVersion: must be an integer, got %s", clipJSON(m.ProtocolVersion))
-	}
-	if pv != wireProtocolVersion {
-		return nil, &wireHandshakeRefusal{code: "UNSUPPORTED_PROTOCOL", close: wireCloseUnsupportedProtocol,
-			message: fmt.Sprintf("protocolVersion %d is not supported; supported versions: %d", pv, wireProtocolVersion)}
+	if refusal := m.parseHandshake(data); refusal != nil {
+		return nil, refusal
 	}
 	info := &adapterInfo{ConnectedAt: time.Now()}
 	var err error
@@ -289,20 +268,63 @@ func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshake
 		*f.dst = bytes.Clone(f.raw)
 	}
 	if token != "" {
-		got, ok := wireString(m.Token)
-		if wireAbsent(m.Token) {
-			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: required by this server"}
-		}
-		if !ok {
-			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: must be a string"}
-		}
-		// Hashing first makes the comparison constant-time in the length too.
-		gotSum, wantSum := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(token))
-		if subtle.ConstantTimeCompare(gotSum[:], wantSum[:]) != 1 {
-			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: does not match the server's WS_TOKEN"}
+		if refusal := checkWireToken(m.Token, token); refusal != nil {
+			return nil, refusal
 		}
 	}
 	return info, nil
+}
+
+// parseHandshake reads data into m and checks what comes first: that it
+// is JSON, a handshake, and of the protocol version this server speaks.
+func (m *wireMessage) parseHandshake(data []byte) *wireHandshakeRefusal {
+	if err := m.parse(data); err != nil {
+		var dup *duplicateMemberError
+		if errors.As(err, &dup) {
+			return wireInvalidHandshake("%s: appears more than once", dup.member)
+		}
+		return wireInvalidHandshake("malformed JSON: %v", err)
+	}
+	if m.Type == nil {
+		return wireInvalidHandshake(`type: required; the first message must be a handshake`)
+	}
+	if typ, ok := wireString(m.Type); !ok || typ != "handshake" {
+		return wireInvalidHandshake(`type: the first message must be a handshake, got %s`, clipJSON(m.Type))
+	}
+	if m.ProtocolVersion == nil {
+		return wireInvalidHandshake("protocolVersion: required")
+	}
+	pv, ok := wireInt(m.ProtocolVersion)
+	if !ok {
+		return wireInvalidHandshake("protocolVersion: must be an integer, got %s", clipJSON(m.ProtocolVersion))
+	}
+	if pv != wireProtocolVersion {
+		return &wireHandshakeRefusal{code: "UNSUPPORTED_PROTOCOL", close: wireCloseUnsupportedProtocol,
+			message: fmt.Sprintf("protocolVersion %d is not supported; supported versions: %d", pv, wireProtocolVersion)}
+	}
+	return nil
+}
+
+// checkWireToken refuses a handshake whose token member, raw, is not the
+// server's WS_TOKEN, want.
+func checkWireToken(raw []byte, want string) *wireHandshakeRefusal {
+	got, ok := wireString(raw)
+	switch {
+	case wireAbsent(raw):
+		return wireUnauthorized("token: required by this server")
+	case !ok:
+		return wireUnauthorized("token: must be a string")
+	}
+	// Hashing first makes the comparison constant-time in the length too.
+	gotSum, wantSum := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	if subtle.ConstantTimeCompare(gotSum[:], wantSum[:]) != 1 {
+		return wireUnauthorized("token: does not match the server's WS_TOKEN")
+	}
+	return nil
+}
+
+func wireUnauthorized(message string) *wireHandshakeRefusal {
+	return &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: message}
 }
 
 // wireBoundedText decodes a required string of 1 to maxLen characters (code
@@ -376,76 +398,89 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 		if i >= maxWireStreams {
 			return fmt.Errorf(": at most %d streams", maxWireStreams)
 		}
-		if item[0] != '{' {
-			return fmt.Errorf("[%d]: must be an object", i)
-		}
-		var name, active, instances []byte
-		err := scanMembers(item, func(key []byte) *[]byte {
-			switch string(key) {
-			case "name":
-				return &name
-			case "active":
-				return &active
-			case "instances":
-				return &instances
-			}
-			return nil
-		})
-		var dup *duplicateMemberError
-		if errors.As(err, &dup) {
-			return fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
-		}
+		s, err := parseWireStream(i, item, seen)
 		if err != nil {
 			return err
-		}
-		var s streamState
-		if name == nil {
-			return fmt.Errorf("[%d].name: required", i)
-		}
-		var ok bool
-		if s.Name, ok = wireString(name); !ok || !validStreamName(s.Name) {
-			return fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamNamePattern, clipJSON(name))
-		}
-		if seen[s.Name] {
-			return fmt.Errorf("[%d].name: duplicate stream %q", i, s.Name)
-		}
-		seen[s.Name] = true
-		switch string(active) {
-		case "true":
-			s.Active = true
-		case "false":
-		case "":
-			return fmt.Errorf("[%d].active: required", i)
-		default:
-			return fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
-		}
-		if !wireAbsent(instances) {
-			if instances[0] != '[' {
-				return fmt.Errorf("[%d].instances: must be an array, got %s", i, clipJSON(instances))
-			}
-			s.Instances = []string{}
-			seenInstance := make(map[string]bool)
-			err := scanArray(instances, func(j int, v []byte) error {
-				if j >= maxWireInstances {
-					return fmt.Errorf("[%d].instances: at most %d instances", i, maxWireInstances)
-				}
-				name, ok := wireString(v)
-				if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
-					return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))
-				}
-				if seenInstance[name] {
-					return fmt.Errorf("[%d].instances[%d]: duplicate instance %q", i, j, name)
-				}
-				seenInstance[name] = true
-				s.Instances = append(s.Instances, name)
-				return nil
-			})
-			if err != nil {
-				return err
-			}
 		}
 		streams = append(streams, s)
 		return nil
 	})
 	return streams, err
+}
+
+// parseWireStream reads item, the i-th stream of a handshake; seen holds
+// the names of the streams before it.
+func parseWireStream(i int, item []byte, seen map[string]bool) (streamState, error) {
+	var s streamState
+	if item[0] != '{' {
+		return s, fmt.Errorf("[%d]: must be an object", i)
+	}
+	var name, active, instances []byte
+	err := scanMembers(item, func(key []byte) *[]byte {
+		switch string(key) {
+		case "name":
+			return &name
+		case "active":
+			return &active
+		case "instances":
+			return &instances
+		}
+		return nil
+	})
+	var dup *duplicateMemberError
+	if errors.As(err, &dup) {
+		return s, fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
+	}
+	if err != nil {
+		return s, err
+	}
+	if name == nil {
+		return s, fmt.Errorf("[%d].name: required", i)
+	}
+	var ok bool
+	if s.Name, ok = wireString(name); !ok || !validStreamName(s.Name) {
+		return s, fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamNamePattern, clipJSON(name))
+	}
+	if seen[s.Name] {
+		return s, fmt.Errorf("[%d].name: duplicate stream %q", i, s.Name)
+	}
+	seen[s.Name] = true
+	switch string(active) {
+	case "true":
+		s.Active = true
+	case "false":
+	case "":
+		return s, fmt.Errorf("[%d].active: required", i)
+	default:
+		return s, fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
+	}
+	if !wireAbsent(instances) {
+		s.Instances, err = parseWireInstances(i, instances)
+	}
+	return s, err
+}
+
+// parseWireInstances reads raw, the instances of the i-th stream.
+func parseWireInstances(i int, raw []byte) ([]string, error) {
+	if raw[0] != '[' {
+		return nil, fmt.Errorf("[%d].instances: must be an array, got %s", i, clipJSON(raw))
+	}
+	instances := []string{}
+	seen := make(map[string]bool)
+	err := scanArray(raw, func(j int, v []byte) error {
+		if j >= maxWireInstances {
+			return fmt.Errorf("[%d].instances: at most %d instances", i, maxWireInstances)
+		}
+		name, ok := wireString(v)
+		if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
+			return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))
+		}
+		if seen[name] {
+			return fmt.Errorf("[%d].instances[%d]: duplicate instance %q", i, j, name)
+		}
+		seen[name] = true
+		instances = append(instances, name)
+		return nil
+	})
+	return instances, err
 }
