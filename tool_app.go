@@ -155,12 +155,6 @@ var capabilityRequests = map[string]string{
 }
 
 // ---------------------------------------------------------------------------
-// debug_get_logs
-
-// ---------------------------------------------------------------------------
-// debug_get_network
-
-// ---------------------------------------------------------------------------
 // debug_dispatch_action
 
 func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {

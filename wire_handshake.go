@@ -219,7 +219,7 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 // handshakes with it too.
 func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshakeRefusal) {
 	var m wireMessage
-	if refusal := m.parseHandshake(data); refusal != nil {
+	if refusal := m.parseHandshakeHead(data); refusal != nil {
 		return nil, refusal
 	}
 	info := &adapterInfo{ConnectedAt: time.Now()}
@@ -268,16 +268,25 @@ func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshake
 		*f.dst = bytes.Clone(f.raw)
 	}
 	if token != "" {
-		if refusal := checkWireToken(m.Token, token); refusal != nil {
-			return nil, refusal
+		got, ok := wireString(m.Token)
+		if wireAbsent(m.Token) {
+			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: required by this server"}
+		}
+		if !ok {
+			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: must be a string"}
+		}
+		// Hashing first makes the comparison constant-time in the length too.
+		gotSum, wantSum := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(token))
+		if subtle.ConstantTimeCompare(gotSum[:], wantSum[:]) != 1 {
+			return nil, &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: "token: does not match the server's WS_TOKEN"}
 		}
 	}
 	return info, nil
 }
 
-// parseHandshake reads data into m and checks what comes first: that it
-// is JSON, a handshake, and of the protocol version this server speaks.
-func (m *wireMessage) parseHandshake(data []byte) *wireHandshakeRefusal {
+// parseHandshakeHead reads data into m and checks what comes first: that
+// it is JSON, a handshake, and of the protocol version this server speaks.
+func (m *wireMessage) parseHandshakeHead(data []byte) *wireHandshakeRefusal {
 	if err := m.parse(data); err != nil {
 		var dup *duplicateMemberError
 		if errors.As(err, &dup) {
@@ -303,28 +312,6 @@ func (m *wireMessage) parseHandshake(data []byte) *wireHandshakeRefusal {
 			message: fmt.Sprintf("protocolVersion %d is not supported; supported versions: %d", pv, wireProtocolVersion)}
 	}
 	return nil
-}
-
-// checkWireToken refuses a handshake whose token member, raw, is not the
-// server's WS_TOKEN, want.
-func checkWireToken(raw []byte, want string) *wireHandshakeRefusal {
-	got, ok := wireString(raw)
-	switch {
-	case wireAbsent(raw):
-		return wireUnauthorized("token: required by this server")
-	case !ok:
-		return wireUnauthorized("token: must be a string")
-	}
-	// Hashing first makes the comparison constant-time in the length too.
-	gotSum, wantSum := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
-	if subtle.ConstantTimeCompare(gotSum[:], wantSum[:]) != 1 {
-		return wireUnauthorized("token: does not match the server's WS_TOKEN")
-	}
-	return nil
-}
-
-func wireUnauthorized(message string) *wireHandshakeRefusal {
-	return &wireHandshakeRefusal{code: "UNAUTHORIZED", close: wireCloseUnauthorized, message: message}
 }
 
 // wireBoundedText decodes a required string of 1 to maxLen characters (code
@@ -398,66 +385,58 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 		if i >= maxWireStreams {
 			return fmt.Errorf(": at most %d streams", maxWireStreams)
 		}
-		s, err := parseWireStream(i, item, seen)
+		if item[0] != '{' {
+			return fmt.Errorf("[%d]: must be an object", i)
+		}
+		var name, active, instances []byte
+		err := scanMembers(item, func(key []byte) *[]byte {
+			switch string(key) {
+			case "name":
+				return &name
+			case "active":
+				return &active
+			case "instances":
+				return &instances
+			}
+			return nil
+		})
+		var dup *duplicateMemberError
+		if errors.As(err, &dup) {
+			return fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
+		}
 		if err != nil {
 			return err
+		}
+		var s streamState
+		if name == nil {
+			return fmt.Errorf("[%d].name: required", i)
+		}
+		var ok bool
+		if s.Name, ok = wireString(name); !ok || !validStreamName(s.Name) {
+			return fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamNamePattern, clipJSON(name))
+		}
+		if seen[s.Name] {
+			return fmt.Errorf("[%d].name: duplicate stream %q", i, s.Name)
+		}
+		seen[s.Name] = true
+		switch string(active) {
+		case "true":
+			s.Active = true
+		case "false":
+		case "":
+			return fmt.Errorf("[%d].active: required", i)
+		default:
+			return fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
+		}
+		if !wireAbsent(instances) {
+			if s.Instances, err = parseWireInstances(i, instances); err != nil {
+				return err
+			}
 		}
 		streams = append(streams, s)
 		return nil
 	})
 	return streams, err
-}
-
-// parseWireStream reads item, the i-th stream of a handshake; seen holds
-// the names of the streams before it.
-func parseWireStream(i int, item []byte, seen map[string]bool) (streamState, error) {
-	var s streamState
-	if item[0] != '{' {
-		return s, fmt.Errorf("[%d]: must be an object", i)
-	}
-	var name, active, instances []byte
-	err := scanMembers(item, func(key []byte) *[]byte {
-		switch string(key) {
-		case "name":
-			return &name
-		case "active":
-			return &active
-		case "instances":
-			return &instances
-		}
-		return nil
-	})
-	var dup *duplicateMemberError
-	if errors.As(err, &dup) {
-		return s, fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
-	}
-	if err != nil {
-		return s, err
-	}
-	if name == nil {
-		return s, fmt.Errorf("[%d].name: required", i)
-	}
-	var ok bool
-	if s.Name, ok = wireString(name); !ok || !validStreamName(s.Name) {
-		return s, fmt.Errorf("[%d].name: must match %s, got %s", i, wireStreamNamePattern, clipJSON(name))
-	}
-	if seen[s.Name] {
-		return s, fmt.Errorf("[%d].name: duplicate stream %q", i, s.Name)
-	}
-	seen[s.Name] = true
-	switch string(active) {
-	case "true":
-		s.Active = true
-	case "false":
-	case "":
-		return s, fmt.Errorf("[%d].active: required", i)
-	default:
-		return s, fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
-	}
-	if !wireAbsent(instances) {
-		s.Instances, err = parseWireInstances(i, instances)
-	}
-	return s, err
 }
 
 // parseWireInstances reads raw, the instances of the i-th stream.
