@@ -238,14 +238,12 @@ func (s *jsonScanner) skipValue() error {
 	var openBuf [64]byte
 	open := openBuf[:0]
 	d := s.data
-value:
 	for {
 		s.skipSpace()
 		if s.pos >= len(d) {
 			return errJSONEnd
 		}
-		switch c := d[s.pos]; {
-		case c == '{' || c == '[':
+		if c := d[s.pos]; c == '{' || c == '[' {
 			if len(open) >= scanMaxDepth {
 				return fmt.Errorf("JSON nested deeper than %d levels at offset %d", scanMaxDepth, s.pos)
 			}
@@ -256,67 +254,77 @@ value:
 				closer = ']'
 			}
 			if s.pos < len(d) && d[s.pos] == closer {
-				s.pos++
-				break // an empty container is a complete value
-			}
-			open = append(open, c)
-			if c == '{' {
-				if _, err := s.key(); err != nil {
-					return err
-				}
-			}
-			continue value
-		case c == '"':
-			if _, _, err := s.str(); err != nil {
-				return err
-			}
-		case c == 't':
-			if err := s.literal("true"); err != nil {
-				return err
-			}
-		case c == 'f':
-			if err := s.literal("false"); err != nil {
-				return err
-			}
-		case c == 'n':
-			if err := s.literal("null"); err != nil {
-				return err
-			}
-		case c == '-' || '0' <= c && c <= '9':
-			if err := s.number(); err != nil {
-				return err
-			}
-		default:
-			return s.syntaxError("looking for beginning of value")
-		}
-		// A value is complete: leave finished containers, or go on to the
-		// next element or member.
-		for len(open) > 0 {
-			s.skipSpace()
-			if s.pos >= len(d) {
-				return errJSONEnd
-			}
-			top := open[len(open)-1]
-			switch c := d[s.pos]; {
-			case c == ',':
-				s.pos++
-				if top == '{' {
+				s.pos++ // an empty container is a complete value
+			} else {
+				open = append(open, c)
+				if c == '{' {
 					if _, err := s.key(); err != nil {
 						return err
 					}
 				}
-				continue value
-			case c == '}' && top == '{', c == ']' && top == '[':
-				s.pos++
-				open = open[:len(open)-1]
-			case top == '{':
-				return s.syntaxError("after object key:value pair")
-			default:
-				return s.syntaxError("after array element")
+				continue
 			}
+		} else if err := s.scalar(); err != nil {
+			return err
 		}
-		return nil
+		// A value is complete: leave finished containers, or go on to the
+		// next element or member.
+		var more bool
+		var err error
+		if open, more, err = s.next(open); err != nil || !more {
+			return err
+		}
 	}
+}
+
+// scalar consumes the string, number or literal at s.pos, validating it.
+func (s *jsonScanner) scalar() error {
+	switch c := s.data[s.pos]; {
+	case c == '"':
+		_, _, err := s.str()
+		return err
+	case c == 't':
+		return s.literal("true")
+	case c == 'f':
+		return s.literal("false")
+	case c == 'n':
+		return s.literal("null")
+	case c == '-' || '0' <= c && c <= '9':
+		return s.number()
+	}
+	return s.syntaxError("looking for beginning of value")
+}
+
+// next goes on from the end of a value: it leaves the containers of open
+// that end there, and more says an element or member follows (with its key
+// read) in the innermost one left.
+func (s *jsonScanner) next(open []byte) (_ []byte, more bool, _ error) {
+	d := s.data
+	for len(open) > 0 {
+		s.skipSpace()
+		if s.pos >= len(d) {
+			return open, false, errJSONEnd
+		}
+		top := open[len(open)-1]
+		switch c := d[s.pos]; {
+		case c == ',':
+			s.pos++
+			if top == '{' {
+				if _, err := s.key(); err != nil {
+					return open, false, err
+				}
+			}
+			return open, true, nil
+		case c == '}' && top == '{', c == ']' && top == '[':
+			s.pos++
+			open = open[:len(open)-1]
+		case top == '{':
+			return open, false, s.syntaxError("after object key:value pair")
+		default:
+			return open, false, s.syntaxError("after array element")
+		}
+	}
+	return open, false, nil
 }
 
 func (s *jsonScanner) literal(lit string) error {

@@ -166,45 +166,8 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	srv := newMCPServer(cfg, logger)
-	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
-	// The registry is the server's: the links report apps into it (and
-	// their changes into the link's event queue), the answers read it.
-	sessions := newSessionRegistry(cfg, logger, srv.link.events)
-	srv.link.sessions = sessions
-	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
 	var wg sync.WaitGroup
-	if cfg.MetroURL != "" {
-		// Stacks are mapped to source through Metro's /symbolicate, for
-		// every kind of app (symbolicate_client.go).
-		stacks := newSymbolicator(cfg.MetroURL)
-		q.stacks = stacks
-		wg.Go(func() { stacks.run(ctx) })
-	}
-	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
-	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
-	if cfg.Tune.ListChanged > 0 {
-		srv.resources.lists.interval = cfg.Tune.ListChanged
-	}
-	if cfg.Tune.BindRetry > 0 {
-		srv.link.bindRetry = cfg.Tune.BindRetry
-	}
-	if cfg.Tune.HealthStreams > 0 {
-		srv.tools.healthStreams = cfg.Tune.HealthStreams
-	}
-	// The adapter port also answers MCP for other local devtools-mcp
-	// processes, which relay to it while this one holds the port (rpc_relay.go).
-	relay := newRelay(cfg, func() (bool, string) {
-		st := srv.link.status()
-		return st.Listening, st.ListenError
-	}, srv.link.bindRetry)
-	relay.ready = srv.link.bindAttempted()
-	portMCP := newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
-	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP, relay.instance), mcpPath
-	if cfg.Tune.RelayProbe > 0 {
-		relay.holder.timeout = cfg.Tune.RelayProbe
-	}
-	srv.relay = relay
+	srv, sessions, relay, portMCP := newServer(ctx, &wg, cfg, logger)
 
 	wg.Go(func() {
 		if err := srv.link.run(ctx); err != nil {
@@ -260,22 +223,73 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	logger.Info("devtools-mcp started", "version", serverVersion, "wsUrl", srv.link.status().WSURL,
 		"tools", len(srv.tools.byName), "resources", len(staticResources)+len(resourceTemplates))
 
-	var err error
-	if cfg.Transport == "http" {
-		err = serveHTTP(ctx, srv, cfg, srv.link.checkUpgrade, logger) // stdin is not read: signals stop it
-	} else {
-		err = serveStdio(ctx, srv, stdin, stdout)
-		if clientHungUp(err) {
-			// The client closed stdout: nobody is left to tell, and stopping
-			// because the client went away is a normal end.
-			logger.Info("the client closed stdout; replies written after that were dropped", "err", err)
-			err = nil
-		}
-	}
+	err := serveClient(ctx, srv, cfg, stdin, stdout, logger)
 	cancel()
 	portMCP.close() // its streams must not hold the adapter listener's shutdown
 	wg.Wait()
 	logger.Info("devtools-mcp stopped")
+	return err
+}
+
+// newServer builds the server's parts and wires them together: the adapter
+// link, the session registry, the answers, the relay. It starts only the
+// symbolicator, in wg; serve starts the rest. portMCP answers MCP on the
+// adapter port.
+func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog.Logger) (srv *mcpServer, sessions *sessionRegistry, relay *relay, portMCP *httpTransport) {
+	srv = newMCPServer(cfg, logger)
+	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
+	// The registry is the server's: the links report apps into it (and
+	// their changes into the link's event queue), the answers read it.
+	sessions = newSessionRegistry(cfg, logger, srv.link.events)
+	srv.link.sessions = sessions
+	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
+	if cfg.MetroURL != "" {
+		// Stacks are mapped to source through Metro's /symbolicate, for
+		// every kind of app (symbolicate_client.go).
+		stacks := newSymbolicator(cfg.MetroURL)
+		q.stacks = stacks
+		wg.Go(func() { stacks.run(ctx) })
+	}
+	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
+	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
+	if cfg.Tune.ListChanged > 0 {
+		srv.resources.lists.interval = cfg.Tune.ListChanged
+	}
+	if cfg.Tune.BindRetry > 0 {
+		srv.link.bindRetry = cfg.Tune.BindRetry
+	}
+	if cfg.Tune.HealthStreams > 0 {
+		srv.tools.healthStreams = cfg.Tune.HealthStreams
+	}
+	// The adapter port also answers MCP for other local devtools-mcp
+	// processes, which relay to it while this one holds the port (rpc_relay.go).
+	relay = newRelay(cfg, func() (bool, string) {
+		st := srv.link.status()
+		return st.Listening, st.ListenError
+	}, srv.link.bindRetry)
+	relay.ready = srv.link.bindAttempted()
+	portMCP = newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
+	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP, relay.instance), mcpPath
+	if cfg.Tune.RelayProbe > 0 {
+		relay.holder.timeout = cfg.Tune.RelayProbe
+	}
+	srv.relay = relay
+	return srv, sessions, relay, portMCP
+}
+
+// serveClient answers the MCP client on the configured transport until it
+// leaves or ctx ends.
+func serveClient(ctx context.Context, srv *mcpServer, cfg config, stdin io.Reader, stdout io.Writer, logger *slog.Logger) error {
+	if cfg.Transport == "http" {
+		return serveHTTP(ctx, srv, cfg, srv.link.checkUpgrade, logger) // stdin is not read: signals stop it
+	}
+	err := serveStdio(ctx, srv, stdin, stdout)
+	if clientHungUp(err) {
+		// The client closed stdout: nobody is left to tell, and stopping
+		// because the client went away is a normal end.
+		logger.Info("the client closed stdout; replies written after that were dropped", "err", err)
+		err = nil
+	}
 	return err
 }
 

@@ -132,12 +132,21 @@ func (c *metroConn) serve() metroConnEnd {
 			break // the read below sees the connection end
 		}
 	}
-	var readErr error
+	readErr := c.readFrames(sock)
+	c.stop("")
+	<-keepalive
+	<-pinged
+	return c.detach(session, readErr, start)
+}
+
+// readFrames hands the page's frames to handle until the connection ends,
+// and returns why it ended.
+func (c *metroConn) readFrames(sock *wireSocket) error {
+	m := c.link
 	for {
 		data, size, err := sock.readText() // handle keeps nothing of a frame
 		if err != nil {
-			readErr = err
-			break
+			return err
 		}
 		if data == nil {
 			m.count(func(d *metroCounters) { d.OversizedFrames++ })
@@ -146,9 +155,11 @@ func (c *metroConn) serve() metroConnEnd {
 		}
 		c.handle(data)
 	}
-	c.stop("")
-	<-keepalive
-	<-pinged
+}
+
+// detach leaves the session the page fed since start, once the connection
+// ended with readErr, and says how it ended.
+func (c *metroConn) detach(session metroSession, readErr error, start time.Time) metroConnEnd {
 	end := metroConnEnd{err: readErr, attachedAt: start, lived: time.Since(start)}
 	var ce websocket.CloseError
 	if errors.As(readErr, &ce) {
@@ -163,7 +174,7 @@ func (c *metroConn) serve() metroConnEnd {
 		reason = end.stopped
 	}
 	if session.leave(c, reason) {
-		m.logger.Info("a React Native page left Metro's link", "session", c.sessionID, "page", c.page.ID, "reason", reason, "closeReason", end.closeReason)
+		c.link.logger.Info("a React Native page left Metro's link", "session", c.sessionID, "page", c.page.ID, "reason", reason, "closeReason", end.closeReason)
 	}
 	return end
 }

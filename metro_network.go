@@ -64,32 +64,12 @@ type metroNetwork struct {
 // its request is marked so, and a request starting under the id of one
 // still pending is another request, never merged into it.
 func (n *metroNetwork) handle(method string, params []byte, now time.Time, shared bool) (ev metroEvent, ok bool, err error) {
-	var p struct {
-		RequestID string  `json:"requestId"`
-		Timestamp float64 `json:"timestamp"`
-		WallTime  float64 `json:"wallTime"`
-		Redirect  *struct {
-			URL string `json:"url"`
-		} `json:"redirectResponse"`
-		Request *struct {
-			URL      string          `json:"url"`
-			Method   string          `json:"method"`
-			Headers  json.RawMessage `json:"headers"`
-			PostData *string         `json:"postData"`
-		} `json:"request"`
-		Response *struct {
-			URL     string          `json:"url"`
-			Status  float64         `json:"status"`
-			Headers json.RawMessage `json:"headers"`
-		} `json:"response"`
-		ErrorText string `json:"errorText"`
-		Canceled  bool   `json:"canceled"`
-	}
 	switch method {
 	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed":
 	default:
 		return metroEvent{}, false, nil
 	}
+	var p cdpNetworkParams
 	if err := json.Unmarshal(params, &p); err != nil {
 		return metroEvent{}, false, fmt.Errorf("%w: %s params: %v", errCDPFrame, method, err)
 	}
@@ -99,45 +79,10 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time, share
 	if n.pending == nil {
 		n.pending = make(map[string]*metroRequest)
 	}
-	key, r := n.find(method, p.RequestID, p.Redirect != nil, func(r *metroRequest) bool {
-		switch {
-		case p.Redirect != nil:
-			return r.url == clipMetroText(p.Redirect.URL, 8192)
-		case p.Response != nil:
-			return r.status == nil && r.url == clipMetroText(p.Response.URL, 8192)
-		case method == "Network.loadingFinished":
-			return r.status != nil
-		}
-		return true
-	})
+	key, r := n.find(method, p.RequestID, p.Redirect != nil, func(r *metroRequest) bool { return p.fits(method, r) })
 	switch method {
 	case "Network.requestWillBeSent":
-		if p.Request == nil {
-			return metroEvent{}, false, fmt.Errorf("%w: %s without a request", errCDPFrame, method)
-		}
-		if r != nil && shared && p.Redirect == nil {
-			// Expo's interceptor reports a request once (and a redirect
-			// with its redirectResponse): under a shared stream, a second
-			// start under a pending id is another app's request.
-			r = nil
-		}
-		if r == nil {
-			// A redirect, or the second report some React Native versions
-			// send with a stack, arrives under the same id: one request.
-			r = &metroRequest{start: p.Timestamp, wall: now}
-			if p.WallTime > 0 {
-				r.wall = cdpTime(p.WallTime*1000, now)
-			}
-			n.add(n.keyFor(p.RequestID), r)
-		}
-		r.shared = r.shared || shared
-		r.method, r.url = clipMetroText(p.Request.Method, 32), clipMetroText(p.Request.URL, 8192)
-		r.headers = metroHeaders(p.Request.Headers)
-		if p.Request.PostData != nil {
-			body := clipMetroText(*p.Request.PostData, maxMetroBodyChars)
-			r.body = &body
-		}
-		n.resize(r)
+		return metroEvent{}, false, n.started(method, &p, r, now, shared)
 	case "Network.responseReceived":
 		if r != nil && p.Response != nil {
 			status := int64(p.Response.Status)
@@ -159,6 +104,75 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time, share
 		return metroEvent{Stream: "network", Type: "http_request", Payload: payload, Time: r.wall}, err == nil, err
 	}
 	return metroEvent{}, false, nil
+}
+
+// cdpNetworkParams holds what handle reads of a Network event's params.
+type cdpNetworkParams struct {
+	RequestID string  `json:"requestId"`
+	Timestamp float64 `json:"timestamp"`
+	WallTime  float64 `json:"wallTime"`
+	Redirect  *struct {
+		URL string `json:"url"`
+	} `json:"redirectResponse"`
+	Request *struct {
+		URL      string          `json:"url"`
+		Method   string          `json:"method"`
+		Headers  json.RawMessage `json:"headers"`
+		PostData *string         `json:"postData"`
+	} `json:"request"`
+	Response *struct {
+		URL     string          `json:"url"`
+		Status  float64         `json:"status"`
+		Headers json.RawMessage `json:"headers"`
+	} `json:"response"`
+	ErrorText string `json:"errorText"`
+	Canceled  bool   `json:"canceled"`
+}
+
+// fits reports whether r, pending under the event's requestId, is the
+// request the method event with these params speaks of.
+func (p *cdpNetworkParams) fits(method string, r *metroRequest) bool {
+	switch {
+	case p.Redirect != nil:
+		return r.url == clipMetroText(p.Redirect.URL, 8192)
+	case p.Response != nil:
+		return r.status == nil && r.url == clipMetroText(p.Response.URL, 8192)
+	case method == "Network.loadingFinished":
+		return r.status != nil
+	}
+	return true
+}
+
+// started reads Network.requestWillBeSent: r, the request pending under
+// its id, if any, is taken up again or a new one begins.
+func (n *metroNetwork) started(method string, p *cdpNetworkParams, r *metroRequest, now time.Time, shared bool) error {
+	if p.Request == nil {
+		return fmt.Errorf("%w: %s without a request", errCDPFrame, method)
+	}
+	if r != nil && shared && p.Redirect == nil {
+		// Expo's interceptor reports a request once (and a redirect
+		// with its redirectResponse): under a shared stream, a second
+		// start under a pending id is another app's request.
+		r = nil
+	}
+	if r == nil {
+		// A redirect, or the second report some React Native versions
+		// send with a stack, arrives under the same id: one request.
+		r = &metroRequest{start: p.Timestamp, wall: now}
+		if p.WallTime > 0 {
+			r.wall = cdpTime(p.WallTime*1000, now)
+		}
+		n.add(n.keyFor(p.RequestID), r)
+	}
+	r.shared = r.shared || shared
+	r.method, r.url = clipMetroText(p.Request.Method, 32), clipMetroText(p.Request.URL, 8192)
+	r.headers = metroHeaders(p.Request.Headers)
+	if p.Request.PostData != nil {
+		body := clipMetroText(*p.Request.PostData, maxMetroBodyChars)
+		r.body = &body
+	}
+	n.resize(r)
+	return nil
 }
 
 // cmpOrText is a failure's text: the page's, else whether it was cancelled.

@@ -92,6 +92,13 @@ var (
 
 func (w *jsonRedaction) top() *redactFrame { return &w.frames[len(w.frames)-1] }
 
+// pend notes, in the innermost frame, the output range of a "value" member
+// walked before its sibling name was known (hidePending).
+func (w *jsonRedaction) pend(start, end int) {
+	top := w.top()
+	top.pending = append(top.pending, [2]int{start, end})
+}
+
 func (w *jsonRedaction) run() error {
 	d := w.data
 	i := skipSpace(d, 0)
@@ -100,15 +107,14 @@ func (w *jsonRedaction) run() error {
 		if i >= len(d) {
 			return errMalformedJSON
 		}
-		start := w.outPos(i)
-		switch c := d[i]; c {
-		case '{', '[':
+		var err error
+		if c := d[i]; c == '{' || c == '[' {
 			if len(w.frames) >= scanMaxDepth {
 				return errRedactTooDeep
 			}
 			f := redactFrame{object: c == '{', sensitive: ctx.sensitive, valueStart: -1}
 			if ctx.pairValue {
-				f.valueStart = start
+				f.valueStart = w.outPos(i)
 			}
 			w.frames = append(w.frames, f)
 			i = skipSpace(d, i+1)
@@ -117,72 +123,79 @@ func (w *jsonRedaction) run() error {
 				closer = '}'
 			}
 			if i < len(d) && d[i] != closer {
-				var err error
 				if i, ctx, err = w.member(i); err != nil {
 					return err
 				}
 				continue
 			}
-		case '"':
-			end := skipString(d, i)
-			if end < 0 {
-				return errMalformedJSON
-			}
-			if err := w.stringValue(i, end, ctx); err != nil {
-				return err
-			}
-			i = end
-			if ctx.pairValue {
-				top := w.top()
-				top.pending = append(top.pending, [2]int{start, w.outPos(i)})
-			}
-		default:
-			end := skipValue(d, i)
-			if end <= i {
-				return errMalformedJSON
-			}
-			if ctx.sensitive && c != 't' && c != 'f' && c != 'n' {
-				w.replace(i, end, quotedMarker)
-			}
-			i = end
-			if ctx.pairValue {
-				top := w.top()
-				top.pending = append(top.pending, [2]int{start, w.outPos(i)})
-			}
+		} else if i, err = w.scalar(i, ctx); err != nil {
+			return err
 		}
 		// The value is complete: leave finished containers, or go on to the
 		// next element or member.
-		for {
-			i = skipSpace(d, i)
-			if len(w.frames) == 0 {
-				if i != len(d) {
-					return errMalformedJSON
-				}
-				return nil
+		var done bool
+		if i, ctx, done, err = w.next(i); err != nil || done {
+			return err
+		}
+	}
+}
+
+// scalar walks the string, number or literal at data[i], hiding it as ctx
+// says, and returns the offset after it.
+func (w *jsonRedaction) scalar(i int, ctx memberCtx) (int, error) {
+	d := w.data
+	start := w.outPos(i)
+	var end int
+	if d[i] == '"' {
+		if end = skipString(d, i); end < 0 {
+			return 0, errMalformedJSON
+		}
+		if err := w.stringValue(i, end, ctx); err != nil {
+			return 0, err
+		}
+	} else {
+		if end = skipValue(d, i); end <= i {
+			return 0, errMalformedJSON
+		}
+		if c := d[i]; ctx.sensitive && c != 't' && c != 'f' && c != 'n' {
+			w.replace(i, end, quotedMarker)
+		}
+	}
+	if ctx.pairValue {
+		w.pend(start, w.outPos(end))
+	}
+	return end, nil
+}
+
+// next goes on from the end of a value at data[i]: it leaves the containers
+// that end there and returns the offset and context of the next element or
+// member, or done at the end of the document.
+func (w *jsonRedaction) next(i int) (_ int, _ memberCtx, done bool, _ error) {
+	d := w.data
+	for {
+		i = skipSpace(d, i)
+		if len(w.frames) == 0 {
+			if i != len(d) {
+				return 0, memberCtx{}, false, errMalformedJSON
 			}
-			if i >= len(d) {
-				return errMalformedJSON
+			return i, memberCtx{}, true, nil
+		}
+		if i >= len(d) {
+			return 0, memberCtx{}, false, errMalformedJSON
+		}
+		switch c, top := d[i], w.top(); {
+		case c == ',':
+			i, ctx, err := w.member(skipSpace(d, i+1))
+			return i, ctx, false, err
+		case c == '}' && top.object || c == ']' && !top.object:
+			i++
+			closed := w.frames[len(w.frames)-1]
+			w.frames = w.frames[:len(w.frames)-1]
+			if closed.valueStart >= 0 && len(w.frames) > 0 {
+				w.pend(closed.valueStart, w.outPos(i))
 			}
-			top := w.top()
-			c := d[i]
-			if c == ',' {
-				var err error
-				if i, ctx, err = w.member(skipSpace(d, i+1)); err != nil {
-					return err
-				}
-				break
-			}
-			if c == '}' && top.object || c == ']' && !top.object {
-				i++
-				done := w.frames[len(w.frames)-1]
-				w.frames = w.frames[:len(w.frames)-1]
-				if done.valueStart >= 0 && len(w.frames) > 0 {
-					parent := w.top()
-					parent.pending = append(parent.pending, [2]int{done.valueStart, w.outPos(i)})
-				}
-				continue
-			}
-			return errMalformedJSON
+		default:
+			return 0, memberCtx{}, false, errMalformedJSON
 		}
 	}
 }

@@ -108,6 +108,13 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	case p.Stream != "redux":
 		return nil, errAnswerLocally
 	}
+	return c.reduxSnapshot(ctx, s, p)
+}
+
+// reduxSnapshot asks the app for its Redux state, or for the value at
+// p.Path when it names one, and records the whole state as a
+// state_snapshot event.
+func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession, p snapshotParams) (json.RawMessage, error) {
 	if err := c.reduxAnswerable(s); err != nil {
 		return nil, err
 	}

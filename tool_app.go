@@ -155,12 +155,6 @@ var capabilityRequests = map[string]string{
 }
 
 // ---------------------------------------------------------------------------
-// debug_get_logs
-
-// ---------------------------------------------------------------------------
-// debug_get_network
-
-// ---------------------------------------------------------------------------
 // debug_dispatch_action
 
 func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
@@ -203,30 +197,9 @@ func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, 
 	if err != nil {
 		return nil, err
 	}
-	// The app's own diff is exact; a diff of the state before and after
-	// also holds what other actions did in between.
-	var changes []change
-	var total int
-	var from string
-	if diff := rawMember(rawMember(event, "payload"), "diff"); rawKind(diff) == "array" {
-		changes, from = readChanges(diff), "event"
-		total = len(changes)
-		changes = changes[:min(len(changes), maxDispatchChanges)]
-	} else {
-		after, err := ts.fetchSnapshot(ctx, s, "redux", 0)
-		if err != nil {
-			return nil, err
-		}
-		b, err1 := decodeState(before.state)
-		t, err2 := decodeState(after.state)
-		if err1 != nil || err2 != nil {
-			return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
-		}
-		changes, total = diffValues(b, t, maxDispatchChanges)
-		from = "snapshots"
-	}
-	if changes == nil {
-		changes = []change{}
+	changes, total, from, err := ts.dispatchChanges(ctx, s, event, before)
+	if err != nil {
+		return nil, err
 	}
 	out := map[string]any{"event": json.RawMessage(compactJSON(event)), "changes": changes,
 		"totalChanges": total, "truncated": total > len(changes), "changesFrom": from}
@@ -248,6 +221,35 @@ func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, 
 		return nil, err
 	}
 	return &toolResult{body: body, narrow: "Read the changed paths with debug_get_state_path."}, nil
+}
+
+// dispatchChanges is what a dispatched action changed, at most
+// maxDispatchChanges of total, and where that was read from. The app's own
+// diff in its event is exact; a diff of the state before and after also
+// holds what other actions did in between.
+func (ts *toolSet) dispatchChanges(ctx context.Context, s *session, event []byte, before snapshot) (changes []change, total int, from string, err error) {
+	if diff := rawMember(rawMember(event, "payload"), "diff"); rawKind(diff) == "array" {
+		changes = readChanges(diff)
+		total = len(changes)
+		changes = changes[:min(len(changes), maxDispatchChanges)]
+		from = "event"
+	} else {
+		after, err := ts.fetchSnapshot(ctx, s, "redux", 0)
+		if err != nil {
+			return nil, 0, "", err
+		}
+		b, err1 := decodeState(before.state)
+		t, err2 := decodeState(after.state)
+		if err1 != nil || err2 != nil {
+			return nil, 0, "", malformedAnswer("snapshot.get", "state is not valid JSON")
+		}
+		changes, total = diffValues(b, t, maxDispatchChanges)
+		from = "snapshots"
+	}
+	if changes == nil {
+		changes = []change{}
+	}
+	return changes, total, from, nil
 }
 
 // readChanges reads a diff an app sent in debug_diff_snapshots' shape.
@@ -354,38 +356,47 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 	}
 	params := runCommandParams{Command: command, Args: args}
 	if s.answersActions() {
-		// Each stream's newest seq before the command, as the app counts
-		// (events it has not pushed yet included): debug_wait_for's
-		// since_seq for what the command causes, however soon it comes.
-		// Without an answer, the figures the server holds.
-		latest := map[string]int64{}
-		if streams, err := ts.fetchStreams(ctx, s); err == nil {
-			for _, st := range streams {
-				latest[st.Name] = st.LatestSeq
-			}
-		} else if v := s.view(); v.Info != nil {
-			for _, st := range v.Info.Streams {
-				latest[st.Name] = st.LatestSeq
-			}
-		}
-		raw, err := s.request(ctx, "commands.run", params)
-		if te := toolErrorOf(err); te != nil && te.Code == codeAdapterError {
-			// Most often a misspelt command or a wrong argument.
-			e := *te
-			e.Suggestion = "Check the command and its args with debug_list_commands; the message is the app's."
-			return nil, &e
-		}
-		if err != nil {
-			return nil, err
-		}
-		var o jsonObject
-		o.value("command", command)
-		o.raw("result", orNull(rawMember(raw, "result")))
-		o.value("latestSeqs", latest)
-		return &toolResult{body: o.close(), narrow: "The command's answer is too large; read its effects with the other tools."}, nil
+		return ts.runAnsweredCommand(ctx, s, params)
 	}
+	return ts.runCommandFollowed(ctx, s, params)
+}
 
-	// Fire and forget: what the command did is what followed it.
+// runAnsweredCommand runs a command in an app that answers it, with each
+// stream's newest seq before the command, as the app counts (events it has
+// not pushed yet included): debug_wait_for's since_seq for what the command
+// causes, however soon it comes. Without an answer, the figures the server
+// holds.
+func (ts *toolSet) runAnsweredCommand(ctx context.Context, s *session, params runCommandParams) (*toolResult, error) {
+	latest := map[string]int64{}
+	if streams, err := ts.fetchStreams(ctx, s); err == nil {
+		for _, st := range streams {
+			latest[st.Name] = st.LatestSeq
+		}
+	} else if v := s.view(); v.Info != nil {
+		for _, st := range v.Info.Streams {
+			latest[st.Name] = st.LatestSeq
+		}
+	}
+	raw, err := s.request(ctx, "commands.run", params)
+	if te := toolErrorOf(err); te != nil && te.Code == codeAdapterError {
+		// Most often a misspelt command or a wrong argument.
+		e := *te
+		e.Suggestion = "Check the command and its args with debug_list_commands; the message is the app's."
+		return nil, &e
+	}
+	if err != nil {
+		return nil, err
+	}
+	var o jsonObject
+	o.value("command", params.Command)
+	o.raw("result", orNull(rawMember(raw, "result")))
+	o.value("latestSeqs", latest)
+	return &toolResult{body: o.close(), narrow: "The command's answer is too large; read its effects with the other tools."}, nil
+}
+
+// runCommandFollowed runs a command in an app that does not answer (fire
+// and forget): what the command did is what followed it.
+func (ts *toolSet) runCommandFollowed(ctx context.Context, s *session, params runCommandParams) (*toolResult, error) {
 	before, err := ts.fetchStreams(ctx, s)
 	if err != nil {
 		return nil, err
@@ -428,7 +439,7 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 			streams = append(streams, f)
 		}
 	}
-	body, err := json.Marshal(map[string]any{"command": command, "result": nil, "streams": streams})
+	body, err := json.Marshal(map[string]any{"command": params.Command, "result": nil, "streams": streams})
 	if err != nil {
 		return nil, err
 	}

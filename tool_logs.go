@@ -117,38 +117,49 @@ func (q *adapterQueries) scanEvents(ctx context.Context, s *session, sc eventSca
 		}
 		return res, err
 	}
-	var matches [][]byte
 	if sc.since != nil {
-		res := scanResult{cursor: *sc.since}
-		for pages := 0; pages < maxScanEvents/scanPage; pages++ {
-			cursor := res.cursor
-			page, err := q.fetchEventsFrom(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType}, sc.local)
-			if err != nil {
-				return scanResult{}, err
-			}
-			res.latestSeq = page.latestSeq
-			for i, ev := range page.events {
-				if sc.keep(ev) {
-					if int64(len(matches)) == sc.limit {
-						res.events, res.hasMore = matches, true
-						return res, nil
-					}
-					matches = append(matches, ev)
-				}
-				res.cursor = page.seqs[i]
-				res.scanned++
-			}
-			if !page.hasMore || len(page.events) == 0 {
-				res.events = matches
-				return res, nil
-			}
-		}
-		res.events, res.hasMore = matches, true
-		return res, nil
+		return q.scanAfter(ctx, s, sc)
 	}
+	return q.scanNewest(ctx, s, sc)
+}
 
-	// Newest first: one page answers most queries; older pages are read
-	// forward from the start of a bounded window.
+// scanAfter is scanEvents with since: it pages forward from since until a
+// match past limit, the stream's end or the bound.
+func (q *adapterQueries) scanAfter(ctx context.Context, s *session, sc eventScan) (scanResult, error) {
+	var matches [][]byte
+	res := scanResult{cursor: *sc.since}
+	for pages := 0; pages < maxScanEvents/scanPage; pages++ {
+		cursor := res.cursor
+		page, err := q.fetchEventsFrom(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, SinceSeq: &cursor, EventType: sc.eventType}, sc.local)
+		if err != nil {
+			return scanResult{}, err
+		}
+		res.latestSeq = page.latestSeq
+		for i, ev := range page.events {
+			if sc.keep(ev) {
+				if int64(len(matches)) == sc.limit {
+					res.events, res.hasMore = matches, true
+					return res, nil
+				}
+				matches = append(matches, ev)
+			}
+			res.cursor = page.seqs[i]
+			res.scanned++
+		}
+		if !page.hasMore || len(page.events) == 0 {
+			res.events = matches
+			return res, nil
+		}
+	}
+	res.events, res.hasMore = matches, true
+	return res, nil
+}
+
+// scanNewest is scanEvents without since, newest first: one page answers
+// most queries; older pages are read forward from the start of a bounded
+// window.
+func (q *adapterQueries) scanNewest(ctx context.Context, s *session, sc eventScan) (scanResult, error) {
+	var matches [][]byte
 	newest, err := q.fetchEvents(ctx, s, eventsParams{Stream: sc.stream, Limit: scanPage, EventType: sc.eventType})
 	if err != nil {
 		return scanResult{}, err

@@ -76,7 +76,7 @@ const (
 )
 
 func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
-	start := time.Now()
+	w := &waitState{start: time.Now()}
 	stream, _ := a.str("stream")
 	keep, err := ts.eventFilter(stream, a)
 	if err != nil {
@@ -92,23 +92,23 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	}
 	defer ts.waiting.Add(-1)
 
-	count, _ := a.int("count")
+	w.count, _ = a.int("count")
 	timeoutMs, _ := a.int("timeout_ms")
-	sc := eventScan{stream: stream, keep: keep}
-	sc.eventType, _ = a.str("event_type")
-	if sc.eventType == "" {
-		sc.eventType = map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream]
+	w.sc = eventScan{stream: stream, keep: keep}
+	w.sc.eventType, _ = a.str("event_type")
+	if w.sc.eventType == "" {
+		w.sc.eventType = map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream]
 	}
-	cursor, given := a.int("since_seq")
+	var given bool
+	w.cursor, given = a.int("since_seq")
 	// Without since_seq only what happens next counts; with it, what the
 	// app already holds after it is read first, from the app itself (it may
 	// hold more than the server kept), and what follows from the server's
 	// buffers, which every pushed event reaches before it wakes the wait.
 	if !given {
-		cursor = s.latestSeq(stream)
+		w.cursor = s.latestSeq(stream)
 	}
-	sc.local = !given
-	var note string // says so when since_seq was past the stream's latest seq
+	w.sc.local = !given
 
 	deadline := time.NewTimer(time.Duration(timeoutMs) * time.Millisecond)
 	defer deadline.Stop()
@@ -119,72 +119,94 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		defer t.Stop()
 		tick = t.C
 	}
-	var matches [][]byte
-	seen := 0
-	answer := func(ended string) (*toolResult, error) {
-		events := make([]json.RawMessage, len(matches))
-		for i, ev := range matches {
-			events[i] = shapeEvent(stream, ev)
-		}
-		out := map[string]any{"stream": stream, "matched": len(matches), "events": events,
-			"seen": seen, "latestSeq": cursor, "waitedMs": time.Since(start).Milliseconds(), "ended": ended}
-		if note := ts.mapWaitStacks(ctx, stream, matches, events); note != nil {
-			out["symbolication"] = note
-		}
-		if note != "" {
-			out["note"] = note
-		}
-		body, err := json.Marshal(out)
-		if err != nil {
-			return nil, err
-		}
-		return &toolResult{body: body, narrow: "Wait for fewer events with a smaller `count`, or narrow the filters."}, nil
-	}
 	for {
 		changed := s.changes() // before reading: an event recorded meanwhile still wakes the wait
 		live := s.isLive()
-		sc.since, sc.limit = &cursor, count-int64(len(matches))
-		res, err := ts.scanEvents(ctx, s, sc)
-		if err != nil {
-			if ctx.Err() != nil {
-				return answer(waitCancelled)
-			}
-			return nil, err
-		}
-		first := !sc.local
-		sc.local = true
-		matches = append(matches, res.events...)
-		seen += res.scanned
-		cursor = max(cursor, res.cursor)
-		if first && res.latestSeq < cursor {
-			// A seq from before a restart of the app or the server: waiting
-			// after it would miss everything that comes, and the answer
-			// would hand the agent a seq that does not exist.
-			note = fmt.Sprintf("since_seq %d is past the stream's latest seq %d: waited for what came after %d", cursor, res.latestSeq, res.latestSeq)
-			cursor = res.latestSeq
-		}
+		more, err := w.read(ctx, ts, s)
 		switch {
-		case int64(len(matches)) >= count:
-			return answer(waitMatched)
-		case res.hasMore && res.scanned > 0:
+		case err != nil && ctx.Err() != nil:
+			return w.answer(ctx, ts, waitCancelled)
+		case err != nil:
+			return nil, err
+		case int64(len(w.matches)) >= w.count:
+			return w.answer(ctx, ts, waitMatched)
+		case more:
 			continue // more events wait to be read (an answer that says so but holds none is not believed)
 		case !live:
-			return answer(waitDisconnected)
+			return w.answer(ctx, ts, waitDisconnected)
 		}
 		for woken := false; !woken; {
 			select {
 			case <-changed:
 				woken = true
 			case <-deadline.C:
-				return answer(waitTimedOut)
+				return w.answer(ctx, ts, waitTimedOut)
 			case <-ctx.Done():
-				return answer(waitCancelled)
+				return w.answer(ctx, ts, waitCancelled)
 			case <-tick:
-				report(float64(time.Since(start).Milliseconds()), float64(timeoutMs),
-					fmt.Sprintf("waited %s: %d %s events seen, %d of %d matched", time.Since(start).Round(time.Second), seen, stream, len(matches), count))
+				report(float64(time.Since(w.start).Milliseconds()), float64(timeoutMs),
+					fmt.Sprintf("waited %s: %d %s events seen, %d of %d matched", time.Since(w.start).Round(time.Second), w.seen, stream, len(w.matches), w.count))
 			}
 		}
 	}
+}
+
+// waitState is where a wait stands: what it reads and how many it
+// waits for, what matched so far, how many events it read, and the seq it
+// reads after.
+type waitState struct {
+	sc      eventScan
+	count   int64
+	start   time.Time
+	matches [][]byte
+	seen    int
+	cursor  int64
+	note    string // says so when since_seq was past the stream's latest seq
+}
+
+// read scans the stream once after the cursor and keeps what matches; more
+// reports that more events wait to be read at once.
+func (w *waitState) read(ctx context.Context, ts *toolSet, s *session) (more bool, err error) {
+	w.sc.since, w.sc.limit = &w.cursor, w.count-int64(len(w.matches))
+	res, err := ts.scanEvents(ctx, s, w.sc)
+	if err != nil {
+		return false, err
+	}
+	first := !w.sc.local
+	w.sc.local = true
+	w.matches = append(w.matches, res.events...)
+	w.seen += res.scanned
+	w.cursor = max(w.cursor, res.cursor)
+	if first && res.latestSeq < w.cursor {
+		// A seq from before a restart of the app or the server: waiting
+		// after it would miss everything that comes, and the answer
+		// would hand the agent a seq that does not exist.
+		w.note = fmt.Sprintf("since_seq %d is past the stream's latest seq %d: waited for what came after %d", w.cursor, res.latestSeq, res.latestSeq)
+		w.cursor = res.latestSeq
+	}
+	return res.hasMore && res.scanned > 0, nil
+}
+
+// answer is the wait's answer once it ended as ended says.
+func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*toolResult, error) {
+	stream := w.sc.stream
+	events := make([]json.RawMessage, len(w.matches))
+	for i, ev := range w.matches {
+		events[i] = shapeEvent(stream, ev)
+	}
+	out := map[string]any{"stream": stream, "matched": len(w.matches), "events": events,
+		"seen": w.seen, "latestSeq": w.cursor, "waitedMs": time.Since(w.start).Milliseconds(), "ended": ended}
+	if note := ts.mapWaitStacks(ctx, stream, w.matches, events); note != nil {
+		out["symbolication"] = note
+	}
+	if w.note != "" {
+		out["note"] = w.note
+	}
+	body, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &toolResult{body: body, narrow: "Wait for fewer events with a smaller `count`, or narrow the filters."}, nil
 }
 
 // mapWaitStacks maps the stacks of the console log entries among events

@@ -219,29 +219,8 @@ func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeR
 // handshakes with it too.
 func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshakeRefusal) {
 	var m wireMessage
-	if err := m.parse(data); err != nil {
-		var dup *duplicateMemberError
-		if errors.As(err, &dup) {
-			return nil, wireInvalidHandshake("%s: appears more than once", dup.member)
-		}
-		return nil, wireInvalidHandshake("malformed JSON: %v", err)
-	}
-	if m.Type == nil {
-		return nil, wireInvalidHandshake(`type: required; the first message must be a handshake`)
-	}
-	if typ, ok := wireString(m.Type); !ok || typ != "handshake" {
-		return nil, wireInvalidHandshake(`type: the first message must be a handshake, got %s`, clipJSON(m.Type))
-	}
-	if m.ProtocolVersion == nil {
-		return nil, wireInvalidHandshake("protocolVersion: required")
-	}
-	pv, ok := wireInt(m.ProtocolVersion)
-	if !ok {
-		return nil, wireInvalidHandshake("protocolVersion: must be an integer, got %s", clipJSON(m.ProtocolVersion))
-	}
-	if pv != wireProtocolVersion {
-		return nil, &wireHandshakeRefusal{code: "UNSUPPORTED_PROTOCOL", close: wireCloseUnsupportedProtocol,
-			message: fmt.Sprintf("protocolVersion %d is not supported; supported versions: %d", pv, wireProtocolVersion)}
+	if refusal := m.parseHandshakeHead(data); refusal != nil {
+		return nil, refusal
 	}
 	info := &adapterInfo{ConnectedAt: time.Now()}
 	var err error
@@ -303,6 +282,36 @@ func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshake
 		}
 	}
 	return info, nil
+}
+
+// parseHandshakeHead reads data into m and checks what comes first: that
+// it is JSON, a handshake, and of the protocol version this server speaks.
+func (m *wireMessage) parseHandshakeHead(data []byte) *wireHandshakeRefusal {
+	if err := m.parse(data); err != nil {
+		var dup *duplicateMemberError
+		if errors.As(err, &dup) {
+			return wireInvalidHandshake("%s: appears more than once", dup.member)
+		}
+		return wireInvalidHandshake("malformed JSON: %v", err)
+	}
+	if m.Type == nil {
+		return wireInvalidHandshake(`type: required; the first message must be a handshake`)
+	}
+	if typ, ok := wireString(m.Type); !ok || typ != "handshake" {
+		return wireInvalidHandshake(`type: the first message must be a handshake, got %s`, clipJSON(m.Type))
+	}
+	if m.ProtocolVersion == nil {
+		return wireInvalidHandshake("protocolVersion: required")
+	}
+	pv, ok := wireInt(m.ProtocolVersion)
+	if !ok {
+		return wireInvalidHandshake("protocolVersion: must be an integer, got %s", clipJSON(m.ProtocolVersion))
+	}
+	if pv != wireProtocolVersion {
+		return &wireHandshakeRefusal{code: "UNSUPPORTED_PROTOCOL", close: wireCloseUnsupportedProtocol,
+			message: fmt.Sprintf("protocolVersion %d is not supported; supported versions: %d", pv, wireProtocolVersion)}
+	}
+	return nil
 }
 
 // wireBoundedText decodes a required string of 1 to maxLen characters (code
@@ -420,27 +429,7 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			return fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
 		}
 		if !wireAbsent(instances) {
-			if instances[0] != '[' {
-				return fmt.Errorf("[%d].instances: must be an array, got %s", i, clipJSON(instances))
-			}
-			s.Instances = []string{}
-			seenInstance := make(map[string]bool)
-			err := scanArray(instances, func(j int, v []byte) error {
-				if j >= maxWireInstances {
-					return fmt.Errorf("[%d].instances: at most %d instances", i, maxWireInstances)
-				}
-				name, ok := wireString(v)
-				if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
-					return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))
-				}
-				if seenInstance[name] {
-					return fmt.Errorf("[%d].instances[%d]: duplicate instance %q", i, j, name)
-				}
-				seenInstance[name] = true
-				s.Instances = append(s.Instances, name)
-				return nil
-			})
-			if err != nil {
+			if s.Instances, err = parseWireInstances(i, instances); err != nil {
 				return err
 			}
 		}
@@ -448,4 +437,29 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 		return nil
 	})
 	return streams, err
+}
+
+// parseWireInstances reads raw, the instances of the i-th stream.
+func parseWireInstances(i int, raw []byte) ([]string, error) {
+	if raw[0] != '[' {
+		return nil, fmt.Errorf("[%d].instances: must be an array, got %s", i, clipJSON(raw))
+	}
+	instances := []string{}
+	seen := make(map[string]bool)
+	err := scanArray(raw, func(j int, v []byte) error {
+		if j >= maxWireInstances {
+			return fmt.Errorf("[%d].instances: at most %d instances", i, maxWireInstances)
+		}
+		name, ok := wireString(v)
+		if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
+			return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))
+		}
+		if seen[name] {
+			return fmt.Errorf("[%d].instances[%d]: duplicate instance %q", i, j, name)
+		}
+		seen[name] = true
+		instances = append(instances, name)
+		return nil
+	})
+	return instances, err
 }
