@@ -95,6 +95,8 @@ type nativeStatus struct {
 	Devices    []nativeDeviceStatus
 	CutLines   int64
 	LastCrash  *nativeCrashStatus
+	AppIDs     []nativeAppSource // the apps followed, and where each came from
+	LastEnd    *nativeEndStatus  // how an app last ended
 }
 
 // nativeFollower finds devices and follows each. run must be called once;
@@ -110,6 +112,9 @@ type nativeFollower struct {
 	devices   map[string]*nativeDevice // by platform + id
 	listError string
 	lastCrash *nativeCrashStatus
+
+	project projectAppIDs // the apps followed and where they came from (native_project.go)
+	ends    appEnds       // how the apps last ended (native_verdict.go)
 }
 
 // nativeToolPaths finds adb and xcrun: the settings, else for adb the
@@ -199,15 +204,19 @@ func (f *nativeFollower) run(ctx context.Context) {
 	}
 }
 
-// apps is NATIVE_APPS and the ids the sessions name, at most maxNativeApps.
+// apps is NATIVE_APPS, the ids the project names (native_project.go) and
+// the ids the sessions name, at most maxNativeApps; where each came from
+// is kept for the health check.
 func (f *nativeFollower) apps() []string {
-	apps := slices.Clone(f.cfg.NativeApps)
-	for _, id := range f.sink.nativeAppIDs() {
-		if validNativeAppID(id) && !slices.Contains(apps, id) {
-			apps = append(apps, id)
-		}
+	var sources []nativeAppSource
+	for _, id := range f.cfg.NativeApps {
+		sources = append(sources, nativeAppSource{ID: id, From: appFromSetting})
 	}
-	return apps[:min(len(apps), maxNativeApps)]
+	sources = append(sources, f.project.read(f.cfg.ProjectDir)...)
+	for _, id := range f.sink.nativeAppIDs() {
+		sources = append(sources, nativeAppSource{ID: id, From: appFromSession})
+	}
+	return f.project.keep(sources)
 }
 
 // reconcile starts a follower for each device newly online and ends the
@@ -288,6 +297,7 @@ func (f *nativeFollower) status() nativeStatus {
 		c := *f.lastCrash
 		st.LastCrash = &c
 	}
+	st.AppIDs, st.LastEnd = f.project.followed(), f.ends.last()
 	for _, dev := range f.devices {
 		st.Devices = append(st.Devices, dev.status())
 	}

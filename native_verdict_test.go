@@ -117,7 +117,7 @@ func FuzzParseAndroidVerdict(f *testing.F) {
 		reason = oneLine(reason)
 		for _, c := range []struct {
 			tag, line, end string
-			pid           int
+			pid            int
 		}{
 			{"ActivityManager", fmt.Sprintf("ANR in %s (%s/.MainActivity)", pkg, pkg), nativeEndANR, 0},
 			{"ActivityManager", fmt.Sprintf("Process %s (pid %d) has died: %s", pkg, pid, reason), nativeEndDied, pid},
