@@ -75,6 +75,14 @@ func TestJSCrashAndroid(t *testing.T) {
 	if first := got[0]; !strings.HasPrefix(first.Message, "Running \"shop\"") || got[1].Crash != nativeCrashJS {
 		t.Errorf("entries out of order: %+v", got)
 	}
+
+	// With no line of the app after its stack, the death that system_server
+	// reports ends the crash, which goes first.
+	text := strings.Replace(readTestdata(t, "native", "release", "js-crash.logcat"), "11-27 07:10:01.215  5400  5432 I Process : Sending signal. PID: 5400 SIG: 9\n", "", 1)
+	got = replayLogcat(t, text, map[int]string{5400: "com.example.shop"})
+	if len(got) != 3 || got[1].Crash != nativeCrashJS || got[2].End != nativeEndDied || got[2].PID != 5400 {
+		t.Errorf("the crash and the death: %+v", got)
+	}
 }
 
 // TestJSCrashFoldsHeldReport: the console report is folded in though a
