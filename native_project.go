@@ -258,12 +258,16 @@ func quotedAfterKey(text, key, seps string) string {
 		if len(rest) == len(text[end:]) || rest == "" || (rest[0] != '"' && rest[0] != '\'') {
 			continue
 		}
-		value, _, closed := strings.Cut(rest[1:], rest[:1])
+		value, _, closed := strings.Cut(rest[1:min(len(rest), 1+maxQuotedID)], rest[:1])
 		if closed && !strings.ContainsAny(value, "\n$") {
 			return value
 		}
 	}
 }
+
+// maxQuotedID bounds the quoted value looked at, so that a file of many
+// unclosed quotes is read in linear time; an app id is at most 255 bytes.
+const maxQuotedID = 256
 
 func isWordByte(b byte) bool {
 	return b == '_' || b == '$' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9'
