@@ -2,8 +2,9 @@ package main
 
 // native_follow.go follows the native logs of the apps the server knows:
 // every online Android device that adb lists and, on macOS, every booted
-// iOS simulator. The apps are NATIVE_APPS and the package or bundle ids
-// the sessions name (Metro's app id, an adapter's app.bundleId); only
+// iOS simulator. The apps are NATIVE_APPS, the ids the project names
+// (native_project.go) and the package or bundle ids the sessions name
+// (Metro's app id, an adapter's app.bundleId); only
 // their processes' lines are kept (native_adb.go, native_simulator.go), put
 // together into entries (native_crash.go) and handed to the sink, which
 // files them under the app's session. One follower per device, never two:
