@@ -43,6 +43,11 @@ func TestNativeReleaseEnds(t *testing.T) {
 		!strings.Contains(crash["message"].(string), "stack:\np@1:132161\np@1:132084\nanonymous@1:131119\n") {
 		t.Errorf("the JavaScript crash, alone among the errors: %v", entries)
 	}
+	if n := len(jsonText(entries)); n > 4096 {
+		t.Errorf("the errors' answer is %d bytes, over 4 KB", n)
+	} else {
+		t.Logf("measured: the JavaScript crash's debug_get_logs {level: error} entries are %d bytes", n)
+	}
 
 	appendStandin(t, dir, "logcat-emulator-5554", readTestdata(t, "native", "release", "verdicts.logcat"))
 	entries = pollLogs(t, ts, &id, map[string]any{"session": session}, func(e []map[string]any) bool {
