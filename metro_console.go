@@ -108,7 +108,11 @@ func metroConsoleEvent(params []byte, now time.Time) (metroEvent, error) {
 	level := metroLevel(typ)
 	var stack string
 	if level == "warn" || level == "error" || typ == "trace" {
-		stack = framesText(cdpStackFrames(stackRaw))
+		frames := cdpStackFrames(stackRaw)
+		stack = framesText(frames)
+		if note := rnUncaughtNote(args, frames); note != "" && level == "error" {
+			message, stack = message+"\n"+note, "" // React Native's handler's frames (metro_uncaught.go)
+		}
 	}
 	return metroEvent{Stream: "console", Type: "log", Payload: metroLogPayload(level, clipMetroText(message, maxMetroMessageChars), stack),
 		Time: cdpTime(ms, now)}, nil

@@ -11,8 +11,19 @@ package main
 //     pid, then the tombstone, which crash_dump writes under tag DEBUG with
 //     its own pid: the tombstone is attributed by its `>>> package <<<` line
 //     and joined to the signal line of that pid;
+//   - a JavaScript crash (nativeCrashJS): on Android a Java crash whose
+//     exception is React Native's `JavascriptException: <message>, stack:`,
+//     its JavaScript frames (`name@line:column`) kept verbatim, one a line;
+//     on iOS an uncaught `RCTFatalException` (`Unhandled JS Exception: …`).
+//     The `E ReactNativeJS` line (iOS: the `Unhandled JS Exception` event)
+//     that React Native logs just before it, with the same message, is
+//     folded into it (native_jscrash.go);
 //   - on iOS, `*** Terminating app due to uncaught exception …` and what the
-//     process logs after it (the call stack).
+//     process logs after it (the call stack) (native_simcrash.go).
+//
+// Android's own verdicts about an app (an ANR, a kill, a death, a force
+// stop), which system_server and lmkd write under their own pids, are
+// attributed by the package and pid they name (native_verdict.go).
 //
 // Ordinary lines of a pid that is no followed app's yet are kept a while
 // (native_pending.go): once the pid is an app's, or a crash names the app
@@ -25,7 +36,9 @@ package main
 // when flush is due, so tests step time without sleeping.
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -49,6 +62,7 @@ const (
 	nativeCrashJava   = "java"
 	nativeCrashNative = "native"
 	nativeCrashObjC   = "objc"
+	nativeCrashJS     = "javascript" // an uncaught JavaScript error, fatal
 )
 
 // nativeEntry is one entry of an app's native log.
@@ -59,6 +73,7 @@ type nativeEntry struct {
 	PID, TID int
 	Message  string
 	Crash    string // "" or a nativeCrash… kind
+	End      string // "" or a nativeEnd… verdict: how Android says the app's process ended
 	// JSConsole marks React Native's JavaScript console (tag ReactNativeJS,
 	// subsystem com.facebook.react.log).
 	JSConsole bool
@@ -74,6 +89,7 @@ type entryGroup struct {
 	omitted   int
 	last      time.Time // when its last line arrived
 	tombstone bool      // a native crash whose tombstone has joined it
+	folded    []string  // a JavaScript crash's console report's further lines, put after it
 }
 
 func (g *entryGroup) add(line string, now time.Time) {
@@ -94,12 +110,35 @@ func (g *entryGroup) due() time.Time {
 }
 
 func (g *entryGroup) finish() nativeEntry {
+	if folded := dropKnown(g.folded, g.lines); len(folded) > 0 {
+		g.folded = nil
+		g.add(jsFoldedHeader, g.last)
+		for _, line := range folded {
+			g.add(line, g.last)
+		}
+	}
 	e := g.entry
 	e.Message = strings.Join(g.lines, "\n")
 	if g.omitted > 0 {
 		e.Message += fmt.Sprintf("\n… (%d more lines)", g.omitted)
 	}
 	return e
+}
+
+// groupRole says what an open group is, so that each map key tells it.
+type groupRole uint8
+
+const (
+	roleJava      groupRole = iota // a Java (or JavaScript) crash, by the app's pid
+	roleNative                     // a native crash, by the app's pid
+	roleTombstone                  // a tombstone not joined to a signal line, by crash_dump's pid
+	roleJoined                     // a tombstone joined to its signal line: crash_dump's pid → that crash
+	roleVerdict                    // system_server's or lmkd's word about an app, by the writer's pid
+)
+
+type groupKey struct {
+	role groupRole
+	pid  int
 }
 
 // logcatAssembler groups one Android device's lines. appOf names the
@@ -110,11 +149,13 @@ type logcatAssembler struct {
 	follows func(pkg string) bool
 	emit    func(app string, e nativeEntry)
 
-	message *entryGroup         // the open multi-line message
-	java    map[int]*entryGroup // by the app's pid
-	native  map[int]*entryGroup // by the app's pid
-	tombs   map[int]*entryGroup // by crash_dump's pid
-	pending pendingLines        // lines of pids no app owns yet
+	message *entryGroup // the open multi-line message
+	// jsError is the app's last JavaScript console error, held until it is
+	// due or the app's next entry goes out: a JavaScript crash that follows
+	// folds it in (foldJSReport).
+	jsError *entryGroup
+	groups  map[groupKey]*entryGroup
+	pending pendingLines // lines of pids no app owns yet
 	// pidGeneration, when set, changes whenever appOf learns a pid; flush
 	// looks for kept lines of newly known pids only when it has.
 	pidGeneration func() uint64
@@ -122,8 +163,7 @@ type logcatAssembler struct {
 }
 
 func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit func(string, nativeEntry)) *logcatAssembler {
-	return &logcatAssembler{appOf: appOf, follows: follows, emit: emit,
-		java: map[int]*entryGroup{}, native: map[int]*entryGroup{}, tombs: map[int]*entryGroup{}}
+	return &logcatAssembler{appOf: appOf, follows: follows, emit: emit, groups: map[groupKey]*entryGroup{}}
 }
 
 // add takes one line, arrived at now.
@@ -132,6 +172,10 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 		// The pid is now an app's: its earlier lines come first.
 		a.replayPending(func(pid int) bool { return pid == l.PID })
 	}
+	if a.addVerdict(l, now) {
+		return
+	}
+	java := a.groups[groupKey{roleJava, l.PID}]
 	switch {
 	case l.Tag == "DEBUG" && a.addTombstone(l, now):
 		return
@@ -145,27 +189,29 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 		}
 		a.flushPID(l.PID)
 		a.replayBeforeCrash(l.PID, app)
-		g := a.newGroup(l, app, now, nativeCrashNative)
-		a.native[l.PID] = g
+		a.groups[groupKey{roleNative, l.PID}] = a.newGroup(l, app, now, nativeCrashNative)
 		return
 	case l.Tag == "AndroidRuntime" && strings.HasPrefix(l.Message, "FATAL EXCEPTION"):
 		a.flushPID(l.PID)
-		a.java[l.PID] = a.newGroup(l, a.appOf(l.PID), now, nativeCrashJava)
+		a.groups[groupKey{roleJava, l.PID}] = a.newGroup(l, a.appOf(l.PID), now, nativeCrashJava)
 		return
-	case l.Tag == "AndroidRuntime" && a.java[l.PID] != nil:
-		g := a.java[l.PID]
-		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && g.app == "" {
-			g.app, _, _ = strings.Cut(pkg, ",")
-			if a.follows(g.app) {
-				a.replayBeforeCrash(l.PID, g.app)
+	case l.Tag == "AndroidRuntime" && java != nil:
+		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && java.app == "" {
+			java.app, _, _ = strings.Cut(pkg, ",")
+			if a.follows(java.app) {
+				a.replayBeforeCrash(l.PID, java.app)
 			}
 		}
-		g.add(l.Message, now)
+		if java.entry.Crash == nativeCrashJava && len(java.lines) <= 3 && isJSException(l.Message) {
+			java.entry.Crash = nativeCrashJS
+			a.foldJSReport(java, l.Message)
+		}
+		java.add(l.Message, now)
 		return
 	}
-	if g := a.java[l.PID]; g != nil {
-		a.finish(g) // the app's next line after its stack: the crash is whole
-		delete(a.java, l.PID)
+	if java != nil {
+		a.finish(java) // the app's next line after its stack: the crash is whole
+		delete(a.groups, groupKey{roleJava, l.PID})
 	}
 	app := a.appOf(l.PID)
 	if app == "" {
@@ -175,10 +221,15 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 	a.addMessage(l, app, now)
 }
 
+// logcatKey is the prefix that the lines of one message share.
+func logcatKey(l logcatLine) string {
+	return l.Stamp + "|" + strconv.Itoa(l.PID) + "|" + strconv.Itoa(l.TID) + "|" + string(l.Level) + "|" + l.Tag
+}
+
 // addMessage takes an ordinary line of app: the lines of one message (one
 // prefix) are one entry.
 func (a *logcatAssembler) addMessage(l logcatLine, app string, now time.Time) {
-	key := l.Stamp + "|" + strconv.Itoa(l.PID) + "|" + strconv.Itoa(l.TID) + "|" + string(l.Level) + "|" + l.Tag
+	key := logcatKey(l)
 	if a.message != nil && a.message.key == key {
 		a.message.add(l.Message, now)
 		return
@@ -194,13 +245,18 @@ func (a *logcatAssembler) addMessage(l logcatLine, app string, now time.Time) {
 // addTombstone takes a DEBUG line that belongs to a tombstone, reporting
 // false for any other DEBUG line.
 func (a *logcatAssembler) addTombstone(l logcatLine, now time.Time) bool {
-	g := a.tombs[l.PID]
+	if crash := a.groups[groupKey{roleJoined, l.PID}]; crash != nil {
+		crash.add(l.Message, now)
+		return true
+	}
+	k := groupKey{roleTombstone, l.PID}
+	g := a.groups[k]
 	if g == nil {
 		if !strings.HasPrefix(l.Message, "*** *** ***") {
 			return false
 		}
 		g = &entryGroup{}
-		a.tombs[l.PID] = g
+		a.groups[k] = g
 	}
 	g.add(l.Message, now)
 	if g.app != "" {
@@ -211,13 +267,14 @@ func (a *logcatAssembler) addTombstone(l logcatLine, now time.Time) bool {
 		return true
 	}
 	g.app = pkg
-	if crash := a.native[pid]; crash != nil {
+	if crash := a.groups[groupKey{roleNative, pid}]; crash != nil {
 		// The tombstone joins the signal line of its process.
 		crash.tombstone = true
 		for _, line := range g.lines {
 			crash.add(line, now)
 		}
-		a.tombs[l.PID] = crash
+		delete(a.groups, k)
+		a.groups[groupKey{roleJoined, l.PID}] = crash
 		return true
 	}
 	g.entry = nativeEntry{At: logcatTime(l.Stamp, now), Level: "error", Tag: "DEBUG", PID: pid, TID: l.TID, Crash: nativeCrashNative}
@@ -239,19 +296,39 @@ func (a *logcatAssembler) newGroup(l logcatLine, app string, now time.Time, cras
 // flushPID emits the crashes open for pid: a new crash of the same
 // process starts.
 func (a *logcatAssembler) flushPID(pid int) {
-	if g := a.java[pid]; g != nil {
-		a.finish(g)
-		delete(a.java, pid)
-	}
-	if g := a.native[pid]; g != nil {
-		a.finish(g)
-		delete(a.native, pid)
+	for _, role := range []groupRole{roleJava, roleNative} {
+		if g := a.groups[groupKey{role, pid}]; g != nil {
+			a.finish(g)
+			delete(a.groups, groupKey{role, pid})
+		}
 	}
 }
 
+// finish emits g, a followed app's. The open message, when it is a
+// JavaScript console error, is held instead (jsError); the held error
+// goes out before any later entry of its app.
 func (a *logcatAssembler) finish(g *entryGroup) {
+	if g == a.message && g.entry.JSConsole && g.entry.Level == "error" && g.app != "" {
+		a.emitJSError()
+		a.jsError = g
+		return
+	}
+	if m := a.message; m != nil && m != g && m.app == g.app && !m.entry.At.After(g.entry.At) {
+		a.message = nil // begun before g: it goes first
+		a.finish(m)
+	}
+	if a.jsError != nil && a.jsError != g && a.jsError.app == g.app {
+		a.emitJSError()
+	}
 	if g.app != "" && a.follows(g.app) {
 		a.emit(g.app, g.finish())
+	}
+}
+
+func (a *logcatAssembler) emitJSError() {
+	if g := a.jsError; g != nil {
+		a.jsError = nil
+		a.finish(g)
 	}
 }
 
@@ -268,27 +345,26 @@ func (a *logcatAssembler) flush(now time.Time, all bool) {
 		a.finish(a.message)
 		a.message = nil
 	}
-	for pid, g := range a.java {
+	if a.jsError != nil && (all || !now.Before(a.jsError.due())) {
+		a.emitJSError()
+	}
+	var due []groupKey
+	for k, g := range a.groups {
 		if all || !now.Before(g.due()) {
-			a.finish(g)
-			delete(a.java, pid)
+			due = append(due, k)
 		}
 	}
-	for pid, g := range a.native {
-		if all || !now.Before(g.due()) {
-			a.finish(g)
-			delete(a.native, pid)
+	// In the order their last lines came, so that an app's entries keep theirs.
+	slices.SortFunc(due, func(x, y groupKey) int {
+		return cmp.Or(a.groups[x].last.Compare(a.groups[y].last), cmp.Compare(x.role, y.role), cmp.Compare(x.pid, y.pid))
+	})
+	for _, k := range due {
+		// A joined tombstone is emitted with its crash; one unattributed,
+		// or another app's, is not emitted at all (finish).
+		if k.role != roleJoined {
+			a.finish(a.groups[k])
 		}
-	}
-	for pid, g := range a.tombs {
-		if all || !now.Before(g.due()) {
-			// An unattributed tombstone is another process's; one joined
-			// to its signal line is emitted with it.
-			if g.tombstone && g.entry.Tag == "DEBUG" {
-				a.finish(g)
-			}
-			delete(a.tombs, pid)
-		}
+		delete(a.groups, k)
 	}
 }
 
@@ -299,13 +375,13 @@ func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
 			at, ok = d, true
 		}
 	}
-	if a.message != nil {
-		consider(a.message)
-	}
-	for _, m := range []map[int]*entryGroup{a.java, a.native, a.tombs} {
-		for _, g := range m {
+	for _, g := range []*entryGroup{a.message, a.jsError} {
+		if g != nil {
 			consider(g)
 		}
+	}
+	for _, g := range a.groups {
+		consider(g)
 	}
 	return at, ok
 }
@@ -361,65 +437,4 @@ func activityStartProc(msg string) (pid int, pkg string, ok bool) {
 	pkg, _, _ = strings.Cut(pkg, " ")
 	pkg, _, _ = strings.Cut(pkg, ":")
 	return pid, pkg, err == nil && pid > 0 && validNativeAppID(pkg)
-}
-
-// simAssembler groups one simulator's events: each event is one entry,
-// except an uncaught exception's, which gathers what its process logs
-// after it until nativeIdleFlush passes. Not safe for concurrent use.
-type simAssembler struct {
-	emit  func(app string, e nativeEntry)
-	crash map[int]*entryGroup // by pid
-}
-
-func newSimAssembler(emit func(string, nativeEntry)) *simAssembler {
-	return &simAssembler{emit: emit, crash: map[int]*entryGroup{}}
-}
-
-// add takes one event of app (the follower attributed it), arrived at now.
-func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
-	pid := int(l.PID)
-	if g := a.crash[pid]; g != nil {
-		for line := range strings.SplitSeq(l.Message, "\n") {
-			g.add(line, now)
-		}
-		return
-	}
-	tag := l.Subsystem
-	if tag == "" {
-		tag = simProcessName(l.ImagePath)
-	}
-	e := nativeEntry{At: simTime(l.Timestamp, now), Level: simLevel(l.MessageType), Tag: tag, PID: pid, TID: int(l.TID),
-		JSConsole: l.Subsystem == "com.facebook.react.log"}
-	if strings.Contains(l.Message, "*** Terminating app due to uncaught exception") {
-		e.Level, e.Crash = "error", nativeCrashObjC
-		g := &entryGroup{app: app, entry: e}
-		for line := range strings.SplitSeq(l.Message, "\n") {
-			g.add(line, now)
-		}
-		a.crash[pid] = g
-		return
-	}
-	g := entryGroup{entry: e}
-	g.add(l.Message, now)
-	a.emit(app, g.finish())
-}
-
-// flush emits every crash due at now; with all, every crash.
-func (a *simAssembler) flush(now time.Time, all bool) {
-	for pid, g := range a.crash {
-		if all || !now.Before(g.due()) {
-			a.emit(g.app, g.finish())
-			delete(a.crash, pid)
-		}
-	}
-}
-
-// nextFlush is when flush is next due; ok is false when nothing is open.
-func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
-	for _, g := range a.crash {
-		if d := g.due(); !ok || d.Before(at) {
-			at, ok = d, true
-		}
-	}
-	return at, ok
 }

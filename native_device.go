@@ -367,6 +367,9 @@ func (d *nativeDevice) deliver() {
 			if e.Crash != "" {
 				d.follower.noteCrash(na, e)
 			}
+			if e.Crash != "" || e.End != "" {
+				d.follower.ends.note(na, e)
+			}
 		}
 		d.follower.sink.deliverNative(na, entries)
 	}
@@ -382,6 +385,9 @@ func splitLines(s string, n int) []string {
 // exception after FATAL EXCEPTION and Process, the signal line, the
 // uncaught exception's reason.
 func crashHeadline(kind string, lines []string) string {
+	if kind == nativeCrashJS {
+		return jsCrashHeadline(lines)
+	}
 	if kind == nativeCrashJava {
 		for _, l := range lines {
 			if !strings.HasPrefix(l, "FATAL EXCEPTION") && !strings.HasPrefix(l, "Process: ") {

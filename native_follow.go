@@ -2,8 +2,9 @@ package main
 
 // native_follow.go follows the native logs of the apps the server knows:
 // every online Android device that adb lists and, on macOS, every booted
-// iOS simulator. The apps are NATIVE_APPS and the package or bundle ids
-// the sessions name (Metro's app id, an adapter's app.bundleId); only
+// iOS simulator. The apps are NATIVE_APPS, the ids the project names
+// (native_project.go) and the package or bundle ids the sessions name
+// (Metro's app id, an adapter's app.bundleId); only
 // their processes' lines are kept (native_adb.go, native_simulator.go), put
 // together into entries (native_crash.go) and handed to the sink, which
 // files them under the app's session. One follower per device, never two:
@@ -97,6 +98,8 @@ type nativeStatus struct {
 	Devices    []nativeDeviceStatus
 	CutLines   int64
 	LastCrash  *nativeCrashStatus
+	AppIDs     []nativeAppSource // the apps followed, and where each came from
+	LastEnd    *nativeEndStatus  // how an app last ended
 }
 
 // nativeFollower finds devices and follows each. run must be called once;
@@ -112,6 +115,9 @@ type nativeFollower struct {
 	devices   map[string]*nativeDevice // by platform + id
 	listError string
 	lastCrash *nativeCrashStatus
+
+	project projectAppIDs // the apps followed and where they came from (native_project.go)
+	ends    appEnds       // how the apps last ended (native_verdict.go)
 }
 
 // nativeToolPaths finds adb and xcrun: the settings, else for adb the
@@ -201,15 +207,19 @@ func (f *nativeFollower) run(ctx context.Context) {
 	}
 }
 
-// apps is NATIVE_APPS and the ids the sessions name, at most maxNativeApps.
+// apps is NATIVE_APPS, the ids the project names (native_project.go) and
+// the ids the sessions name, at most maxNativeApps; where each came from
+// is kept for the health check.
 func (f *nativeFollower) apps() []string {
-	apps := slices.Clone(f.cfg.NativeApps)
-	for _, id := range f.sink.nativeAppIDs() {
-		if validNativeAppID(id) && !slices.Contains(apps, id) {
-			apps = append(apps, id)
-		}
+	var sources []nativeAppSource
+	for _, id := range f.cfg.NativeApps {
+		sources = append(sources, nativeAppSource{ID: id, From: appFromSetting})
 	}
-	return apps[:min(len(apps), maxNativeApps)]
+	sources = append(sources, f.project.read(f.cfg.ProjectDir)...)
+	for _, id := range f.sink.nativeAppIDs() {
+		sources = append(sources, nativeAppSource{ID: id, From: appFromSession})
+	}
+	return f.project.keep(sources)
 }
 
 // reconcile starts a follower for each device newly online and ends the
@@ -290,6 +300,7 @@ func (f *nativeFollower) status() nativeStatus {
 		c := *f.lastCrash
 		st.LastCrash = &c
 	}
+	st.AppIDs, st.LastEnd = f.project.followed(), f.ends.last()
 	for _, dev := range f.devices {
 		st.Devices = append(st.Devices, dev.status())
 	}

@@ -145,7 +145,11 @@ func (s *session) appendServerEvent(stream, typ string, at time.Time, payload []
 }
 
 // nativeLogPayload is a console log event's payload for a native entry:
-// {level, message, native: true, platform, tag, pid, tid, crash?}.
+// {level, message, native: true, platform, tag, pid, tid, crash?, fatal?,
+// ended?}: crash is the kind (java, javascript, native, objc), every crash
+// being fatal; ended is how Android says the app's process ended (anr,
+// killed_low_memory, killed, stopped, died), pid then being the app's
+// process that the verdict names, absent when it names none.
 func nativeLogPayload(app nativeApp, e nativeEntry) []byte {
 	var o jsonObject
 	o.value("level", e.Level)
@@ -153,10 +157,16 @@ func nativeLogPayload(app nativeApp, e nativeEntry) []byte {
 	o.value("native", true)
 	o.value("platform", app.Platform)
 	o.value("tag", e.Tag)
-	o.value("pid", e.PID)
+	if e.PID != 0 || e.End == "" {
+		o.value("pid", e.PID)
+	}
 	o.value("tid", e.TID)
 	if e.Crash != "" {
 		o.value("crash", e.Crash)
+		o.value("fatal", true)
+	}
+	if e.End != "" {
+		o.value("ended", e.End)
 	}
 	return o.close()
 }

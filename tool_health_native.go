@@ -2,7 +2,8 @@ package main
 
 // tool_health_native.go words the native side's state (native_follow.go)
 // for debug_health_check: the tools found, each device and the app
-// processes on it, what was dropped, and the last crash.
+// processes on it, what was dropped, the last crash, the apps followed and
+// where each came from, and how an app last ended.
 
 import (
 	"fmt"
@@ -18,6 +19,26 @@ type healthNative struct {
 	Devices   []healthNativeDevice `json:"devices"`
 	CutLines  int64                `json:"cutLines,omitempty"` // lines longer than the bound, cut
 	LastCrash *healthNativeCrash   `json:"lastCrash,omitempty"`
+	AppIDs    []healthNativeAppID  `json:"appIds,omitempty"`
+	LastEnd   *healthNativeEnd     `json:"lastEnd,omitempty"`
+}
+
+// healthNativeAppID is one app followed and where its id came from:
+// "NATIVE_APPS", the project file that names it, or "session".
+type healthNativeAppID struct {
+	ID   string `json:"id"`
+	From string `json:"from"`
+}
+
+// healthNativeEnd is how an app last ended.
+type healthNativeEnd struct {
+	App    string `json:"app"`
+	Device string `json:"device"`
+	How    string `json:"how"`            // crashed, anr, killed_low_memory, killed, stopped, died
+	Kind   string `json:"kind,omitempty"` // the crash's: java, javascript, native, objc
+	PID    int    `json:"pid,omitempty"`
+	At     string `json:"at"`
+	Reason string `json:"reason"`
 }
 
 type healthNativeDevice struct {
@@ -41,7 +62,7 @@ type healthNativeApp struct {
 type healthNativeCrash struct {
 	App     string `json:"app"`
 	Device  string `json:"device"`
-	Kind    string `json:"kind"` // java, native, objc
+	Kind    string `json:"kind"` // java, javascript, native, objc
 	At      string `json:"at"`
 	Summary string `json:"summary"`
 }
@@ -81,10 +102,23 @@ func describeNative(st nativeStatus) *healthNative {
 	case following == 0:
 		h.Status = "no Android device or booted iOS simulator is online"
 	default:
-		h.Status = "following the native logs of the apps listed on each device (NATIVE_APPS and the apps of the sessions)"
+		h.Status = "following the native logs of the apps listed on each device (NATIVE_APPS, the app ids the project names, and the apps of the sessions: see appIds)"
 	}
 	if c := st.LastCrash; c != nil {
 		h.LastCrash = &healthNativeCrash{App: c.App, Device: c.Device, Kind: c.Kind, At: c.At.UTC().Format(timeFormat), Summary: c.Summary}
 	}
+	describeNativeApps(h, st)
 	return h
+}
+
+// describeNativeApps words the apps followed, with where each came from,
+// and how an app last ended.
+func describeNativeApps(h *healthNative, st nativeStatus) {
+	for _, a := range st.AppIDs {
+		h.AppIDs = append(h.AppIDs, healthNativeAppID(a))
+	}
+	if e := st.LastEnd; e != nil {
+		h.LastEnd = &healthNativeEnd{App: e.App, Device: e.Device, How: e.How, Kind: e.Kind, PID: e.PID,
+			At: e.At.UTC().Format(timeFormat), Reason: e.Reason}
+	}
 }

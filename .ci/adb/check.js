@@ -28,7 +28,8 @@
 //      (libc's Fatal signal 11 and crash_dump's tombstone backtrace, written
 //      under crash_dump's own pid) as one entry, within 1 s too;
 //    - no line of another process is in the session (SystemUI, wpa_supplicant,
-//      system_server, tombstoned: errors among them), and each ReactNativeJS
+//      system_server but its verdicts about the app, tombstoned: errors
+//      among them), and each ReactNativeJS
 //      line is there once;
 //    - when the device goes away and comes back (its connection drops, adb's
 //      server connects again), devtools-mcp runs logcat again and the app's
@@ -74,8 +75,10 @@ const ALLOWED = [
   /^export ANDROID_LOG_TAGS="[^"]*"; exec logcat '-v' 'threadtime'( '(-b|-T|-t)' '[^']*'| '(-d|-D|--pid=\d+)')*$/,
 ];
 // Lines of other processes in the scenario: none may reach the app's session.
+// system_server's `Process com.example.shop (pid N) has died` is not here:
+// Android's verdicts about the app are the app's entries (issue 34).
 const FOREIGN = ['wpa_supplicant', 'CTRL-EVENT-SCAN', 'SystemUI', 'not the app', 'ActivityTaskManager', 'Displayed com.example.shop', 'Tombstone written to', 'received crash request', 'obtaining output fd',
-  'Start proc', 'has died: fg', 'exited due to signal'];
+  'Start proc', 'exited due to signal'];
 const JS_LINES = ["TypeError: Cannot read property 'discount' of undefined", 'Running \\"shop\\" with {\\"rootTag\\":1,', 'relaunched after crash, cart restored', 'checkout pressed', 'payment sheet slow: 1200 ms', 'computing cart total'];
 const JAVA_STACK = ['FATAL EXCEPTION: main', 'Process: com.example.shop, PID: 4242', 'java.lang.RuntimeException: Unable to start activity',
   'ActivityThread.performLaunchActivity(ActivityThread.java:3782)', 'ZygoteInit.main(ZygoteInit.java:936)',

@@ -1,0 +1,121 @@
+package main
+
+// native_jscrash.go tells a JavaScript crash from a Java or Objective-C
+// one. React Native ends the app on an uncaught JavaScript error (a
+// release build has no LogBox to show it) in two steps:
+//
+//   - it logs the error on the JavaScript console: Android `E ReactNativeJS:
+//     TypeError: …`, iOS an os_log event `Unhandled JS Exception: …`
+//     (subsystem com.facebook.react.log);
+//   - then throws it natively: Android `com.facebook.react.common.JavascriptException:
+//     TypeError: …, js engine: hermes, stack:` under AndroidRuntime's
+//     `FATAL EXCEPTION`, one `name@line:column` frame a line after it; iOS
+//     `*** Terminating app due to uncaught exception 'RCTFatalException:
+//     Unhandled JS Exception: …', reason: '…, stack:` and the frames.
+//
+// The crash entry is marked nativeCrashJS, and the console line before it
+// (same process, same message) is folded into it rather than kept as a
+// second entry: its lines that the crash does not already hold are put at
+// the crash's end, under jsFoldedHeader. The frames stay in the entry's
+// text verbatim, one a line, for whoever maps them.
+
+import "strings"
+
+// jsFoldedHeader introduces the further lines of the console report that
+// a JavaScript crash folded in.
+const jsFoldedHeader = "React Native's console report of this error:"
+
+// isJSException reports whether an exception line (`class: message`) is
+// React Native's JavascriptException.
+func isJSException(line string) bool {
+	class, _, ok := strings.Cut(line, ": ")
+	return ok && (class == "JavascriptException" || strings.HasSuffix(class, ".JavascriptException"))
+}
+
+// isRCTFatal reports whether an uncaught Objective-C exception is React
+// Native's for an uncaught JavaScript error.
+func isRCTFatal(msg string) bool {
+	first, _, _ := strings.Cut(msg, "\n")
+	return strings.Contains(first, "uncaught exception 'RCTFatalException") || strings.Contains(first, "Unhandled JS Exception: ")
+}
+
+// thrownJSMessage is the JavaScript error's message in a crash's line or a
+// console report: the class, `Unhandled JS Exception: `, the engine and
+// the stack that follow it left out.
+func thrownJSMessage(line string) string {
+	if _, after, ok := strings.Cut(line, "reason: '"); ok {
+		line = after // iOS: the reason, which holds the message whole (up to a bound)
+	}
+	if isJSException(line) {
+		_, line, _ = strings.Cut(line, ": ")
+	}
+	line = strings.TrimPrefix(line, "Unhandled JS Exception: ")
+	if i := strings.Index(line, ", js engine: "); i >= 0 {
+		line = line[:i]
+	}
+	if i := strings.Index(line, ", stack:"); i >= 0 {
+		line = line[:i]
+	}
+	return strings.TrimSpace(line)
+}
+
+// sameJSError reports whether a console report's first line and a crash's
+// line name the same error; either may be cut short (iOS cuts the
+// message at 175 characters).
+func sameJSError(report, crash string) bool {
+	r, c := thrownJSMessage(report), thrownJSMessage(crash)
+	return r != "" && c != "" && (strings.HasPrefix(r, c) || strings.HasPrefix(c, r))
+}
+
+// isJSReport reports whether g is a JavaScript console error that a crash
+// of pid may fold in.
+func isJSReport(g *entryGroup, pid int) bool {
+	return g != nil && g.entry.JSConsole && g.entry.Level == "error" && g.entry.PID == pid && len(g.lines) > 0
+}
+
+// fold takes report's lines into crash: the first is the crash's own
+// message; the others go at its end, but for those it already has.
+func (crash *entryGroup) fold(report *entryGroup) {
+	crash.folded = append(crash.folded, report.lines[1:]...)
+}
+
+// foldJSReport folds the app's console report of the error that line
+// (the crash's JavascriptException) throws: the open message or the held
+// console error of the crash's pid, when it names the same error.
+func (a *logcatAssembler) foldJSReport(crash *entryGroup, line string) {
+	pid := crash.entry.PID
+	switch {
+	case isJSReport(a.message, pid) && sameJSError(a.message.lines[0], line):
+		crash.fold(a.message)
+		a.message = nil
+	case isJSReport(a.jsError, pid) && sameJSError(a.jsError.lines[0], line):
+		crash.fold(a.jsError)
+		a.jsError = nil
+	}
+}
+
+// dropKnown leaves out of folded the lines that lines already has (a
+// console report carries the same frames as the crash).
+func dropKnown(folded, lines []string) []string {
+	have := make(map[string]bool, len(lines))
+	for _, l := range lines {
+		have[l] = true
+	}
+	var out []string
+	for _, l := range folded {
+		if !have[l] {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// jsCrashHeadline is a JavaScript crash's thrown message.
+func jsCrashHeadline(lines []string) string {
+	for _, l := range lines {
+		if isJSException(l) || strings.Contains(l, "Unhandled JS Exception: ") {
+			return thrownJSMessage(l)
+		}
+	}
+	return strings.TrimSpace(lines[0])
+}

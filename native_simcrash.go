@@ -1,0 +1,101 @@
+package main
+
+// native_simcrash.go is the iOS simulator's side of native_crash.go: its
+// log events into entries, an uncaught exception with what its process
+// logs after it as one crash, React Native's RCTFatalException as a
+// JavaScript one (native_jscrash.go).
+
+import (
+	"strings"
+	"time"
+)
+
+// simAssembler groups one simulator's events: each event is one entry,
+// except an uncaught exception's, which gathers what its process logs
+// after it until nativeIdleFlush passes. Not safe for concurrent use.
+type simAssembler struct {
+	emit  func(app string, e nativeEntry)
+	crash map[int]*entryGroup // by pid
+	// jsError is an `Unhandled JS Exception` console event, held until it
+	// is due or its app's next entry goes out: the RCTFatalException that
+	// follows folds it in.
+	jsError *entryGroup
+}
+
+func newSimAssembler(emit func(string, nativeEntry)) *simAssembler {
+	return &simAssembler{emit: emit, crash: map[int]*entryGroup{}}
+}
+
+// add takes one event of app (the follower attributed it), arrived at now.
+func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
+	pid := int(l.PID)
+	if g := a.crash[pid]; g != nil {
+		for line := range strings.SplitSeq(l.Message, "\n") {
+			g.add(line, now)
+		}
+		return
+	}
+	tag := l.Subsystem
+	if tag == "" {
+		tag = simProcessName(l.ImagePath)
+	}
+	e := nativeEntry{At: simTime(l.Timestamp, now), Level: simLevel(l.MessageType), Tag: tag, PID: pid, TID: int(l.TID),
+		JSConsole: l.Subsystem == "com.facebook.react.log"}
+	g := &entryGroup{app: app, entry: e}
+	for line := range strings.SplitSeq(l.Message, "\n") {
+		g.add(line, now)
+	}
+	if strings.Contains(l.Message, "*** Terminating app due to uncaught exception") {
+		g.entry.Level, g.entry.Crash = "error", nativeCrashObjC
+		if isRCTFatal(l.Message) {
+			g.entry.Crash = nativeCrashJS
+			if isJSReport(a.jsError, pid) && sameJSError(a.jsError.lines[0], g.lines[0]) {
+				g.fold(a.jsError)
+				a.jsError = nil
+			}
+		}
+		a.emitJSError(app)
+		a.crash[pid] = g
+		return
+	}
+	a.emitJSError(app)
+	if e.JSConsole && strings.HasPrefix(l.Message, "Unhandled JS Exception: ") {
+		a.jsError = g
+		return
+	}
+	a.emit(app, g.finish())
+}
+
+// emitJSError emits the held console error when it is app's ("" for any).
+func (a *simAssembler) emitJSError(app string) {
+	if g := a.jsError; g != nil && (app == "" || g.app == app) {
+		a.jsError = nil
+		a.emit(g.app, g.finish())
+	}
+}
+
+// flush emits every crash due at now; with all, every crash.
+func (a *simAssembler) flush(now time.Time, all bool) {
+	if a.jsError != nil && (all || !now.Before(a.jsError.due())) {
+		a.emitJSError("")
+	}
+	for pid, g := range a.crash {
+		if all || !now.Before(g.due()) {
+			a.emit(g.app, g.finish())
+			delete(a.crash, pid)
+		}
+	}
+}
+
+// nextFlush is when flush is next due; ok is false when nothing is open.
+func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
+	if a.jsError != nil {
+		at, ok = a.jsError.due(), true
+	}
+	for _, g := range a.crash {
+		if d := g.due(); !ok || d.Before(at) {
+			at, ok = d, true
+		}
+	}
+	return at, ok
+}
