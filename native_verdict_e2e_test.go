@@ -54,11 +54,11 @@ func TestNativeReleaseEnds(t *testing.T) {
 		return entryWith(e, "Process com.example.shop (pid 5700) has died") != nil
 	})
 	anr := entryWith(entries, "ANR in com.example.shop")
-	if anr == nil || anr["level"] != "error" || anr["pid"] != float64(5500) || !strings.Contains(anr["message"].(string), "\nReason: Input dispatching timed out") {
+	if anr == nil || anr["level"] != "error" || anr["ended"] != "anr" || anr["pid"] != float64(5500) || !strings.Contains(anr["message"].(string), "\nReason: Input dispatching timed out") {
 		t.Errorf("the ANR: %v", anr)
 	}
 	lmk := entryWith(entries, "Kill 'com.example.shop' (5600)")
-	if lmk == nil || lmk["level"] != "warn" || lmk["pid"] != float64(5600) || !strings.Contains(lmk["message"].(string), "reason: low watermark is breached") {
+	if lmk == nil || lmk["level"] != "warn" || lmk["ended"] != "killed_low_memory" || lmk["pid"] != float64(5600) || !strings.Contains(lmk["message"].(string), "reason: low watermark is breached") {
 		t.Errorf("the low-memory kill: %v", lmk)
 	}
 	for _, foreign := range []string{"com.other.app", "com.example.shopping", "Start proc", "InputDispatcher", "not the app"} {

@@ -220,12 +220,14 @@ type logEntry struct {
 	HiddenFrames int  `json:"hiddenFrames,omitempty"`
 	Symbolicated bool `json:"symbolicated,omitempty"`
 	// Native marks a line of the app's native log (session_native.go),
-	// with its tag, pid and tid; Crash names a crash's kind.
+	// with its tag, pid and tid; Crash names a crash's kind, Ended the
+	// verdict of an entry in which Android ended the app (native_verdict.go).
 	Native bool   `json:"native,omitempty"`
 	Tag    string `json:"tag,omitempty"`
 	PID    int64  `json:"pid,omitempty"`
 	TID    int64  `json:"tid,omitempty"`
 	Crash  string `json:"crash,omitempty"`
+	Ended  string `json:"ended,omitempty"`
 }
 
 // maxCrashMessage bounds a crash's text, which is kept whole up to it: the
@@ -254,6 +256,7 @@ func readLogEntry(event []byte) logEntry {
 		e.PID, _ = wireInt(rawMember(payload, "pid"))
 		e.TID, _ = wireInt(rawMember(payload, "tid"))
 		e.Crash, _ = wireString(rawMember(payload, "crash"))
+		e.Ended, _ = wireString(rawMember(payload, "ended"))
 	}
 	if e.Crash != "" {
 		e.Message = clipText(e.Message, maxCrashMessage)
