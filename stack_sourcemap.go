@@ -46,8 +46,9 @@ type mapSection struct {
 // plainMap is a map without sections: its mappings as the map has them,
 // and marks into them.
 type plainMap struct {
-	sources  []string // sourceRoot applied
-	names    []string
+	sources   []string // sourceRoot applied
+	names     []string
+	functions []functionMap // per source, from x_facebook_sources; nil without
 	mappings string
 	marks    []mapMark
 	sorted   bool // every line's segments come in column order
@@ -70,13 +71,24 @@ type mapMark struct {
 }
 
 // mapPosition is what a lookup answers: the source (with sourceRoot), its
-// 1-based line and 0-based column, and the name, "" when the segment has
-// none.
+// 1-based line and 0-based column, the name, "" when the segment has
+// none, and the enclosing function's name from the map's function maps,
+// "" without them.
 type mapPosition struct {
-	Source string
-	Line   int
-	Column int
-	Name   string
+	Source   string
+	Line     int
+	Column   int
+	Name     string
+	Function string
+}
+
+// label is how metro-symbolicate names the position: its function, else
+// its name.
+func (p mapPosition) label() string {
+	if p.Function != "" {
+		return p.Function
+	}
+	return p.Name
 }
 
 // readSourceMap reads a map's JSON text. The answer keeps no part of data.
@@ -139,7 +151,7 @@ func readIndexMap(sections []byte) (*sourceMap, error) {
 
 // readPlainMap reads the members of a map without sections.
 func readPlainMap(data []byte) (*plainMap, error) {
-	var rawSources, rawNames, rawMappings, rawRoot []byte
+	var rawSources, rawNames, rawMappings, rawRoot, rawFunctions []byte
 	err := eachMember(data, func(name string, v []byte) bool {
 		switch name {
 		case "sources":
@@ -150,6 +162,8 @@ func readPlainMap(data []byte) (*plainMap, error) {
 			rawMappings = v
 		case "sourceRoot":
 			rawRoot = v
+		case "x_facebook_sources":
+			rawFunctions = v
 		}
 		return true
 	})
@@ -173,6 +187,7 @@ func readPlainMap(data []byte) (*plainMap, error) {
 	for i, s := range m.sources {
 		m.sources[i] = withSourceRoot(root, s)
 	}
+	m.functions = readFunctionMaps(rawFunctions, len(m.sources))
 	if err := m.index(); err != nil {
 		return nil, err
 	}
@@ -322,6 +337,9 @@ func (m *plainMap) lookup(line0, col0 int) (mapPosition, bool) {
 	pos := mapPosition{Source: m.sources[best.src], Line: int(best.oline) + 1, Column: int(best.ocol)}
 	if best.fields == 5 {
 		pos.Name = m.names[best.name]
+	}
+	if int(best.src) < len(m.functions) {
+		pos.Function = m.functions[best.src].functionAt(pos.Line, pos.Column)
 	}
 	return pos, true
 }
@@ -474,6 +492,12 @@ func (sm *sourceMap) heldBytes() int {
 		}
 		for _, x := range m.names {
 			n += len(x) + 16
+		}
+		for _, f := range m.functions {
+			n += len(f.mappings) + 40
+			for _, x := range f.names {
+				n += len(x) + 16
+			}
 		}
 	}
 	return n

@@ -91,11 +91,12 @@ func TestSourceMapFrames(t *testing.T) {
 	}
 	var fixture struct {
 		Frames []struct {
-			Frame  string
-			Source *string
-			Line   *int
-			Column *int
-			Name   *string
+			Frame            string
+			Source           *string
+			Line             *int
+			Column           *int
+			Name             *string
+			MetroSymbolicate string
 		}
 	}
 	if err := json.Unmarshal(data, &fixture); err != nil {
@@ -122,6 +123,15 @@ func TestSourceMapFrames(t *testing.T) {
 		}
 		if positionText(got, ok) != want {
 			t.Errorf("%s = %s, source-map says %s", f.Frame, positionText(got, ok), want)
+		}
+		// metro-symbolicate prints source:line:name, the name the
+		// function map's (x_facebook_sources) when it has one.
+		printed := "null:null:null"
+		if ok {
+			printed = got.Source + ":" + strconv.Itoa(got.Line) + ":" + got.label()
+		}
+		if printed != f.MetroSymbolicate {
+			t.Errorf("%s printed %s, metro-symbolicate prints %s", f.Frame, printed, f.MetroSymbolicate)
 		}
 	}
 }
@@ -319,4 +329,39 @@ func BenchmarkSourceMapMemory(b *testing.B) {
 	b.ReportMetric(float64(sm.heldBytes()), "bytes-held")
 	b.ReportMetric(float64(len(doc)), "bytes-of-map")
 	b.ReportMetric(float64(len(sm.sections[0].m.marks)*mapMarkSize)/2_000_000, "mark-bytes/segment")
+}
+
+// TestSourceMapFunctionNames: with x_facebook_sources a position is named
+// by its enclosing function, as metro-symbolicate names it; without them,
+// or with ones that cannot be read, by its segment's name.
+func TestSourceMapFunctionNames(t *testing.T) {
+	mappings := vlqText([][][]int{{{0, 0, 0, 0, 0}, {10, 0, 2, 4, 0}, {20, 0, 6, 0, 0}}})
+	// <global> from 1:0, loadOrders from 2:2 to 5:1, <global> again after.
+	functions := `[[{"names":["<global>","loadOrders","<global>"],"mappings":"AAA;ECC;CCG"}]]`
+	for _, c := range []struct {
+		extra string
+		want  []string
+	}{
+		{`,"x_facebook_sources":` + functions, []string{"<global>", "loadOrders", "<global>"}},
+		{``, []string{"x", "x", "x"}},
+		{`,"x_facebook_sources":5`, []string{"x", "x", "x"}},
+		{`,"x_facebook_sources":[[{"names":[],"mappings":"!!"}]]`, []string{"x", "x", "x"}},
+		{`,"x_facebook_sources":[null]`, []string{"x", "x", "x"}},
+	} {
+		sm, err := readSourceMap([]byte(`{"version":3,"sources":["a.js"],"names":["x"],"mappings":"` + mappings + `"` + c.extra + `}`))
+		if err != nil {
+			t.Fatalf("%s: %v", c.extra, err)
+		}
+		var got []string
+		for _, col := range []int{0, 10, 20} {
+			p, ok := sm.lookup(1, col)
+			if !ok {
+				t.Fatalf("%s: 1:%d maps nothing", c.extra, col)
+			}
+			got = append(got, p.label())
+		}
+		if diff := cmp.Diff(c.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.extra, diff)
+		}
+	}
 }
