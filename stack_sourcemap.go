@@ -49,9 +49,9 @@ type plainMap struct {
 	sources   []string // sourceRoot applied
 	names     []string
 	functions []functionMap // per source, from x_facebook_sources; nil without
-	mappings string
-	marks    []mapMark
-	sorted   bool // every line's segments come in column order
+	mappings  string
+	marks     []mapMark
+	sorted    bool // every line's segments come in column order
 }
 
 // mapSegment is one decoded segment: generated line (0-based) and column,
