@@ -77,6 +77,9 @@ type jsFrame struct {
 type jsStack struct {
 	Message []string
 	Frames  []jsFrame
+	// Bundle is the release bundle (androidBundle, iosBundle) its
+	// frameBundle frames, which name no file, lie in; "" unknown.
+	Bundle string
 }
 
 // anonymousMethod names a frame's function when the source names none.

@@ -101,6 +101,10 @@ type mappedFrame struct {
 	jsFrame       // as Metro named it (a framePath), or as sent
 	Collapse bool // framework internals, by the project's Metro config
 	Mapped   bool
+	// MapFile and MapBuilt name the release build's source map that
+	// mapped it (symbolicate_local.go) and its mtime; "" for Metro.
+	MapFile  string
+	MapBuilt time.Time
 }
 
 // symbolicateKey is a frame as sent: its bundle URL, 1-based line, 0-based
