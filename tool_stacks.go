@@ -174,7 +174,8 @@ func (ls *logStacks) rewrite(entries []logEntry, mapped [][]mappedFrame) bool {
 			e.HiddenFrames, e.MoreFrames, e.Symbolicated = hidden, more+src.total-len(st.Frames), true
 			continue
 		}
-		frames, hidden, more, ok := mappedFrameLines(st, mapped[k])
+		lines := ls.messages[src.entry]
+		frames, hidden, more, ok := mappedFrameLines(st, mapped[k], lines[src.span.first:src.span.end])
 		if !ok {
 			continue
 		}
@@ -185,7 +186,6 @@ func (ls *logStacks) rewrite(entries []logEntry, mapped [][]mappedFrame) bool {
 		if used := mapUsedLine(mapped[k]); used != "" {
 			frames = append(frames, used)
 		}
-		lines := ls.messages[src.entry]
 		ls.messages[src.entry] = append(append(lines[:src.span.first:src.span.first], frames...), lines[src.span.end:]...)
 	}
 	for i, lines := range ls.messages {
@@ -229,7 +229,7 @@ func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, mor
 	for i := range lines {
 		lines[i] = clipText(lines[i], maxLogMessage)
 	}
-	shown, hidden, more, ok := mappedFrameLines(st, frames)
+	shown, hidden, more, ok := mappedFrameLines(st, frames, nil)
 	if !ok {
 		return "", 0, 0, false
 	}
@@ -243,8 +243,9 @@ func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, mor
 // mapped, indented as engines indent them; frames Metro marks collapse
 // (framework internals) are left out and counted, unless no frame that
 // names a place in code is left. ok is false when Metro mapped none of
-// its frames.
-func mappedFrameLines(st jsStack, frames []mappedFrame) (lines []string, hidden, more int, ok bool) {
+// its frames. A frame left as it was is written as its line of original
+// (the lines of a stack in a message) when given, else as it was read.
+func mappedFrameLines(st jsStack, frames []mappedFrame, original []string) (lines []string, hidden, more int, ok bool) {
 	placed := 0 // frames naming a file, not collapsed
 	for _, f := range frames {
 		ok = ok || f.Mapped
@@ -270,11 +271,14 @@ func mappedFrameLines(st jsStack, frames []mappedFrame) (lines []string, hidden,
 			more++
 			continue
 		}
-		frame := st.Frames[i]
-		if f.Mapped {
-			frame = f.jsFrame
+		switch {
+		case f.Mapped:
+			lines = append(lines, "    "+f.text())
+		case i < len(original):
+			lines = append(lines, strings.TrimRight(original[i], "\r"))
+		default:
+			lines = append(lines, "    "+st.Frames[i].text())
 		}
-		lines = append(lines, "    "+frame.text())
 	}
 	return lines, hidden, more, true
 }
