@@ -22,8 +22,8 @@ const Metro = require('metro');
 const { mergeConfig } = require('metro-config');
 const { SourceMapConsumer, SourceMapGenerator } = require('source-map');
 
-async function main() {
-  const out = path.resolve(process.argv[2] || '.');
+// build writes the files above to out and answers what expected.json holds.
+async function build(out) {
   fs.mkdirSync(out, { recursive: true });
   const bundle = path.join(out, 'index.android.bundle');
   const base = await Metro.loadConfig({ config: path.join(__dirname, '..', 'metro.config.js') });
@@ -74,10 +74,16 @@ async function main() {
     }
   });
   fs.writeFileSync(path.join(out, 'positions.json'), JSON.stringify(positions) + '\n');
-  fs.writeFileSync(path.join(out, 'expected.json'), JSON.stringify({ message, root: __dirname, frames: expected }, null, 1) + '\n');
+  const result = { message, root: __dirname, frames: expected };
+  fs.writeFileSync(path.join(out, 'expected.json'), JSON.stringify(result, null, 1) + '\n');
+  return result;
 }
 
-main().catch((e) => {
-  console.error(e);
-  process.exit(1);
-});
+module.exports = { build };
+
+if (require.main === module) {
+  build(path.resolve(process.argv[2] || '.')).catch((e) => {
+    console.error(e);
+    process.exit(1);
+  });
+}
