@@ -479,29 +479,3 @@ func base64Digit(c byte) int {
 	}
 	return -1
 }
-
-// heldBytes is about how much memory the map holds, for the cache's
-// bound and the benchmark.
-func (sm *sourceMap) heldBytes() int {
-	n := 0
-	for _, s := range sm.sections {
-		m := s.m
-		n += len(m.mappings) + len(m.marks)*int(mapMarkSize)
-		for _, x := range m.sources {
-			n += len(x) + 16
-		}
-		for _, x := range m.names {
-			n += len(x) + 16
-		}
-		for _, f := range m.functions {
-			n += len(f.mappings) + 40
-			for _, x := range f.names {
-				n += len(x) + 16
-			}
-		}
-	}
-	return n
-}
-
-// mapMarkSize is a mark's size in memory.
-const mapMarkSize = 7*4 + 4 + 4 // seven int32 with the field count, and the offset (padded)
