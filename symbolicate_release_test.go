@@ -119,7 +119,14 @@ func TestReleaseCrashGolden(t *testing.T) {
 			t.Errorf("the answer lacks %q", want)
 		}
 	}
-	golden := filepath.Join("testdata", "sourcemaps", "golden_android.json")
+	checkReleaseGolden(t, got, "golden_android.json")
+}
+
+// checkReleaseGolden compares an answer with its golden of
+// testdata/sourcemaps (-update writes it).
+func checkReleaseGolden(t *testing.T, got []byte, name string) {
+	t.Helper()
+	golden := filepath.Join("testdata", "sourcemaps", name)
 	if *update {
 		if err := os.WriteFile(golden, append(got, '\n'), 0o644); err != nil {
 			t.Fatal(err)
@@ -132,4 +139,57 @@ func TestReleaseCrashGolden(t *testing.T) {
 	if string(want) != string(got)+"\n" {
 		t.Errorf("the answer differs from %s:\n%s", golden, got)
 	}
+}
+
+// TestReleaseCrashGoldenIOS: the same crash on an iOS simulator, where
+// React Native's RCTFatalException carries the frames in its reason,
+// reads as the thrown error with its frames in the project's source,
+// mapped with the project's main.jsbundle.map: byte for byte
+// testdata/sourcemaps/golden_ios.json.
+func TestReleaseCrashGoldenIOS(t *testing.T) {
+	t.Parallel()
+	project := fixtureProject(t, "main.jsbundle.map")
+	adb, xcrun, dir := nativeStandin(t)
+	cfg := testConfig(t)
+	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, adb, xcrun
+	cfg.NativeApps = []string{"com.example.shop"}
+	cfg.Tune.NativePoll = 10 * time.Millisecond
+	cfg.ProjectDir, cfg.MetroURL = project, ""
+	ts := startServer(t, cfg)
+	raw, err := os.ReadFile("testdata/sourcemaps/frames.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(raw)), "\n")
+	message, frames := lines[0], lines[1:]
+	reason := "Unhandled JS Exception: " + message
+	text := "*** Terminating app due to uncaught exception 'RCTFatalException: " + reason + "', reason: '" + reason + ", stack:\n" +
+		strings.Join(frames, "\n") + "'\n*** First throw call stack:\n(0x1 0x2 0x3)"
+	event, _ := json.Marshal(map[string]any{"eventMessage": text, "eventType": "logEvent", "threadID": 4712, "messageType": "Error", "processID": 4300,
+		"processImagePath": "/x/Containers/Bundle/Application/U/Shop.app/Shop", "timestamp": "2026-11-27 05:30:02.000000+0000"})
+	udid := "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C"
+	writeStandin(t, dir, "devices", "List of devices attached\n\n")
+	writeStandin(t, dir, "simctl-list", `{"devices":{"com.apple.CoreSimulator.SimRuntime.iOS-18-0":[{"udid":"`+udid+`","state":"Booted","name":"iPhone 15 Pro"}]}}`)
+	writeStandin(t, dir, "simlog-"+udid, simSeeds[0]+"\n"+simSeeds[1]+"\n"+string(event)+"\n")
+	ts.initialize()
+	id := 0
+	args := map[string]any{"session": "native:com.example.shop@" + udid, "level": "error"}
+	pollLogs(t, ts, &id, args, func(e []map[string]any) bool { return entryWith(e, "RCTFatalException") != nil })
+	id++
+	reply := ts.call(id, "tools/call", map[string]any{"name": "debug_get_logs", "arguments": args})
+	result, _ := reply["result"].(map[string]any)
+	got, err := json.MarshalIndent(result["structuredContent"], "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = bytes.ReplaceAll(got, []byte(project), []byte("<project>"))
+	if content, _ := json.Marshal(result["content"]); len(content) > 4096 {
+		t.Errorf("the answer's text is %d bytes, over 4 KB", len(content))
+	}
+	for _, want := range []string{"at loadOrders (src/orders/api.js:4:17)", "mapped with main.jsbundle.map, built 2026-11-27 05:00 UTC"} {
+		if !bytes.Contains(got, []byte(want)) {
+			t.Errorf("the answer lacks %q", want)
+		}
+	}
+	checkReleaseGolden(t, got, "golden_ios.json")
 }
