@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -315,10 +316,12 @@ func BenchmarkSourceMapMemory(b *testing.B) {
 	}
 	doc := []byte(`{"version":3,"sources":[` + strings.Join(sources, ",") + `],"names":[` + strings.Join(names, ",") +
 		`],"mappings":"` + vlqText([][][]int{segs}) + `"}`)
+	start := time.Now()
 	sm, err := readSourceMap(doc)
 	if err != nil {
 		b.Fatal(err)
 	}
+	read := time.Since(start)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		if _, ok := sm.lookup(1, (i*7919)%6_000_000); !ok {
@@ -329,6 +332,7 @@ func BenchmarkSourceMapMemory(b *testing.B) {
 	b.ReportMetric(float64(sm.heldBytes()), "bytes-held")
 	b.ReportMetric(float64(len(doc)), "bytes-of-map")
 	b.ReportMetric(float64(len(sm.sections[0].m.marks)*mapMarkSize)/2_000_000, "mark-bytes/segment")
+	b.ReportMetric(float64(read.Milliseconds()), "read-ms")
 }
 
 // TestSourceMapFunctionNames: with x_facebook_sources a position is named
