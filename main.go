@@ -243,13 +243,17 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 	sessions = newSessionRegistry(cfg, logger, srv.link.events)
 	srv.link.sessions = sessions
 	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
+	// Release builds' stacks are mapped with their source maps
+	// (symbolicate_local.go).
+	mapper := &sourceMapper{maps: newReleaseMaps(cfg)}
 	if cfg.MetroURL != "" {
 		// Stacks are mapped to source through Metro's /symbolicate, for
 		// every kind of app (symbolicate_client.go).
 		stacks := newSymbolicator(cfg.MetroURL)
-		q.stacks = stacks
+		mapper.metro = stacks
 		wg.Go(func() { stacks.run(ctx) })
 	}
+	q.stacks = mapper
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
 	if cfg.Tune.ListChanged > 0 {

@@ -52,6 +52,12 @@ const (
 	frameNative                    // native code, or no location at all
 	frameInternal                  // Hermes's InternalBytecode.js
 	frameSkipped                   // Hermes's `... skipping N frames`
+	// frameBundle is a release bundle's position that names no file:
+	// React Native's `name@line:column` in a JavascriptException or an
+	// RCTFatalException's reason, whose column counts from 0 (Hermes: line
+	// 1, the column a bytecode offset). Column holds it plus 1, as for
+	// every frame; text prints it back as it came.
+	frameBundle
 )
 
 // jsFrame is one frame of a stack. Line and Column are 1-based, as the
@@ -71,6 +77,9 @@ type jsFrame struct {
 type jsStack struct {
 	Message []string
 	Frames  []jsFrame
+	// Bundle is the release bundle (androidBundle, iosBundle) its
+	// frameBundle frames, which name no file, lie in; "" unknown.
+	Bundle string
 }
 
 // anonymousMethod names a frame's function when the source names none.
@@ -96,6 +105,8 @@ func (f jsFrame) text() string {
 		return "at " + f.Method + " (native)"
 	case frameBytecode:
 		loc = "address at " + loc
+	case frameBundle:
+		return f.Method + "@" + strconv.Itoa(f.Line) + ":" + strconv.Itoa(max(f.Column-1, 0))
 	}
 	if f.Method == "" && f.Line > 0 && f.Kind != frameBytecode {
 		return "at " + loc // V8's form for a nameless frame

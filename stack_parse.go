@@ -82,6 +82,9 @@ func parseFrameLine(line string) (jsFrame, bool) {
 		if strings.ContainsFunc(name, unicode.IsSpace) && !strings.HasSuffix(name, " code") { // global code, module code, eval code
 			return jsFrame{}, false
 		}
+		if f, ok := bundleFrame(name, s[at+1:]); ok {
+			return f, true
+		}
 		return locatedFrame(name, s[at+1:], false)
 	}
 	if strings.Contains(s, "://") && !strings.ContainsFunc(s, unicode.IsSpace) {
@@ -197,4 +200,74 @@ func findStacks(text string) (lines []string, stacks []textStack) {
 		}
 	}
 	return lines, stacks
+}
+
+// bundleFrame reads React Native's `name@line:column`, a location with no
+// file (frameBundle). The last frame of an RCTFatalException's reason
+// ends with the reason's closing quote.
+func bundleFrame(name, loc string) (jsFrame, bool) {
+	loc = strings.TrimSuffix(loc, "'")
+	l, c, ok := strings.Cut(loc, ":")
+	if !ok {
+		return jsFrame{}, false
+	}
+	line, err1 := frameNumber(l)
+	col, err2 := frameNumber(c)
+	if err1 != nil || err2 != nil || line == 0 || col >= maxFrameNumber {
+		return jsFrame{}, false
+	}
+	return jsFrame{Method: name, Line: line, Column: col + 1, Kind: frameBundle}, true
+}
+
+// The release bundles React Native embeds in an app, by platform.
+const (
+	androidBundle = "index.android.bundle"
+	iosBundle     = "main.jsbundle"
+)
+
+// releaseBundleIn names the release bundle a text's frameBundle frames
+// belong to, from the exception that carries them: Android's
+// JavascriptException, iOS's RCTFatalException (`Unhandled JS
+// Exception`); "" when the text says neither.
+func releaseBundleIn(text string) string {
+	switch {
+	case strings.Contains(text, "JavascriptException"):
+		return androidBundle
+	case strings.Contains(text, "RCTFatalException") || strings.Contains(text, "Unhandled JS Exception"):
+		return iosBundle
+	}
+	return ""
+}
+
+// releasePosition is where a release build's frame lies in its bundle:
+// the bundle (androidBundle or iosBundle), the 1-based line and the
+// 0-based column a source map is looked up by. ok is false for a frame
+// of no release bundle; bundle names the one frameBundle frames belong
+// to (releaseBundleIn).
+func releasePosition(f jsFrame, bundle string) (name string, line1, column0 int, ok bool) {
+	if f.Line < 1 || f.Column < 1 && f.Kind != frameBytecode {
+		return "", 0, 0, false
+	}
+	switch f.Kind {
+	case frameBundle:
+		return bundle, f.Line, f.Column - 1, bundle != ""
+	case frameBytecode: // the offset as Hermes prints it
+		name = releaseBundleName(f.File)
+		return name, f.Line, f.Column, name != ""
+	case framePath: // a JavaScript release bundle's engine-printed column
+		name = releaseBundleName(f.File)
+		return name, f.Line, f.Column - 1, name != ""
+	}
+	return "", 0, 0, false
+}
+
+// releaseBundleName is androidBundle or iosBundle when file is one, by its
+// last path element; "" otherwise.
+func releaseBundleName(file string) string {
+	base := file[strings.LastIndexAny(file, "/\\")+1:]
+	switch base {
+	case androidBundle, iosBundle:
+		return base
+	}
+	return ""
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -95,6 +96,8 @@ func FuzzParseJSStack(f *testing.F) {
 		"    at anonymous (address at index.android.bundle:1:902133)\n    at f (InternalBytecode.js:1:1)",
 		"Error: x\n    at http://h:8081/i.bundle?p=1:7:3\n    at Array.forEach (<anonymous>)\nnot a frame\n    at g (/src/a.js:4)",
 		"at f (:3:4)", "at  (x:1:2)", "a@b", "at (", "... skipping 1 frame",
+		"com.facebook.react.common.JavascriptException: TypeError: x, stack:\np@1:132161\n@1:0\nanonymous@1:5'",
+		"p@main.jsbundle:1:3\nq@file:///var/app/main.jsbundle:1:30",
 	} {
 		f.Add(seed)
 	}
@@ -235,5 +238,56 @@ func BenchmarkFindStacks(b *testing.B) {
 				findStacks(bc.text)
 			}
 		})
+	}
+}
+
+// TestParseReleaseFrames: a release build's frames are read, and placed in
+// their bundle at the line and 0-based column a source map is looked up
+// by: React Native's `name@line:column` (column from 0; the bundle from the
+// exception that carries them, the last of an iOS reason ending with its
+// quote), Hermes' `address at` bytecode offsets, and a JavaScript release
+// bundle's engine-printed 1-based column.
+func TestParseReleaseFrames(t *testing.T) {
+	for _, c := range []struct {
+		line, bundle string
+		want         string // bundle:line:column0, or "" for no release position
+	}{
+		{"p@1:132161", androidBundle, "index.android.bundle:1:132161"},
+		{"anonymous@1:0", iosBundle, "main.jsbundle:1:0"},
+		{"loadOrders@5:100'", iosBundle, "main.jsbundle:5:100"},
+		{"p@1:132161", "", ""}, // no exception says which bundle
+		{"    at p (address at index.android.bundle:1:902133)", "", "index.android.bundle:1:902133"},
+		{"    at p (address at /data/app/x/main.jsbundle:1:0)", "", "main.jsbundle:1:0"},
+		{"    at p (address at unknown:1:9)", androidBundle, ""},
+		{"p@main.jsbundle:1:3", "", "main.jsbundle:1:2"},
+		{"p@file:///var/containers/App.app/main.jsbundle:2:30", "", "main.jsbundle:2:29"},
+		{"p@/src/app.js:2:30", androidBundle, ""},
+		{"    at f (" + testBundle + ":48211:18)", androidBundle, ""},
+	} {
+		f, ok := parseFrameLine(c.line)
+		if !ok {
+			t.Errorf("%q is not read as a frame", c.line)
+			continue
+		}
+		got := ""
+		if b, line, col, ok := releasePosition(f, c.bundle); ok {
+			got = b + ":" + strconv.Itoa(line) + ":" + strconv.Itoa(col)
+		}
+		if got != c.want {
+			t.Errorf("%q (%s): %q, want %q", c.line, c.bundle, got, c.want)
+		}
+	}
+	if f, _ := parseFrameLine("p@1:132161"); f.text() != "p@1:132161" {
+		t.Errorf("a release frame prints as %q", f.text())
+	}
+	for text, want := range map[string]string{
+		"com.facebook.react.common.JavascriptException: TypeError: x, js engine: hermes, stack:":                                                   androidBundle,
+		"*** Terminating app due to uncaught exception 'RCTFatalException: Unhandled JS Exception: x', reason: 'Unhandled JS Exception: x, stack:": iosBundle,
+		"Unhandled JS Exception: TypeError: x":           iosBundle,
+		"java.lang.IllegalStateException: cart is empty": "",
+	} {
+		if got := releaseBundleIn(text); got != want {
+			t.Errorf("releaseBundleIn(%q) = %q, want %q", text, got, want)
+		}
 	}
 }

@@ -101,6 +101,10 @@ type mappedFrame struct {
 	jsFrame       // as Metro named it (a framePath), or as sent
 	Collapse bool // framework internals, by the project's Metro config
 	Mapped   bool
+	// MapFile and MapBuilt name the release build's source map that
+	// mapped it (symbolicate_local.go) and its mtime; "" for Metro.
+	MapFile  string
+	MapBuilt time.Time
 }
 
 // symbolicateKey is a frame as sent: its bundle URL, 1-based line, 0-based
@@ -207,31 +211,63 @@ func (m *symbolicator) close() {
 // be mapped were not: errMetroUnreachable, errMetroSlow, errMetroRefused;
 // the frames mapped so far are answered either way.
 func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
-	sent := make([][]symbolicateKey, len(stacks))
-	otherPort := ""
-	wanted := map[symbolicateKey]string{}
-	var order []symbolicateKey
+	ask := askedFrames(stacks, m.port)
+	waits, err := m.startCall(ask)
+	if len(waits) > 0 {
+		// A wait cut short says so, over why frames were not asked.
+		if cut, werr := m.await(ctx, waits); cut || (werr != nil && err == nil) {
+			err = werr
+		}
+	}
+	if err == nil && ask.otherPort != "" {
+		err = &errMetroOtherPort{Origin: m.origin, Port: ask.otherPort}
+	}
+	return m.answers(stacks, ask.sent, err)
+}
+
+// frameAsk is what a mapStacks call asks Metro: per stack, per frame, the
+// key sent (zero: not sent); the distinct keys in order, each with the
+// method name to send; and a port other than Metro's that some frame's
+// bundle URL named.
+type frameAsk struct {
+	sent      [][]symbolicateKey
+	order     []symbolicateKey
+	wanted    map[symbolicateKey]string
+	otherPort string
+}
+
+// askedFrames sorts out what to ask for stacks' frames.
+func askedFrames(stacks []jsStack, metroPort string) frameAsk {
+	ask := frameAsk{sent: make([][]symbolicateKey, len(stacks)), wanted: map[symbolicateKey]string{}}
 	for i, st := range stacks {
 		var port string
-		sent[i], port = sendableFrames(st, m.port)
-		if port != "" && otherPort == "" {
-			otherPort = port
+		ask.sent[i], port = sendableFrames(st, metroPort)
+		if port != "" && ask.otherPort == "" {
+			ask.otherPort = port
 		}
-		for j, k := range sent[i] {
+		for j, k := range ask.sent[i] {
 			if k.url == "" {
 				continue
 			}
-			if _, dup := wanted[k]; !dup {
-				order = append(order, k)
+			if _, dup := ask.wanted[k]; !dup {
+				ask.order = append(ask.order, k)
 			}
-			wanted[k] = st.Frames[j].Method
+			ask.wanted[k] = st.Frames[j].Method
 		}
 	}
+	return ask
+}
+
+// startCall starts one request for the frames neither cached nor asked
+// already, and gives the calls to wait for: that one and those in flight
+// with other asked frames. The error says why frames missing were not
+// asked for (Metro believed down, closing, or too many calls in flight).
+func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 	var waits []*symbolicateCall
-	var err error
 	m.mu.Lock()
+	defer m.mu.Unlock()
 	var missing []symbolicateKey
-	for _, k := range order {
+	for _, k := range ask.order {
 		if _, ok := m.cached(k); ok {
 			continue
 		}
@@ -246,13 +282,13 @@ func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 	switch {
 	case len(missing) == 0:
 	case m.now().Before(m.downUntil):
-		err = &errMetroUnreachable{Origin: m.origin, Err: m.downErr}
+		return waits, &errMetroUnreachable{Origin: m.origin, Err: m.downErr}
 	case m.life.Err() != nil:
-		err = &errMetroUnreachable{Origin: m.origin, Err: m.life.Err()}
+		return waits, &errMetroUnreachable{Origin: m.origin, Err: m.life.Err()}
 	case countCalls(m.inflight) >= maxSymbolicateCalls:
-		err = &errMetroSlow{Origin: m.origin, Wait: m.wait}
+		return waits, &errMetroSlow{Origin: m.origin, Wait: m.wait}
 	default:
-		c := &symbolicateCall{keys: missing, method: wanted, done: make(chan struct{})}
+		c := &symbolicateCall{keys: missing, method: ask.wanted, done: make(chan struct{})}
 		for _, k := range missing {
 			m.inflight[k] = c
 		}
@@ -263,31 +299,33 @@ func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 			m.do(c)
 		}()
 	}
-	m.mu.Unlock()
+	return waits, nil
+}
 
-	if len(waits) > 0 {
-		timer := time.NewTimer(m.wait)
-		defer timer.Stop()
-	wait:
-		for _, c := range waits {
-			select {
-			case <-c.done:
-				if c.err != nil && err == nil {
-					err = c.err
-				}
-			case <-timer.C:
-				err = &errMetroSlow{Origin: m.origin, Wait: m.wait}
-				break wait
-			case <-ctx.Done():
-				err = ctx.Err()
-				break wait
+// await waits for the calls, at most m.wait, and gives the first error
+// one of them ended with, or, cut true, why the wait stopped before.
+func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut bool, err error) {
+	timer := time.NewTimer(m.wait)
+	defer timer.Stop()
+	for _, c := range waits {
+		select {
+		case <-c.done:
+			if c.err != nil && err == nil {
+				err = c.err
 			}
+		case <-timer.C:
+			return true, &errMetroSlow{Origin: m.origin, Wait: m.wait}
+		case <-ctx.Done():
+			return true, ctx.Err()
 		}
 	}
+	return false, err
+}
 
-	if err == nil && otherPort != "" {
-		err = &errMetroOtherPort{Origin: m.origin, Port: otherPort}
-	}
+// answers reads the cache for each frame sent: one slice per stack, one
+// element per frame, named relative to the project root; err is kept, or
+// set from a frame Metro refused.
+func (m *symbolicator) answers(stacks []jsStack, sent [][]symbolicateKey, err error) ([][]mappedFrame, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make([][]mappedFrame, len(stacks))

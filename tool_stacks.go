@@ -52,33 +52,66 @@ type logStack struct {
 	total     int
 }
 
+// logStacks is what a page of entries has to map: the stacks, where each
+// came from, the lines of each message holding one, and what follows
+// them past maxStackScan.
+type logStacks struct {
+	stacks    []jsStack
+	from      []logStack
+	messages  [][]string
+	unscanned []string
+	bytecode  bool // frames of Hermes bytecode no map is looked for
+	source    bool // frames that already name source files
+	release   bool // frames of a release build's bundle
+}
+
 // mapLogStacks maps every stack the entries (read from events, in order)
 // carry to source, in one request: the stack member (for a Metro app, the
 // console call's), and each stack in the message text (the stack of an
 // Error logged, as CDP describes it, or an adapter or Reactotron client
-// sends it as text). It rewrites the entries it could map, and returns the
-// note to add to the answer, if any.
+// sends it as text; a release build's JavaScript crash in a native
+// entry). It rewrites the entries it could map, and returns the note to
+// add to the answer, if any.
 func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []logEntry) *stackNote {
-	var stacks []jsStack
-	var from []logStack
-	messages := make([][]string, len(events)) // the lines of a message with stacks to map
-	unscanned := make([]string, len(events))  // and what follows them, past maxStackScan
-	bytecode, source := false, false
+	ls := collectLogStacks(events)
+	if len(ls.stacks) == 0 {
+		switch {
+		case ls.bytecode:
+			return &stackNote{Status: "unavailable", Reason: "the stacks are Hermes bytecode offsets (`address at`) of a bundle that is not index.android.bundle or main.jsbundle",
+				Hint: "map them with the build's source map and metro-symbolicate, or reproduce in a development build"}
+		case ls.source:
+			return &stackNote{Status: "not needed", Reason: "the stacks already name source files"}
+		}
+		return nil
+	}
+	mapped, err := ts.mapStacks(ctx, ls.stacks)
+	anyMapped := ls.rewrite(entries, mapped)
+	if err == nil && !anyMapped {
+		if ls.release {
+			return &stackNote{Status: "unavailable", Reason: "the source map mapped none of the frames (it may be another build's)"}
+		}
+		return &stackNote{Status: "unavailable", Reason: "Metro mapped none of the frames (the bundle may have changed since they were printed)"}
+	}
+	if err == nil {
+		return nil
+	}
+	return stackNoteFor(err, anyMapped)
+}
+
+// collectLogStacks finds the stacks worth mapping in the entries' events.
+func collectLogStacks(events [][]byte) *logStacks {
+	ls := &logStacks{messages: make([][]string, len(events)), unscanned: make([]string, len(events))}
 	for i, ev := range events {
 		payload := rawMember(ev, "payload")
+		message, hasMessage := wireString(rawMember(payload, "message"))
+		bundle := releaseBundleIn(message)
 		if st, ok := readJSStack(rawMember(payload, "stack")); ok {
-			for _, f := range st.Frames {
-				bytecode = bytecode || f.Kind == frameBytecode
-				source = source || (f.Kind == framePath && f.File != "" && f.Line > 0)
+			if st.Bundle = bundle; st.Bundle == "" {
+				st.Bundle = releaseBundleIn(strings.Join(st.Message, "\n"))
 			}
-			if sendable(st.Frames) {
-				from = append(from, logStack{entry: i, total: len(st.Frames)})
-				st.Frames = st.Frames[:min(len(st.Frames), maxMappedFrames)]
-				stacks = append(stacks, st)
-			}
+			ls.add(i, st, false, textStack{})
 		}
-		message, ok := wireString(rawMember(payload, "message"))
-		if !ok {
+		if !hasMessage {
 			continue
 		}
 		var rest string
@@ -91,31 +124,45 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 		}
 		lines, found := findStacks(message)
 		for _, span := range found[:min(len(found), maxMessageStacks)] {
-			if !sendable(span.frames) {
-				continue
+			if ls.add(i, jsStack{Frames: span.frames, Bundle: bundle}, true, span) {
+				ls.messages[i], ls.unscanned[i] = lines, rest
 			}
-			messages[i], unscanned[i] = lines, rest
-			from = append(from, logStack{entry: i, inMessage: true, span: span, total: len(span.frames)})
-			stacks = append(stacks, jsStack{Frames: span.frames[:min(len(span.frames), maxMappedFrames)]})
 		}
 	}
-	if len(stacks) == 0 {
-		switch {
-		case bytecode:
-			return &stackNote{Status: "unavailable", Reason: "the stacks are Hermes bytecode offsets (`address at`, a release build): Metro cannot map them",
-				Hint: "map them with the build's source map and metro-symbolicate, or reproduce in a development build"}
-		case source:
-			return &stackNote{Status: "not needed", Reason: "the stacks already name source files"}
+	return ls
+}
+
+// add keeps a stack of entry i when it has frames to map, cut to
+// maxMappedFrames, and reports whether it did.
+func (ls *logStacks) add(i int, st jsStack, inMessage bool, span textStack) bool {
+	if !mappable(st) {
+		for _, f := range st.Frames {
+			if inMessage {
+				break // only a stack member is a stack for certain
+			}
+			ls.bytecode = ls.bytecode || f.Kind == frameBytecode
+			ls.source = ls.source || (f.Kind == framePath && f.File != "" && f.Line > 0)
 		}
-		return nil
+		return false
 	}
-	mapped, err := ts.mapStacks(ctx, stacks)
+	for _, f := range st.Frames {
+		_, _, _, release := releasePosition(f, st.Bundle)
+		ls.release = ls.release || release
+	}
+	ls.from = append(ls.from, logStack{entry: i, inMessage: inMessage, span: span, total: len(st.Frames)})
+	st.Frames = st.Frames[:min(len(st.Frames), maxMappedFrames)]
+	ls.stacks = append(ls.stacks, st)
+	return true
+}
+
+// rewrite puts the mapped stacks in the entries, and reports whether any
+// frame was mapped. Stacks in a message are replaced from its last to its
+// first, so that the spans of the earlier ones still hold.
+func (ls *logStacks) rewrite(entries []logEntry, mapped [][]mappedFrame) bool {
 	anyMapped := false
-	rewritten := make([]bool, len(events))
-	// Stacks in a message are replaced from its last to its first, so
-	// that the spans of the earlier ones still hold.
-	for k := len(stacks) - 1; k >= 0; k-- {
-		src, st := from[k], stacks[k]
+	rewritten := make([]bool, len(entries))
+	for k := len(ls.stacks) - 1; k >= 0; k-- {
+		src, st := ls.from[k], ls.stacks[k]
 		e := &entries[src.entry]
 		if !src.inMessage {
 			text, hidden, more, ok := mappedStackText(st, mapped[k])
@@ -127,7 +174,8 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 			e.HiddenFrames, e.MoreFrames, e.Symbolicated = hidden, more+src.total-len(st.Frames), true
 			continue
 		}
-		frames, hidden, more, ok := mappedFrameLines(st, mapped[k])
+		lines := ls.messages[src.entry]
+		frames, hidden, more, ok := mappedFrameLines(st, mapped[k], lines[src.span.first:src.span.end])
 		if !ok {
 			continue
 		}
@@ -135,32 +183,42 @@ func (ts *toolSet) mapLogStacks(ctx context.Context, events [][]byte, entries []
 		if left := leftOutLine(hidden, more+src.total-len(st.Frames)); left != "" {
 			frames = append(frames, left)
 		}
-		lines := messages[src.entry]
-		messages[src.entry] = append(append(lines[:src.span.first:src.span.first], frames...), lines[src.span.end:]...)
+		if used := mapUsedLine(mapped[k]); used != "" {
+			frames = append(frames, used)
+		}
+		ls.messages[src.entry] = append(append(lines[:src.span.first:src.span.first], frames...), lines[src.span.end:]...)
 	}
-	for i, lines := range messages {
+	for i, lines := range ls.messages {
 		if rewritten[i] {
-			entries[i].Message = clipText(strings.Join(lines, "\n")+unscanned[i], maxLogMessage)
+			entries[i].Message = clipText(strings.Join(lines, "\n")+ls.unscanned[i], maxLogMessage)
 		}
 	}
-	if err == nil && !anyMapped {
-		return &stackNote{Status: "unavailable", Reason: "Metro mapped none of the frames (the bundle may have changed since they were printed)"}
-	}
-	if err == nil {
-		return nil
-	}
-	return stackNoteFor(err, anyMapped)
+	return anyMapped
 }
 
-// sendable reports whether frames hold one in a bundle the dev server
-// served: a stack worth mapping.
-func sendable(frames []jsFrame) bool {
-	for _, f := range frames {
+// mappable reports whether a stack holds a frame worth mapping: one in a
+// bundle the dev server served, or in a release build's bundle.
+func mappable(st jsStack) bool {
+	for _, f := range st.Frames {
 		if f.Kind == frameURL {
+			return true
+		}
+		if _, _, _, ok := releasePosition(f, st.Bundle); ok {
 			return true
 		}
 	}
 	return false
+}
+
+// mapUsedLine names the release build's source map that mapped frames,
+// and when it was built; "" when Metro mapped them.
+func mapUsedLine(frames []mappedFrame) string {
+	for _, f := range frames {
+		if f.Mapped && f.MapFile != "" {
+			return "    (mapped with " + f.MapFile + ", built " + f.MapBuilt.UTC().Format("2006-01-02 15:04 UTC") + ")"
+		}
+	}
+	return ""
 }
 
 // mappedStackText writes a stack whose frames Metro mapped: its message's
@@ -171,9 +229,12 @@ func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, mor
 	for i := range lines {
 		lines[i] = clipText(lines[i], maxLogMessage)
 	}
-	shown, hidden, more, ok := mappedFrameLines(st, frames)
+	shown, hidden, more, ok := mappedFrameLines(st, frames, nil)
 	if !ok {
 		return "", 0, 0, false
+	}
+	if used := mapUsedLine(frames); used != "" {
+		shown = append(shown, used)
 	}
 	return strings.Join(append(lines, shown...), "\n"), hidden, more, true
 }
@@ -182,8 +243,9 @@ func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, mor
 // mapped, indented as engines indent them; frames Metro marks collapse
 // (framework internals) are left out and counted, unless no frame that
 // names a place in code is left. ok is false when Metro mapped none of
-// its frames.
-func mappedFrameLines(st jsStack, frames []mappedFrame) (lines []string, hidden, more int, ok bool) {
+// its frames. A frame left as it was is written as its line of original
+// (the lines of a stack in a message) when given, else as it was read.
+func mappedFrameLines(st jsStack, frames []mappedFrame, original []string) (lines []string, hidden, more int, ok bool) {
 	placed := 0 // frames naming a file, not collapsed
 	for _, f := range frames {
 		ok = ok || f.Mapped
@@ -209,11 +271,14 @@ func mappedFrameLines(st jsStack, frames []mappedFrame) (lines []string, hidden,
 			more++
 			continue
 		}
-		frame := st.Frames[i]
-		if f.Mapped {
-			frame = f.jsFrame
+		switch {
+		case f.Mapped:
+			lines = append(lines, "    "+f.text())
+		case i < len(original):
+			lines = append(lines, strings.TrimRight(original[i], "\r"))
+		default:
+			lines = append(lines, "    "+st.Frames[i].text())
 		}
-		lines = append(lines, "    "+frame.text())
 	}
 	return lines, hidden, more, true
 }
@@ -251,8 +316,15 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 	var slow *errMetroSlow
 	var refused *errMetroRefused
 	var otherPort *errMetroOtherPort
+	var noMap *errNoSourceMap
+	var unread *errSourceMapUnread
 	switch {
-	case errors.Is(err, errStacksOff):
+	case errors.As(err, &noMap):
+		return noSourceMapNote(noMap, status)
+	case errors.As(err, &unread):
+		return &stackNote{Status: status, Reason: "the release build's source map " + unread.Path + " could not be read: " + unread.Err.Error(),
+			Hint: "build the release again to write a new one, or name another in SOURCE_MAPS"}
+	case errors.Is(err, errStacksOff) || errors.Is(err, errMetroOff):
 		return &stackNote{Status: "off", Reason: "stacks are not mapped to source: METRO_URL is off",
 			Hint: "set METRO_URL to the Metro serving the app (default http://127.0.0.1:8081)"}
 	case errors.As(err, &unreachable):
@@ -272,4 +344,16 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 			Hint: "the bundle may not build as it is now; frames are as the app sent them"}
 	}
 	return &stackNote{Status: status, Reason: "stacks were not mapped: " + err.Error()}
+}
+
+// noSourceMapNote says where the map of a release build's frames was
+// looked for, and how to have one built there.
+func noSourceMapNote(e *errNoSourceMap, status string) *stackNote {
+	note := &stackNote{Status: status, Reason: "no source map for the release build's frames (" + e.Bundle + "); looked in " + e.Project + " for " + strings.Join(e.Looked, ", ")}
+	if e.Bundle == androidBundle {
+		note.Hint = "`cd android && ./gradlew assembleRelease` writes it to android/app/build/generated/sourcemaps/react/release/; Expo: `npx expo export --source-maps`; or name the map in SOURCE_MAPS"
+	} else {
+		note.Hint = "set SOURCEMAP_FILE=\"$(pwd)/../main.jsbundle.map\" in the \"Bundle React Native code and images\" build phase and build for Release; Expo: `npx expo export --source-maps`; or name the map in SOURCE_MAPS"
+	}
+	return note
 }

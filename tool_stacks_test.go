@@ -113,7 +113,7 @@ func TestGetLogsMapsStacks(t *testing.T) {
 // why, distinctly for each reason.
 func TestGetLogsStackNotes(t *testing.T) {
 	bytecode := []map[string]any{{"stream": "console", "seq": int64(1), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z",
-		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at anonymous (address at index.android.bundle:1:902133)"}}}
+		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at anonymous (address at /data/app/prebuilt.hbc:1:902133)"}}}
 	unmapped := []map[string]any{{"stream": "console", "seq": int64(1), "type": "log", "timestamp": "2026-11-21T10:00:00.000Z",
 		"payload": map[string]any{"level": "error", "message": "x", "stack": "Error: x\n    at f (" + deviceBundle + ":9:9)"}}}
 	for _, tc := range []struct {

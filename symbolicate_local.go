@@ -1,0 +1,338 @@
+package main
+
+// symbolicate_local.go maps release builds' frames (Hermes bytecode
+// offsets, React Native's `name@1:132161`, JavaScript release bundles'
+// positions) with the build's own source map, found where React Native's
+// and Expo's builds leave it, with nothing to set: the SOURCE_MAPS setting
+// first, then, in the project (the one Metro names, else PROJECT_DIR, else
+// the working directory), Android's Gradle output (any variant, the newest
+// first), iOS's main.jsbundle.map at the root, and `expo export
+// --source-maps` under dist/. A map is read once (stack_sourcemap.go) and
+// kept until its file changes (size or mtime); a few are kept at most.
+// sourceMapper puts this beside Metro's /symbolicate, as the one
+// stackMapper the answers call.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+const (
+	maxReleaseMaps    = 4       // maps kept read at once
+	maxSourceMapBytes = 1 << 30 // a larger file is not read
+	maxMapScan        = 4096    // files looked at in one SOURCE_MAPS folder
+)
+
+// errMetroOff: frames in a dev server's bundle, but no Metro is
+// configured (METRO_URL=off).
+var errMetroOff = errors.New("stack mapping through Metro is off")
+
+// errNoSourceMap: release frames, and no map for their bundle where
+// builds leave one.
+type errNoSourceMap struct {
+	Bundle  string   // androidBundle or iosBundle
+	Project string   // the project folder
+	Looked  []string // where, relative to the project when under it
+}
+
+func (e *errNoSourceMap) Error() string {
+	return fmt.Sprintf("no source map for %s in %s", e.Bundle, strings.Join(e.Looked, ", "))
+}
+
+// errSourceMapUnread: the map found could not be read.
+type errSourceMapUnread struct {
+	Path string
+	Err  error
+}
+
+func (e *errSourceMapUnread) Error() string { return fmt.Sprintf("source map %s: %v", e.Path, e.Err) }
+func (e *errSourceMapUnread) Unwrap() error { return e.Err }
+
+// sourceMapper is the stackMapper serve hands the answers: release frames
+// to the maps on disk, bundle-URL frames to Metro (nil: METRO_URL off).
+type sourceMapper struct {
+	metro *symbolicator
+	maps  *releaseMaps
+}
+
+// mapStacks maps what each side can, and says why the rest was not.
+func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
+	var out [][]mappedFrame
+	var metroErr error
+	if s.metro != nil {
+		out, metroErr = s.metro.mapStacks(ctx, stacks)
+	} else {
+		out = unmappedFrames(stacks)
+		for _, st := range stacks {
+			if slicesContainKind(st.Frames, frameURL) {
+				metroErr = errMetroOff
+			}
+		}
+	}
+	project := s.maps.project(s.metro)
+	return out, errors.Join(metroErr, s.maps.mapRelease(stacks, out, project))
+}
+
+// unmappedFrames answers every frame as it is.
+func unmappedFrames(stacks []jsStack) [][]mappedFrame {
+	out := make([][]mappedFrame, len(stacks))
+	for i, st := range stacks {
+		out[i] = make([]mappedFrame, len(st.Frames))
+		for j, f := range st.Frames {
+			out[i][j] = mappedFrame{jsFrame: f}
+		}
+	}
+	return out
+}
+
+func slicesContainKind(frames []jsFrame, kind frameKind) bool {
+	for _, f := range frames {
+		if f.Kind == kind {
+			return true
+		}
+	}
+	return false
+}
+
+// releaseMaps finds and keeps release builds' source maps.
+type releaseMaps struct {
+	projectDir string   // PROJECT_DIR; "" is the working directory
+	extra      []string // SOURCE_MAPS: files or folders, searched first
+
+	mu     sync.Mutex
+	loaded map[string]*loadedMap
+	order  []string // paths, the least recently used first
+}
+
+// loadedMap is a map read, and the file as it was when read.
+type loadedMap struct {
+	size int64
+	mod  time.Time
+	sm   *sourceMap
+	err  error
+}
+
+func newReleaseMaps(cfg config) *releaseMaps {
+	return &releaseMaps{projectDir: cfg.ProjectDir, extra: cfg.SourceMaps, loaded: map[string]*loadedMap{}}
+}
+
+// project is the app's project folder: the one Metro named, else
+// PROJECT_DIR, else the working directory.
+func (r *releaseMaps) project(metro *symbolicator) string {
+	if metro != nil {
+		metro.mu.Lock()
+		root := metro.root
+		metro.mu.Unlock()
+		if root != "" {
+			return root
+		}
+	}
+	dir := r.projectDir
+	if dir == "" {
+		dir = "."
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
+}
+
+// mapRelease maps, in out, the frames of stacks that lie in a release
+// bundle with that bundle's map, and says why some could not be.
+func (r *releaseMaps) mapRelease(stacks []jsStack, out [][]mappedFrame, project string) error {
+	type found struct {
+		path  string
+		mod   time.Time
+		sm    *sourceMap
+		error error
+	}
+	byBundle := map[string]*found{}
+	var errs []error
+	for i, st := range stacks {
+		for j, f := range st.Frames {
+			bundle, line, col, ok := releasePosition(f, st.Bundle)
+			if !ok {
+				continue
+			}
+			m := byBundle[bundle]
+			if m == nil {
+				m = &found{}
+				m.path, m.mod, m.sm, m.error = r.mapFor(bundle, project)
+				byBundle[bundle] = m
+				if m.error != nil {
+					errs = append(errs, m.error)
+				}
+			}
+			if m.sm == nil {
+				continue
+			}
+			if pos, ok := m.sm.lookup(line, col); ok {
+				out[i][j] = mappedFrame{
+					jsFrame:  jsFrame{Method: pos.label(), File: relativeTo(project, pos.Source), Line: pos.Line, Column: pos.Column + 1, Kind: framePath},
+					Collapse: strings.Contains(pos.Source, "/node_modules/") || strings.HasPrefix(pos.Source, "node_modules/"),
+					Mapped:   true, MapFile: relativeTo(project, m.path), MapBuilt: m.mod,
+				}
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// mapFor finds the bundle's map and reads it, or gives the one kept.
+func (r *releaseMaps) mapFor(bundle, project string) (string, time.Time, *sourceMap, error) {
+	path, info, looked := r.find(bundle, project)
+	if path == "" {
+		return "", time.Time{}, nil, &errNoSourceMap{Bundle: bundle, Project: project, Looked: looked}
+	}
+	sm, err := r.read(path, info)
+	if err != nil {
+		return path, info.ModTime(), nil, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
+	}
+	return path, info.ModTime(), sm, nil
+}
+
+// read gives the map at path, read again only when the file changed.
+func (r *releaseMaps) read(path string, info fs.FileInfo) (*sourceMap, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if l, ok := r.loaded[path]; ok && l.size == info.Size() && l.mod.Equal(info.ModTime()) {
+		r.touch(path)
+		return l.sm, l.err
+	}
+	l := &loadedMap{size: info.Size(), mod: info.ModTime()}
+	if info.Size() > maxSourceMapBytes {
+		l.err = fmt.Errorf("%d bytes, over the %d read", info.Size(), maxSourceMapBytes)
+	} else if data, err := os.ReadFile(path); err != nil {
+		l.err = err
+	} else {
+		l.sm, l.err = readSourceMap(data)
+	}
+	r.loaded[path] = l
+	r.touch(path)
+	for len(r.order) > maxReleaseMaps {
+		delete(r.loaded, r.order[0])
+		r.order = r.order[1:]
+	}
+	return l.sm, l.err
+}
+
+// touch makes path the most recently used; r.mu is held.
+func (r *releaseMaps) touch(path string) {
+	for i, p := range r.order {
+		if p == path {
+			r.order = append(r.order[:i], r.order[i+1:]...)
+			break
+		}
+	}
+	r.order = append(r.order, path)
+}
+
+// find picks the bundle's map: SOURCE_MAPS' first (a file that names
+// no other platform, or the newest fitting map in a folder), then the
+// project's build outputs, the newest first. looked says where it looked,
+// for the answer when it found none.
+func (r *releaseMaps) find(bundle, project string) (string, fs.FileInfo, []string) {
+	var looked []string
+	for _, entry := range r.extra {
+		looked = append(looked, relativeTo(project, entry))
+		info, err := os.Stat(entry)
+		if err != nil {
+			continue
+		}
+		if !info.IsDir() {
+			if mapFits(filepath.Base(entry), bundle, true) {
+				return entry, info, nil
+			}
+			continue
+		}
+		if path, info := newestMap(scanMaps(entry), entry, bundle); path != "" {
+			return path, info, nil
+		}
+	}
+	for _, pattern := range projectMapPatterns(bundle) {
+		looked = append(looked, pattern)
+		matches, _ := filepath.Glob(filepath.Join(project, filepath.FromSlash(pattern)))
+		if path, info := newestMap(matches, project, bundle); path != "" {
+			return path, info, nil
+		}
+	}
+	return "", nil, looked
+}
+
+// projectMapPatterns are where builds leave a bundle's map, relative to
+// the project: React Native's Android Gradle plugin, the iOS build phase
+// with SOURCEMAP_FILE as React Native's docs set it, `expo export
+// --source-maps`.
+func projectMapPatterns(bundle string) []string {
+	if bundle == androidBundle {
+		return []string{"android/app/build/generated/sourcemaps/react/*/index.android.bundle.map", "dist/_expo/static/js/android/*.map"}
+	}
+	return []string{"main.jsbundle.map", "dist/_expo/static/js/ios/*.map"}
+}
+
+// mapFits reports whether a map file may be the bundle's: a .map whose
+// name (its path below where it was looked for) names the bundle's
+// platform, or, when named by the user (anyName), names no other.
+func mapFits(name, bundle string, anyName bool) bool {
+	lower := strings.ToLower(filepath.ToSlash(name))
+	if !strings.HasSuffix(lower, ".map") {
+		return false
+	}
+	android := strings.Contains(lower, "android")
+	ios := strings.Contains(lower, "ios") || strings.Contains(lower, "jsbundle")
+	if bundle == androidBundle {
+		return android || (anyName && !ios)
+	}
+	return ios || (anyName && !android)
+}
+
+// scanMaps lists the .map files under a folder, up to maxMapScan entries.
+func scanMaps(dir string) []string {
+	var out []string
+	seen := 0
+	_ = filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		seen++
+		if err != nil || seen > maxMapScan {
+			return filepath.SkipAll
+		}
+		if d.IsDir() && d.Name() == "node_modules" {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(d.Name(), ".map") {
+			out = append(out, path)
+		}
+		return nil
+	})
+	return out
+}
+
+// newestMap is the most recently built of paths (found under dir) that
+// fit the bundle.
+func newestMap(paths []string, dir, bundle string) (string, fs.FileInfo) {
+	type file struct {
+		path string
+		info fs.FileInfo
+	}
+	var files []file
+	for _, p := range paths {
+		if rel, err := filepath.Rel(dir, p); err != nil || !mapFits(rel, bundle, false) {
+			continue
+		}
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
+			files = append(files, file{p, info})
+		}
+	}
+	if len(files) == 0 {
+		return "", nil
+	}
+	sort.SliceStable(files, func(i, j int) bool { return files[i].info.ModTime().After(files[j].info.ModTime()) })
+	return files[0].path, files[0].info
+}
