@@ -53,6 +53,24 @@ function writeScenario(dir, message, frames) {
     ...frames.map((f) => at + f),
     at + '\tat com.facebook.react.modules.core.ExceptionsManagerModule.reportException(ExceptionsManagerModule.java:65)',
     at + '\tat java.lang.reflect.Method.invoke(Native Method)',
+    '11-27 06:20:03.600   612   990 I ActivityManager: Process com.example.shop (pid 4242) has died: fg  TOP',
+    '',
+  ].join('\n'));
+  // Relaunched, the app's JavaScript thread blocks: Android's own verdict,
+  // written by system_server, then the death of the process it killed.
+  const am = '11-27 06:20:20.300   612  1760 E ActivityManager: ';
+  fs.writeFileSync(path.join(dir, '03-anr.logcat'), [
+    '--------- beginning of system',
+    `11-27 06:20:10.000   612   640 I ActivityManager: Start proc 4300:${APP}/u0a190 for next-top-activity {${APP}/${APP}.MainActivity}`,
+    `${am}ANR in ${APP} (${APP}/.MainActivity)`,
+    `${am}PID: 4300`,
+    `${am}Reason: Input dispatching timed out (${APP}/${APP}.MainActivity is not responding. Waited 5001ms for MotionEvent)`,
+    `${am}Load: 2.14 / 1.83 / 1.22`,
+    '11-27 06:20:20.310   612  1760 E ActivityManager: ANR in com.other.app',
+    '11-27 06:20:20.310   612  1760 E ActivityManager: PID: 7000',
+    '11-27 06:20:20.310   612  1760 E ActivityManager: Reason: executing service com.other.app/.SyncService',
+    `11-27 06:20:24.000   612   655 I ActivityManager: Killing 4300:${APP}/u0a190 (adj 0): user request after error`,
+    `11-27 06:20:24.050   612   990 I ActivityManager: Process ${APP} (pid 4300) has died: fg  TOP`,
     '',
   ].join('\n'));
 }
@@ -128,6 +146,27 @@ async function main() {
   check(shown > 0 && entry.message.indexOf(`at ${built.frames[0].metroSymbolicate.split(':')[2]} (`) < entry.message.indexOf('\tat com.facebook'),
     'the top frame is the throw site in the project, before Java\'s frames', entry.message);
   check(/mapped with .*index\.android\.bundle\.map, built \d{4}-\d\d-\d\d \d\d:\d\d UTC/.test(entry.message), 'the entry names the map it used and when it was built', entry.message);
+
+  // Android's own verdicts, written under system_server's pid, join the
+  // app's session by the package and pid they name; another app's do not.
+  await device.play('03-anr');
+  const all = { session: session.id, count: 50 };
+  let entries = [];
+  await until('the ANR and the death read', STEP_MS, async () => {
+    const got = await server.call('debug_get_logs', all);
+    entries = got.entries || [];
+    return entries.some((e) => /has died/.test(e.message) && /4300/.test(e.message));
+  }).catch((err) => check(false, err.message, JSON.stringify(entries).slice(0, 3000)));
+  const anr = entries.find((e) => e.message.startsWith(`ANR in ${APP}`));
+  check(anr && anr.level === 'error' && anr.ended === 'anr' && /\nReason: Input dispatching timed out/.test(anr.message),
+    'the ANR is one error entry of the app, with its reason', JSON.stringify(anr));
+  const died = entries.filter((e) => /has died/.test(e.message));
+  check(died.length === 2, 'both deaths (after the crash, after the ANR) are the app\'s entries', JSON.stringify(died));
+  check(!entries.some((e) => /com\.other\.app/.test(e.message)), 'another app\'s ANR stays out', JSON.stringify(entries.map((e) => e.message.slice(0, 80))));
+  const health = await server.call('debug_health_check');
+  const lastEnd = health.server && health.server.native && health.server.native.lastEnd;
+  const ends = [].concat(lastEnd || []);
+  check(ends.some((e) => e.app === APP && e.how === 'anr'), 'the health check says the app last ended in an ANR', JSON.stringify(lastEnd));
 }
 
 main()
