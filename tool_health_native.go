@@ -2,7 +2,9 @@ package main
 
 // tool_health_native.go words the native side's state (native_follow.go)
 // for debug_health_check: the tools found, each device and the app
-// processes on it, what was dropped, and the last crash.
+// processes on it, what was dropped, and the last crash; and, in adb's own
+// words, why a listing failed or a device could not be asked, an adb
+// server that was started again, and an ANDROID_LOG_TAGS set and ignored.
 
 // healthNative is server.native of the health check.
 type healthNative struct {
@@ -10,6 +12,8 @@ type healthNative struct {
 	ADB       string               `json:"adb,omitempty"`
 	Xcrun     string               `json:"xcrun,omitempty"`
 	Error     string               `json:"error,omitempty"`
+	ADBServer string               `json:"adbServer,omitempty"` // the last adb server start an adb command of ours made
+	LogTags   string               `json:"logTags,omitempty"`   // ANDROID_LOG_TAGS set, and ignored
 	Devices   []healthNativeDevice `json:"devices"`
 	CutLines  int64                `json:"cutLines,omitempty"` // lines longer than the bound, cut
 	LastCrash *healthNativeCrash   `json:"lastCrash,omitempty"`
@@ -23,7 +27,9 @@ type healthNativeDevice struct {
 	Following bool              `json:"following"`
 	Apps      []healthNativeApp `json:"apps"`
 	Dropped   int64             `json:"droppedLines,omitempty"`
-	Ended     string            `json:"logEnded,omitempty"` // why its log stream last ended; it is restarted
+	Ended     string            `json:"logEnded,omitempty"`  // why its log stream last ended; it is restarted
+	CannotAsk string            `json:"cannotAsk,omitempty"` // adb's words when it could not ask the device
+	Kept      string            `json:"kept,omitempty"`      // why its apps' sessions stay while it is not followed
 }
 
 type healthNativeApp struct {
@@ -44,7 +50,17 @@ const maxHealthNativeDevices = 16
 
 // describeNative words the native side's state.
 func describeNative(st nativeStatus) *healthNative {
-	h := &healthNative{ADB: st.ADB, Xcrun: st.Xcrun, Error: st.ListError, Devices: []healthNativeDevice{}, CutLines: st.CutLines}
+	h := &healthNative{ADB: st.ADB, Xcrun: st.Xcrun, Devices: []healthNativeDevice{}, CutLines: st.CutLines}
+	if st.ListError != "" {
+		h.Error = "listing devices fails, so every device followed stays followed until a listing succeeds: " + st.ListError
+	}
+	if s := st.ADBServer; !s.At.IsZero() {
+		h.ADBServer = "an adb command started the adb server at " + s.At.UTC().Format(timeFormat) + " (" + s.Said +
+			"); devices it does not list yet keep their sessions for a while"
+	}
+	if st.LogTags != "" {
+		h.LogTags = "ANDROID_LOG_TAGS=" + st.LogTags + " is set in the server's environment and ignored: adb would hand it to logcat as its filter"
+	}
 	following := 0
 	for i, d := range st.Devices {
 		if i == maxHealthNativeDevices {
@@ -52,6 +68,12 @@ func describeNative(st nativeStatus) *healthNative {
 		}
 		hd := healthNativeDevice{Platform: d.Platform, ID: d.ID, Name: d.Name, State: d.State, Following: d.Following,
 			Apps: []healthNativeApp{}, Dropped: d.Dropped, Ended: d.Ended}
+		if d.AskFailed != "" {
+			hd.CannotAsk = "adb cannot ask the device; its apps' state is kept: " + d.AskFailed
+		}
+		if !d.Following && d.State != "device" && d.State != "gone" && len(d.Apps) > 0 {
+			hd.Kept = "not followed while " + d.State + "; its apps' sessions stay until it is online again or gone"
+		}
 		for _, a := range d.Apps {
 			pids := a.PIDs
 			if pids == nil {
