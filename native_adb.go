@@ -138,11 +138,6 @@ func (d *nativeDevice) setAskFailed(said string) {
 	d.mu.Unlock()
 }
 
-// setPIDs installs app's pids, as a lookup made now would.
-func (d *nativeDevice) setPIDs(app string, pids []int) {
-	d.setPIDsSince(app, pids, d.pidGeneration())
-}
-
 // setPIDsSince installs app's pids from a lookup asked when the pid
 // generation was since: a pid it does not name is dropped, unless the log
 // taught it after the lookup was asked (its process may be newer than the

@@ -6,6 +6,11 @@ import (
 	"time"
 )
 
+// setPIDs installs app's pids, as a lookup made now would.
+func (d *nativeDevice) setPIDs(app string, pids []int) {
+	d.setPIDsSince(app, pids, d.pidGeneration())
+}
+
 // pidDevice is a device following shop and other, with nothing running.
 func pidDevice() *nativeDevice {
 	d := newNativeDevice(&nativeFollower{sink: newNativeRecorder()}, nativeAndroid, "emulator-5554")

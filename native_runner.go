@@ -91,8 +91,9 @@ func failed(c nativeCommand, cmd *exec.Cmd, err error) error {
 	if err == nil {
 		return nil
 	}
-	tail, _ := cmd.Stderr.(*stderrTail)
-	return &nativeCommandError{Command: c.String(), Err: err, Stderr: tail.last()}
+	var tail *stderrTail // nil (nothing kept) for a child that is not command's
+	tail, _ = cmd.Stderr.(*stderrTail)
+	return &nativeCommandError{Command: c.String(), Err: err, Stderr: tail.kept()}
 }
 
 // output runs a short command and returns its standard output. A non-zero

@@ -92,8 +92,8 @@ func (t *stderrTail) endLineLocked() string {
 	return line
 }
 
-// last is the lines kept, oldest first, with a last line not yet ended.
-func (t *stderrTail) last() []string {
+// kept is the lines kept, oldest first, with a last line not yet ended.
+func (t *stderrTail) kept() []string {
 	if t == nil {
 		return nil
 	}

@@ -16,7 +16,7 @@ func TestStderrTailKeepsLastLines(t *testing.T) {
 	tail.Write([]byte("one\ntwo\n" + strings.Repeat("é", maxStderrLine) + "\n"))
 	tail.Write([]byte(adbUnauthorizedWords[:20]))
 	tail.Write([]byte(adbUnauthorizedWords[20:]))
-	got := tail.last()
+	got := tail.kept()
 	want := []string{"error: device unauthorized.", "This adb server's $ADB_VENDOR_KEYS is not set",
 		"Try 'adb kill-server' if that seems wrong.", "Otherwise check for a confirmation dialog on your device."}
 	if !slices.Equal(got, want) {
@@ -27,7 +27,7 @@ func TestStderrTailKeepsLastLines(t *testing.T) {
 	}
 	long := &stderrTail{}
 	long.Write([]byte(strings.Repeat("é", 10*maxStderrLine)))
-	if l := long.last(); len(l) != 1 || len(l[0]) > maxStderrLine+len("…") || !utf8.ValidString(l[0]) {
+	if l := long.kept(); len(l) != 1 || len(l[0]) > maxStderrLine+len("…") || !utf8.ValidString(l[0]) {
 		t.Errorf("a long line kept as %d bytes", len(l[0]))
 	}
 }
@@ -68,7 +68,7 @@ func FuzzStderrTail(f *testing.F) {
 		cut = min(max(cut, 0), len(text))
 		tail.Write([]byte(text[:cut]))
 		tail.Write([]byte(text[cut:]))
-		lines := tail.last()
+		lines := tail.kept()
 		if len(lines) > maxStderrLines {
 			t.Fatalf("%d lines kept", len(lines))
 		}
