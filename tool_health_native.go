@@ -6,6 +6,8 @@ package main
 // words, why a listing failed or a device could not be asked, an adb
 // server that was started again, and an ANDROID_LOG_TAGS set and ignored.
 
+import "slices"
+
 // healthNative is server.native of the health check.
 type healthNative struct {
 	Status    string               `json:"status"`
@@ -71,7 +73,8 @@ func describeNative(st nativeStatus) *healthNative {
 		if d.AskFailed != "" {
 			hd.CannotAsk = "adb cannot ask the device; its apps' state is kept: " + d.AskFailed
 		}
-		if !d.Following && d.State != "device" && d.State != "gone" && len(d.Apps) > 0 {
+		running := slices.ContainsFunc(d.Apps, func(a nativeAppStatus) bool { return len(a.PIDs) > 0 })
+		if !d.Following && d.State != "device" && d.State != "gone" && running {
 			hd.Kept = "not followed while " + d.State + "; its apps' sessions stay until it is online again or gone"
 		}
 		for _, a := range d.Apps {

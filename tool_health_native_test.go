@@ -31,4 +31,9 @@ func TestHealthNativeSaysWhy(t *testing.T) {
 	if h := describeNative(nativeStatus{ADB: "/usr/bin/adb"}); h.Error != "" || h.ADBServer != "" || h.LogTags != "" {
 		t.Errorf("a tidy native side says %+v", h)
 	}
+	fresh := describeNative(nativeStatus{Devices: []nativeDeviceStatus{{Platform: nativeAndroid, ID: "R58M12345", State: "unauthorized",
+		Apps: []nativeAppStatus{{ID: "com.example.shop"}}}}})
+	if fresh.Devices[0].Kept != "" {
+		t.Errorf("a device never followed keeps nothing, yet says %q", fresh.Devices[0].Kept)
+	}
 }
