@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -255,4 +256,25 @@ func TestOutputCarriesStderr(t *testing.T) {
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 || saidOnStderr(err) {
 		t.Errorf("a silent exit status 1: %v", err)
 	}
+}
+
+// TestNewADBServerGraceEnds: a device that a new adb server still does
+// not list once the grace has passed is gone: its app ends.
+func TestNewADBServerGraceEnds(t *testing.T) {
+	t.Parallel()
+	var ahead atomic.Int64 // how far the runner's clock is ahead
+	f, dir, sink := faultRig(t, func(f *nativeFollower) {
+		f.serverGrace = time.Hour
+		f.runner.now = func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }
+	})
+	writeStandin(t, dir, "daemon-start", "")
+	waitUntil(t, "the adb server start noted", func() bool { return !f.status().ADBServer.At.IsZero() })
+	writeStandin(t, dir, "devices", "List of devices attached\n\n")
+	waitUntil(t, "the device unlisted", func() bool { return shopDevice(f).State == "unlisted" })
+	if ended := sink.endedApps(); len(ended) != 0 {
+		t.Fatalf("ended within the grace: %v", ended)
+	}
+	ahead.Store(int64(2 * time.Hour))
+	waitUntil(t, "the app ended", func() bool { return slices.Equal(sink.endedApps(), []string{"com.example.shop"}) })
+	waitUntil(t, "the device forgotten", func() bool { return len(f.status().Devices) == 0 })
 }
