@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -36,8 +37,9 @@ func parseADBDevices(out string) []nativeDeviceStatus {
 			continue
 		}
 		d := nativeDeviceStatus{Platform: nativeAndroid, ID: fields[0], State: fields[1]}
-		if d.State == "no" && len(fields) > 2 { // "no permissions (…)"
+		if d.State == "no" && len(fields) > 2 { // "no permissions (user … not in the plugdev group); see [url]"
 			d.State = "no permissions"
+			d.Said = noPermissionsWhy(line)
 		}
 		for _, kv := range fields[2:] {
 			if model, ok := strings.CutPrefix(kv, "model:"); ok {
@@ -47,6 +49,18 @@ func parseADBDevices(out string) []nativeDeviceStatus {
 		devices = append(devices, d)
 	}
 	return devices
+}
+
+// noPermissionsWhy is adb's reason in a `no permissions (…)` line of the
+// listing, "" when there is none or it is over maxStderrLine.
+func noPermissionsWhy(line string) string {
+	_, rest, _ := strings.Cut(line, "no permissions (")
+	why, _, ok := strings.Cut(rest, ")")
+	why = strings.TrimSpace(cleanLogText(why))
+	if !ok || len(why) > maxStderrLine {
+		return ""
+	}
+	return why
 }
 
 // parsePidof reads pidof's output: pids separated by spaces.
@@ -60,8 +74,32 @@ func parsePidof(out string) []int {
 	return pids
 }
 
+// maxAppPIDs bounds the pids kept per app, looked up or learnt.
+const maxAppPIDs = 64
+
 // lookUpPIDs looks up the followed apps' pids every poll until ctx ends.
 func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
+	d.everyPoll(ctx, func() {
+		apps := d.followedApps()
+		d.forgetUnfollowed(apps)
+		for _, app := range apps {
+			cmd, err := adbPidofCommand(d.id, app)
+			if err != nil {
+				continue
+			}
+			since := d.pidGeneration()
+			out, err := d.follower.runner.output(ctx, cmd)
+			if ctx.Err() != nil {
+				return
+			}
+			d.lookedUp(app, since, out, err)
+		}
+	})
+}
+
+// everyPoll calls look at once, then every poll, until ctx ends: the one
+// loop of the pid lookups, Android's and the simulators'.
+func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	for {
@@ -70,55 +108,93 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 			return
 		case <-timer.C:
 		}
-		for _, app := range d.followedApps() {
-			cmd, err := adbPidofCommand(d.id, app)
-			if err != nil {
-				continue
-			}
-			out, err := d.follower.runner.output(ctx, cmd)
-			var exit *exec.ExitError
-			switch {
-			case ctx.Err() != nil:
-				return
-			case errors.As(err, &exit) && exit.ExitCode() == 1:
-				d.setPIDs(app, nil) // pidof: no such process
-			case err == nil:
-				d.setPIDs(app, parsePidof(string(out)))
-			}
-		}
+		look()
 		timer.Reset(d.follower.pollEvery)
 	}
 }
 
-// setPIDs installs app's pids, telling the sink when its last process
-// has gone, and waking the consumer when a pid is new: the lines that pid
-// logged before it was known are waiting (native_pending.go).
-func (d *nativeDevice) setPIDs(app string, pids []int) {
+// lookedUp takes one pidof answer for app, asked when the pid generation
+// was since. pidof ran and named the pids; or it ran and named none (exit
+// status 1 with nothing on stderr, or nothing at all from a device without
+// shell_v2, which carries no status); or adb could not ask (its own
+// `error: device offline`, `unauthorized`, `not found`, `more than one
+// device`, `closed`, all exit status 1 too, or a timeout): that says
+// nothing about the app, whose pids stay, and the device notes why.
+func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error) {
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		d.setAskFailed("")
+		d.setPIDsSince(app, parsePidof(string(out)), since)
+	case errors.As(err, &exit) && exit.ExitCode() == 1 && !saidOnStderr(err):
+		d.setAskFailed("")
+		d.setPIDsSince(app, nil, since)
+	default:
+		var ce *nativeCommandError
+		if errors.As(err, &ce) && ce.Said() != "" {
+			d.setAskFailed(ce.Said())
+		} else {
+			d.setAskFailed(err.Error())
+		}
+	}
+}
+
+// setAskFailed keeps why adb could not ask the device ("" once it could).
+func (d *nativeDevice) setAskFailed(said string) {
 	d.mu.Lock()
-	if d.pids == nil {
-		d.pids, d.pidApp = map[string][]int{}, map[int]string{}
+	d.askFailed = said
+	d.mu.Unlock()
+}
+
+// setPIDsSince installs app's pids from a lookup asked when the pid
+// generation was since: a pid it does not name is dropped, unless the log
+// taught it after the lookup was asked (its process may be newer than the
+// answer). It tells the sink when the app's last process has gone, and
+// wakes the consumer when a pid is new: the lines that pid logged before
+// it was known are waiting (native_pending.go).
+func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
+	d.mu.Lock()
+	d.initPIDsLocked()
+	keep := slices.Clone(pids[:min(len(pids), maxAppPIDs)])
+	for _, old := range d.pids[app] {
+		if d.learnt[old] > since && !slices.Contains(keep, old) && len(keep) < maxAppPIDs {
+			keep = append(keep, old)
+		}
 	}
 	had := len(d.pids[app]) > 0
 	added := false
-	for _, pid := range pids {
+	for _, pid := range keep {
 		added = added || d.pidApp[pid] != app
 	}
 	for _, old := range d.pids[app] {
-		delete(d.pidApp, old)
+		if !slices.Contains(keep, old) {
+			d.forgetPIDLocked(app, old)
+		}
 	}
-	d.pids[app] = pids
-	for _, pid := range pids {
-		d.pidApp[pid] = app
+	var emptied []string
+	for _, pid := range keep {
+		emptied = append(emptied, d.ownPIDLocked(app, pid)...)
 	}
-	if len(pids) > 0 {
+	d.pids[app] = keep
+	if len(keep) > 0 {
 		d.markRunningLocked(app)
 	}
 	if added {
 		d.pidGen++
 	}
 	d.mu.Unlock()
-	if had && len(pids) == 0 {
-		d.appEnded(app) // told once the app's last lines (its crash) are delivered
+	if had && len(keep) == 0 {
+		emptied = append(emptied, app)
+	}
+	d.pidsChanged(emptied, added)
+}
+
+// pidsChanged tells the sink about apps whose last process has gone
+// (once their last lines, their crash, are delivered), and wakes the
+// consumer when a pid is new.
+func (d *nativeDevice) pidsChanged(emptied []string, added bool) {
+	for _, app := range emptied {
+		d.appEnded(app)
 	}
 	if added {
 		select {
@@ -128,29 +204,99 @@ func (d *nativeDevice) setPIDs(app string, pids []int) {
 	}
 }
 
-// learnPID adds a pid of app seen in the log before pidof could tell.
-func (d *nativeDevice) learnPID(app string, pid int) {
-	if !d.follows(app) {
-		return
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
+func (d *nativeDevice) initPIDsLocked() {
 	if d.pids == nil {
 		d.pids, d.pidApp = map[string][]int{}, map[int]string{}
 	}
-	if d.pidApp[pid] == app {
-		return
+	if d.learnt == nil {
+		d.learnt = map[int]uint64{}
 	}
-	d.pids[app] = append(d.pids[app], pid)
-	d.pidApp[pid] = app
-	d.pidGen++
-	d.markRunningLocked(app)
 }
 
+// forgetPIDLocked unmaps pid from app, never from another app that owns
+// it now. The caller holds mu and updates app's list.
+func (d *nativeDevice) forgetPIDLocked(app string, pid int) {
+	if d.pidApp[pid] == app {
+		delete(d.pidApp, pid)
+		delete(d.learnt, pid)
+	}
+}
+
+// ownPIDLocked maps pid to app, taking it from the app that had it (the
+// system gave that process's pid to app's): it returns that app when it
+// has no pid left. The caller holds mu and adds pid to app's list.
+func (d *nativeDevice) ownPIDLocked(app string, pid int) (emptied []string) {
+	if other := d.pidApp[pid]; other != "" && other != app {
+		d.pids[other] = slices.DeleteFunc(slices.Clone(d.pids[other]), func(p int) bool { return p == pid })
+		delete(d.learnt, pid)
+		if len(d.pids[other]) == 0 {
+			emptied = []string{other}
+		}
+	}
+	d.pidApp[pid] = app
+	return emptied
+}
+
+// learnPID takes a process start the log shows (ActivityManager's `Start
+// proc PID:PACKAGE`) before pidof could tell: the pid is app's when app is
+// followed; otherwise the pid is no longer any followed app's, whose
+// process with that pid has gone.
+func (d *nativeDevice) learnPID(app string, pid int) {
+	follows := d.follows(app)
+	d.mu.Lock()
+	d.initPIDsLocked()
+	if !follows {
+		var emptied []string
+		if other := d.pidApp[pid]; other != "" {
+			d.pids[other] = slices.DeleteFunc(slices.Clone(d.pids[other]), func(p int) bool { return p == pid })
+			d.forgetPIDLocked(other, pid)
+			if len(d.pids[other]) == 0 {
+				emptied = []string{other}
+			}
+		}
+		d.mu.Unlock()
+		d.pidsChanged(emptied, false)
+		return
+	}
+	if d.pidApp[pid] == app {
+		d.mu.Unlock()
+		return
+	}
+	if n := len(d.pids[app]); n >= maxAppPIDs { // the oldest goes
+		d.forgetPIDLocked(app, d.pids[app][0])
+		d.pids[app] = slices.Clone(d.pids[app][n-maxAppPIDs+1:])
+	}
+	emptied := d.ownPIDLocked(app, pid)
+	d.pids[app] = append(d.pids[app], pid)
+	d.pidGen++
+	d.learnt[pid] = d.pidGen
+	d.markRunningLocked(app)
+	d.mu.Unlock()
+	d.pidsChanged(emptied, false)
+}
+
+// forgetUnfollowed drops the pids of apps no longer followed.
+func (d *nativeDevice) forgetUnfollowed(apps []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for app, pids := range d.pids {
+		if !slices.Contains(apps, app) {
+			for _, pid := range pids {
+				d.forgetPIDLocked(app, pid)
+			}
+			delete(d.pids, app)
+		}
+	}
+}
+
+// appOf is the followed app whose pid set holds pid now, "" for none.
 func (d *nativeDevice) appOf(pid int) string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.pidApp[pid]
+	if app := d.pidApp[pid]; slices.Contains(d.pids[app], pid) {
+		return app
+	}
+	return ""
 }
 
 // pidGeneration changes whenever a pid is added to an app's.

@@ -60,7 +60,9 @@ type nativeCommand struct {
 var errNativeArgument = errors.New("not a safe command argument")
 
 // fromTemplate fills template i's placeholders with values (placeholder,
-// value, …), each already checked.
+// value, …), each already checked. Each word of the template is filled
+// once, from the template alone: a value is never read again as a
+// placeholder, so a serial that is literally "PACKAGE" stays the serial.
 func fromTemplate(i int, values ...string) nativeCommand {
 	var words []string
 	for rest := nativeCommandTemplates[i]; rest != ""; {
@@ -71,14 +73,20 @@ func fromTemplate(i int, values ...string) nativeCommand {
 		} else {
 			word, rest, _ = strings.Cut(rest, " ")
 		}
-		for j := 0; j+1 < len(values); j += 2 {
-			if word == values[j] {
-				word = values[j+1]
-			}
-		}
-		words = append(words, word)
+		words = append(words, fillPlaceholder(word, values))
 	}
 	return nativeCommand{tool: words[0], args: words[1:]}
+}
+
+// fillPlaceholder is word's value when word is one of values'
+// placeholders, else word.
+func fillPlaceholder(word string, values []string) string {
+	for j := 0; j+1 < len(values); j += 2 {
+		if word == values[j] {
+			return values[j+1]
+		}
+	}
+	return word
 }
 
 func adbDevicesCommand() nativeCommand {

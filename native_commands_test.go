@@ -77,3 +77,49 @@ func TestReadmeListsNativeCommands(t *testing.T) {
 		t.Errorf("docs/native.md's commands differ from nativeCommandTemplates (-code +docs):\n%s", diff)
 	}
 }
+
+// TestTemplateValueNamedLikePlaceholder: a value that is literally a
+// placeholder's name stays the value; it is not filled again.
+func TestTemplateValueNamedLikePlaceholder(t *testing.T) {
+	t.Parallel()
+	for _, serial := range []string{"PACKAGE", "SERIAL", "UDID"} {
+		pidof, err := adbPidofCommand(serial, "com.example.shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string{"-s", serial, "shell", "pidof", "com.example.shop"}
+		if diff := cmp.Diff(want, pidof.args); diff != "" {
+			t.Errorf("serial %q (-want +got):\n%s", serial, diff)
+		}
+	}
+	pidof, _ := adbPidofCommand("emulator-5554", "SERIAL")
+	if diff := cmp.Diff([]string{"-s", "emulator-5554", "shell", "pidof", "SERIAL"}, pidof.args); diff != "" {
+		t.Errorf("package SERIAL (-want +got):\n%s", diff)
+	}
+}
+
+// FuzzNativeCommandValues: whatever serial and package pass validation,
+// each lands in its own placeholder's place, once, and nothing else of
+// the template changes.
+func FuzzNativeCommandValues(f *testing.F) {
+	for _, s := range [][2]string{{"emulator-5554", "com.example.shop"}, {"PACKAGE", "SERIAL"}, {"SERIAL", "PACKAGE"}, {"UDID", "UDID"}} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, serial, pkg string) {
+		if c, err := adbPidofCommand(serial, pkg); err == nil {
+			if want := []string{"-s", serial, "shell", "pidof", pkg}; !slicesEqual(c.args, want) || c.tool != nativeToolADB {
+				t.Errorf("pidof of %q on %q: %q", pkg, serial, c)
+			}
+		}
+		if c, err := adbLogcatCommand(serial); err == nil {
+			if want := []string{"-s", serial, "logcat", "-v", "threadtime", "-b", "main,system,crash", "-T", "1"}; !slicesEqual(c.args, want) {
+				t.Errorf("logcat of %q: %q", serial, c)
+			}
+		}
+		if c, err := simctlLogCommand(serial); err == nil && (len(c.args) < 3 || c.args[2] != serial || c.args[len(c.args)-1] != nativeSimPredicate) {
+			t.Errorf("simulator log of %q: %q", serial, c)
+		}
+	})
+}
+
+func slicesEqual(a, b []string) bool { return cmp.Equal(a, b) }

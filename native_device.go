@@ -32,6 +32,10 @@ type nativeDevice struct {
 
 	queued  atomic.Int64 // bytes waiting in the intake
 	dropped atomic.Int64
+	// keepApps, set by reconcile before it stops the follow of a device
+	// offline or briefly unlisted, keeps its apps' state: they have not
+	// ended, and the next follow carries on with them.
+	keepApps atomic.Bool
 
 	// retryAt and retryDelay are reconcile's too: when a follow that ended
 	// by itself may start again, and the backoff before the next.
@@ -48,6 +52,11 @@ type nativeDevice struct {
 	ended   string
 	running map[string]bool // apps that had pids or lines since they last ended
 	endsDue map[string]bool // apps whose last process ended, not yet told
+	// learnt (pid learnt from the log → pidGen then) and askFailed (adb's
+	// words when it last could not ask the device, "" once it could) are
+	// native_adb.go's, guarded by mu too.
+	learnt    map[int]uint64
+	askFailed string
 
 	pending pendingEntries // the consumer goroutine's
 	endWake chan struct{}  // wakes the consumer when endsDue has apps
@@ -93,7 +102,7 @@ func (d *nativeDevice) status() nativeDeviceStatus {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	st := nativeDeviceStatus{Platform: d.platform, ID: d.id, Name: d.name, State: d.state, Following: d.cancel != nil && !d.finished(),
-		Dropped: d.dropped.Load(), Ended: d.ended}
+		Dropped: d.dropped.Load(), Ended: d.ended, AskFailed: d.askFailed}
 	for _, app := range d.apps {
 		st.Apps = append(st.Apps, nativeAppStatus{ID: app, PIDs: append([]int(nil), d.pids[app]...)})
 	}
@@ -174,7 +183,9 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		d.consume(ctx, lines, newSimIntake(d))
 	}
 	wg.Wait()
-	d.endAll()
+	if !d.keepApps.Load() {
+		d.endAll()
+	}
 }
 
 // endAll tells the sink that every app of the device that had pids or
@@ -191,7 +202,7 @@ func (d *nativeDevice) endAll() {
 			apps = append(apps, app)
 		}
 	}
-	d.running, d.endsDue, d.pids, d.pidApp = nil, nil, nil, nil
+	d.running, d.endsDue, d.pids, d.pidApp, d.learnt = nil, nil, nil, nil, nil
 	d.mu.Unlock()
 	slices.Sort(apps)
 	for _, app := range apps {

@@ -34,6 +34,11 @@ const (
 	maxNativeApps = 32
 	// maxNativeDevices bounds the Android devices followed at once.
 	maxNativeDevices = 16
+	// nativeServerGracePolls is how many polls after an adb command
+	// started the adb server (again) a device it does not list is kept: a
+	// new server lists a USB device within a second or two, one over Wi-Fi
+	// once it is connected again.
+	nativeServerGracePolls = 10
 )
 
 // Where a native entry is kept: a `log` event of the console stream, as
@@ -82,6 +87,8 @@ type nativeDeviceStatus struct {
 	Apps                      []nativeAppStatus
 	Dropped                   int64  // lines dropped at intake
 	Ended                     string // why its log stream last ended (it is restarted after), "" if it never has
+	Said                      string // adb's words beside its state in the listing ("user in plugdev group; …")
+	AskFailed                 string // adb's words when it last could not ask the device, "" once it could
 }
 
 // nativeCrashStatus is the last crash seen.
@@ -94,12 +101,17 @@ type nativeCrashStatus struct {
 // nativeStatus is the native side for debug_health_check.
 type nativeStatus struct {
 	ADB, Xcrun string // the tools found; "" when not
-	ListError  string // why the last device listing failed
-	Devices    []nativeDeviceStatus
-	CutLines   int64
-	LastCrash  *nativeCrashStatus
-	AppIDs     []nativeAppSource // the apps followed, and where each came from
-	LastEnd    *nativeEndStatus  // how an app last ended
+	ListError  string // why the last device listing failed; what is followed stays so
+	// ADBServer is the last start of the adb server an adb command of
+	// ours made (zero when none did).
+	ADBServer nativeServerStart
+	// LogTags is ANDROID_LOG_TAGS as it was set, ignored ("" when unset).
+	LogTags   string
+	Devices   []nativeDeviceStatus
+	CutLines  int64
+	LastCrash *nativeCrashStatus
+	AppIDs    []nativeAppSource // the apps followed, and where each came from
+	LastEnd   *nativeEndStatus  // how an app last ended
 }
 
 // nativeFollower finds devices and follows each. run must be called once;
@@ -110,6 +122,9 @@ type nativeFollower struct {
 	sink      nativeSink
 	runner    *nativeRunner
 	pollEvery time.Duration
+	// serverGrace is how long after an adb command started the adb
+	// server a device it does not list is kept.
+	serverGrace time.Duration
 
 	mu        sync.Mutex
 	devices   map[string]*nativeDevice // by platform + id
@@ -172,7 +187,7 @@ func newNativeFollower(cfg config, logger *slog.Logger, sink nativeSink, paths m
 	}
 	return &nativeFollower{cfg: cfg, logger: logger.With("component", "native"), sink: sink,
 		runner: runner, pollEvery: cmp.Or(cfg.Tune.NativePoll, nativePollEvery),
-		devices: map[string]*nativeDevice{}}
+		serverGrace: nativeServerGracePolls * cmp.Or(cfg.Tune.NativePoll, nativePollEvery), devices: map[string]*nativeDevice{}}
 }
 
 // run lists devices until ctx ends, following each, then ends every
@@ -190,19 +205,19 @@ func (f *nativeFollower) run(ctx context.Context) {
 		}
 		apps := f.apps()
 		var listed []nativeDeviceStatus
-		var errs []error
+		listErrs := map[string]error{}
 		if f.runner.paths[nativeToolADB] != "" {
 			devices, err := f.listAndroid(ctx)
-			listed, errs = append(listed, devices...), append(errs, err)
+			listed, listErrs[nativeAndroid] = append(listed, devices...), err
 		}
 		if f.runner.paths[nativeToolXcrun] != "" {
 			devices, err := f.listSimulators(ctx)
-			listed, errs = append(listed, devices...), append(errs, err)
+			listed, listErrs[nativeIOS] = append(listed, devices...), err
 		}
 		if ctx.Err() != nil {
 			return
 		}
-		f.reconcile(ctx, &wg, listed, apps, errors.Join(errs...))
+		f.reconcile(ctx, &wg, listed, apps, listErrs)
 		timer.Reset(f.pollEvery)
 	}
 }
@@ -224,12 +239,18 @@ func (f *nativeFollower) apps() []string {
 
 // reconcile starts a follower for each device newly online and ends the
 // followers of devices gone; every follower learns the apps to follow.
-func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErr error) {
+// listErrs holds why a platform's listing failed: such a listing says
+// nothing of that platform's devices, which stay as they are. A device
+// offline, unauthorized or otherwise not ready, or one that a newly
+// started adb server does not list yet, has its follow stopped but its
+// apps kept: they have not ended, and when the device is online again its
+// next follow carries on with them.
+func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErrs map[string]error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.listError = ""
-	if listErr != nil {
-		f.listError = listErr.Error()
+	if err := errors.Join(listErrs[nativeAndroid], listErrs[nativeIOS]); err != nil {
+		f.listError = err.Error()
 	}
 	seen := map[string]bool{}
 	for _, d := range listed {
@@ -241,6 +262,9 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 			f.devices[key] = dev
 		}
 		dev.setListed(d.Name, d.State, apps)
+		if d.Said != "" {
+			dev.setAskFailed(d.Said)
+		}
 		if dev.cancel != nil && dev.finished() {
 			// Its follow ended by itself (its log command could not be
 			// run): it is stopped, and started again after a backoff
@@ -250,6 +274,7 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 			dev.retryAt = time.Now().Add(dev.retryDelay)
 		}
 		if d.State == "device" && dev.cancel == nil && dev.finished() && !time.Now().Before(dev.retryAt) {
+			dev.keepApps.Store(false)
 			devCtx, cancel := context.WithCancel(ctx)
 			dev.cancel = cancel
 			done := make(chan struct{})
@@ -259,18 +284,37 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 				dev.follow(devCtx)
 			})
 		} else if d.State != "device" && dev.cancel != nil {
+			dev.keepApps.Store(true)
 			dev.stop()
 		}
 	}
+	f.reconcileUnlisted(wg, seen, listErrs)
+}
+
+// reconcileUnlisted ends the followers of devices a listing left out,
+// unless that listing failed or a new adb server may not list them yet.
+// The caller holds mu.
+func (f *nativeFollower) reconcileUnlisted(wg *sync.WaitGroup, seen map[string]bool, listErrs map[string]error) {
+	started := f.runner.serverStart().At
+	newServer := !started.IsZero() && f.runner.now().Sub(started) < f.serverGrace
 	for key, dev := range f.devices {
-		if seen[key] {
+		if seen[key] || listErrs[dev.platform] != nil {
+			continue
+		}
+		if dev.platform == nativeAndroid && newServer {
+			dev.keepApps.Store(true)
+			dev.stop()
+			dev.setListed(dev.name, "unlisted", nil)
 			continue
 		}
 		// A device gone stays listed until its follower has ended, so that
-		// it is never followed twice should it come back at once.
+		// it is never followed twice should it come back at once. Its apps
+		// end: by its follow's end, or here if they were kept.
+		dev.keepApps.Store(false)
 		dev.stop()
 		if dev.finished() {
 			delete(f.devices, key)
+			wg.Go(dev.endAll)
 		} else {
 			dev.setListed(dev.name, "gone", nil)
 		}
@@ -295,7 +339,7 @@ func (f *nativeFollower) status() nativeStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := nativeStatus{ADB: f.runner.paths[nativeToolADB], Xcrun: f.runner.paths[nativeToolXcrun], ListError: f.listError,
-		CutLines: f.runner.cutLines.Load()}
+		CutLines: f.runner.cutLines.Load(), ADBServer: f.runner.serverStart(), LogTags: f.runner.logTags}
 	if f.lastCrash != nil {
 		c := *f.lastCrash
 		st.LastCrash = &c

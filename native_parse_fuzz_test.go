@@ -89,6 +89,9 @@ func FuzzParseADBDevices(f *testing.F) {
 				t.Fatalf("%q: device %+v", out, d)
 			}
 			fmt.Fprintf(&back, "%s\t%s", d.ID, d.State)
+			if d.Said != "" {
+				fmt.Fprintf(&back, " (%s)", d.Said)
+			}
 			if d.Name != "" {
 				fmt.Fprintf(&back, " model:%s", d.Name)
 			}

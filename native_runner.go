@@ -16,7 +16,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -49,10 +51,20 @@ type nativeRunner struct {
 	minBackoff, maxBackoff time.Duration
 	// cutLines counts lines longer than maxNativeLine.
 	cutLines atomic.Int64
+	// env is the children's environment: the server's without
+	// ANDROID_LOG_TAGS, whose value was logTags (native_stderr.go).
+	env     []string
+	logTags string
+	now     func() time.Time // tests set the clock
+
+	mu     sync.Mutex
+	server nativeServerStart // the last adb server start an adb command made
 }
 
 func newNativeRunner(paths map[string]string) *nativeRunner {
-	return &nativeRunner{paths: paths, minBackoff: nativeMinBackoff, maxBackoff: nativeMaxBackoff}
+	env, logTags := childEnv(os.Environ())
+	return &nativeRunner{paths: paths, minBackoff: nativeMinBackoff, maxBackoff: nativeMaxBackoff,
+		env: env, logTags: logTags, now: time.Now}
 }
 
 // command builds the child of c, ended with ctx.
@@ -61,14 +73,32 @@ func (r *nativeRunner) command(ctx context.Context, c nativeCommand) (*exec.Cmd,
 	if path == "" {
 		return nil, fmt.Errorf("%s: %w", c.tool, exec.ErrNotFound)
 	}
-	cmd := exec.CommandContext(ctx, path, c.args...) // no stdin, stderr discarded
+	cmd := exec.CommandContext(ctx, path, c.args...) // no stdin
+	cmd.Env = r.env
+	tail := &stderrTail{}
+	if c.tool == nativeToolADB {
+		tail.seen = r.adbServerLine
+	}
+	cmd.Stderr = tail
 	ownProcessGroup(cmd)
 	cmd.WaitDelay = nativeWaitDelay
 	return cmd, nil
 }
 
+// failed is err, when the child of c failed, as a *nativeCommandError
+// with the last lines the child wrote on stderr.
+func failed(c nativeCommand, cmd *exec.Cmd, err error) error {
+	if err == nil {
+		return nil
+	}
+	var tail *stderrTail // nil (nothing kept) for a child that is not command's
+	tail, _ = cmd.Stderr.(*stderrTail)
+	return &nativeCommandError{Command: c.String(), Err: err, Stderr: tail.kept()}
+}
+
 // output runs a short command and returns its standard output. A non-zero
-// exit is returned as an *exec.ExitError with the output read so far.
+// exit is returned as a *nativeCommandError wrapping an *exec.ExitError,
+// with the output read so far.
 func (r *nativeRunner) output(ctx context.Context, c nativeCommand) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, nativeCommandTimeout)
 	defer cancel()
@@ -95,7 +125,7 @@ func (r *nativeRunner) output(ctx context.Context, c nativeCommand) ([]byte, err
 	if err == nil {
 		err = readErr
 	}
-	return out, err
+	return out, failed(c, cmd, err)
 }
 
 // stream runs a long command, handing each line of its output (without
@@ -131,7 +161,7 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 	if err == nil {
 		err = readErr
 	}
-	return err
+	return failed(c, cmd, err)
 }
 
 // readLines reads lines of at most maxNativeLine bytes.

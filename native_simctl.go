@@ -135,9 +135,6 @@ func parseSimctlDevices(out []byte) ([]bootedSimulator, error) {
 // UIKitApplication:<bundle id>[<hex>][rb-legacy].
 const simAppLabel = "UIKitApplication:"
 
-// maxAppPIDs bounds the pids kept of one app.
-const maxAppPIDs = 64
-
 // parseLaunchctlList reads `launchctl list` run in a simulator (a header,
 // then `PID<TAB>STATUS<TAB>LABEL` lines, PID "-" for a job that runs no
 // process): the pids of the apps among apps that run a process, by bundle

@@ -36,36 +36,26 @@ func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStat
 }
 
 // lookUpSimApps lists the simulator's running apps every poll until ctx
-// ends, and installs each followed app's pids (setPIDs: an app whose
-// processes are all gone ends). A listing that fails says nothing of the
-// apps and changes nothing; nor does one during which the log named a new
-// process (learnPID), which may have started after the listing was taken.
+// ends, and installs each followed app's pids as Android's lookups do
+// (setPIDsSince: an app whose processes are all gone ends; a pid the log
+// taught after the listing was asked stays, its process may be newer). A
+// listing that fails says nothing of the apps and changes nothing.
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	cmd, err := simctlAppsCommand(d.id)
 	if err != nil {
 		return
 	}
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-		gen, apps := d.pidGeneration(), d.followedApps()
+	d.everyPoll(ctx, func() {
+		since, apps := d.pidGeneration(), d.followedApps()
 		out, err := d.follower.runner.output(ctx, cmd)
-		if ctx.Err() != nil {
-			return
+		if err != nil || ctx.Err() != nil {
+			return // a listing that fails says nothing about the apps
 		}
-		if err == nil && d.pidGeneration() == gen {
-			running := parseLaunchctlList(string(out), apps)
-			for _, app := range apps {
-				d.setPIDs(app, running[app])
-			}
+		running := parseLaunchctlList(string(out), apps)
+		for _, app := range apps {
+			d.setPIDsSince(app, running[app], since)
 		}
-		timer.Reset(d.follower.pollEvery)
-	}
+	})
 }
 
 // simAppOf names the followed app an event belongs to, "" for none.

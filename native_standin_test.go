@@ -58,6 +58,9 @@ func runNativeStandin(spec string, args []string) int {
 		return standinTail(filepath.Join(dir, args[0]), "", "", -1)
 	}
 	appendFile(filepath.Join(dir, "commands"), tool+" "+strings.Join(args, " ")+"\n")
+	if code, ok := standinFault(tool, dir, args); ok { // adb's own failures: native_faults_standin_test.go
+		return code
+	}
 	line := strings.Join(args, " ")
 	switch {
 	case tool == "adb" && line == "devices -l":

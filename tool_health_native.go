@@ -3,10 +3,13 @@ package main
 // tool_health_native.go words the native side's state (native_follow.go)
 // for debug_health_check: the tools found, each device and the app
 // processes on it, what was dropped, the last crash, the apps followed and
-// where each came from, and how an app last ended.
+// where each came from, how an app last ended; and, in adb's own words, why
+// a listing failed or a device could not be asked, an adb server that was
+// started again, and an ANDROID_LOG_TAGS set and ignored.
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -16,6 +19,8 @@ type healthNative struct {
 	ADB       string               `json:"adb,omitempty"`
 	Xcrun     string               `json:"xcrun,omitempty"`
 	Error     string               `json:"error,omitempty"`
+	ADBServer string               `json:"adbServer,omitempty"` // the last adb server start an adb command of ours made
+	LogTags   string               `json:"logTags,omitempty"`   // ANDROID_LOG_TAGS set, and ignored
 	Devices   []healthNativeDevice `json:"devices"`
 	CutLines  int64                `json:"cutLines,omitempty"` // lines longer than the bound, cut
 	LastCrash *healthNativeCrash   `json:"lastCrash,omitempty"`
@@ -49,9 +54,10 @@ type healthNativeDevice struct {
 	Following bool              `json:"following"`
 	Apps      []healthNativeApp `json:"apps"`
 	Dropped   int64             `json:"droppedLines,omitempty"`
-	Ended     string            `json:"logEnded,omitempty"` // why its log stream last ended; it is restarted
-
-	NotJoined string `json:"notJoined,omitempty"` // why its apps are never joined to a Metro session (native_samename.go)
+	Ended     string            `json:"logEnded,omitempty"`  // why its log stream last ended; it is restarted
+	CannotAsk string            `json:"cannotAsk,omitempty"` // adb's words when it could not ask the device
+	Kept      string            `json:"kept,omitempty"`      // why its apps' sessions stay while it is not followed
+	NotJoined string            `json:"notJoined,omitempty"` // why its apps are never joined to a Metro session (native_samename.go)
 }
 
 type healthNativeApp struct {
@@ -72,7 +78,17 @@ const maxHealthNativeDevices = 16
 
 // describeNative words the native side's state.
 func describeNative(st nativeStatus) *healthNative {
-	h := &healthNative{ADB: st.ADB, Xcrun: st.Xcrun, Error: st.ListError, Devices: []healthNativeDevice{}, CutLines: st.CutLines}
+	h := &healthNative{ADB: st.ADB, Xcrun: st.Xcrun, Devices: []healthNativeDevice{}, CutLines: st.CutLines}
+	if st.ListError != "" {
+		h.Error = "listing devices fails, so every device followed stays followed until a listing succeeds: " + st.ListError
+	}
+	if s := st.ADBServer; !s.At.IsZero() {
+		h.ADBServer = "an adb command started the adb server at " + s.At.UTC().Format(timeFormat) + " (" + s.Said +
+			"); devices it does not list yet keep their sessions for a while"
+	}
+	if st.LogTags != "" {
+		h.LogTags = "ANDROID_LOG_TAGS=" + st.LogTags + " is set in the server's environment and ignored: adb would hand it to logcat as its filter"
+	}
 	following := 0
 	for i, d := range st.Devices {
 		if i == maxHealthNativeDevices {
@@ -83,6 +99,13 @@ func describeNative(st nativeStatus) *healthNative {
 		if twins := sameNameDevices(st.Devices, d); len(twins) > 0 {
 			hd.NotJoined = fmt.Sprintf("%s is also the name of %s: Metro names a device only by its name (an Android device by its model), "+
 				"so a Metro page of that name could be on either, and this device's apps keep native sessions of their own", d.Name, strings.Join(twins, ", "))
+		}
+		if d.AskFailed != "" {
+			hd.CannotAsk = "adb cannot ask the device; its apps' state is kept: " + d.AskFailed
+		}
+		running := slices.ContainsFunc(d.Apps, func(a nativeAppStatus) bool { return len(a.PIDs) > 0 })
+		if !d.Following && d.State != "device" && d.State != "gone" && running {
+			hd.Kept = "not followed while " + d.State + "; its apps' sessions stay until it is online again or gone"
 		}
 		for _, a := range d.Apps {
 			pids := a.PIDs

@@ -37,6 +37,17 @@
 //    - likewise when the adb server is killed, stays down 5 s (the app
 //      logging meanwhile: whether that line is caught up on is printed), and
 //      a new one is started and the device connected to it again;
+//    - the kill does not end the app's session: after it the session is
+//      still connected, since the same time, and its latest seq has risen;
+//    - the device turns unauthorized (its connection drops, and it asks
+//      the new connection to wait for its user to accept the key): the
+//      health check shows it as such, the session stays connected; once
+//      the user accepts, logcat runs again and the app's next line arrives
+//      in the same session;
+//    - devtools-mcp runs with ANDROID_LOG_TAGS=*:S in its environment (a
+//      developer's own terminal setting): the health check says it is set
+//      and ignored, every logcat the device sees has the tags empty, and
+//      all the rest holds as without it;
 //    - through 20 000 lines of another process in one go, it keeps
 //      answering and keeps none of them; after 20 000 console lines of the
 //      app in one go (what it made of them is printed) it gets the app's
@@ -201,6 +212,7 @@ async function follow(ctx) {
   const server = startServer(binary, {
     ADB: adb, ANDROID_ADB_SERVER_PORT: String(adbPort), NATIVE_APPS: APP, METRO_URL: 'off',
     WS_PORT: String(await freePort()), REACTOTRON_PORT: '0', MCP_TRANSPORT: 'stdio',
+    ANDROID_LOG_TAGS: '*:S', // a developer's own terminal setting: ignored, and said so
   }, { answerMs: STEP_MS });
   cleanups.push(() => server.stop(1000));
   const seen = new Map(); // pid:start → process devtools-mcp started
@@ -233,6 +245,8 @@ async function follow(ctx) {
     stop(`debug_health_check does not name the device ${serial} with ${APP}'s pid 4242 within ${STEP_MS} ms`);
   }
   pass(`debug_health_check names the device ${serial} and ${APP}'s pid 4242, ${Date.now() - t0} ms after devtools-mcp started`);
+  const logTags = health?.server?.native?.logTags || '';
+  check(logTags.includes('ANDROID_LOG_TAGS=*:S'), 'debug_health_check says ANDROID_LOG_TAGS=*:S is set and ignored', short(health?.server?.native));
   await device.play('02-logging');
   const session = await until(STEP_MS, async () => ((await healthNow()).sessions || []).find((x) => JSON.stringify(x).includes(APP)));
   if (!session) {
@@ -369,6 +383,9 @@ async function goingAway(ctx) {
   // Whichever adb starts the new server (ours here, or devtools-mcp's next
   // `adb devices -l`, as adb starts one when none runs), devtools-mcp reads
   // the log again and the app's next line arrives in the same session.
+  // The app runs again (06-back relaunched it after the native crash):
+  // from here its session must never end.
+  const before = await sessionState(server, session.id);
   const opensBeforeKill = logcatOpens();
   const killedAt = Date.now();
   const killed = await runAdb('kill-server');
@@ -406,6 +423,72 @@ async function goingAway(ctx) {
     console.log(`observed: the app's line logged while no adb server ran is ${gap?.entries.length ? '' : 'NOT '}in the session after the restart`);
     check(serverBack, `the app's next console line after the adb server restarted arrives in session ${session.id}`, short(lastServer?.answer ?? lastServer));
   }
+  await stillLive(server, session.id, before, 'the adb server\'s kill');
+}
+
+// sessionState is the session's entry in debug_health_check, with the
+// latest seq of its console.
+async function sessionState(server, id) {
+  try {
+    const h = await server.call('debug_health_check');
+    const s = (h.sessions || []).find((x) => x.id === id) || null;
+    const latest = (await server.call('debug_get_logs', { session: id, limit: 1 })).latestSeq || 0;
+    return { s, latest, native: h.server?.native };
+  } catch (err) {
+    return { error: err.message };
+  }
+}
+
+// stillLive checks that the session was never ended since before: still
+// connected, connected since the same time, its latest seq risen.
+async function stillLive(server, id, before, what) {
+  const now = await sessionState(server, id);
+  check(now.s?.connected === true && now.s?.connectedAt === before.s?.connectedAt && now.latest > before.latest,
+    `session ${id} stays live through ${what} (connected since ${before.s?.connectedAt}, latest seq ${before.latest} → ${now.latest})`,
+    `before ${short(before.s)}, now ${short(now.s ?? now)}`);
+}
+
+// unauthorized: the device turns unauthorized (its user has not accepted
+// this computer's key, as after "revoke USB debugging authorizations"),
+// then its user accepts.
+async function unauthorized(ctx) {
+  const { serial, device, opened, server, session, mark } = ctx;
+  const logcatOpens = () => opened.slice(mark).filter((e) => !e.event && e.service.includes('exec logcat')).length;
+  const before = await sessionState(server, session.id);
+  device.setAuthorized(false);
+  device.drop();
+  let last = null;
+  const shown = await until(20000, async () => {
+    last = await sessionState(server, session.id);
+    const d = (last.native?.devices || []).find((x) => x.id === serial);
+    return d && d.state === 'unauthorized' ? d : null;
+  });
+  if (check(shown, `debug_health_check shows the device as adb lists it: unauthorized`, short(last?.native ?? last, 2000))) {
+    console.log(`debug_health_check on the unauthorized device: ${short(shown, 600)}`);
+  }
+  // A few of devtools-mcp's polls while it stays so.
+  await sleep(3000);
+  const during = await sessionState(server, session.id);
+  check(during.s?.connected === true && during.s?.connectedAt === before.s?.connectedAt,
+    `session ${session.id} stays connected while its device is unauthorized`, short(during.s ?? during));
+  const opensBefore = logcatOpens();
+  device.setAuthorized(true);
+  const reread = await until(20000, async () => logcatOpens() > opensBefore && device.openLogcats() > 0);
+  if (check(reread, 'devtools-mcp runs logcat again once the device\'s user accepts the key', 'no new logcat opened within 20 s')) {
+    await device.flood(3, 4400);
+    let lastBack = null;
+    const back = await until(STEP_MS, async () => {
+      try {
+        lastBack = await logs(server, { session: session.id, contains: 'render tick 2 of 3' });
+      } catch (err) {
+        lastBack = { error: err.message, entries: [] };
+        return false;
+      }
+      return lastBack.entries.length > 0;
+    });
+    check(back, `the app's console line after the key was accepted arrives in session ${session.id}`, short(lastBack?.answer ?? lastBack));
+  }
+  await stillLive(server, session.id, before, 'the device unauthorized and accepted again');
 }
 
 // flood: a busy device's lines, then the app's own.
@@ -494,6 +577,9 @@ async function closing(ctx) {
   console.log(`services devtools-mcp opened on the device (${mine.length}): ${kinds.map((k) => JSON.stringify(k)).join(', ')}`);
   check(mine.length > 0 && bad.length === 0, 'devtools-mcp opened only the listed services on the device (pidof of the app, logcat -v threadtime reading)',
     bad.length ? `not allowed: ${bad.map((e) => JSON.stringify(e)).join(', ')}` : 'none opened');
+  const tagged = mine.filter((e) => e.service.includes('exec logcat') && !e.service.includes('export ANDROID_LOG_TAGS="\'\'"'));
+  check(tagged.length === 0, 'every logcat devtools-mcp ran on the device had ANDROID_LOG_TAGS empty, though set in its environment',
+    tagged.map((e) => JSON.stringify(e.service)).join(', '));
 
   // The server exits when its stdin closes; nothing it started outlives it.
   for (const c of descendants(server.child.pid)) seen.set(`${c.pid}:${c.start}`, c);
@@ -573,6 +659,7 @@ async function main() {
   Object.assign(ctx, await follow(ctx));
   await crashes(ctx);
   await goingAway(ctx);
+  await unauthorized(ctx);
   await flood(ctx);
   await closing(ctx);
 }

@@ -58,6 +58,13 @@
 // The process table follows the scenario: `ActivityManager: Start proc
 // N:package/…` starts a process, `Process package (pid N) has died` ends it.
 //
+// A device that has not accepted the computer's key yet (setAuthorized
+// (false)) answers the host's CNXN with AUTH(TOKEN, 0, 20 random bytes),
+// and each signature with a new token; the host then sends its public key
+// (AUTH RSAPUBLICKEY), which a device shows its user, and waits: the adb
+// server lists it as `unauthorized`. setAuthorized(true) is the user
+// accepting: every connection waiting so is answered with CNXN.
+//
 // Every service opened is logged (to the file given and to onOpen), so a
 // check can hold the services used to a list.
 //
@@ -68,6 +75,7 @@
 // another process (or the app's console under PID) at once and prints
 // `flooded N`, `drop` ends every connection (the
 // device goes away; the port stays open), `quit` ends.
+const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
 const path = require('node:path');
@@ -80,6 +88,9 @@ const A_OKAY = 0x59414b4f;
 const A_CLSE = 0x45534c43;
 const A_WRTE = 0x45545257;
 const A_AUTH = 0x48545541;
+const AUTH_TOKEN = 1;
+const AUTH_SIGNATURE = 2;
+const AUTH_RSAPUBLICKEY = 3;
 const A_VERSION = 0x01000001;
 const A_VERSION_MIN = 0x01000000; // before Android 9: checksums checked
 const A_VERSION_SKIP_CHECKSUM = 0x01000001;
@@ -120,6 +131,8 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
   const connections = new Set();
   let buffer = 'main';
   let opened = 0;
+  let authorized = true;
+  const waitingAuth = new Set(); // connections whose host waits for the user to accept its key
   const features = legacyShell ? 'cmd' : 'shell_v2,cmd';
   const banner = Buffer.from(`device::ro.product.name=${product};ro.product.model=${model};ro.product.device=${device};features=${features}`);
 
@@ -291,8 +304,13 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
         if (cmd === A_CNXN) {
           version = Math.min(arg0, ourVersion);
           maxData = Math.min(arg1, ourMax);
-          connected = true;
-          send(A_CNXN, ourVersion, ourMax, banner);
+          if (authorized) accept();
+          else send(A_AUTH, AUTH_TOKEN, 0, crypto.randomBytes(20));
+        } else if (cmd === A_AUTH && !connected) {
+          // A signature of our token with a key we do not know: a new
+          // token. The public key: shown to the user, who has not accepted.
+          if (arg0 === AUTH_SIGNATURE) send(A_AUTH, AUTH_TOKEN, 0, crypto.randomBytes(20));
+          else if (arg0 === AUTH_RSAPUBLICKEY) waitingAuth.add(accept);
         } else if (!connected) {
           console.error(`device: ${COMMANDS[cmd] ?? cmd} before CNXN; closing the connection`);
           sock.destroy();
@@ -315,7 +333,14 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
         }
       }
     });
+    function accept() {
+      if (connected) return;
+      connected = true;
+      waitingAuth.delete(accept);
+      send(A_CNXN, ourVersion, ourMax, banner);
+    }
     const drop = () => {
+      waitingAuth.delete(accept);
       connections.delete(sock);
       for (const s of [...local.values()]) close(s, false);
     };
@@ -430,6 +455,13 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
           for (const c of connections) c.destroy();
         },
         connections: () => connections.size,
+        // setAuthorized(false): connections from now on wait for the user
+        // to accept the host's key; setAuthorized(true): the user accepts,
+        // and the connections waiting are answered.
+        setAuthorized(ok) {
+          authorized = ok;
+          if (ok) for (const accept of [...waitingAuth]) accept();
+        },
         stop() {
           for (const c of connections) c.destroy();
           return new Promise((r) => server.close(() => r()));
