@@ -67,7 +67,7 @@ func noPermissionsWhy(line string) string {
 func parsePidof(out string) []int {
 	var pids []int
 	for _, f := range strings.Fields(out) {
-		if n, err := strconv.Atoi(f); err == nil && n > 0 && len(pids) < 64 {
+		if n, err := strconv.Atoi(f); err == nil && n > 0 && len(pids) < maxAppPIDs {
 			pids = append(pids, n)
 		}
 	}
