@@ -7,7 +7,10 @@
 // thrown error with every frame in the project's source named as
 // metro-symbolicate names it for the same map (file, line, function), and
 // name the map it used (SOURCE_MAPS here; Go tests hold the places builds
-// leave maps).
+// leave maps). The same run plays an ANR block and has-died lines, which
+// Android writes under system_server's pid: they must be the app's entries
+// (the ANR one error entry with its reason), another app's ANR must stay
+// out, and the health check must say the app last ended in an ANR.
 //
 // usage: node check.js <devtools-mcp binary>   (ADB: the adb to use)
 'use strict';
@@ -150,7 +153,7 @@ async function main() {
   // Android's own verdicts, written under system_server's pid, join the
   // app's session by the package and pid they name; another app's do not.
   await device.play('03-anr');
-  const all = { session: session.id, count: 50 };
+  const all = { session: session.id, limit: 50 };
   let entries = [];
   await until('the ANR and the death read', STEP_MS, async () => {
     const got = await server.call('debug_get_logs', all);
