@@ -30,7 +30,7 @@ var notSettings = map[string]string{
 	"SCOPE_NOT_FOUND": "code", "SNAPSHOT_NOT_FOUND": "code", "STREAM_UNAVAILABLE": "code",
 	"TIMEOUT": "code", "UNAUTHORIZED": "code", "UNKNOWN_METHOD": "code", "UNSUPPORTED_PROTOCOL": "code",
 	// Other programs' variables: the npm launcher, Go, adb, React Native, Expo, the environment.
-	"DEVTOOLS_MCP_BINARY": "the npm launcher's", "CGO_ENABLED": "Go's", "ANDROID_ADB_SERVER_PORT": "adb's",
+	"DEVTOOLS_MCP_BINARY": "the npm launcher's", "CGO_ENABLED": "Go's", "ANDROID_ADB_SERVER_PORT": "adb's", "ANDROID_LOG_TAGS": "adb's",
 	"RCT_METRO_PORT": "React Native's", "REACT_NATIVE_PACKAGER_HOSTNAME": "Expo's", "PRODUCT_BUNDLE_IDENTIFIER": "Xcode's", "SOURCEMAP_FILE": "React Native's",
 	"EXPO_PACKAGER_PROXY_URL": "Expo's", "EXPO_OFFLINE": "Expo's", "HTTP_PROXY": "the environment's",
 	"PATH": "the environment's",
