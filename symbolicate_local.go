@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -72,7 +73,7 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 	} else {
 		out = unmappedFrames(stacks)
 		for _, st := range stacks {
-			if slicesContainKind(st.Frames, frameURL) {
+			if slices.ContainsFunc(st.Frames, func(f jsFrame) bool { return f.Kind == frameURL }) {
 				metroErr = errMetroOff
 			}
 		}
@@ -91,15 +92,6 @@ func unmappedFrames(stacks []jsStack) [][]mappedFrame {
 		}
 	}
 	return out
-}
-
-func slicesContainKind(frames []jsFrame, kind frameKind) bool {
-	for _, f := range frames {
-		if f.Kind == kind {
-			return true
-		}
-	}
-	return false
 }
 
 // releaseMaps finds and keeps release builds' source maps.

@@ -324,7 +324,7 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 	case errors.As(err, &unread):
 		return &stackNote{Status: status, Reason: "the release build's source map " + unread.Path + " could not be read: " + unread.Err.Error(),
 			Hint: "build the release again to write a new one, or name another in SOURCE_MAPS"}
-	case errors.Is(err, errStacksOff) || errors.Is(err, errMetroOff):
+	case errors.Is(err, errMetroOff):
 		return &stackNote{Status: "off", Reason: "stacks are not mapped to source: METRO_URL is off",
 			Hint: "set METRO_URL to the Metro serving the app (default http://127.0.0.1:8081)"}
 	case errors.As(err, &unreachable):
