@@ -77,7 +77,8 @@ func TestTwoSimulatorsTwoSessions(t *testing.T) {
 // them stay in its native session, and the health check says why.
 func TestTwinEmulatorsAndMetro(t *testing.T) {
 	t.Parallel()
-	ts, dir := nativeMetroServer(t, standInPage("1", "com.example.shop", "sdk_gphone64_x86_64", "dev-a", true))
+	// React Native names an Android device to Metro "MODEL - RELEASE - API N".
+	ts, dir := nativeMetroServer(t, standInPage("1", "com.example.shop", "sdk_gphone64_x86_64 - 14 - API 34", "dev-a", true))
 	writeStandin(t, dir, "devices", "List of devices attached\n"+
 		"emulator-5554          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64xa transport_id:1\n"+
 		"emulator-5556          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64xa transport_id:2\n\n")
@@ -87,7 +88,7 @@ func TestTwinEmulatorsAndMetro(t *testing.T) {
 	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
 	ts.initialize()
 	id := 0
-	metro := "metro:com.example.shop@sdk_gphone64_x86_64"
+	metro := "metro:com.example.shop@sdk_gphone64_x86_64 - 14 - API 34"
 	waitMetroLive(t, ts, &id, metro)
 	waitStandinReading(t, dir, "logcat-emulator-5554", 1)
 	appendStandin(t, dir, "logcat-emulator-5554", "11-27 05:30:00.300  4242  4260 W ShopNative: on a twin\n")
@@ -100,4 +101,24 @@ func TestTwinEmulatorsAndMetro(t *testing.T) {
 		!strings.Contains(text, "sdk_gphone64_x86_64 is also the name of emulator-5554") {
 		t.Errorf("the health check does not say why: %s", text)
 	}
+}
+
+// TestEmulatorJoinsMetro: one emulator, whose dev build Metro lists under
+// the name React Native gives it ("MODEL - RELEASE - API N"): the app's
+// native lines join its Metro session, not a native session of their own.
+func TestEmulatorJoinsMetro(t *testing.T) {
+	t.Parallel()
+	ts, dir := nativeMetroServer(t, standInPage("1", "com.example.shop", "sdk_gphone64_x86_64 - 14 - API 34", "dev-a", true))
+	writeStandin(t, dir, "devices", "List of devices attached\n"+
+		"emulator-5554          device product:sdk_gphone64_x86_64 model:sdk_gphone64_x86_64 device:emu64xa transport_id:1\n\n")
+	writeStandin(t, dir, "pidof-com.example.shop", "4242\n")
+	writeStandin(t, dir, "logcat-emulator-5554", "")
+	writeStandin(t, dir, "simctl-list", `{"devices":{}}`)
+	ts.initialize()
+	id := 0
+	metro := "metro:com.example.shop@sdk_gphone64_x86_64 - 14 - API 34"
+	waitMetroLive(t, ts, &id, metro)
+	waitStandinReading(t, dir, "logcat-emulator-5554", 1)
+	appendStandin(t, dir, "logcat-emulator-5554", "11-27 05:30:00.300  4242  4260 W ShopNative: on the one emulator\n")
+	pollLogs(t, ts, &id, map[string]any{"session": metro, "contains": "on the one emulator"}, func(e []map[string]any) bool { return len(e) == 1 })
 }

@@ -63,9 +63,23 @@ func sameApp(a, b sessionView) bool {
 func nativeOnPageDevice(native, page appNames) bool {
 	name := page.device
 	if native.platform == nativeAndroid {
-		name = adbModelSpelling(name)
+		name = adbModelSpelling(androidModelOf(name))
 	}
 	return native.device != "" && name == native.device && len(native.sameNameAs) == 0
+}
+
+// androidModelOf is the model in the name React Native gives Metro for an
+// Android device (AndroidInfoHelpers.getFriendlyDeviceName): "MODEL -
+// RELEASE - API N", or the model alone on Genymotion.
+func androidModelOf(name string) string {
+	i := strings.LastIndex(name, " - API ")
+	if i < 0 || strings.Trim(name[i+len(" - API "):], "0123456789") != "" {
+		return name
+	}
+	if j := strings.LastIndex(name[:i], " - "); j >= 0 {
+		return name[:j]
+	}
+	return name
 }
 
 // adbModelSpelling writes a model as `adb devices -l` does: each byte other
