@@ -275,7 +275,7 @@ func TestMetroFloodStaysBounded(t *testing.T) {
 		t.Errorf("the session holds %d events, want EVENT_BUFFER (100)", len(events))
 	}
 	last := events[len(events)-1]["payload"].(map[string]any)["message"].(string)
-	if len([]rune(last)) > maxMetroArgChars+64 || !strings.Contains(last, "characters cut") {
+	if len([]rune(last)) > maxMetroArgChars+64 || !strings.Contains(last, "more characters") {
 		t.Errorf("a 40 KB argument was kept as %d characters, want cut to %d", len(last), maxMetroArgChars)
 	}
 	// Each burst ends with an oversized frame, read after the last kept event.

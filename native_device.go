@@ -388,14 +388,3 @@ func crashHeadline(kind string, lines []string) string {
 	}
 	return strings.TrimSpace(lines[0])
 }
-
-// clipLine cuts s to n bytes at a rune boundary.
-func clipLine(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
-}

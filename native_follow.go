@@ -273,9 +273,9 @@ func (f *nativeFollower) noteCrash(app nativeApp, e nativeEntry) {
 	}
 	f.mu.Lock()
 	f.lastCrash = &nativeCrashStatus{App: app.AppID, Device: cmp.Or(app.DeviceName, app.DeviceID), Kind: e.Crash, At: e.At,
-		Summary: clipLine(summary, 300)}
+		Summary: clipText(summary, 300)}
 	f.mu.Unlock()
-	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", clipLine(summary, 300))
+	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", clipText(summary, 300))
 }
 
 // status is the native side's state.
