@@ -139,19 +139,18 @@ type metroLink struct {
 }
 
 // metroHTTPClient reaches Metro directly, and only Metro, for the page list,
-// the status and manifest, and /symbolicate (the debugger sockets dial
-// through wire_dial.go, under the same rule): its transport takes no proxy from
-// the environment, and no redirect is followed to wherever an answer points,
-// which would take the server past METRO_URL's loopback-or-allowed rule.
-func metroHTTPClient(t *http.Transport) *http.Client {
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
+// the status and manifest (wire_dial.go's directClient: no proxy from the
+// environment, no redirect followed past METRO_URL's loopback-or-allowed
+// rule).
+func metroHTTPClient() *http.Client {
+	t := directTransport()
+	t.MaxIdleConns, t.IdleConnTimeout = 4, 30*time.Second
+	return directClient(t)
 }
 
 func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
-		client:  metroHTTPClient(&http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}),
+		client:  metroHTTPClient(),
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		pongTimeout: linkPongTimeout,
