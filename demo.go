@@ -284,7 +284,7 @@ func (a *demoApp) addStream(name, snapshotType string, instances []string, encod
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := &demoStream{name: name, snapshotType: snapshotType, instances: instances, encode: encode,
-		ring: demoRing{size: a.opts.BufferSize, events: newRing[*demoEvent](a.opts.BufferSize)}, changed: true}
+		ring: demoRing{events: newQueue[*demoEvent](a.opts.BufferSize, 0, nil)}, changed: true}
 	a.streams = append(a.streams, s)
 	return s
 }
@@ -354,13 +354,12 @@ func (a *demoApp) keepLocked(s *demoStream, ev *demoEvent) {
 
 // demoRing is a bounded FIFO of events with consecutive seqs.
 type demoRing struct {
-	size   int // the most events held
-	events ring[*demoEvent]
-	n      int // events held
+	events queue[*demoEvent] // bounded by the buffer size, dropping the oldest
+	n      int               // events held
 }
 
 func (r *demoRing) push(ev *demoEvent) {
-	r.events.pushBounded(ev, r.size)
+	r.events.push(ev)
 	r.n = r.events.len()
 }
 

@@ -30,8 +30,7 @@ type nativeDevice struct {
 	cancel       context.CancelFunc
 	done         chan struct{} // closed when follow has returned
 
-	queued  atomic.Int64 // bytes waiting in the intake
-	dropped atomic.Int64
+	dropped atomic.Int64 // lines its intakes refused, or held when a follow ended
 
 	// retryAt and retryDelay are reconcile's too: when a follow that ended
 	// by itself may start again, and the backoff before the next.
@@ -139,7 +138,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		d.setEnded(err.Error())
 		return
 	}
-	lines := make(chan []byte, nativeIntake)
+	lines := newNativeLines()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		// A restarted logcat (-T 1) prints the last line again: the line
@@ -158,7 +157,9 @@ func (d *nativeDevice) follow(ctx context.Context) {
 				}
 			}
 			last = append(last[:0], b...)
-			d.take(lines, b)
+			if !lines.put(b) {
+				d.dropped.Add(1)
+			}
 		}, func(err error) {
 			restarted = true
 			d.setEnded(endReason(err))
@@ -171,6 +172,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		d.consume(ctx, lines, newSimIntake(d))
 	}
 	wg.Wait()
+	d.dropped.Add(int64(lines.clear())) // read, but never taken: they go with this follow
 	d.endAll()
 }
 
@@ -235,19 +237,55 @@ func (d *nativeDevice) takeEndsDue() []string {
 	return apps
 }
 
-// take queues a copy of line for the consumer, or drops and counts it
-// when the intake is full (nativeIntake lines or nativeIntakeBytes).
-func (d *nativeDevice) take(lines chan<- []byte, line []byte) {
-	if d.queued.Load()+int64(len(line)) > nativeIntakeBytes {
-		d.dropped.Add(1)
-		return
+// nativeLines is one follow's intake: the lines its reader has read and its
+// consumer not yet taken, at most nativeIntake of them and nativeIntakeBytes
+// of bytes (ring.go's queue, which counts the bytes of the lines it holds
+// and of none other). The reader's goroutine puts, the consumer's takes.
+type nativeLines struct {
+	mu    sync.Mutex
+	q     queue[[]byte]
+	ready chan struct{} // holds a wake while lines wait
+}
+
+func newNativeLines() *nativeLines {
+	return &nativeLines{q: newQueue(nativeIntake, nativeIntakeBytes, func(b []byte) int64 { return int64(len(b)) }),
+		ready: make(chan struct{}, 1)}
+}
+
+// put queues a copy of line; false when the intake is full.
+func (l *nativeLines) put(line []byte) bool {
+	l.mu.Lock()
+	ok := l.q.offer(bytes.Clone(line))
+	l.mu.Unlock()
+	if ok {
+		wake(l.ready)
 	}
-	select {
-	case lines <- append([]byte(nil), line...):
-		d.queued.Add(int64(len(line)))
-	default:
-		d.dropped.Add(1)
+	return ok
+}
+
+// take appends up to n lines, oldest first, to batch; lines left behind
+// leave a wake, so that the consumer comes back for them.
+func (l *nativeLines) take(batch [][]byte, n int) [][]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for range n {
+		b, ok := l.q.pop()
+		if !ok {
+			break
+		}
+		batch = append(batch, b)
 	}
+	if l.q.len() > 0 {
+		wake(l.ready)
+	}
+	return batch
+}
+
+// clear drops the lines waiting and returns how many there were.
+func (l *nativeLines) clear() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.q.clear()
 }
 
 func endReason(err error) string {
@@ -274,13 +312,17 @@ type deviceIntake interface {
 const maxNativeBatch = 256
 
 // consume reads the intake until ctx ends, delivering entries per app.
-func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake deviceIntake) {
+func (d *nativeDevice) consume(ctx context.Context, lines *nativeLines, intake deviceIntake) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	take := func(b []byte) { // one line off the intake, into the entries
-		d.queued.Add(-int64(len(b)))
-		intake.add(b, time.Now())
+	var batch [][]byte
+	take := func(n int) { // lines off the intake, into the entries
+		batch = lines.take(batch[:0], n)
+		for _, b := range batch {
+			intake.add(b, time.Now())
+		}
+		clear(batch)
 	}
 	for {
 		select {
@@ -288,17 +330,8 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 			intake.flush(time.Now(), true)
 			d.deliver()
 			return
-		case b := <-lines:
-			take(b)
-		drain:
-			for range maxNativeBatch - 1 {
-				select {
-				case b := <-lines:
-					take(b)
-				default:
-					break drain
-				}
-			}
+		case <-lines.ready:
+			take(maxNativeBatch)
 		case <-timer.C:
 		case <-d.pidWake:
 			// The flush below hands the assembler the lines that the new
@@ -306,14 +339,7 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 		case <-d.endWake:
 			// What was read before the apps ended is their last word
 			// (a crash): delivered first, then their sessions end.
-			for drained := false; !drained; {
-				select {
-				case b := <-lines:
-					take(b)
-				default:
-					drained = true
-				}
-			}
+			take(nativeIntake)
 			intake.flush(time.Now(), true)
 			d.deliver()
 			for _, app := range d.takeEndsDue() {

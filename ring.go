@@ -1,7 +1,11 @@
 package main
 
-// ring.go is the one ring buffer: a FIFO of values, oldest first, that the
-// session buffers and the demo app keep their events in.
+// ring.go holds the FIFOs: ring, a growable circular slice of values that
+// the session buffers and the worker pool keep in order, and queue, the one
+// bounded first-in-first-out queue (by count and by bytes, dropping the
+// oldest or refusing the newest) of the demo's events, the Reactotron
+// relay's frames, the Metro link's network digests, the native side's
+// intake and its lines of unknown pids.
 
 // ring holds values in a circular slice that grows (doubling) when full;
 // callers bound it by dropping the oldest. The zero ring is empty and ready.
@@ -23,16 +27,30 @@ func (r *ring[T]) len() int { return r.n }
 // until the next push.
 func (r *ring[T]) at(i int) *T { return &r.buf[(r.start+i)%len(r.buf)] }
 
+// grow makes room for one more value.
+func (r *ring[T]) grow() {
+	if r.n < len(r.buf) {
+		return
+	}
+	grown := make([]T, max(8, 2*len(r.buf)))
+	for i := range r.n {
+		grown[i] = *r.at(i)
+	}
+	r.buf, r.start = grown, 0
+}
+
 // push appends v as the newest value.
 func (r *ring[T]) push(v T) {
-	if r.n == len(r.buf) {
-		grown := make([]T, max(8, 2*len(r.buf)))
-		for i := range r.n {
-			grown[i] = *r.at(i)
-		}
-		r.buf, r.start = grown, 0
-	}
+	r.grow()
 	r.buf[(r.start+r.n)%len(r.buf)] = v
+	r.n++
+}
+
+// pushFront puts v before the oldest value.
+func (r *ring[T]) pushFront(v T) {
+	r.grow()
+	r.start = (r.start + len(r.buf) - 1) % len(r.buf)
+	r.buf[r.start] = v
 	r.n++
 }
 
@@ -48,11 +66,106 @@ func (r *ring[T]) dropOldest() T {
 	return v
 }
 
-// pushBounded appends v, first dropping the oldest value when the ring
-// already holds limit values.
-func (r *ring[T]) pushBounded(v T, limit int) {
-	if r.n >= limit && r.n > 0 {
-		r.dropOldest()
+// queue is a bounded FIFO: at most maxLen values, and at most maxBytes of
+// their sizes (0: no byte bound). It owns its byte count: every value that
+// leaves it, popped, dropped or cleared, is subtracted. Not safe for
+// concurrent use; the zero queue is unbounded.
+type queue[T any] struct {
+	vals     ring[T]
+	maxLen   int
+	maxBytes int64
+	size     func(T) int64 // nil: values have no size
+	onDrop   func(T)       // told of each value dropped for the bounds; may be nil
+	bytes    int64         // of the values held
+	dropped  int64         // values dropped or refused for the bounds
+}
+
+// newQueue is an empty queue of at most maxLen values and maxBytes bytes
+// as size counts them.
+func newQueue[T any](maxLen int, maxBytes int64, size func(T) int64) queue[T] {
+	return queue[T]{maxLen: maxLen, maxBytes: maxBytes, size: size}
+}
+
+func (q *queue[T]) sizeOf(v T) int64 {
+	if q.size == nil {
+		return 0
 	}
-	r.push(v)
+	return q.size(v)
+}
+
+func (q *queue[T]) len() int { return q.vals.len() }
+
+// at returns a pointer to the i-th oldest value, valid until the next push.
+func (q *queue[T]) at(i int) *T { return q.vals.at(i) }
+
+// over reports whether the queue holds more than its bounds allow.
+func (q *queue[T]) over() bool {
+	return (q.maxLen > 0 && q.vals.len() > q.maxLen) || (q.maxBytes > 0 && q.bytes > q.maxBytes)
+}
+
+// push appends v, then drops the oldest values (v itself last) until the
+// queue is within its bounds.
+func (q *queue[T]) push(v T) {
+	q.vals.push(v)
+	q.bytes += q.sizeOf(v)
+	for q.vals.len() > 0 && q.over() {
+		q.dropOldest()
+	}
+}
+
+// pushFront puts v back before the oldest value, where pop took it from:
+// being the oldest, it is the first dropped should the queue be over its
+// bounds.
+func (q *queue[T]) pushFront(v T) {
+	q.vals.pushFront(v)
+	q.bytes += q.sizeOf(v)
+	for q.vals.len() > 0 && q.over() {
+		q.dropOldest()
+	}
+}
+
+// offer appends v if it fits within the bounds; otherwise v is refused and
+// counted as dropped.
+func (q *queue[T]) offer(v T) bool {
+	n := q.sizeOf(v)
+	if (q.maxLen > 0 && q.vals.len() >= q.maxLen) || (q.maxBytes > 0 && q.bytes+n > q.maxBytes) {
+		q.dropped++
+		return false
+	}
+	q.vals.push(v)
+	q.bytes += n
+	return true
+}
+
+// pop removes and returns the oldest value.
+func (q *queue[T]) pop() (T, bool) {
+	if q.vals.len() == 0 {
+		var zero T
+		return zero, false
+	}
+	v := q.vals.dropOldest()
+	q.bytes -= q.sizeOf(v)
+	if q.vals.len() == 0 && len(q.vals.buf) > 64 {
+		q.vals = ring[T]{} // let a burst's slice go
+	}
+	return v, true
+}
+
+// dropOldest removes the oldest value as one dropped for the bounds: it is
+// counted, and onDrop told. The queue must not be empty.
+func (q *queue[T]) dropOldest() {
+	v, _ := q.pop()
+	q.dropped++
+	if q.onDrop != nil {
+		q.onDrop(v)
+	}
+}
+
+// clear drops every value, counting each, and returns how many there were.
+func (q *queue[T]) clear() int {
+	n := q.vals.len()
+	for q.vals.len() > 0 {
+		q.dropOldest()
+	}
+	return n
 }

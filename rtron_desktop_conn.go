@@ -12,14 +12,12 @@ import (
 	"github.com/coder/websocket"
 )
 
-// frameQueue holds frames in order, at most frames of them and bytes of
-// bytes: a push beyond either drops the oldest.
-type frameQueue struct {
-	frames  int
-	bytes   int64
-	items   []queuedFrame
-	size    int64
-	dropped int64
+// frameQueue holds frames in order, at most so many and so many bytes: a
+// push beyond either drops the oldest (ring.go's queue).
+type frameQueue = queue[queuedFrame]
+
+func newFrameQueue(frames int, bytes int64) frameQueue {
+	return newQueue(frames, bytes, func(f queuedFrame) int64 { return int64(len(f.data)) })
 }
 
 type queuedFrame struct {
@@ -29,45 +27,6 @@ type queuedFrame struct {
 	sub   bool     // a state.values.subscribe of the desktop's
 	paths []string // and its paths
 	retry bool     // its write to the desktop failed once already
-}
-
-func (q *frameQueue) push(f queuedFrame) {
-	q.items = append(q.items, f)
-	q.size += int64(len(f.data))
-	q.bound()
-}
-
-// unpop puts f back at the head, where pop took it from: a frame whose
-// write failed goes out first on the next connection. Being the oldest,
-// it is the first dropped when the queue has filled meanwhile.
-func (q *frameQueue) unpop(f queuedFrame) {
-	q.items = append([]queuedFrame{f}, q.items...)
-	q.size += int64(len(f.data))
-	q.bound()
-}
-
-// bound drops the oldest frames until the queue is within its limits.
-func (q *frameQueue) bound() {
-	for len(q.items) > q.frames || (q.size > q.bytes && len(q.items) > 0) {
-		q.size -= int64(len(q.items[0].data))
-		q.items[0] = queuedFrame{}
-		q.items = q.items[1:]
-		q.dropped++
-	}
-}
-
-func (q *frameQueue) pop() (queuedFrame, bool) {
-	if len(q.items) == 0 {
-		return queuedFrame{}, false
-	}
-	f := q.items[0]
-	q.items[0] = queuedFrame{}
-	q.items = q.items[1:]
-	q.size -= int64(len(f.data))
-	if len(q.items) == 0 {
-		q.items = nil // let a burst's backing array go
-	}
-	return f, true
 }
 
 // wake wakes the goroutine waiting on ready, if it is not awake already.
@@ -190,7 +149,7 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error
 					r.toDesktop.dropped++ // failed twice: no frame holds the rest back for ever
 				} else {
 					f.retry = true
-					r.toDesktop.unpop(f)
+					r.toDesktop.pushFront(f) // the oldest: first out, or first dropped
 				}
 				r.mu.Unlock()
 				return err
