@@ -27,7 +27,7 @@ type stallingSink struct {
 	msgs    []string
 }
 
-func (s *stallingSink) nativeAppIDs() []string { return []string{s.app} }
+func (s *stallingSink) nativeAppIDs() []string   { return []string{s.app} }
 func (s *stallingSink) nativeAppEnded(nativeApp) {}
 func (s *stallingSink) deliverNative(_ nativeApp, entries []nativeEntry) {
 	s.once.Do(func() { close(s.stalled) })
