@@ -97,7 +97,7 @@ type metroStatus struct {
 // metroBackoff is a page left alone for a while after closing at once.
 type metroBackoff struct {
 	until  time.Time
-	delay  time.Duration
+	retry  backoff // the delays of this page's quick closes
 	reason string
 	detail string
 	// origin is the Origin sent, kept when the dev server may have refused
@@ -333,15 +333,16 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 			"page", c.page.ID, "session", c.sessionID)
 	case end.attachedAt.IsZero() || end.lived < m.quickClose:
 		prev := m.held[c.page.ID]
-		delay := m.minBackoff
-		if prev != nil {
-			delay = min(2*prev.delay, m.maxBackoff)
+		retry := newBackoff(m.minBackoff, m.maxBackoff)
+		if prev != nil && prev.retry.max > 0 {
+			retry = prev.retry
 		}
+		delay := retry.next()
 		reason := metroClosedOnAttach
 		if end.attachedAt.IsZero() {
 			reason = metroDialFailed
 		}
-		held := &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		held := &metroBackoff{until: time.Now().Add(delay), retry: retry, reason: reason, detail: detail}
 		if end.attachedAt.IsZero() || end.closeReason == "" {
 			origin := c.origin
 			held.origin = &origin

@@ -373,7 +373,7 @@ func TestMetroStatusIsPollsDecision(t *testing.T) {
 	multi, single := metroPageInfo{ID: "1", AppID: "a", MultipleDebuggers: true}, metroPageInfo{ID: "2", AppID: "b"}
 	older := metroPageInfo{ID: "0", AppID: "a", MultipleDebuggers: true}
 	link.listed = []metroPageInfo{older, multi, single}
-	link.held["1"] = &metroBackoff{until: time.Now().Add(-time.Second), delay: time.Second, reason: metroClosedOnAttach, detail: "closed"}
+	link.held["1"] = &metroBackoff{until: time.Now().Add(-time.Second), reason: metroClosedOnAttach, detail: "closed"}
 	got := map[string]string{}
 	for _, p := range link.status().Pages {
 		got[p.ID] = p.Reason

@@ -32,11 +32,6 @@ type nativeDevice struct {
 
 	dropped atomic.Int64 // lines its intakes refused, or held when a follow ended
 
-	// retryAt and retryDelay are reconcile's too: when a follow that ended
-	// by itself may start again, and the backoff before the next.
-	retryAt    time.Time
-	retryDelay time.Duration
-
 	mu      sync.Mutex
 	name    string
 	state   string
@@ -134,7 +129,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	} else {
 		cmd, err = simctlLogCommand(d.id)
 	}
-	if err != nil {
+	if err != nil { // never for a listed device: the listings keep only serials the list takes
 		d.setEnded(err.Error())
 		return
 	}

@@ -229,15 +229,7 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 			f.devices[key] = dev
 		}
 		dev.setListed(d.Name, d.State, apps)
-		if dev.cancel != nil && dev.finished() {
-			// Its follow ended by itself (its log command could not be
-			// run): it is stopped, and started again after a backoff
-			// from the runner's least, doubling to its most.
-			dev.stop()
-			dev.retryDelay = cmp.Or(min(2*dev.retryDelay, f.runner.maxBackoff), f.runner.minBackoff)
-			dev.retryAt = time.Now().Add(dev.retryDelay)
-		}
-		if d.State == "device" && dev.cancel == nil && dev.finished() && !time.Now().Before(dev.retryAt) {
+		if d.State == "device" && dev.cancel == nil && dev.finished() {
 			devCtx, cancel := context.WithCancel(ctx)
 			dev.cancel = cancel
 			done := make(chan struct{})

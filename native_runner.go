@@ -167,7 +167,7 @@ func (r *nativeRunner) readLines(src io.Reader, line func([]byte)) error {
 // keepStreaming runs c with stream until ctx ends, starting it again after
 // each end with a backoff; ended is told why each run ended.
 func (r *nativeRunner) keepStreaming(ctx context.Context, c nativeCommand, line func([]byte), ended func(error)) {
-	delay := r.minBackoff
+	retry := newBackoff(r.minBackoff, r.maxBackoff)
 	for {
 		start := time.Now()
 		err := r.stream(ctx, c, line)
@@ -178,15 +178,10 @@ func (r *nativeRunner) keepStreaming(ctx context.Context, c nativeCommand, line 
 			ended(err)
 		}
 		if time.Since(start) >= nativeQuickExit {
-			delay = r.minBackoff
+			retry.reset()
 		}
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleepCtx(ctx, retry.next()) {
 			return
-		case <-timer.C:
 		}
-		delay = min(delay*2, r.maxBackoff)
 	}
 }

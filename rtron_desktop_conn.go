@@ -41,19 +41,20 @@ func wake(ready chan struct{}) {
 // dialling again with backoff after each failure or loss. It runs on a
 // goroutine the app connection's owner counts, as the sockets it dials do.
 func (r *desktopRelay) connectLoop() {
-	backoff := r.opts.MinBackoff
+	retry := newBackoff(r.opts.MinBackoff, r.opts.MaxBackoff)
 	opts := socketOptions{limit: r.opts.MaxFrame, closeTimeout: linkCloseTimeout, writeTimeout: r.opts.WriteTimeout}
 	for r.ctx.Err() == nil {
 		dialCtx, cancel := context.WithTimeout(r.ctx, r.opts.DialTimeout)
 		sock, err := dialSocket(dialCtx, "ws://"+r.opts.Addr+"/", nil, r.app.sock.wg, opts)
 		cancel()
 		if err == nil {
-			backoff = r.opts.MinBackoff
+			retry.reset()
 			err = r.serveDesktop(sock)
 		}
 		if r.ctx.Err() != nil {
 			return
 		}
+		delay := retry.next()
 		r.mu.Lock()
 		first := r.lastErr == ""
 		r.lastErr = err.Error()
@@ -61,16 +62,11 @@ func (r *desktopRelay) connectLoop() {
 		if first {
 			r.logger.Info("the Reactotron desktop app is not reachable; the app stays with the agent, and the relay retries", "err", err)
 		} else {
-			r.logger.Debug("the Reactotron desktop app is not reachable", "err", err, "retryIn", backoff)
+			r.logger.Debug("the Reactotron desktop app is not reachable", "err", err, "retryIn", delay)
 		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-r.ctx.Done():
-			timer.Stop()
+		if !sleepCtx(r.ctx, delay) {
 			return
-		case <-timer.C:
 		}
-		backoff = min(2*backoff, r.opts.MaxBackoff)
 	}
 }
 

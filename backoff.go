@@ -1,0 +1,45 @@
+package main
+
+// backoff.go is the one retry delay of everything that starts again after
+// a failure: the demo app's reconnects, the Reactotron relay's dials to the
+// desktop app, the native side's log streams and the Metro link's pages
+// that close at once.
+
+import (
+	"context"
+	"time"
+)
+
+// backoff is a delay that starts at min and doubles after each failure up
+// to max; reset brings it back to min after a healthy run.
+type backoff struct {
+	min, max time.Duration
+	cur      time.Duration // the next delay; 0 before the first
+}
+
+func newBackoff(min, max time.Duration) backoff { return backoff{min: min, max: max} }
+
+// next returns the delay to wait now, and doubles the one after.
+func (b *backoff) next() time.Duration {
+	d := b.cur
+	if d == 0 {
+		d = b.min
+	}
+	b.cur = min(2*d, b.max)
+	return d
+}
+
+// reset makes the next delay min again.
+func (b *backoff) reset() { b.cur = 0 }
+
+// sleepCtx waits d, or until ctx ends; it reports whether d passed.
+func sleepCtx(ctx context.Context, d time.Duration) bool {
+	timer := time.NewTimer(d)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}
