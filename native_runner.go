@@ -10,8 +10,6 @@ package main
 // a backoff that doubles while it keeps ending quickly.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -134,33 +132,22 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 	return err
 }
 
-// readLines reads lines of at most maxNativeLine bytes.
+// readLines reads lines of at most maxNativeLine bytes, cutting and
+// counting longer ones.
 func (r *nativeRunner) readLines(src io.Reader, line func([]byte)) error {
-	br := bufio.NewReaderSize(src, maxNativeLine)
-	cutting := false // inside the rest of a line already cut
+	lr := newLineReader(src, maxNativeLine, cutLongLines)
 	for {
-		b, err := br.ReadSlice('\n')
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if !cutting {
-				r.cutLines.Add(1)
-				line(b)
-			}
-			cutting = true
-			continue
-		case err != nil && len(b) == 0:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
+		b, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		if !cutting {
-			line(bytes.TrimSuffix(b, []byte("\n")))
+		if lr.cut {
+			r.cutLines.Add(1)
 		}
-		cutting = false
-		if err != nil {
-			return nil // a last line without its newline
-		}
+		line(b)
 	}
 }
 

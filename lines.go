@@ -1,0 +1,111 @@
+package main
+
+// lines.go is the one line reader: MCP's stdio, the native side's child
+// processes and the relay's event stream all split their input here, with a
+// bound on a line's length and a policy, per caller, for a longer line.
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+)
+
+// errLineTooLong reports a line over the limit; it has been skipped.
+var errLineTooLong = errors.New("line too long")
+
+// What a lineReader does with a line over its limit.
+const (
+	// dropLongLines reads a longer line through without holding it; next
+	// reports errLineTooLong with its length in skipped, and the following
+	// line comes next.
+	dropLongLines = iota
+	// cutLongLines returns a longer line's first limit bytes, sets cut,
+	// and drops the rest without holding it.
+	cutLongLines
+)
+
+// lineReader splits input into lines of at most limit bytes.
+type lineReader struct {
+	r       *bufio.Reader
+	limit   int
+	policy  int // dropLongLines or cutLongLines
+	buf     []byte
+	skipped int64 // the last line dropped's length
+	cut     bool  // the last line returned was cut
+}
+
+// newLineReader reads lines of at most limit bytes from r, treating a
+// longer one as policy says.
+func newLineReader(r io.Reader, limit, policy int) *lineReader {
+	return &lineReader{r: bufio.NewReaderSize(r, min(limit+1, 64<<10)), limit: limit, policy: policy}
+}
+
+// hasLine reports whether a whole line is buffered, so that next will not block.
+func (lr *lineReader) hasLine() bool {
+	buffered, _ := lr.r.Peek(lr.r.Buffered())
+	return bytes.IndexByte(buffered, '\n') >= 0
+}
+
+// next returns the next line without its newline. The slice is valid until
+// the next call. A last line without a newline is a line; then io.EOF.
+func (lr *lineReader) next() ([]byte, error) {
+	if cap(lr.buf) > 1<<20 {
+		lr.buf = nil // do not keep a huge line's buffer around
+	}
+	lr.buf, lr.cut = lr.buf[:0], false
+	for {
+		chunk, err := lr.r.ReadSlice('\n')
+		if len(lr.buf)+len(chunk) > lr.limit+1 { // +1: the newline itself
+			return lr.tooLong(chunk, err)
+		}
+		if need := len(lr.buf) + len(chunk); need > cap(lr.buf) {
+			// Grow by doubling, but never past the limit: a line at the limit
+			// must not cost twice the limit.
+			grown := make([]byte, len(lr.buf), min(max(2*cap(lr.buf), need), lr.limit+1))
+			copy(grown, lr.buf)
+			lr.buf = grown
+		}
+		lr.buf = append(lr.buf, chunk...)
+		switch {
+		case err == nil:
+			return lr.buf[:len(lr.buf)-1], nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err == io.EOF && len(lr.buf) > lr.limit: // a last line, without a newline, one byte over
+			lr.buf = lr.buf[:len(lr.buf)-len(chunk)]
+			return lr.tooLong(chunk, err)
+		case err == io.EOF && len(lr.buf) > 0:
+			return lr.buf, nil // a last line without a newline
+		default:
+			return nil, err
+		}
+	}
+}
+
+// tooLong reads the rest of a line over the limit through, chunk being
+// the part of it just read, and keeps its first limit bytes when cutting.
+func (lr *lineReader) tooLong(chunk []byte, err error) ([]byte, error) {
+	lr.skipped = int64(len(lr.buf)) + int64(len(chunk))
+	if lr.policy == cutLongLines {
+		kept := min(len(lr.buf), lr.limit)
+		lr.buf = append(lr.buf[:kept], chunk[:min(len(chunk), lr.limit-kept)]...)
+	} else {
+		lr.buf = lr.buf[:0]
+	}
+	for errors.Is(err, bufio.ErrBufferFull) {
+		chunk, err = lr.r.ReadSlice('\n')
+		lr.skipped += int64(len(chunk))
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	if err == nil {
+		lr.skipped-- // the newline
+	}
+	if lr.policy == cutLongLines {
+		lr.cut = true
+		return lr.buf, nil
+	}
+	return nil, errLineTooLong
+}
