@@ -31,7 +31,7 @@ var layers = []struct {
 	{"mcp core", []string{"mcp_"}},
 	{"answers", []string{"tool_", "resource_", "errors.go"}},
 	{"sessions", []string{"session_"}},
-	{"links", []string{"wire_", "rtron_", "metro_", "symbolicate_", "native_"}},
+	{"links", []string{"wire_", "rtron_", "metro_", "symbolicate_", "native_", "native.go"}},
 	// settings.go is the configuration as plain values: every layer is
 	// handed its settings, and config.go (entry) only parses them.
 	// version.go is the version every layer reports; ring.go the one ring

@@ -16,7 +16,9 @@ package main
 // name; a second device listed under the same name gets
 // `metro:<app id>@<device name>#<first 6 characters of its logical device
 // id>` (longer if that is taken too; `#2`, `#3`, … without one). An id, once
-// given, stays with its device while the link runs.
+// given, stays with its device while the link runs and remembers fewer than
+// maxMetroApps apps; past that bound every remembered id is forgotten (see
+// assign), and only the pages attached then keep theirs.
 
 import (
 	"cmp"
@@ -44,8 +46,9 @@ func (ids *metroIdentities) assign(pages []metroPageInfo, live map[string]string
 	// devices as they connect gives a new logical device id on every
 	// reconnect, which the name maps back to the same session id.
 	if len(ids.ids) >= maxMetroApps || len(ids.apps)+len(ids.names) >= 2*maxMetroApps {
-		// Forget the oldest apps' ids rather than grow: their sessions stay,
-		// and the pages listed now keep theirs below.
+		// Forget every app's id rather than grow: their sessions stay, and
+		// the pages attached now keep theirs below; any other page, the
+		// listed ones included, is found again by name or given an id anew.
 		clear(ids.apps)
 		clear(ids.names)
 		clear(ids.ids)

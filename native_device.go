@@ -1,9 +1,10 @@
 package main
 
-// native_device.go is the follower of one device: its log stream, read
-// through a bounded intake (lines beyond nativeIntake, or past
-// nativeIntakeBytes waiting, are dropped and counted), the lines put
-// together into entries, and the entries delivered per app in batches.
+// native_device.go is the follower of one device (the whole path is in
+// native.go): its log stream, read through a bounded intake (lines beyond
+// nativeIntake, or past nativeIntakeBytes waiting, are dropped and
+// counted), the lines put together into entries, and the entries
+// delivered per app in batches.
 // Android devices also have their apps' pids looked up (native_adb.go), a
 // new pid waking the consumer for the lines it logged before it was known
 // (native_pending.go); simulator lines name their process
@@ -22,8 +23,10 @@ import (
 // nativeIntakeBytes bounds the bytes of lines waiting, per device.
 const nativeIntakeBytes = 4 << 20
 
-// nativeDevice follows one device. cancel and done are reconcile's (under
-// the follower's mu); the rest is guarded by mu.
+// nativeDevice follows one device. follower, platform and id are fixed;
+// cancel and done are reconcile's (under the follower's mu); dropped is
+// atomic; pending is the consumer's; the wakes are channels; the rest is
+// guarded by mu.
 type nativeDevice struct {
 	follower     *nativeFollower
 	platform, id string
@@ -137,8 +140,9 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		// A restarted logcat (-T 1) prints the last line again: the line
-		// last read is skipped once after a restart. Both callbacks run on
-		// this goroutine.
+		// last read is skipped once after a restart. The line callback runs
+		// on the runner's reader goroutine, ended on this one once that
+		// run's reader has returned: never both at once (native.go).
 		var last []byte
 		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
