@@ -36,7 +36,7 @@ var layers = []struct {
 	// handed its settings, and config.go (entry) only parses them.
 	// version.go is the version every layer reports; ring.go the one ring
 	// buffer, which the demo uses too.
-	{"base", []string{"json_", "redact_", "stack_", "jsonrpc.go", "ring.go", "clip.go", "backoff.go", "lines.go", "settings.go", "version.go"}},
+	{"base", []string{"json_", "redact_", "stack_", "jsonrpc.go", "ring.go", "clip.go", "wait.go", "lines.go", "settings.go", "version.go"}},
 }
 
 // The demo app stands beside the server, not in its stack: it talks to the

@@ -1,8 +1,7 @@
 package main
 
-// lines.go is the one line reader: MCP's stdio, the native side's child
-// processes and the relay's event stream all split their input here, with a
-// bound on a line's length and a policy, per caller, for a longer line.
+// lines.go is the one line reader, of MCP's stdio, the native side's
+// children and the relay's event stream: a bound, and a policy per caller.
 
 import (
 	"bufio"
@@ -14,14 +13,11 @@ import (
 // errLineTooLong reports a line over the limit; it has been skipped.
 var errLineTooLong = errors.New("line too long")
 
-// What a lineReader does with a line over its limit.
+// What a lineReader does with a line over its limit: dropLongLines reads
+// it through unheld and next reports errLineTooLong, its length in
+// skipped; cutLongLines returns its first limit bytes, with cut set.
 const (
-	// dropLongLines reads a longer line through without holding it; next
-	// reports errLineTooLong with its length in skipped, and the following
-	// line comes next.
 	dropLongLines = iota
-	// cutLongLines returns a longer line's first limit bytes, sets cut,
-	// and drops the rest without holding it.
 	cutLongLines
 )
 
@@ -35,8 +31,6 @@ type lineReader struct {
 	cut     bool  // the last line returned was cut
 }
 
-// newLineReader reads lines of at most limit bytes from r, treating a
-// longer one as policy says.
 func newLineReader(r io.Reader, limit, policy int) *lineReader {
 	return &lineReader{r: bufio.NewReaderSize(r, min(limit+1, 64<<10)), limit: limit, policy: policy}
 }
@@ -83,8 +77,8 @@ func (lr *lineReader) next() ([]byte, error) {
 	}
 }
 
-// tooLong reads the rest of a line over the limit through, chunk being
-// the part of it just read, and keeps its first limit bytes when cutting.
+// tooLong reads the rest of a line over the limit through (chunk, its part
+// just read, and on), keeping its first limit bytes when cutting.
 func (lr *lineReader) tooLong(chunk []byte, err error) ([]byte, error) {
 	lr.skipped = int64(len(lr.buf)) + int64(len(chunk))
 	if lr.policy == cutLongLines {

@@ -163,19 +163,11 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 func (m *metroLink) run(ctx context.Context) {
 	defer m.client.CloseIdleConnections()
 	defer m.wg.Wait()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return // the connections end with ctx
-		case <-timer.C:
-		}
-		wait := m.downEvery
+	for wait := time.Duration(0); sleepCtx(ctx, wait); { // the connections end with ctx
+		wait = m.downEvery
 		if m.poll(ctx) {
 			wait = m.upEvery
 		}
-		timer.Reset(wait)
 	}
 }
 

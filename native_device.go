@@ -215,10 +215,7 @@ func (d *nativeDevice) appEnded(app string) {
 	}
 	d.endsDue[app] = true
 	d.mu.Unlock()
-	select {
-	case d.endWake <- struct{}{}:
-	default: // a wake is pending already; it takes this end too
-	}
+	wake(d.endWake)
 }
 
 // takeEndsDue returns the apps whose ends are due, in order, and forgets

@@ -15,11 +15,6 @@ type ring[T any] struct {
 	n     int
 }
 
-// newRing returns an empty ring with room for capacity values.
-func newRing[T any](capacity int) ring[T] {
-	return ring[T]{buf: make([]T, capacity)}
-}
-
 // len is how many values the ring holds.
 func (r *ring[T]) len() int { return r.n }
 
@@ -66,22 +61,20 @@ func (r *ring[T]) dropOldest() T {
 	return v
 }
 
-// queue is a bounded FIFO: at most maxLen values, and at most maxBytes of
-// their sizes (0: no byte bound). It owns its byte count: every value that
-// leaves it, popped, dropped or cleared, is subtracted. Not safe for
-// concurrent use; the zero queue is unbounded.
+// queue is a bounded FIFO: at most maxLen values and maxBytes of their
+// sizes (0: no bound). It owns its byte count: a value that leaves it,
+// popped, dropped or cleared, leaves the count. onDrop, if set, is told of
+// each value dropped. Not safe for concurrent use.
 type queue[T any] struct {
 	vals     ring[T]
 	maxLen   int
 	maxBytes int64
-	size     func(T) int64 // nil: values have no size
-	onDrop   func(T)       // told of each value dropped for the bounds; may be nil
-	bytes    int64         // of the values held
-	dropped  int64         // values dropped or refused for the bounds
+	size     func(T) int64 // nil: values weigh nothing
+	onDrop   func(T)
+	bytes    int64 // of the values held
+	dropped  int64 // values dropped or refused
 }
 
-// newQueue is an empty queue of at most maxLen values and maxBytes bytes
-// as size counts them.
 func newQueue[T any](maxLen int, maxBytes int64, size func(T) int64) queue[T] {
 	return queue[T]{maxLen: maxLen, maxBytes: maxBytes, size: size}
 }
@@ -93,57 +86,47 @@ func (q *queue[T]) sizeOf(v T) int64 {
 	return q.size(v)
 }
 
-func (q *queue[T]) len() int { return q.vals.len() }
-
-// at returns a pointer to the i-th oldest value, valid until the next push.
+func (q *queue[T]) len() int    { return q.vals.len() }
 func (q *queue[T]) at(i int) *T { return q.vals.at(i) }
 
-// over reports whether the queue holds more than its bounds allow.
-func (q *queue[T]) over() bool {
-	return (q.maxLen > 0 && q.vals.len() > q.maxLen) || (q.maxBytes > 0 && q.bytes > q.maxBytes)
+// fits reports whether n more values of size more bytes are within bounds.
+func (q *queue[T]) fits(n int, more int64) bool {
+	return (q.maxLen <= 0 || q.vals.len()+n <= q.maxLen) && (q.maxBytes <= 0 || q.bytes+more <= q.maxBytes)
 }
 
 // push appends v, then drops the oldest values (v itself last) until the
-// queue is within its bounds.
-func (q *queue[T]) push(v T) {
-	q.vals.push(v)
-	q.bytes += q.sizeOf(v)
-	for q.vals.len() > 0 && q.over() {
+// queue is within bounds.
+func (q *queue[T]) push(v T) { q.vals.push(v); q.bound(v) }
+
+// pushFront puts v back before the oldest, where pop took it: it goes out
+// first, or is the first dropped.
+func (q *queue[T]) pushFront(v T) { q.vals.pushFront(v); q.bound(v) }
+
+func (q *queue[T]) bound(added T) {
+	q.bytes += q.sizeOf(added)
+	for q.vals.len() > 0 && !q.fits(0, 0) {
 		q.dropOldest()
 	}
 }
 
-// pushFront puts v back before the oldest value, where pop took it from:
-// being the oldest, it is the first dropped should the queue be over its
-// bounds.
-func (q *queue[T]) pushFront(v T) {
-	q.vals.pushFront(v)
-	q.bytes += q.sizeOf(v)
-	for q.vals.len() > 0 && q.over() {
-		q.dropOldest()
-	}
-}
-
-// offer appends v if it fits within the bounds; otherwise v is refused and
-// counted as dropped.
+// offer appends v if it fits; otherwise v is refused, and counted.
 func (q *queue[T]) offer(v T) bool {
-	n := q.sizeOf(v)
-	if (q.maxLen > 0 && q.vals.len() >= q.maxLen) || (q.maxBytes > 0 && q.bytes+n > q.maxBytes) {
+	if !q.fits(1, q.sizeOf(v)) {
 		q.dropped++
 		return false
 	}
 	q.vals.push(v)
-	q.bytes += n
+	q.bytes += q.sizeOf(v)
 	return true
 }
 
 // pop removes and returns the oldest value.
 func (q *queue[T]) pop() (T, bool) {
+	var v T
 	if q.vals.len() == 0 {
-		var zero T
-		return zero, false
+		return v, false
 	}
-	v := q.vals.dropOldest()
+	v = q.vals.dropOldest()
 	q.bytes -= q.sizeOf(v)
 	if q.vals.len() == 0 && len(q.vals.buf) > 64 {
 		q.vals = ring[T]{} // let a burst's slice go
@@ -151,8 +134,8 @@ func (q *queue[T]) pop() (T, bool) {
 	return v, true
 }
 
-// dropOldest removes the oldest value as one dropped for the bounds: it is
-// counted, and onDrop told. The queue must not be empty.
+// dropOldest drops the oldest value, counting it; the queue must not be
+// empty.
 func (q *queue[T]) dropOldest() {
 	v, _ := q.pop()
 	q.dropped++

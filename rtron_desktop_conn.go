@@ -29,14 +29,6 @@ type queuedFrame struct {
 	retry bool     // its write to the desktop failed once already
 }
 
-// wake wakes the goroutine waiting on ready, if it is not awake already.
-func wake(ready chan struct{}) {
-	select {
-	case ready <- struct{}{}:
-	default:
-	}
-}
-
 // connectLoop keeps a connection to the desktop until the app's ends,
 // dialling again with backoff after each failure or loss. It runs on a
 // goroutine the app connection's owner counts, as the sockets it dials do.

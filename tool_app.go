@@ -438,12 +438,8 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 // settle waits for the events that follow a command nobody answers. Tests
 // run it in a testing/synctest bubble, where the wait costs no time.
 func (ts *toolSet) settle(ctx context.Context) error {
-	timer := time.NewTimer(commandSettle)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
+	if !sleepCtx(ctx, commandSettle) {
 		return ctx.Err()
 	}
+	return nil
 }

@@ -1,9 +1,9 @@
 package main
 
-// backoff.go is the one retry delay of everything that starts again after
-// a failure: the demo app's reconnects, the Reactotron relay's dials to the
-// desktop app, the native side's log streams and the Metro link's pages
-// that close at once.
+// wait.go is how goroutines wait and wake: the one retry delay (the demo
+// app's reconnects, the Reactotron relay's dials to the desktop app, the
+// native side's log streams, the Metro link's pages that close at once), a
+// sleep that its context cuts short, and a wake that never blocks.
 
 import (
 	"context"
@@ -41,5 +41,14 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-timer.C:
 		return true
+	}
+}
+
+// wake leaves a wake in ready (capacity 1) for the goroutine waiting on
+// it, unless one is there already.
+func wake(ready chan struct{}) {
+	select {
+	case ready <- struct{}{}:
+	default:
 	}
 }
