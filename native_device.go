@@ -1,14 +1,38 @@
 package main
 
-// native_device.go is the follower of one device (the whole path is in
-// native.go): its log stream, read through a bounded intake (lines beyond
-// nativeIntake, or past nativeIntakeBytes waiting, are dropped and
-// counted), the lines put together into entries, and the entries
-// delivered per app in batches.
-// Android devices also have their apps' pids looked up (native_adb.go), a
-// new pid waking the consumer for the lines it logged before it was known
-// (native_pending.go); simulator lines name their process
-// (native_simulator.go).
+// native_device.go is the follower of one device. The native side
+// (native_*.go), in the order a line takes it, with who owns what and on
+// which goroutine:
+//
+//  1. The follower's run goroutine lists devices each poll and reconciles
+//     (native_follow.go): one nativeDevice per serial or udid in devices,
+//     under follower.mu, as are each device's cancel and done. A device's
+//     own fields (name, apps, pids, running and due ends) are under its mu.
+//  2. A device online gets a follow goroutine (follow, below), which runs
+//     logcat -T 1 or `log stream` through the runner's keepStreaming
+//     (native_runner.go) on a goroutine of its own, started again after a
+//     backoff (wait.go) when it ends. The runner's reader goroutine splits
+//     the child's output into lines (lines.go, cut at 16 KiB) and calls the
+//     line callback; the ended callback runs on keepStreaming's goroutine
+//     once that run's reader has returned, so the two never run at once.
+//  3. The line callback skips the line a restarted logcat repeats and puts
+//     the line into the follow's intake (nativeLines: a queue, ring.go,
+//     under its own lock, bounded in lines and bytes; a line refused is
+//     counted in device.dropped, as are lines left when the follow ends).
+//  4. The consumer, on the follow goroutine itself (consume), takes batches
+//     into the platform's deviceIntake: androidIntake parses logcat
+//     (native_logcat.go) into the logcatAssembler (native_crash.go), which
+//     groups messages and crashes per pid and keeps the lines of pids no app
+//     owns yet in pendingLines (native_pending.go); simIntake parses `log
+//     stream` (native_simctl.go) into the simAssembler. Both are the
+//     consumer's alone.
+//  5. On Android a lookUpPIDs goroutine (native_adb.go) sets the apps' pids
+//     under device.mu each poll; a new pid (pidWake) or an app's last pid
+//     gone (endWake) wakes the consumer.
+//  6. The assemblers emit entries into device.pending (the consumer's);
+//     deliver hands them per app to the sink (session_native.go), which
+//     files them under the app's session; an end is told after the app's
+//     last entries, and every running app's when the follow ends.
 
 import (
 	"bytes"
@@ -142,7 +166,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		// A restarted logcat (-T 1) prints the last line again: the line
 		// last read is skipped once after a restart. The line callback runs
 		// on the runner's reader goroutine, ended on this one once that
-		// run's reader has returned: never both at once (native.go).
+		// run's reader has returned: never both at once.
 		var last []byte
 		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {

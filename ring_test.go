@@ -5,30 +5,30 @@ import (
 	"testing"
 )
 
-// ringValues lists a ring's values, oldest first.
-func ringValues(r *ring[int]) []int {
+// intValues lists a queue's values, oldest first.
+func intValues(q *queue[int]) []int {
 	var out []int
-	for i := range r.len() {
-		out = append(out, *r.at(i))
+	for i := range q.len() {
+		out = append(out, *q.at(i))
 	}
 	return out
 }
 
-// TestRingKeepsOrderAcrossGrowthAndWrap: values come out oldest first
-// whether the ring grew, wrapped around its slice, or both.
-func TestRingKeepsOrderAcrossGrowthAndWrap(t *testing.T) {
-	var r ring[int]
+// TestQueueKeepsOrderAcrossGrowthAndWrap: values come out oldest first
+// whether the queue grew, wrapped around its slice, or both.
+func TestQueueKeepsOrderAcrossGrowthAndWrap(t *testing.T) {
+	var q queue[int]
 	var want []int
 	for i := range 100 {
-		r.push(i)
+		q.push(i)
 		want = append(want, i)
-		if i%3 == 0 { // drop some as we go, so the start moves and pushes wrap
-			if got := r.dropOldest(); got != want[0] {
-				t.Fatalf("dropOldest = %d, want %d", got, want[0])
+		if i%3 == 0 { // pop some as we go, so the start moves and pushes wrap
+			if got, _ := q.pop(); got != want[0] {
+				t.Fatalf("pop = %d, want %d", got, want[0])
 			}
 			want = want[1:]
 		}
-		if got := ringValues(&r); !slices.Equal(got, want) {
+		if got := intValues(&q); !slices.Equal(got, want) {
 			t.Fatalf("after pushing %d: %v, want %v", i, got, want)
 		}
 	}
@@ -128,29 +128,29 @@ func TestQueueOwnsItsBytes(t *testing.T) {
 	}
 }
 
-// TestRingPushFrontWraps: a value put before the oldest comes out first,
-// whether the ring wraps or grows for it.
-func TestRingPushFrontWraps(t *testing.T) {
-	var r ring[int]
+// TestQueuePushFrontWraps: a value put before the oldest comes out first,
+// whether the queue wraps or grows for it.
+func TestQueuePushFrontWraps(t *testing.T) {
+	var q queue[int]
 	want := []int{}
 	for i := range 20 {
-		r.pushFront(i)
+		q.pushFront(i)
 		want = append([]int{i}, want...)
-		if got := ringValues(&r); !slices.Equal(got, want) {
+		if got := intValues(&q); !slices.Equal(got, want) {
 			t.Fatalf("after %d: %v, want %v", i, got, want)
 		}
 	}
 }
 
-// TestRingDropClearsSlot: a dropped value is not kept alive by the ring.
-func TestRingDropClearsSlot(t *testing.T) {
-	var r ring[*int]
+// TestQueuePopClearsSlot: a value that left is not kept alive by the queue.
+func TestQueuePopClearsSlot(t *testing.T) {
+	var q queue[*int]
 	v := 1
-	r.push(&v)
-	r.dropOldest()
-	for i, p := range r.buf {
+	q.push(&v)
+	q.pop()
+	for i, p := range q.buf {
 		if p != nil {
-			t.Errorf("slot %d still holds a dropped value", i)
+			t.Errorf("slot %d still holds a value popped", i)
 		}
 	}
 }

@@ -25,7 +25,7 @@ type workerPool struct {
 	maxQueuedBytes int // sizes of the tasks waiting; 0 for no bound
 
 	mu          sync.Mutex
-	queue       ring[task]
+	queue       queue[task]
 	queuedBytes int
 	idle        int        // workers waiting for a task
 	workers     int        // workers started
@@ -88,7 +88,7 @@ func (p *workerPool) work() {
 			p.mu.Unlock()
 			return
 		}
-		t := p.queue.dropOldest()
+		t, _ := p.queue.pop()
 		p.queuedBytes -= t.size
 		p.queueRoom.Signal()
 		p.mu.Unlock()
