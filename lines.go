@@ -50,7 +50,7 @@ func (lr *lineReader) next() ([]byte, error) {
 	lr.buf, lr.cut = lr.buf[:0], false
 	for {
 		chunk, err := lr.r.ReadSlice('\n')
-		if len(lr.buf)+len(chunk) > lr.limit+1 { // +1: the newline itself
+		if n := len(lr.buf) + len(chunk); n > lr.limit+1 || (err == io.EOF && n > lr.limit) { // +1: the newline
 			return lr.tooLong(chunk, err)
 		}
 		if need := len(lr.buf) + len(chunk); need > cap(lr.buf) {
@@ -66,9 +66,6 @@ func (lr *lineReader) next() ([]byte, error) {
 			return lr.buf[:len(lr.buf)-1], nil
 		case errors.Is(err, bufio.ErrBufferFull):
 			continue
-		case err == io.EOF && len(lr.buf) > lr.limit: // a last line, without a newline, one byte over
-			lr.buf = lr.buf[:len(lr.buf)-len(chunk)]
-			return lr.tooLong(chunk, err)
 		case err == io.EOF && len(lr.buf) > 0:
 			return lr.buf, nil // a last line without a newline
 		default:

@@ -36,6 +36,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -185,7 +186,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 			}
 		}, func(err error) {
 			restarted = true
-			d.setEnded(endReason(err))
+			d.setEnded(cmp.Or(errText(err), "the log stream ended"))
 		})
 	})
 	if d.platform == nativeAndroid {
@@ -306,13 +307,6 @@ func (l *nativeLines) clear() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.q.clear()
-}
-
-func endReason(err error) string {
-	if err == nil {
-		return "the log stream ended"
-	}
-	return err.Error()
 }
 
 func (d *nativeDevice) setEnded(reason string) {
