@@ -138,19 +138,9 @@ type metroLink struct {
 	netShare      *metroNetShare // network frames several pages received (metro_netshare.go)
 }
 
-// metroHTTPClient reaches Metro directly, and only Metro, for the page list,
-// the status and manifest (wire_dial.go's directClient: no proxy from the
-// environment, no redirect followed past METRO_URL's loopback-or-allowed
-// rule).
-func metroHTTPClient() *http.Client {
-	t := directTransport()
-	t.MaxIdleConns, t.IdleConnTimeout = 4, 30*time.Second
-	return directClient(t)
-}
-
 func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
-		client:  metroHTTPClient(),
+		client:  directClient(directTransport()), // Metro only: no proxy, no redirect past METRO_URL's rule
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		pongTimeout: linkPongTimeout,

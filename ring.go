@@ -1,11 +1,8 @@
 package main
 
-// ring.go holds queue, the one first-in-first-out queue: a circular slice
-// that grows by doubling, optionally bounded in count and in bytes (a push
-// beyond drops the oldest, an offer beyond is refused). The session
-// buffers, the worker pool, the demo's events, the Reactotron relay's
-// frames, Metro's network digests, the native intake and its lines of
-// unknown pids keep their values in it.
+// ring.go holds queue, the one first-in-first-out queue: of the session
+// buffers, the worker pool, the demo, the Reactotron relay, Metro's network
+// digests, and the native intake and pending lines.
 
 // queue holds values oldest first, at most maxLen of them and maxBytes of
 // their sizes (0: no bound). It owns its byte count: a value that leaves

@@ -16,6 +16,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -25,9 +26,10 @@ import (
 var errDialRedirect = errors.New("the WebSocket upgrade was answered with a redirect, which is not followed")
 
 // directTransport reaches the address of each request itself: no proxy from
-// the environment, HTTP/1.1 only. Callers may tune its limits and dialer.
+// the environment, HTTP/1.1 only, a few idle connections kept a while.
+// Callers may tune its limits and dialer.
 func directTransport() *http.Transport {
-	return &http.Transport{Proxy: nil, ForceAttemptHTTP2: false}
+	return &http.Transport{Proxy: nil, ForceAttemptHTTP2: false, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}
 }
 
 // directClient is the one HTTP client that reaches Metro, the Reactotron

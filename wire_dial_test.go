@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -102,7 +103,7 @@ func TestDirectClientsFollowNoRedirect(t *testing.T) {
 	defer srv.Close()
 	sym := newSymbolicator(srv.URL)
 	defer sym.close()
-	for name, c := range map[string]*http.Client{"metro": metroHTTPClient(), "symbolicate": sym.client} {
+	for name, c := range map[string]*http.Client{"metro": newMetroLink(config{}, slog.New(slog.DiscardHandler), nil).client, "symbolicate": sym.client} {
 		if p := c.Transport.(*http.Transport).Proxy; p != nil {
 			t.Errorf("%s: the transport takes a proxy from the environment", name)
 		}
