@@ -1,17 +1,15 @@
 package main
 
-// clip.go is the one text clipper: every long text an answer, an event or a
-// log line carries is cut here, at a character boundary, saying how much
-// was left out.
+// clip.go is the one text clipper: long texts are cut here, at a character
+// boundary, saying how much was left out.
 
 import (
 	"fmt"
 	"unicode/utf8"
 )
 
-// clipText cuts s to its first max characters (runes; an invalid byte
-// counts as one), adding how many were left out. It never cuts inside a
-// character.
+// clipText cuts s to its first max characters (an invalid byte counts as
+// one), never inside one, adding how many were left out.
 func clipText(s string, max int) string {
 	if len(s) <= max {
 		return s

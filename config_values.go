@@ -9,8 +9,7 @@ import (
 	"strings"
 )
 
-// switchWords are the words of a boolean setting, any case: true, 1, yes
-// and on mean true; false, 0, no and off mean false.
+// switchWords are the words of every boolean setting, in any case.
 var switchWords = map[string]bool{"true": true, "1": true, "yes": true, "on": true,
 	"false": false, "0": false, "no": false, "off": false}
 

@@ -421,18 +421,7 @@ func (a *demoApp) run(ctx context.Context, wsURL string, interval time.Duration,
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if interval > 0 {
-		wg.Go(func() {
-			ticker := time.NewTicker(interval)
-			defer ticker.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-ticker.C:
-					a.step()
-				}
-			}
-		})
+		wg.Go(func() { every(ctx, interval, func() bool { a.step(); return true }) })
 	}
 
 	retry := newBackoff(demoMinBackoff, demoMaxBackoff)

@@ -13,9 +13,9 @@ import (
 // errLineTooLong reports a line over the limit; it has been skipped.
 var errLineTooLong = errors.New("line too long")
 
-// What a lineReader does with a line over its limit: dropLongLines reads
-// it through unheld and next reports errLineTooLong, its length in
-// skipped; cutLongLines returns its first limit bytes, with cut set.
+// A line over the limit: dropLongLines reads it through and reports
+// errLineTooLong (its length in skipped); cutLongLines returns its first
+// limit bytes with cut set.
 const (
 	dropLongLines = iota
 	cutLongLines

@@ -15,10 +15,9 @@ package main
 // Session ids: `metro:<app id>@<device name>` for the first device of that
 // name; a second device listed under the same name gets
 // `metro:<app id>@<device name>#<first 6 characters of its logical device
-// id>` (longer if that is taken too; `#2`, `#3`, … without one). An id, once
-// given, stays with its device while the link runs and remembers fewer than
-// maxMetroApps apps; past that bound every remembered id is forgotten (see
-// assign), and only the pages attached then keep theirs.
+// id>` (longer if that is taken too; `#2`, `#3`, … without one). An id stays
+// with its device while fewer than maxMetroApps apps are remembered; past
+// that, every id but those of the pages attached is forgotten (assign).
 
 import (
 	"cmp"

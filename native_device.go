@@ -196,7 +196,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		d.consume(ctx, lines, newSimIntake(d))
 	}
 	wg.Wait()
-	d.dropped.Add(int64(lines.clear())) // read, but never taken: they go with this follow
+	d.dropped.Add(int64(lines.q.clear())) // read, never taken: they go with this follow (its reader has ended)
 	d.endAll()
 }
 
@@ -258,10 +258,9 @@ func (d *nativeDevice) takeEndsDue() []string {
 	return apps
 }
 
-// nativeLines is one follow's intake: the lines its reader has read and its
-// consumer not yet taken, at most nativeIntake of them and nativeIntakeBytes
-// of bytes (ring.go's queue, which counts the bytes of the lines it holds
-// and of none other). The reader's goroutine puts, the consumer's takes.
+// nativeLines is one follow's intake: lines read and not yet taken, within
+// nativeIntake lines and nativeIntakeBytes (ring.go's queue counts the bytes
+// of the lines it holds, and no others). The reader puts, the consumer takes.
 type nativeLines struct {
 	mu    sync.Mutex
 	q     queue[[]byte]
@@ -275,13 +274,10 @@ func newNativeLines() *nativeLines {
 
 // put queues a copy of line; false when the intake is full.
 func (l *nativeLines) put(line []byte) bool {
+	defer wake(l.ready)
 	l.mu.Lock()
-	ok := l.q.offer(bytes.Clone(line))
-	l.mu.Unlock()
-	if ok {
-		wake(l.ready)
-	}
-	return ok
+	defer l.mu.Unlock()
+	return l.q.offer(bytes.Clone(line))
 }
 
 // take appends up to n lines, oldest first, to batch; lines left behind
@@ -300,13 +296,6 @@ func (l *nativeLines) take(batch [][]byte, n int) [][]byte {
 		wake(l.ready)
 	}
 	return batch
-}
-
-// clear drops the lines waiting and returns how many there were.
-func (l *nativeLines) clear() int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.q.clear()
 }
 
 func (d *nativeDevice) setEnded(reason string) {

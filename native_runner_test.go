@@ -42,7 +42,7 @@ func TestIntakeRefusesWhenFull(t *testing.T) {
 	if got := l.take(nil, 2); len(got) != 2 || !l.put(line) {
 		t.Errorf("took %d lines; a line was refused after", len(got))
 	}
-	if n := l.clear(); n != nativeIntake-1 {
+	if n := l.q.clear(); n != nativeIntake-1 {
 		t.Errorf("clear dropped %d lines, want %d", n, nativeIntake-1)
 	}
 	if !l.put(make([]byte, nativeIntakeBytes)) || l.put([]byte("x")) {

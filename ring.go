@@ -1,14 +1,12 @@
 package main
 
-// ring.go holds queue, the one first-in-first-out queue: of the session
-// buffers, the worker pool, the demo, the Reactotron relay, Metro's network
-// digests, and the native intake and pending lines.
+// ring.go holds queue, the one first-in-first-out queue, bounded or not, of
+// every buffer, intake and backlog in the server and the demo.
 
-// queue holds values oldest first, at most maxLen of them and maxBytes of
-// their sizes (0: no bound). It owns its byte count: a value that leaves
-// it, popped, dropped or cleared, leaves the count. onDrop, if set, is told
-// of each value dropped. The zero queue is unbounded and ready; not safe
-// for concurrent use.
+// queue holds values oldest first, at most maxLen and maxBytes of their
+// sizes (0: no bound), and owns its byte count: a value popped, dropped or
+// cleared leaves it. onDrop, if set, is told of each value dropped. The
+// zero queue is unbounded; not safe for concurrent use.
 type queue[T any] struct {
 	buf      []T
 	start, n int // the oldest value's index, and how many are held

@@ -93,8 +93,8 @@ type desktopRelay struct {
 	toAppReady     chan struct{}
 
 	mu          sync.Mutex
-	toDesktop   frameQueue
-	toApp       frameQueue
+	toDesktop   queue[queuedFrame]
+	toApp       queue[queuedFrame]
 	connected   bool
 	connects    int64
 	lastErr     string

@@ -12,11 +12,8 @@ import (
 	"github.com/coder/websocket"
 )
 
-// frameQueue holds frames in order, at most so many and so many bytes: a
-// push beyond either drops the oldest (ring.go's queue).
-type frameQueue = queue[queuedFrame]
-
-func newFrameQueue(frames int, bytes int64) frameQueue {
+// newFrameQueue holds frames in order, at most so many and so many bytes.
+func newFrameQueue(frames int, bytes int64) queue[queuedFrame] {
 	return newQueue(frames, bytes, func(f queuedFrame) int64 { return int64(len(f.data)) })
 }
 

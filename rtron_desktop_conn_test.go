@@ -11,7 +11,7 @@ import (
 )
 
 // queuedData lists the frames q holds, oldest first.
-func queuedData(q *frameQueue) []string {
+func queuedData(q *queue[queuedFrame]) []string {
 	var out []string
 	for i := range q.len() {
 		out = append(out, string(q.at(i).data))

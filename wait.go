@@ -1,9 +1,7 @@
 package main
 
-// wait.go is how goroutines wait and wake: the one retry delay (the demo
-// app's reconnects, the Reactotron relay's dials to the desktop app, the
-// native side's log streams, the Metro link's pages that close at once), a
-// sleep that its context cuts short, and a wake that never blocks.
+// wait.go is how goroutines wait and wake: the one retry delay, a sleep its
+// context cuts short, a ticking loop, and a wake that never blocks.
 
 import (
 	"context"
@@ -41,6 +39,22 @@ func sleepCtx(ctx context.Context, d time.Duration) bool {
 		return false
 	case <-timer.C:
 		return true
+	}
+}
+
+// every calls f every d until ctx ends or f returns false.
+func every(ctx context.Context, d time.Duration, f func() bool) {
+	ticker := time.NewTicker(d)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			if !f() {
+				return
+			}
+		}
 	}
 }
 

@@ -42,3 +42,22 @@ func TestSleepCtx(t *testing.T) {
 		}
 	})
 }
+
+// TestEvery: f runs once per period, and the loop ends when f says so or
+// the context ends.
+func TestEvery(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start, n := time.Now(), 0
+		every(t.Context(), time.Second, func() bool { n++; return n < 3 })
+		if n != 3 || time.Since(start) != 3*time.Second {
+			t.Errorf("f ran %d times in %v, want 3 in 3s", n, time.Since(start))
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 2500*time.Millisecond)
+		defer cancel()
+		n = 0
+		every(ctx, time.Second, func() bool { n++; return true })
+		if n != 2 {
+			t.Errorf("within 2.5s f ran %d times, want 2", n)
+		}
+	})
+}
