@@ -78,11 +78,7 @@ func writeCheckTable(w io.Writer, adapter *adapterInfo, results []checkResult) e
 
 // checkOneLine keeps a report cell on one line of reasonable length.
 func checkOneLine(s string) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > 400 {
-		s = s[:400] + "…"
-	}
-	return s
+	return clipText(strings.Join(strings.Fields(s), " "), 400)
 }
 
 // writeCheckJSON prints the report as one JSON document.

@@ -158,7 +158,7 @@ var settings = []setting{
 		return err
 	}},
 	{"NATIVE_LOGS", "native-logs", "on", "follow the native logs of known apps on Android devices (adb) and booted iOS simulators (xcrun): on or off", func(c *config, v string) error {
-		on, err := parseOnOff(v)
+		on, err := parseSwitch(v)
 		c.NativeLogs = on
 		return err
 	}},
@@ -199,7 +199,7 @@ var settings = []setting{
 		return err
 	}},
 	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
-		on, err := parseOnOff(v)
+		on, err := parseSwitch(v)
 		c.Redact = on
 		return err
 	}},

@@ -151,6 +151,11 @@ func TestConfigFromEnv(t *testing.T) {
 		{"METRO_ATTACH_EXCLUSIVE", map[string]string{"METRO_ATTACH_EXCLUSIVE": "true"}, func(c *config) { c.MetroAttachExclusive = true }},
 		{"REDACT off", map[string]string{"REDACT": "off"}, func(c *config) { c.Redact = false }},
 		{"NATIVE_LOGS off", map[string]string{"NATIVE_LOGS": "OFF"}, func(c *config) { c.NativeLogs = false }},
+		// Every boolean setting reads the same words.
+		{"NATIVE_LOGS false", map[string]string{"NATIVE_LOGS": "false"}, func(c *config) { c.NativeLogs = false }},
+		{"REDACT 0", map[string]string{"REDACT": "0"}, func(c *config) { c.Redact = false }},
+		{"METRO_ATTACH_EXCLUSIVE on", map[string]string{"METRO_ATTACH_EXCLUSIVE": "on"}, func(c *config) { c.MetroAttachExclusive = true }},
+		{"READ_ONLY yes", map[string]string{"READ_ONLY": "yes"}, func(c *config) { c.ReadOnly = true }},
 		{
 			"ADB, XCRUN and NATIVE_APPS, ids keeping their case",
 			map[string]string{"ADB": " /opt/sdk/platform-tools/adb ", "XCRUN": "/usr/bin/xcrun", "NATIVE_APPS": " com.example.Shop ,, org.x.y "},
@@ -279,11 +284,9 @@ func TestConfigInvalid(t *testing.T) {
 		{"-ws-allowed-origins without scheme", []string{"-ws-allowed-origins=example.com"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
 		{"-ws-allowed-origins with path", []string{"-ws-allowed-origins=https://x.test/p"}, nil, "-ws-allowed-origins", "WS_ALLOWED_ORIGINS"},
 		// REDACT
-		{"REDACT yes", nil, env{"REDACT": "yes"}, "REDACT", ""},
-		{"NATIVE_LOGS yes", nil, env{"NATIVE_LOGS": "yes"}, "NATIVE_LOGS", ""},
+		{"NATIVE_LOGS enabled", nil, env{"NATIVE_LOGS": "enabled"}, "NATIVE_LOGS", ""},
 		{"NATIVE_APPS with a shell word", nil, env{"NATIVE_APPS": "com.example.shop;reboot"}, "NATIVE_APPS", ""},
 		{"-native-apps with a space", []string{"-native-apps=com.example shop"}, nil, "-native-apps", "NATIVE_APPS"},
-		{"REDACT 0", nil, env{"REDACT": "0"}, "REDACT", ""},
 		{"-redact unknown", []string{"-redact=maybe"}, env{"REDACT": "on"}, "-redact", "REDACT"},
 		// REDACT_KEYS
 		{"REDACT_KEYS with a slash", nil, env{"REDACT_KEYS": "ssn, pin/code"}, "REDACT_KEYS", ""},

@@ -1,6 +1,6 @@
 package main
 
-// config_values.go reads the values of settings: switches, on/off, integer
+// config_values.go reads the values of settings: switches, integer
 // ranges and comma lists. config.go's table names which reader each
 // setting uses.
 
@@ -9,26 +9,17 @@ import (
 	"strings"
 )
 
-// parseSwitch reads a boolean setting.
-func parseSwitch(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "true", "1", "yes", "on":
-		return true, nil
-	case "false", "0", "no", "off":
-		return false, nil
-	}
-	return false, fmt.Errorf("%q is not one of true, false", v)
-}
+// switchWords are the words of every boolean setting, in any case.
+var switchWords = map[string]bool{"true": true, "1": true, "yes": true, "on": true,
+	"false": false, "0": false, "no": false, "off": false}
 
-// parseOnOff reads a setting that is on or off (any case), and nothing else.
-func parseOnOff(v string) (bool, error) {
-	switch strings.ToLower(strings.TrimSpace(v)) {
-	case "on":
-		return true, nil
-	case "off":
-		return false, nil
+// parseSwitch reads a boolean setting: every one reads the same words.
+func parseSwitch(v string) (bool, error) {
+	b, ok := switchWords[strings.ToLower(strings.TrimSpace(v))]
+	if !ok {
+		return false, fmt.Errorf("%q is not one of true, false, 1, 0, yes, no, on, off", v)
 	}
-	return false, fmt.Errorf("%q is not one of on, off", v)
+	return b, nil
 }
 
 func parseIntRange(v string, lo, hi int64) (int64, error) {

@@ -8,37 +8,25 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestParseSwitch: the words of a switch in any case and spacing, and an
-// error quoting anything else.
+// TestParseSwitch: every boolean setting reads the same words, in any case
+// and spacing; anything else is refused with an error quoting the value and
+// listing the words.
 func TestParseSwitch(t *testing.T) {
-	for _, v := range []string{"true", "1", "YES", " on "} {
+	for _, v := range []string{"true", "1", "YES", " on ", "On"} {
 		if got, err := parseSwitch(v); err != nil || !got {
 			t.Errorf("parseSwitch(%q) = %v, %v; want true", v, got, err)
 		}
 	}
-	for _, v := range []string{"false", "0", "No", "OFF\t"} {
+	for _, v := range []string{"false", "0", "No", "OFF\t", "off"} {
 		if got, err := parseSwitch(v); err != nil || got {
 			t.Errorf("parseSwitch(%q) = %v, %v; want false", v, got, err)
 		}
 	}
-	for _, v := range []string{"", "2", "enabled", "t"} {
-		if _, err := parseSwitch(v); err == nil || !strings.Contains(err.Error(), `"`+v+`"`) {
-			t.Errorf("parseSwitch(%q) = %v, want an error quoting the value", v, err)
-		}
-	}
-}
-
-// TestParseOnOff: only on and off, in any case; a switch's other words
-// are refused.
-func TestParseOnOff(t *testing.T) {
-	for v, want := range map[string]bool{"on": true, " ON": true, "off": false, "Off ": false} {
-		if got, err := parseOnOff(v); err != nil || got != want {
-			t.Errorf("parseOnOff(%q) = %v, %v; want %v", v, got, err, want)
-		}
-	}
-	for _, v := range []string{"true", "1", "yes", "", "of"} {
-		if _, err := parseOnOff(v); err == nil || !strings.Contains(err.Error(), "on, off") {
-			t.Errorf("parseOnOff(%q) = %v, want an error naming on and off", v, err)
+	for _, v := range []string{"", "2", "enabled", "t", "of"} {
+		_, err := parseSwitch(v)
+		if err == nil || !strings.Contains(err.Error(), `"`+v+`"`) ||
+			!strings.Contains(err.Error(), "true, false, 1, 0, yes, no, on, off") {
+			t.Errorf("parseSwitch(%q) = %v, want an error quoting the value and listing the words", v, err)
 		}
 	}
 }

@@ -284,7 +284,7 @@ func (a *demoApp) addStream(name, snapshotType string, instances []string, encod
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	s := &demoStream{name: name, snapshotType: snapshotType, instances: instances, encode: encode,
-		ring: demoRing{size: a.opts.BufferSize, events: newRing[*demoEvent](a.opts.BufferSize)}, changed: true}
+		ring: demoRing{newQueue[*demoEvent](a.opts.BufferSize, 0, nil)}, changed: true}
 	a.streams = append(a.streams, s)
 	return s
 }
@@ -353,37 +353,28 @@ func (a *demoApp) keepLocked(s *demoStream, ev *demoEvent) {
 }
 
 // demoRing is a bounded FIFO of events with consecutive seqs.
-type demoRing struct {
-	size   int // the most events held
-	events ring[*demoEvent]
-	n      int // events held
-}
-
-func (r *demoRing) push(ev *demoEvent) {
-	r.events.pushBounded(ev, r.size)
-	r.n = r.events.len()
-}
+type demoRing struct{ queue[*demoEvent] } // bounded by the buffer size
 
 // at returns the i-th oldest event.
-func (r *demoRing) at(i int) *demoEvent { return *r.events.at(i) }
+func (r *demoRing) at(i int) *demoEvent { return *r.queue.at(i) }
 
 func (r *demoRing) oldestSeq() int64 {
-	if r.n == 0 {
+	if r.len() == 0 {
 		return 0
 	}
 	return r.at(0).seq
 }
 
 func (r *demoRing) latestSeq() int64 {
-	if r.n == 0 {
+	if r.len() == 0 {
 		return 0
 	}
-	return r.at(r.n - 1).seq
+	return r.at(r.len() - 1).seq
 }
 
 // find returns the event with seq, or nil. Seqs in a ring are consecutive.
 func (r *demoRing) find(seq int64) *demoEvent {
-	if r.n == 0 || seq < r.oldestSeq() || seq > r.latestSeq() {
+	if r.len() == 0 || seq < r.oldestSeq() || seq > r.latestSeq() {
 		return nil
 	}
 	return r.at(int(seq - r.oldestSeq()))

@@ -421,21 +421,10 @@ func (a *demoApp) run(ctx context.Context, wsURL string, interval time.Duration,
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	if interval > 0 {
-		wg.Go(func() {
-			ticker := time.NewTicker(interval)
-			defer ticker.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					return
-				case <-ticker.C:
-					a.step()
-				}
-			}
-		})
+		wg.Go(func() { every(ctx, interval, func() bool { a.step(); return true }) })
 	}
 
-	backoff := demoMinBackoff
+	retry := newBackoff(demoMinBackoff, demoMaxBackoff)
 	for ctx.Err() == nil {
 		live := false
 		err := a.connectLogged(ctx, wsURL, logger, func() {
@@ -445,27 +434,21 @@ func (a *demoApp) run(ctx context.Context, wsURL string, interval time.Duration,
 		if ctx.Err() != nil {
 			return
 		}
+		if live {
+			retry.reset()
+		}
+		delay := retry.next()
 		var refused *demoHandshakeError
 		switch {
 		case errors.As(err, &refused):
-			logger.Warn("demo app: handshake refused; retrying", "code", refused.Code, "message", refused.Message, "in", backoff)
+			logger.Warn("demo app: handshake refused; retrying", "code", refused.Code, "message", refused.Message, "in", delay)
 		case live:
 			logger.Info("demo app disconnected; reconnecting", "err", err)
 		default:
-			logger.Debug("demo app could not connect; retrying", "err", err, "in", backoff)
+			logger.Debug("demo app could not connect; retrying", "err", err, "in", delay)
 		}
-		if live {
-			backoff = demoMinBackoff
-		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleepCtx(ctx, delay) {
 			return
-		case <-timer.C:
-		}
-		if !live {
-			backoff = min(2*backoff, demoMaxBackoff)
 		}
 	}
 }

@@ -78,13 +78,13 @@ func (a *demoApp) listStreams() *demoStreamsResult {
 	defer a.mu.Unlock()
 	res := &demoStreamsResult{Streams: make([]demoStreamInfo, 0, len(a.streams))}
 	for _, s := range a.streams {
-		info := demoStreamInfo{Name: s.name, Active: true, EventCount: s.ring.n,
+		info := demoStreamInfo{Name: s.name, Active: true, EventCount: s.ring.len(),
 			OldestSeq: s.ring.oldestSeq(), LatestSeq: s.ring.latestSeq(), Instances: s.instances}
-		if s.ring.n > 0 {
-			at := s.ring.at(s.ring.n - 1).timestamp
+		if s.ring.len() > 0 {
+			at := s.ring.at(s.ring.len() - 1).timestamp
 			info.LastEventAt = &at
 		}
-		for i := range s.ring.n {
+		for i := range s.ring.len() {
 			if s.ring.at(i).isSnapshot() {
 				info.HasSnapshot = true
 				break
@@ -168,10 +168,10 @@ func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireErro
 	matches := func(ev *demoEvent) bool { return !hasType || ev.typ == eventType }
 	if hasSince {
 		first := 0
-		if r.n > 0 && since >= r.oldestSeq() {
-			first = int(min(since-r.oldestSeq()+1, int64(r.n)))
+		if r.len() > 0 && since >= r.oldestSeq() {
+			first = int(min(since-r.oldestSeq()+1, int64(r.len())))
 		}
-		for i := first; i < r.n; i++ {
+		for i := first; i < r.len(); i++ {
 			if ev := r.at(i); matches(ev) {
 				if len(res.events) == int(limit) {
 					res.hasMore = true
@@ -182,7 +182,7 @@ func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireErro
 		}
 		return res, nil
 	}
-	for i := r.n - 1; i >= 0; i-- {
+	for i := r.len() - 1; i >= 0; i-- {
 		if ev := r.at(i); matches(ev) {
 			if len(res.events) == int(limit) {
 				res.hasMore = true

@@ -80,8 +80,8 @@ func (a *demoApp) startTraffic() {
 func (a *demoApp) lastTimestampLocked() string {
 	latest := ""
 	for _, s := range a.streams {
-		if s.ring.n > 0 {
-			latest = max(latest, s.ring.at(s.ring.n-1).timestamp)
+		if s.ring.len() > 0 {
+			latest = max(latest, s.ring.at(s.ring.len()-1).timestamp)
 		}
 	}
 	if latest == "" {

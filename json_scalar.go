@@ -73,8 +73,5 @@ func clipJSON(raw []byte) string {
 	if raw == nil {
 		return "nothing"
 	}
-	if len(raw) > 40 {
-		return string(raw[:40]) + "…"
-	}
-	return string(raw)
+	return clipText(string(raw), 40)
 }

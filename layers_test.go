@@ -34,9 +34,10 @@ var layers = []struct {
 	{"links", []string{"wire_", "rtron_", "metro_", "symbolicate_", "native_"}},
 	// settings.go is the configuration as plain values: every layer is
 	// handed its settings, and config.go (entry) only parses them.
-	// version.go is the version every layer reports; ring.go the one ring
-	// buffer, which the demo uses too.
-	{"base", []string{"json_", "redact_", "stack_", "jsonrpc.go", "ring.go", "settings.go", "version.go"}},
+	// version.go is the version every layer reports; ring.go the one
+	// queue, clip.go the one clipper, wait.go the one backoff, lines.go the
+	// one line reader, which the demo may use too.
+	{"base", []string{"json_", "redact_", "stack_", "jsonrpc.go", "ring.go", "clip.go", "wait.go", "lines.go", "settings.go", "version.go"}},
 }
 
 // The demo app stands beside the server, not in its stack: it talks to the

@@ -4,20 +4,16 @@ import (
 	"encoding/json"
 	"errors"
 	"strconv"
-	"strings"
 )
 
 // Reading the params of MCP requests: decoded as encoding/json decodes
 // them, with errors that name the member at fault and never echo much of
 // the client's input.
 
-// quoteClipped quotes s, clipped to limit bytes: an error must not echo a
-// megabyte of the client's input.
+// quoteClipped quotes s, clipped to limit characters: an error must not
+// echo a megabyte of the client's input.
 func quoteClipped(s string, limit int) string {
-	if len(s) <= limit {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(strings.ToValidUTF8(s[:limit], "")) + "…"
+	return strconv.Quote(clipText(s, limit))
 }
 
 // decodeParams decodes method params into dst; absent params decode as {}.

@@ -87,10 +87,7 @@ func newMCPServer(cfg config, logger *slog.Logger) *mcpServer {
 }
 
 func (s *mcpServer) subscriptionsChanged() {
-	select {
-	case s.subsChanged <- struct{}{}:
-	default:
-	}
+	wake(s.subsChanged)
 }
 
 // heldURIs returns every resource URI some client or listen stream holds, sorted.

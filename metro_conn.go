@@ -243,18 +243,7 @@ func (c *metroConn) isAttached() bool {
 // keepAlive sends metroKeepaliveMethod every keepalive interval until the
 // connection ends.
 func (c *metroConn) keepAlive() {
-	ticker := time.NewTicker(c.link.keepalive)
-	defer ticker.Stop()
-	for {
-		select {
-		case <-c.ctx.Done():
-			return
-		case <-ticker.C:
-			if c.send(metroKeepaliveMethod) != nil {
-				return
-			}
-		}
-	}
+	every(c.ctx, c.link.keepalive, func() bool { return c.send(metroKeepaliveMethod) == nil })
 }
 
 // send writes a request for method, one of metroSentMethods.

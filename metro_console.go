@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // Bounds of what one console call keeps: the characters of one argument,
@@ -114,7 +113,7 @@ func metroConsoleEvent(params []byte, now time.Time) (metroEvent, error) {
 			message, stack = message+"\n"+note, "" // React Native's handler's frames (metro_uncaught.go)
 		}
 	}
-	return metroEvent{Stream: "console", Type: "log", Payload: metroLogPayload(level, clipMetroText(message, maxMetroMessageChars), stack),
+	return metroEvent{Stream: "console", Type: "log", Payload: metroLogPayload(level, clipText(message, maxMetroMessageChars), stack),
 		Time: cdpTime(ms, now)}, nil
 }
 
@@ -269,7 +268,7 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 		// prints itself, and is mapped there (tool_stacks.go).
 		message += "\n" + strings.TrimRight(rest, "\n")
 	}
-	payload := metroLogPayload("error", clipMetroText(cmp.Or(message, "Uncaught exception"), maxMetroMessageChars), clipMetroText(stack, maxMetroMessageChars))
+	payload := metroLogPayload("error", clipText(cmp.Or(message, "Uncaught exception"), maxMetroMessageChars), clipText(stack, maxMetroMessageChars))
 	return metroEvent{Stream: "console", Type: "log", Payload: payload, Time: cdpTime(p.Timestamp, now)}, nil
 }
 
@@ -293,14 +292,14 @@ func metroLevel(typ string) string {
 func formatConsoleArgs(args []cdpRemoteObject) string {
 	if len(args) == 1 && args[0].Type == "string" && bytes.IndexByte(args[0].Value, '%') < 0 {
 		s, _ := wireString(args[0].Value) // the common console.log("text")
-		return clipMetroText(s, maxMetroArgChars)
+		return clipText(s, maxMetroArgChars)
 	}
 	var b strings.Builder
 	b.Grow(128)
 	next := 0
 	if len(args) > 0 && args[0].Type == "string" {
 		format, _ := wireString(args[0].Value)
-		format = clipMetroText(format, maxMetroArgChars)
+		format = clipText(format, maxMetroArgChars)
 		next = 1
 		for i := 0; i < len(format); i++ {
 			c := format[i]
@@ -333,7 +332,7 @@ func formatConsoleArgs(args []cdpRemoteObject) string {
 			b.WriteByte(' ')
 		}
 		afterStack = a.Subtype == "error" && strings.Contains(a.Description, "\n")
-		b.WriteString(clipMetroText(formatRemoteObject(a), maxMetroArgChars))
+		b.WriteString(clipText(formatRemoteObject(a), maxMetroArgChars))
 		if b.Len() > 4*maxMetroMessageChars {
 			break // the message is cut anyway
 		}
@@ -348,7 +347,7 @@ func formatArgFor(o cdpRemoteObject, verb byte) string {
 			return strconv.FormatInt(int64(f), 10)
 		}
 	}
-	return clipMetroText(formatRemoteObject(o), maxMetroArgChars)
+	return clipText(formatRemoteObject(o), maxMetroArgChars)
 }
 
 // formatRemoteObject writes one value: a string itself, a number, boolean or undefined as JavaScript prints it, an
@@ -438,7 +437,7 @@ func cdpStackFrames(stackTrace []byte) []jsFrame {
 			return true
 		}
 		if f, ok := readFrameValue(v); ok {
-			f.Method, f.File = clipMetroText(f.Method, 256), clipMetroText(f.File, 2048)
+			f.Method, f.File = clipText(f.Method, 256), clipText(f.File, 2048)
 			frames = append(frames, f)
 		}
 		return true
@@ -475,17 +474,4 @@ func cdpTime(ms float64, now time.Time) time.Time {
 		return now
 	}
 	return t
-}
-
-// clipMetroText cuts s to at most max characters, saying so.
-func clipMetroText(s string, max int) string {
-	if len(s) <= max || utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	cut := 0
-	for n := 0; n < max; n++ {
-		_, size := utf8.DecodeRuneInString(s[cut:])
-		cut += size
-	}
-	return s[:cut] + fmt.Sprintf("… (%d characters cut)", utf8.RuneCountInString(s[cut:]))
 }

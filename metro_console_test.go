@@ -70,7 +70,7 @@ func TestMetroConsoleBounds(t *testing.T) {
 	if n := len([]rune(p.Message)); n > maxMetroMessageChars+64 {
 		t.Errorf("message of %d characters, want at most about %d", n, maxMetroMessageChars)
 	}
-	if !strings.Contains(p.Message, "characters cut") {
+	if !strings.Contains(p.Message, "more characters") {
 		t.Errorf("the message does not say it was cut: …%s", p.Message[len(p.Message)-80:])
 	}
 	if len(ev.Payload) > 4*maxMetroMessageChars {

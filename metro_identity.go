@@ -15,8 +15,9 @@ package main
 // Session ids: `metro:<app id>@<device name>` for the first device of that
 // name; a second device listed under the same name gets
 // `metro:<app id>@<device name>#<first 6 characters of its logical device
-// id>` (longer if that is taken too; `#2`, `#3`, … without one). An id, once
-// given, stays with its device while the link runs.
+// id>` (longer if that is taken too; `#2`, `#3`, … without one). An id stays
+// with its device while fewer than maxMetroApps apps are remembered; past
+// that, every id but those of the pages attached is forgotten (assign).
 
 import (
 	"cmp"
@@ -44,8 +45,9 @@ func (ids *metroIdentities) assign(pages []metroPageInfo, live map[string]string
 	// devices as they connect gives a new logical device id on every
 	// reconnect, which the name maps back to the same session id.
 	if len(ids.ids) >= maxMetroApps || len(ids.apps)+len(ids.names) >= 2*maxMetroApps {
-		// Forget the oldest apps' ids rather than grow: their sessions stay,
-		// and the pages listed now keep theirs below.
+		// Forget every app's id rather than grow: their sessions stay, and
+		// the pages attached now keep theirs below; any other page, the
+		// listed ones included, is found again by name or given an id anew.
 		clear(ids.apps)
 		clear(ids.names)
 		clear(ids.ids)

@@ -97,7 +97,7 @@ type metroStatus struct {
 // metroBackoff is a page left alone for a while after closing at once.
 type metroBackoff struct {
 	until  time.Time
-	delay  time.Duration
+	retry  backoff // the delays of this page's quick closes
 	reason string
 	detail string
 	// origin is the Origin sent, kept when the dev server may have refused
@@ -138,20 +138,9 @@ type metroLink struct {
 	netShare      *metroNetShare // network frames several pages received (metro_netshare.go)
 }
 
-// metroHTTPClient reaches Metro directly, and only Metro, for the page list,
-// the status and manifest, and /symbolicate (the debugger sockets dial
-// through wire_dial.go, under the same rule): its transport takes no proxy from
-// the environment, and no redirect is followed to wherever an answer points,
-// which would take the server past METRO_URL's loopback-or-allowed rule.
-func metroHTTPClient(t *http.Transport) *http.Client {
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return http.ErrUseLastResponse
-	}}
-}
-
 func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
-		client:  metroHTTPClient(&http.Transport{Proxy: nil, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}),
+		client:  directClient(directTransport()), // Metro only: no proxy, no redirect past METRO_URL's rule
 		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		pongTimeout: linkPongTimeout,
@@ -164,19 +153,11 @@ func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 func (m *metroLink) run(ctx context.Context) {
 	defer m.client.CloseIdleConnections()
 	defer m.wg.Wait()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return // the connections end with ctx
-		case <-timer.C:
-		}
-		wait := m.downEvery
+	for wait := time.Duration(0); sleepCtx(ctx, wait); { // the connections end with ctx
+		wait = m.downEvery
 		if m.poll(ctx) {
 			wait = m.upEvery
 		}
-		timer.Reset(wait)
 	}
 }
 
@@ -334,15 +315,16 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 			"page", c.page.ID, "session", c.sessionID)
 	case end.attachedAt.IsZero() || end.lived < m.quickClose:
 		prev := m.held[c.page.ID]
-		delay := m.minBackoff
-		if prev != nil {
-			delay = min(2*prev.delay, m.maxBackoff)
+		retry := newBackoff(m.minBackoff, m.maxBackoff)
+		if prev != nil && prev.retry.max > 0 {
+			retry = prev.retry
 		}
+		delay := retry.next()
 		reason := metroClosedOnAttach
 		if end.attachedAt.IsZero() {
 			reason = metroDialFailed
 		}
-		held := &metroBackoff{until: time.Now().Add(delay), delay: delay, reason: reason, detail: detail}
+		held := &metroBackoff{until: time.Now().Add(delay), retry: retry, reason: reason, detail: detail}
 		if end.attachedAt.IsZero() || end.closeReason == "" {
 			origin := c.origin
 			held.origin = &origin

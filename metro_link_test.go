@@ -275,7 +275,7 @@ func TestMetroFloodStaysBounded(t *testing.T) {
 		t.Errorf("the session holds %d events, want EVENT_BUFFER (100)", len(events))
 	}
 	last := events[len(events)-1]["payload"].(map[string]any)["message"].(string)
-	if len([]rune(last)) > maxMetroArgChars+64 || !strings.Contains(last, "characters cut") {
+	if len([]rune(last)) > maxMetroArgChars+64 || !strings.Contains(last, "more characters") {
 		t.Errorf("a 40 KB argument was kept as %d characters, want cut to %d", len(last), maxMetroArgChars)
 	}
 	// Each burst ends with an oversized frame, read after the last kept event.
@@ -373,7 +373,7 @@ func TestMetroStatusIsPollsDecision(t *testing.T) {
 	multi, single := metroPageInfo{ID: "1", AppID: "a", MultipleDebuggers: true}, metroPageInfo{ID: "2", AppID: "b"}
 	older := metroPageInfo{ID: "0", AppID: "a", MultipleDebuggers: true}
 	link.listed = []metroPageInfo{older, multi, single}
-	link.held["1"] = &metroBackoff{until: time.Now().Add(-time.Second), delay: time.Second, reason: metroClosedOnAttach, detail: "closed"}
+	link.held["1"] = &metroBackoff{until: time.Now().Add(-time.Second), reason: metroClosedOnAttach, detail: "closed"}
 	got := map[string]string{}
 	for _, p := range link.status().Pages {
 		got[p.ID] = p.Reason

@@ -30,12 +30,14 @@ type metroNetShare struct {
 
 	mu        sync.Mutex
 	first     map[uint64]string // digest → page id that had it first
-	order     []uint64          // digests, oldest first
+	order     queue[uint64]     // digests, oldest first; the oldest forgotten past maxMetroNetFrames
 	broadcast bool              // a frame reached two pages' connections
 }
 
 func newMetroNetShare() *metroNetShare {
-	return &metroNetShare{seed: maphash.MakeSeed(), first: map[uint64]string{}}
+	s := &metroNetShare{seed: maphash.MakeSeed(), first: map[uint64]string{}, order: newQueue[uint64](maxMetroNetFrames, 0, nil)}
+	s.order.onDrop = func(d uint64) { delete(s.first, d) }
+	return s
 }
 
 // note records that page's connection received frame and reports whether
@@ -51,12 +53,8 @@ func (s *metroNetShare) note(page string, frame []byte) bool {
 		}
 		return false // the page's own repeat
 	}
-	if len(s.order) >= maxMetroNetFrames {
-		delete(s.first, s.order[0])
-		s.order = s.order[1:]
-	}
 	s.first[d] = page
-	s.order = append(s.order, d)
+	s.order.push(d)
 	return false
 }
 
@@ -73,8 +71,7 @@ func (s *metroNetShare) broadcasting() bool {
 func (s *metroNetShare) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	clear(s.first)
-	s.order = nil
+	s.order.clear()
 	s.broadcast = false
 }
 

@@ -28,7 +28,7 @@ func TestMetroNetShareNote(t *testing.T) {
 	for i := range maxMetroNetFrames + 1 {
 		s.note("A", fmt.Appendf(nil, "%d", i))
 	}
-	if len(s.first) != maxMetroNetFrames || len(s.order) != maxMetroNetFrames {
+	if len(s.first) != maxMetroNetFrames || s.order.len() != maxMetroNetFrames {
 		t.Errorf("%d digests kept, want the bound %d", len(s.first), maxMetroNetFrames)
 	}
 }

@@ -98,7 +98,7 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time, share
 		n.remove(key)
 		errText := ""
 		if method == "Network.loadingFailed" {
-			errText = "Network request failed: " + clipMetroText(cmpOrText(p.ErrorText, p.Canceled), 1024)
+			errText = "Network request failed: " + clipText(cmpOrText(p.ErrorText, p.Canceled), 1024)
 		}
 		payload, err := r.event(p.Timestamp, errText)
 		return metroEvent{Stream: "network", Type: "http_request", Payload: payload, Time: r.wall}, err == nil, err
@@ -134,9 +134,9 @@ type cdpNetworkParams struct {
 func (p *cdpNetworkParams) fits(method string, r *metroRequest) bool {
 	switch {
 	case p.Redirect != nil:
-		return r.url == clipMetroText(p.Redirect.URL, 8192)
+		return r.url == clipText(p.Redirect.URL, 8192)
 	case p.Response != nil:
-		return r.status == nil && r.url == clipMetroText(p.Response.URL, 8192)
+		return r.status == nil && r.url == clipText(p.Response.URL, 8192)
 	case method == "Network.loadingFinished":
 		return r.status != nil
 	}
@@ -165,10 +165,10 @@ func (n *metroNetwork) started(method string, p *cdpNetworkParams, r *metroReque
 		n.add(n.keyFor(p.RequestID), r)
 	}
 	r.shared = r.shared || shared
-	r.method, r.url = clipMetroText(p.Request.Method, 32), clipMetroText(p.Request.URL, 8192)
+	r.method, r.url = clipText(p.Request.Method, 32), clipText(p.Request.URL, 8192)
 	r.headers = metroHeaders(p.Request.Headers)
 	if p.Request.PostData != nil {
-		body := clipMetroText(*p.Request.PostData, maxMetroBodyChars)
+		body := clipText(*p.Request.PostData, maxMetroBodyChars)
 		r.body = &body
 	}
 	n.resize(r)

@@ -97,20 +97,11 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 	})
 }
 
-// everyPoll calls look at once, then every poll, until ctx ends: the one
-// loop of the pid lookups, Android's and the simulators'.
+// everyPoll calls look at once, then every poll, until ctx ends: the pid
+// lookups of Android and of the simulators.
 func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
-		look()
-		timer.Reset(d.follower.pollEvery)
-	}
+	look()
+	every(ctx, d.follower.pollEvery, func() bool { look(); return true })
 }
 
 // lookedUp takes one pidof answer for app, asked when the pid generation
@@ -197,10 +188,7 @@ func (d *nativeDevice) pidsChanged(emptied []string, added bool) {
 		d.appEnded(app)
 	}
 	if added {
-		select {
-		case d.pidWake <- struct{}{}:
-		default: // a wake is pending already
-		}
+		wake(d.pidWake)
 	}
 }
 

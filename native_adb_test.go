@@ -60,7 +60,7 @@ func TestAppEndNeverLost(t *testing.T) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		d.consume(ctx, make(chan []byte), nopIntake{})
+		d.consume(ctx, newNativeLines(), nopIntake{})
 	}()
 	rec.waitEnded(t, "com.example.shop")
 	cancel()

@@ -1,16 +1,42 @@
 package main
 
-// native_device.go is the follower of one device: its log stream, read
-// through a bounded intake (lines beyond nativeIntake, or past
-// nativeIntakeBytes waiting, are dropped and counted), the lines put
-// together into entries, and the entries delivered per app in batches.
-// Android devices also have their apps' pids looked up (native_adb.go), a
-// new pid waking the consumer for the lines it logged before it was known
-// (native_pending.go); simulator lines name their process
-// (native_simulator.go).
+// native_device.go is the follower of one device. The native side
+// (native_*.go), in the order a line takes it, with who owns what and on
+// which goroutine:
+//
+//  1. The follower's run goroutine lists devices each poll and reconciles
+//     (native_follow.go): one nativeDevice per serial or udid in devices,
+//     under follower.mu, as are each device's cancel and done. A device's
+//     own fields (name, apps, pids, running and due ends) are under its mu.
+//  2. A device online gets a follow goroutine (follow, below), which runs
+//     logcat -T 1 or `log stream` through the runner's keepStreaming
+//     (native_runner.go) on a goroutine of its own, started again after a
+//     backoff (wait.go) when it ends. The runner's reader goroutine splits
+//     the child's output into lines (lines.go, cut at 16 KiB) and calls the
+//     line callback; the ended callback runs on keepStreaming's goroutine
+//     once that run's reader has returned, so the two never run at once.
+//  3. The line callback skips the line a restarted logcat repeats and puts
+//     the line into the follow's intake (nativeLines: a queue, ring.go,
+//     under its own lock, bounded in lines and bytes; a line refused is
+//     counted in device.dropped, as are lines left when the follow ends).
+//  4. The consumer, on the follow goroutine itself (consume), takes batches
+//     into the platform's deviceIntake: androidIntake parses logcat
+//     (native_logcat.go) into the logcatAssembler (native_crash.go), which
+//     groups messages and crashes per pid and keeps the lines of pids no app
+//     owns yet in pendingLines (native_pending.go); simIntake parses `log
+//     stream` (native_simctl.go) into the simAssembler. Both are the
+//     consumer's alone.
+//  5. On Android a lookUpPIDs goroutine (native_adb.go) sets the apps' pids
+//     under device.mu each poll; a new pid (pidWake) or an app's last pid
+//     gone (endWake) wakes the consumer.
+//  6. The assemblers emit entries into device.pending (the consumer's);
+//     deliver hands them per app to the sink (session_native.go), which
+//     files them under the app's session; an end is told after the app's
+//     last entries, and every running app's when the follow ends.
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"slices"
 	"strings"
@@ -22,25 +48,21 @@ import (
 // nativeIntakeBytes bounds the bytes of lines waiting, per device.
 const nativeIntakeBytes = 4 << 20
 
-// nativeDevice follows one device. cancel and done are reconcile's (under
-// the follower's mu); the rest is guarded by mu.
+// nativeDevice follows one device. follower, platform and id are fixed;
+// cancel and done are reconcile's (under the follower's mu); dropped is
+// atomic; pending is the consumer's; the wakes are channels; the rest is
+// guarded by mu.
 type nativeDevice struct {
 	follower     *nativeFollower
 	platform, id string
 	cancel       context.CancelFunc
 	done         chan struct{} // closed when follow has returned
 
-	queued  atomic.Int64 // bytes waiting in the intake
-	dropped atomic.Int64
+	dropped atomic.Int64 // lines its intakes refused, or held when a follow ended
 	// keepApps, set by reconcile before it stops the follow of a device
 	// offline or briefly unlisted, keeps its apps' state: they have not
 	// ended, and the next follow carries on with them.
 	keepApps atomic.Bool
-
-	// retryAt and retryDelay are reconcile's too: when a follow that ended
-	// by itself may start again, and the backoff before the next.
-	retryAt    time.Time
-	retryDelay time.Duration
 
 	mu      sync.Mutex
 	name    string
@@ -146,16 +168,17 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	} else {
 		cmd, err = simctlLogCommand(d.id)
 	}
-	if err != nil {
+	if err != nil { // never for a listed device: the listings keep only serials the list takes
 		d.setEnded(err.Error())
 		return
 	}
-	lines := make(chan []byte, nativeIntake)
+	lines := newNativeLines()
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		// A restarted logcat (-T 1) prints the last line again: the line
-		// last read is skipped once after a restart. Both callbacks run on
-		// this goroutine.
+		// last read is skipped once after a restart. The line callback runs
+		// on the runner's reader goroutine, ended on this one once that
+		// run's reader has returned: never both at once.
 		var last []byte
 		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
@@ -169,10 +192,12 @@ func (d *nativeDevice) follow(ctx context.Context) {
 				}
 			}
 			last = append(last[:0], b...)
-			d.take(lines, b)
+			if !lines.put(b) {
+				d.dropped.Add(1)
+			}
 		}, func(err error) {
 			restarted = true
-			d.setEnded(endReason(err))
+			d.setEnded(cmp.Or(errText(err), "the log stream ended"))
 		})
 	})
 	if d.platform == nativeAndroid {
@@ -183,6 +208,7 @@ func (d *nativeDevice) follow(ctx context.Context) {
 		d.consume(ctx, lines, newSimIntake(d))
 	}
 	wg.Wait()
+	d.dropped.Add(int64(lines.q.clear())) // read, never taken: they go with this follow (its reader has ended)
 	if !d.keepApps.Load() {
 		d.endAll()
 	}
@@ -228,10 +254,7 @@ func (d *nativeDevice) appEnded(app string) {
 	}
 	d.endsDue[app] = true
 	d.mu.Unlock()
-	select {
-	case d.endWake <- struct{}{}:
-	default: // a wake is pending already; it takes this end too
-	}
+	wake(d.endWake)
 }
 
 // takeEndsDue returns the apps whose ends are due, in order, and forgets
@@ -249,26 +272,44 @@ func (d *nativeDevice) takeEndsDue() []string {
 	return apps
 }
 
-// take queues a copy of line for the consumer, or drops and counts it
-// when the intake is full (nativeIntake lines or nativeIntakeBytes).
-func (d *nativeDevice) take(lines chan<- []byte, line []byte) {
-	if d.queued.Load()+int64(len(line)) > nativeIntakeBytes {
-		d.dropped.Add(1)
-		return
-	}
-	select {
-	case lines <- append([]byte(nil), line...):
-		d.queued.Add(int64(len(line)))
-	default:
-		d.dropped.Add(1)
-	}
+// nativeLines is one follow's intake: lines read and not yet taken, within
+// nativeIntake lines and nativeIntakeBytes (ring.go's queue counts the bytes
+// of the lines it holds, and no others). The reader puts, the consumer takes.
+type nativeLines struct {
+	mu    sync.Mutex
+	q     queue[[]byte]
+	ready chan struct{} // holds a wake while lines wait
 }
 
-func endReason(err error) string {
-	if err == nil {
-		return "the log stream ended"
+func newNativeLines() *nativeLines {
+	return &nativeLines{q: newQueue(nativeIntake, nativeIntakeBytes, func(b []byte) int64 { return int64(len(b)) }),
+		ready: make(chan struct{}, 1)}
+}
+
+// put queues a copy of line; false when the intake is full.
+func (l *nativeLines) put(line []byte) bool {
+	defer wake(l.ready)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.q.offer(bytes.Clone(line))
+}
+
+// take appends up to n lines, oldest first, to batch; lines left behind
+// leave a wake, so that the consumer comes back for them.
+func (l *nativeLines) take(batch [][]byte, n int) [][]byte {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for range n {
+		b, ok := l.q.pop()
+		if !ok {
+			break
+		}
+		batch = append(batch, b)
 	}
-	return err.Error()
+	if l.q.len() > 0 {
+		wake(l.ready)
+	}
+	return batch
 }
 
 func (d *nativeDevice) setEnded(reason string) {
@@ -288,13 +329,17 @@ type deviceIntake interface {
 const maxNativeBatch = 256
 
 // consume reads the intake until ctx ends, delivering entries per app.
-func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake deviceIntake) {
+func (d *nativeDevice) consume(ctx context.Context, lines *nativeLines, intake deviceIntake) {
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
-	take := func(b []byte) { // one line off the intake, into the entries
-		d.queued.Add(-int64(len(b)))
-		intake.add(b, time.Now())
+	var batch [][]byte
+	take := func(n int) { // lines off the intake, into the entries
+		batch = lines.take(batch[:0], n)
+		for _, b := range batch {
+			intake.add(b, time.Now())
+		}
+		clear(batch)
 	}
 	for {
 		select {
@@ -302,17 +347,8 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 			intake.flush(time.Now(), true)
 			d.deliver()
 			return
-		case b := <-lines:
-			take(b)
-		drain:
-			for range maxNativeBatch - 1 {
-				select {
-				case b := <-lines:
-					take(b)
-				default:
-					break drain
-				}
-			}
+		case <-lines.ready:
+			take(maxNativeBatch)
 		case <-timer.C:
 		case <-d.pidWake:
 			// The flush below hands the assembler the lines that the new
@@ -320,14 +356,7 @@ func (d *nativeDevice) consume(ctx context.Context, lines <-chan []byte, intake 
 		case <-d.endWake:
 			// What was read before the apps ended is their last word
 			// (a crash): delivered first, then their sessions end.
-			for drained := false; !drained; {
-				select {
-				case b := <-lines:
-					take(b)
-				default:
-					drained = true
-				}
-			}
+			take(nativeIntake)
 			intake.flush(time.Now(), true)
 			d.deliver()
 			for _, app := range d.takeEndsDue() {
@@ -407,15 +436,4 @@ func crashHeadline(kind string, lines []string) string {
 		}
 	}
 	return strings.TrimSpace(lines[0])
-}
-
-// clipLine cuts s to n bytes at a rune boundary.
-func clipLine(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && n < len(s) && s[n]&0xc0 == 0x80 {
-		n--
-	}
-	return s[:n] + "…"
 }

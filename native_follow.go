@@ -195,14 +195,7 @@ func newNativeFollower(cfg config, logger *slog.Logger, sink nativeSink, paths m
 func (f *nativeFollower) run(ctx context.Context) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
-	timer := time.NewTimer(0)
-	defer timer.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-timer.C:
-		}
+	list := func() bool {
 		apps := f.apps()
 		var listed []nativeDeviceStatus
 		listErrs := map[string]error{}
@@ -215,10 +208,13 @@ func (f *nativeFollower) run(ctx context.Context) {
 			listed, listErrs[nativeIOS] = append(listed, devices...), err
 		}
 		if ctx.Err() != nil {
-			return
+			return false
 		}
 		f.reconcile(ctx, &wg, listed, apps, listErrs)
-		timer.Reset(f.pollEvery)
+		return true
+	}
+	if list() {
+		every(ctx, f.pollEvery, list)
 	}
 }
 
@@ -265,15 +261,7 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 		if d.Said != "" {
 			dev.setAskFailed(d.Said)
 		}
-		if dev.cancel != nil && dev.finished() {
-			// Its follow ended by itself (its log command could not be
-			// run): it is stopped, and started again after a backoff
-			// from the runner's least, doubling to its most.
-			dev.stop()
-			dev.retryDelay = cmp.Or(min(2*dev.retryDelay, f.runner.maxBackoff), f.runner.minBackoff)
-			dev.retryAt = time.Now().Add(dev.retryDelay)
-		}
-		if d.State == "device" && dev.cancel == nil && dev.finished() && !time.Now().Before(dev.retryAt) {
+		if d.State == "device" && dev.cancel == nil && dev.finished() {
 			dev.keepApps.Store(false)
 			devCtx, cancel := context.WithCancel(ctx)
 			dev.cancel = cancel
@@ -329,9 +317,9 @@ func (f *nativeFollower) noteCrash(app nativeApp, e nativeEntry) {
 	}
 	f.mu.Lock()
 	f.lastCrash = &nativeCrashStatus{App: app.AppID, Device: cmp.Or(app.DeviceName, app.DeviceID), Kind: e.Crash, At: e.At,
-		Summary: clipLine(summary, 300)}
+		Summary: clipText(summary, 300)}
 	f.mu.Unlock()
-	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", clipLine(summary, 300))
+	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", clipText(summary, 300))
 }
 
 // status is the native side's state.

@@ -44,8 +44,7 @@ func (p pendingLine) size() int { return len(p.line.Stamp) + len(p.line.Tag) + l
 // within maxPendingLines, maxPendingBytes and pendingLineAge. The zero
 // value is empty and ready. Not safe for concurrent use.
 type pendingLines struct {
-	lines ring[pendingLine]
-	bytes int
+	lines queue[pendingLine]
 	byPID map[int]int // how many lines each pid has here
 }
 
@@ -54,24 +53,21 @@ type pendingLines struct {
 func (p *pendingLines) add(l logcatLine, now time.Time) {
 	if p.byPID == nil {
 		p.byPID = map[int]int{}
+		p.lines = newQueue(maxPendingLines, maxPendingBytes, func(pl pendingLine) int64 { return int64(pl.size()) })
+		p.lines.onDrop = p.forget
 	}
-	pl := pendingLine{line: l, at: now}
-	p.lines.push(pl)
-	p.bytes += pl.size()
 	p.byPID[l.PID]++
-	for p.lines.len() > 0 && (p.lines.len() > maxPendingLines || p.bytes > maxPendingBytes ||
-		now.Sub(p.lines.at(0).at) > pendingLineAge) {
-		p.dropOldest()
+	p.lines.push(pendingLine{line: l, at: now})
+	for p.lines.len() > 0 && now.Sub(p.lines.at(0).at) > pendingLineAge {
+		p.lines.dropOldest()
 	}
 }
 
-func (p *pendingLines) dropOldest() pendingLine {
-	pl := p.lines.dropOldest()
-	p.bytes -= pl.size()
+// forget uncounts a line that left.
+func (p *pendingLines) forget(pl pendingLine) {
 	if p.byPID[pl.line.PID]--; p.byPID[pl.line.PID] == 0 {
 		delete(p.byPID, pl.line.PID)
 	}
-	return pl
 }
 
 // has reports whether lines of pid are kept.
@@ -91,21 +87,15 @@ func (p *pendingLines) take(known func(pid int) bool) []pendingLine {
 	}
 	var taken []pendingLine
 	for range p.lines.len() {
-		pl := p.dropOldest()
+		pl, _ := p.lines.pop()
 		if wanted[pl.line.PID] {
+			p.forget(pl)
 			taken = append(taken, pl)
 		} else {
-			p.keep(pl)
+			p.lines.push(pl) // kept, in its order: the queue had room for it
 		}
 	}
 	return taken
-}
-
-// keep puts back a line that take passed over, as the newest.
-func (p *pendingLines) keep(pl pendingLine) {
-	p.lines.push(pl)
-	p.bytes += pl.size()
-	p.byPID[pl.line.PID]++
 }
 
 // replayPending hands the assembler the kept lines of the pids that are

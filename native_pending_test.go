@@ -133,7 +133,7 @@ func pendingLineOf(pid, n int, message string) logcatLine {
 
 func checkPendingBounds(t *testing.T, a *logcatAssembler) {
 	t.Helper()
-	if n, b := a.pending.lines.len(), a.pending.bytes; n > maxPendingLines || b > maxPendingBytes {
+	if n, b := a.pending.lines.len(), a.pending.lines.bytes; n > maxPendingLines || b > maxPendingBytes {
 		t.Fatalf("%d lines, %d bytes kept: beyond %d lines, %d bytes", n, b, maxPendingLines, maxPendingBytes)
 	}
 }
@@ -178,8 +178,8 @@ func TestPendingLinesBounded(t *testing.T) {
 					t.Fatalf("entry %d is %.20q, want %.20q", i, e.Message, want)
 				}
 			}
-			if a.pending.lines.len() != 0 || a.pending.bytes != 0 || len(a.pending.byPID) != 0 {
-				t.Errorf("after the replay: %d lines, %d bytes, %v", a.pending.lines.len(), a.pending.bytes, a.pending.byPID)
+			if a.pending.lines.len() != 0 || a.pending.lines.bytes != 0 || len(a.pending.byPID) != 0 {
+				t.Errorf("after the replay: %d lines, %d bytes, %v", a.pending.lines.len(), a.pending.lines.bytes, a.pending.byPID)
 			}
 		})
 	}

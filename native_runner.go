@@ -10,8 +10,6 @@ package main
 // a backoff that doubles while it keeps ending quickly.
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -164,40 +162,29 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 	return failed(c, cmd, err)
 }
 
-// readLines reads lines of at most maxNativeLine bytes.
+// readLines reads lines of at most maxNativeLine bytes, cutting and
+// counting longer ones.
 func (r *nativeRunner) readLines(src io.Reader, line func([]byte)) error {
-	br := bufio.NewReaderSize(src, maxNativeLine)
-	cutting := false // inside the rest of a line already cut
+	lr := newLineReader(src, maxNativeLine, cutLongLines)
 	for {
-		b, err := br.ReadSlice('\n')
-		switch {
-		case errors.Is(err, bufio.ErrBufferFull):
-			if !cutting {
-				r.cutLines.Add(1)
-				line(b)
-			}
-			cutting = true
-			continue
-		case err != nil && len(b) == 0:
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
+		b, err := lr.next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
 			return err
 		}
-		if !cutting {
-			line(bytes.TrimSuffix(b, []byte("\n")))
+		if lr.cut {
+			r.cutLines.Add(1)
 		}
-		cutting = false
-		if err != nil {
-			return nil // a last line without its newline
-		}
+		line(b)
 	}
 }
 
 // keepStreaming runs c with stream until ctx ends, starting it again after
 // each end with a backoff; ended is told why each run ended.
 func (r *nativeRunner) keepStreaming(ctx context.Context, c nativeCommand, line func([]byte), ended func(error)) {
-	delay := r.minBackoff
+	retry := newBackoff(r.minBackoff, r.maxBackoff)
 	for {
 		start := time.Now()
 		err := r.stream(ctx, c, line)
@@ -208,15 +195,10 @@ func (r *nativeRunner) keepStreaming(ctx context.Context, c nativeCommand, line 
 			ended(err)
 		}
 		if time.Since(start) >= nativeQuickExit {
-			delay = r.minBackoff
+			retry.reset()
 		}
-		timer := time.NewTimer(delay)
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !sleepCtx(ctx, retry.next()) {
 			return
-		case <-timer.C:
 		}
-		delay = min(delay*2, r.maxBackoff)
 	}
 }

@@ -24,27 +24,29 @@ func TestReadLinesCutsLongLines(t *testing.T) {
 	}
 }
 
-// TestIntakeDropsWhenFull: a device's intake holds a bounded number of
-// lines; beyond it lines are dropped and counted, for the health check.
-func TestIntakeDropsWhenFull(t *testing.T) {
+// TestIntakeRefusesWhenFull: a follow's intake holds at most nativeIntake
+// lines and nativeIntakeBytes bytes; a line beyond either is refused, and
+// the lines taken make room again.
+func TestIntakeRefusesWhenFull(t *testing.T) {
 	t.Parallel()
-	d := &nativeDevice{}
-	lines := make(chan []byte, 2)
-	for range 5 {
-		d.take(lines, []byte("11-27 05:30:00.000  1  1 I t: m"))
+	l := newNativeLines()
+	line := []byte("11-27 05:30:00.000  1  1 I t: m")
+	for range nativeIntake {
+		if !l.put(line) {
+			t.Fatal("a line within the bound was refused")
+		}
 	}
-	if len(lines) != 2 || d.dropped.Load() != 3 {
-		t.Errorf("queued %d, dropped %d; want 2 and 3", len(lines), d.dropped.Load())
+	if l.put(line) {
+		t.Error("a line beyond nativeIntake was taken")
 	}
-	big := make([]byte, nativeIntakeBytes)
-	d2 := &nativeDevice{}
-	d2.take(make(chan []byte, 10), big)
-	d2.take(make(chan []byte, 10), []byte("x"))
-	if d2.dropped.Load() != 1 {
-		t.Errorf("bytes bound: dropped %d, want 1", d2.dropped.Load())
+	if got := l.take(nil, 2); len(got) != 2 || !l.put(line) {
+		t.Errorf("took %d lines; a line was refused after", len(got))
 	}
-	if st := d.status(); st.Dropped != 3 {
-		t.Errorf("status: dropped %d", st.Dropped)
+	if n := l.q.clear(); n != nativeIntake-1 {
+		t.Errorf("clear dropped %d lines, want %d", n, nativeIntake-1)
+	}
+	if !l.put(make([]byte, nativeIntakeBytes)) || l.put([]byte("x")) {
+		t.Error("bytes bound: want a line of the whole bound taken, the next refused")
 	}
 }
 

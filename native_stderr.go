@@ -79,7 +79,7 @@ func (t *stderrTail) Write(p []byte) (int, error) {
 
 // endLineLocked keeps the line being written; the caller holds mu.
 func (t *stderrTail) endLineLocked() string {
-	line := clipLine(strings.TrimSpace(cleanLogText(string(t.part))), maxStderrLine)
+	line := clipText(strings.TrimSpace(cleanLogText(string(t.part))), maxStderrLine)
 	t.part = t.part[:0]
 	if line == "" {
 		return ""
@@ -100,7 +100,7 @@ func (t *stderrTail) kept() []string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	lines := append([]string(nil), t.lines...)
-	if part := clipLine(strings.TrimSpace(cleanLogText(string(t.part))), maxStderrLine); part != "" {
+	if part := clipText(strings.TrimSpace(cleanLogText(string(t.part))), maxStderrLine); part != "" {
 		lines = append(lines[max(0, len(lines)-maxStderrLines+1):], part)
 	}
 	return lines

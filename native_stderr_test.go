@@ -27,10 +27,13 @@ func TestStderrTailKeepsLastLines(t *testing.T) {
 	}
 	long := &stderrTail{}
 	long.Write([]byte(strings.Repeat("é", 10*maxStderrLine)))
-	if l := long.kept(); len(l) != 1 || len(l[0]) > maxStderrLine+len("…") || !utf8.ValidString(l[0]) {
-		t.Errorf("a long line kept as %d bytes", len(l[0]))
+	if l := long.kept(); len(l) != 1 || utf8.RuneCountInString(l[0]) > maxStderrLine+clipNote || !utf8.ValidString(l[0]) {
+		t.Errorf("a long line kept as %d characters", utf8.RuneCountInString(l[0]))
 	}
 }
+
+// clipNote bounds the characters clipText adds to say what it left out.
+const clipNote = len("… (9999999999 more characters)")
 
 const adbUnauthorizedWords = "error: device unauthorized.\nThis adb server's $ADB_VENDOR_KEYS is not set\n" +
 	"Try 'adb kill-server' if that seems wrong.\nOtherwise check for a confirmation dialog on your device.\n"
@@ -73,7 +76,7 @@ func FuzzStderrTail(f *testing.F) {
 			t.Fatalf("%d lines kept", len(lines))
 		}
 		for _, l := range lines {
-			if l == "" || strings.ContainsAny(l, "\n\r") || !utf8.ValidString(l) || len(l) > maxStderrLine+len("…") {
+			if l == "" || strings.ContainsAny(l, "\n\r") || !utf8.ValidString(l) || utf8.RuneCountInString(l) > maxStderrLine+clipNote {
 				t.Fatalf("kept %q", l)
 			}
 		}

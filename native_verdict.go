@@ -175,7 +175,7 @@ func (r *appEnds) note(app nativeApp, e nativeEntry) {
 			end.Reason = reason
 		}
 	}
-	end.Reason = clipLine(end.Reason, 300)
+	end.Reason = clipText(end.Reason, 300)
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if prev := r.end; prev != nil && prev.App == end.App && (end.How == nativeEndDied || end.How == nativeEndKilled) &&

@@ -378,10 +378,7 @@ func (h *resourceHub) markDirty(affected func(kind string) bool) {
 	}
 	h.mu.Unlock()
 	if marked {
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		wake(h.wake)
 	}
 }
 

@@ -55,10 +55,7 @@ func newListAnnouncer(listing func() string, send func(params any), interval tim
 // mayHaveChanged tells the announcer to look at the listing. It never
 // blocks.
 func (a *listAnnouncer) mayHaveChanged() {
-	select {
-	case a.wake <- struct{}{}:
-	default:
-	}
+	wake(a.wake)
 }
 
 // relayedChange tells the announcer that the process holding the adapter

@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -173,29 +172,6 @@ func TestLineTooLongIsSkipped(t *testing.T) {
 	}
 	if !ids["1"] || !ids["2"] || !ids[""] {
 		t.Errorf("want replies to 1, 2 and the long line, got %v", ids)
-	}
-}
-
-func TestLineReaderDoesNotHoldLongLines(t *testing.T) {
-	const limit = 1 << 20
-	lr := &lineReader{r: bufio.NewReaderSize(io.MultiReader(&endlessReader{n: 8 * limit}, strings.NewReader("\nok\n")), 64<<10), limit: limit}
-	if _, err := lr.next(); !errors.Is(err, errLineTooLong) {
-		t.Fatalf("next: %v, want errLineTooLong", err)
-	}
-	if lr.skipped != 8*limit {
-		t.Errorf("skipped = %d, want %d", lr.skipped, 8*limit)
-	}
-	if cap(lr.buf) > limit+64<<10 {
-		t.Errorf("buffer grew to %d bytes for a %d-byte limit", cap(lr.buf), limit)
-	}
-	line, err := lr.next()
-	if err != nil || string(line) != "ok" {
-		t.Errorf("next after long line = %q, %v; want \"ok\"", line, err)
-	}
-	// A line of exactly the limit is accepted.
-	lr = &lineReader{r: bufio.NewReader(io.MultiReader(&endlessReader{n: limit}, strings.NewReader("\n"))), limit: limit}
-	if line, err := lr.next(); err != nil || len(line) != limit {
-		t.Errorf("line at the limit: len %d, %v", len(line), err)
 	}
 }
 

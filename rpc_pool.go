@@ -24,19 +24,19 @@ type workerPool struct {
 	maxQueued      int // tasks waiting
 	maxQueuedBytes int // sizes of the tasks waiting; 0 for no bound
 
-	mu          sync.Mutex
-	queue       ring[task]
-	queuedBytes int
-	idle        int        // workers waiting for a task
-	workers     int        // workers started
-	closing     bool       // close was called
-	taskReady   *sync.Cond // on mu: the queue gained a task, or closing
-	queueRoom   *sync.Cond // on mu: the queue lost a task
-	wg          sync.WaitGroup
+	mu        sync.Mutex
+	queue     queue[task] // counting the tasks' sizes
+	idle      int         // workers waiting for a task
+	workers   int         // workers started
+	closing   bool        // close was called
+	taskReady *sync.Cond  // on mu: the queue gained a task, or closing
+	queueRoom *sync.Cond  // on mu: the queue lost a task
+	wg        sync.WaitGroup
 }
 
 func newWorkerPool(maxWorkers, maxQueued, maxQueuedBytes int) *workerPool {
-	p := &workerPool{maxWorkers: maxWorkers, maxQueued: maxQueued, maxQueuedBytes: maxQueuedBytes}
+	p := &workerPool{maxWorkers: maxWorkers, maxQueued: maxQueued, maxQueuedBytes: maxQueuedBytes,
+		queue: newQueue(0, 0, func(t task) int64 { return int64(t.size) })}
 	p.taskReady = sync.NewCond(&p.mu)
 	p.queueRoom = sync.NewCond(&p.mu)
 	return p
@@ -58,7 +58,6 @@ func (p *workerPool) submit(run func(), size int, flush func()) {
 		}
 	}
 	p.queue.push(task{run: run, size: size})
-	p.queuedBytes += size
 	if p.queue.len() > p.idle && p.workers < p.maxWorkers {
 		p.workers++
 		p.wg.Add(1)
@@ -71,7 +70,7 @@ func (p *workerPool) submit(run func(), size int, flush func()) {
 // always fits, however large.
 func (p *workerPool) full(size int) bool {
 	n := p.queue.len()
-	return n >= p.maxQueued || (p.maxQueuedBytes > 0 && n > 0 && p.queuedBytes+size > p.maxQueuedBytes)
+	return n >= p.maxQueued || (p.maxQueuedBytes > 0 && n > 0 && p.queue.bytes+int64(size) > int64(p.maxQueuedBytes))
 }
 
 // work runs queued tasks until close, once the queue is empty.
@@ -88,8 +87,7 @@ func (p *workerPool) work() {
 			p.mu.Unlock()
 			return
 		}
-		t := p.queue.dropOldest()
-		p.queuedBytes -= t.size
+		t, _ := p.queue.pop()
 		p.queueRoom.Signal()
 		p.mu.Unlock()
 		t.run()

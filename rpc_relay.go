@@ -8,13 +8,13 @@ package main
 // bind every 2 s), so its client never restarts.
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -316,10 +316,33 @@ func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
 	if self {
 		return // this process itself: nothing to relay
 	}
-	sc := bufio.NewScanner(resp.Body)
-	sc.Buffer(make([]byte, 0, 4096), maxHTTPBodyBytes)
-	for sc.Scan() {
-		data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: "))
+	relayEvents(resp.Body, func(method, uri string) {
+		// What comes through the relay goes to this process's own clients
+		// only, never back out to its listen streams, and a list change
+		// goes through the same announcer as its own.
+		switch method {
+		case "notifications/resources/list_changed":
+			s.resources.lists.relayedChange()
+		case "notifications/resources/updated":
+			s.resourceUpdated(clientsOnly{map[string]string{"uri": uri}})
+		}
+	})
+}
+
+// relayEvents reads a listen stream until it ends, handing each
+// notification's method and uri to notify. A line over maxHTTPBodyBytes is
+// skipped, and reading goes on.
+func relayEvents(body io.Reader, notify func(method, uri string)) {
+	lines := newLineReader(body, maxHTTPBodyBytes, dropLongLines)
+	for {
+		line, err := lines.next()
+		if errors.Is(err, errLineTooLong) {
+			continue
+		}
+		if err != nil {
+			return
+		}
+		data, ok := bytes.CutPrefix(line, []byte("data: "))
 		if !ok {
 			continue
 		}
@@ -329,17 +352,8 @@ func (rl *relay) listen(ctx context.Context, uris []string, s *mcpServer) {
 				URI string `json:"uri"`
 			} `json:"params"`
 		}
-		if json.Unmarshal(data, &msg) != nil {
-			continue
-		}
-		// What comes through the relay goes to this process's own clients
-		// only, never back out to its listen streams, and a list change
-		// goes through the same announcer as its own.
-		switch msg.Method {
-		case "notifications/resources/list_changed":
-			s.resources.lists.relayedChange()
-		case "notifications/resources/updated":
-			s.resourceUpdated(clientsOnly{map[string]string{"uri": msg.Params.URI}})
+		if json.Unmarshal(data, &msg) == nil {
+			notify(msg.Method, msg.Params.URI)
 		}
 	}
 }

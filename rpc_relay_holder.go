@@ -47,10 +47,7 @@ func (h *holderCheck) verdict(ctx context.Context, wait bool) bool {
 	}
 	if h.pending == nil {
 		h.pending = make(chan struct{})
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		wake(h.wake)
 	}
 	known, answers, pending := h.known, h.answers, h.pending
 	h.mu.Unlock()
@@ -81,10 +78,7 @@ func (h *holderCheck) recheck() {
 	h.at = time.Time{}
 	if h.pending == nil {
 		h.pending = make(chan struct{})
-		select {
-		case h.wake <- struct{}{}:
-		default:
-		}
+		wake(h.wake)
 	}
 }
 

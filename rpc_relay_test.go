@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -316,4 +317,19 @@ func TestHolderCheck(t *testing.T) {
 		cancel()
 		<-done
 	})
+}
+
+// TestRelayEventsReadsPastLongLine: a line of the listen stream over the
+// bound is skipped, and the notifications after it are still relayed.
+func TestRelayEventsReadsPastLongLine(t *testing.T) {
+	stream := io.MultiReader(
+		strings.NewReader(`data: {"method":"notifications/resources/updated","params":{"uri":"a://1"}}`+"\n\ndata: "),
+		&endlessReader{n: maxHTTPBodyBytes + 10},
+		strings.NewReader("\n\n"+`data: {"method":"notifications/resources/updated","params":{"uri":"a://2"}}`+"\n\n"))
+	var got []string
+	relayEvents(stream, func(method, uri string) { got = append(got, method+" "+uri) })
+	want := []string{"notifications/resources/updated a://1", "notifications/resources/updated a://2"}
+	if !slices.Equal(got, want) {
+		t.Errorf("relayed %q, want %q", got, want)
+	}
 }

@@ -44,7 +44,7 @@ type inputLine struct {
 // in supports deadlines (see interruptRead). Otherwise this goroutine ends
 // at in's next data, EOF or error; serve does not wait for it.
 func readLines(in io.Reader, input chan<- []inputLine, quit <-chan struct{}) {
-	lines := &lineReader{r: bufio.NewReaderSize(in, 64<<10), limit: maxLineBytes}
+	lines := newLineReader(in, maxLineBytes, dropLongLines)
 	var batch []inputLine
 	size := 0
 	for {
@@ -135,68 +135,4 @@ func (lw *lineWriter) flush() error {
 		lw.err = lw.w.Flush()
 	}
 	return lw.err
-}
-
-// errLineTooLong reports a line over the limit; it has been skipped.
-var errLineTooLong = errors.New("line too long")
-
-// lineReader splits input into lines of at most limit bytes. A longer line is
-// read through and dropped without being held, and next reports
-// errLineTooLong with its length in skipped.
-type lineReader struct {
-	r       *bufio.Reader
-	limit   int
-	buf     []byte
-	skipped int64
-}
-
-// hasLine reports whether a whole line is buffered, so that next will not block.
-func (lr *lineReader) hasLine() bool {
-	buffered, _ := lr.r.Peek(lr.r.Buffered())
-	return bytes.IndexByte(buffered, '\n') >= 0
-}
-
-// next returns the next line without its newline. The slice is valid until
-// the next call.
-func (lr *lineReader) next() ([]byte, error) {
-	if cap(lr.buf) > 1<<20 {
-		lr.buf = nil // do not keep a huge line's buffer around
-	}
-	lr.buf = lr.buf[:0]
-	for {
-		chunk, err := lr.r.ReadSlice('\n')
-		if len(lr.buf)+len(chunk) > lr.limit+1 { // +1: the newline itself
-			lr.skipped = int64(len(lr.buf)) + int64(len(chunk))
-			lr.buf = lr.buf[:0]
-			for errors.Is(err, bufio.ErrBufferFull) {
-				chunk, err = lr.r.ReadSlice('\n')
-				lr.skipped += int64(len(chunk))
-			}
-			if err != nil && err != io.EOF {
-				return nil, err
-			}
-			if err == nil {
-				lr.skipped-- // the newline
-			}
-			return nil, errLineTooLong
-		}
-		if need := len(lr.buf) + len(chunk); need > cap(lr.buf) {
-			// Grow by doubling, but never past the limit: a line at the limit
-			// must not cost twice the limit.
-			grown := make([]byte, len(lr.buf), min(max(2*cap(lr.buf), need), lr.limit+1))
-			copy(grown, lr.buf)
-			lr.buf = grown
-		}
-		lr.buf = append(lr.buf, chunk...)
-		switch {
-		case err == nil:
-			return lr.buf[:len(lr.buf)-1], nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && len(lr.buf) > 0:
-			return lr.buf, nil // a last line without a newline
-		default:
-			return nil, err
-		}
-	}
 }

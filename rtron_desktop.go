@@ -93,8 +93,8 @@ type desktopRelay struct {
 	toAppReady     chan struct{}
 
 	mu          sync.Mutex
-	toDesktop   frameQueue
-	toApp       frameQueue
+	toDesktop   queue[queuedFrame]
+	toApp       queue[queuedFrame]
 	connected   bool
 	connects    int64
 	lastErr     string
@@ -173,7 +173,7 @@ func (r *desktopRelay) status() *relayStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return &relayStatus{Address: r.opts.Addr, Connected: r.connected, Connects: r.connects, LastError: r.lastErr,
-		Queued: len(r.toDesktop.items), QueuedBytes: r.toDesktop.size, QueueLimit: r.opts.QueueFrames, QueueBytesLimit: r.opts.QueueBytes,
+		Queued: r.toDesktop.len(), QueuedBytes: r.toDesktop.bytes, QueueLimit: r.opts.QueueFrames, QueueBytesLimit: r.opts.QueueBytes,
 		SentToDesktop: r.toDesktopN, DroppedToDesktop: r.toDesktop.dropped, SentToApp: r.toAppN, DroppedToApp: r.toApp.dropped,
 		AppQueueLimit: r.opts.AppQueueFrames, AnswersKept: r.answersKept, ClientIDsIgnored: r.clientIDs, Oversized: r.oversized,
 		Untracked: r.untracked, Expired: r.expired}
@@ -197,8 +197,8 @@ func (c *reactotronConn) startRelay(f reactotronFrame, data []byte) {
 	r := &desktopRelay{opts: opts, app: c, intro: intro, ctx: ctx, cancel: cancel,
 		logger:         c.bridge.logger.With("desktop", opts.Addr, "client", c.clientID),
 		toDesktopReady: make(chan struct{}, 1), toAppReady: make(chan struct{}, 1),
-		toDesktop: frameQueue{frames: opts.QueueFrames, bytes: opts.QueueBytes},
-		toApp:     frameQueue{frames: opts.AppQueueFrames, bytes: opts.QueueBytes},
+		toDesktop: newFrameQueue(opts.QueueFrames, opts.QueueBytes),
+		toApp:     newFrameQueue(opts.AppQueueFrames, opts.QueueBytes),
 		owned:     map[chan reactotronAnswer]time.Time{}}
 	c.relay = r
 	c.sock.goTracked(r.connectLoop)

@@ -12,14 +12,9 @@ import (
 	"github.com/coder/websocket"
 )
 
-// frameQueue holds frames in order, at most frames of them and bytes of
-// bytes: a push beyond either drops the oldest.
-type frameQueue struct {
-	frames  int
-	bytes   int64
-	items   []queuedFrame
-	size    int64
-	dropped int64
+// newFrameQueue holds frames in order, at most so many and so many bytes.
+func newFrameQueue(frames int, bytes int64) queue[queuedFrame] {
+	return newQueue(frames, bytes, func(f queuedFrame) int64 { return int64(len(f.data)) })
 }
 
 type queuedFrame struct {
@@ -31,70 +26,24 @@ type queuedFrame struct {
 	retry bool     // its write to the desktop failed once already
 }
 
-func (q *frameQueue) push(f queuedFrame) {
-	q.items = append(q.items, f)
-	q.size += int64(len(f.data))
-	q.bound()
-}
-
-// unpop puts f back at the head, where pop took it from: a frame whose
-// write failed goes out first on the next connection. Being the oldest,
-// it is the first dropped when the queue has filled meanwhile.
-func (q *frameQueue) unpop(f queuedFrame) {
-	q.items = append([]queuedFrame{f}, q.items...)
-	q.size += int64(len(f.data))
-	q.bound()
-}
-
-// bound drops the oldest frames until the queue is within its limits.
-func (q *frameQueue) bound() {
-	for len(q.items) > q.frames || (q.size > q.bytes && len(q.items) > 0) {
-		q.size -= int64(len(q.items[0].data))
-		q.items[0] = queuedFrame{}
-		q.items = q.items[1:]
-		q.dropped++
-	}
-}
-
-func (q *frameQueue) pop() (queuedFrame, bool) {
-	if len(q.items) == 0 {
-		return queuedFrame{}, false
-	}
-	f := q.items[0]
-	q.items[0] = queuedFrame{}
-	q.items = q.items[1:]
-	q.size -= int64(len(f.data))
-	if len(q.items) == 0 {
-		q.items = nil // let a burst's backing array go
-	}
-	return f, true
-}
-
-// wake wakes the goroutine waiting on ready, if it is not awake already.
-func wake(ready chan struct{}) {
-	select {
-	case ready <- struct{}{}:
-	default:
-	}
-}
-
 // connectLoop keeps a connection to the desktop until the app's ends,
 // dialling again with backoff after each failure or loss. It runs on a
 // goroutine the app connection's owner counts, as the sockets it dials do.
 func (r *desktopRelay) connectLoop() {
-	backoff := r.opts.MinBackoff
+	retry := newBackoff(r.opts.MinBackoff, r.opts.MaxBackoff)
 	opts := socketOptions{limit: r.opts.MaxFrame, closeTimeout: linkCloseTimeout, writeTimeout: r.opts.WriteTimeout}
 	for r.ctx.Err() == nil {
 		dialCtx, cancel := context.WithTimeout(r.ctx, r.opts.DialTimeout)
 		sock, err := dialSocket(dialCtx, "ws://"+r.opts.Addr+"/", nil, r.app.sock.wg, opts)
 		cancel()
 		if err == nil {
-			backoff = r.opts.MinBackoff
+			retry.reset()
 			err = r.serveDesktop(sock)
 		}
 		if r.ctx.Err() != nil {
 			return
 		}
+		delay := retry.next()
 		r.mu.Lock()
 		first := r.lastErr == ""
 		r.lastErr = err.Error()
@@ -102,16 +51,11 @@ func (r *desktopRelay) connectLoop() {
 		if first {
 			r.logger.Info("the Reactotron desktop app is not reachable; the app stays with the agent, and the relay retries", "err", err)
 		} else {
-			r.logger.Debug("the Reactotron desktop app is not reachable", "err", err, "retryIn", backoff)
+			r.logger.Debug("the Reactotron desktop app is not reachable", "err", err, "retryIn", delay)
 		}
-		timer := time.NewTimer(backoff)
-		select {
-		case <-r.ctx.Done():
-			timer.Stop()
+		if !sleepCtx(r.ctx, delay) {
 			return
-		case <-timer.C:
 		}
-		backoff = min(2*backoff, r.opts.MaxBackoff)
 	}
 }
 
@@ -190,7 +134,7 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error
 					r.toDesktop.dropped++ // failed twice: no frame holds the rest back for ever
 				} else {
 					f.retry = true
-					r.toDesktop.unpop(f)
+					r.toDesktop.pushFront(f) // the oldest: first out, or first dropped
 				}
 				r.mu.Unlock()
 				return err

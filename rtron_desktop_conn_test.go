@@ -11,10 +11,10 @@ import (
 )
 
 // queuedData lists the frames q holds, oldest first.
-func queuedData(q *frameQueue) []string {
+func queuedData(q *queue[queuedFrame]) []string {
 	var out []string
-	for _, f := range q.items {
-		out = append(out, string(f.data))
+	for i := range q.len() {
+		out = append(out, string(q.at(i).data))
 	}
 	return out
 }
@@ -24,7 +24,7 @@ func queuedData(q *frameQueue) []string {
 // written, after the intro, on the next connection.
 func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
 	r := &desktopRelay{ctx: context.Background(), intro: []byte("intro"), toDesktopReady: make(chan struct{}, 1),
-		toDesktop: frameQueue{frames: 10, bytes: 1 << 20}}
+		toDesktop: newFrameQueue(10, 1<<20)}
 	r.toDesktop.push(queuedFrame{data: []byte("a")})
 	r.toDesktop.push(queuedFrame{data: []byte("b")})
 	var written []string
@@ -42,8 +42,8 @@ func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
 	if want := []string{"intro", "a"}; !slices.Equal(written, want) {
 		t.Errorf("written %q, want %q", written, want)
 	}
-	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"b"}) || r.toDesktop.size != 1 || r.toDesktop.dropped != 0 {
-		t.Errorf("queue %q (%d bytes, %d dropped), want the failed frame alone", got, r.toDesktop.size, r.toDesktop.dropped)
+	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"b"}) || r.toDesktop.bytes != 1 || r.toDesktop.dropped != 0 {
+		t.Errorf("queue %q (%d bytes, %d dropped), want the failed frame alone", got, r.toDesktop.bytes, r.toDesktop.dropped)
 	}
 	if r.toDesktopN != 2 {
 		t.Errorf("sent %d, want 2: a failed write is not sent", r.toDesktopN)
@@ -75,7 +75,7 @@ func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
 // cannot take never holds back the ones behind it.
 func TestDesktopWriteFailsTwiceDropsFrame(t *testing.T) {
 	r := &desktopRelay{ctx: context.Background(), intro: []byte("intro"), toDesktopReady: make(chan struct{}, 1),
-		toDesktop: frameQueue{frames: 10, bytes: 1 << 20}}
+		toDesktop: newFrameQueue(10, 1<<20)}
 	r.toDesktop.push(queuedFrame{data: []byte("poison")})
 	r.toDesktop.push(queuedFrame{data: []byte("next")})
 	refuse := func(data []byte) error {
@@ -89,8 +89,8 @@ func TestDesktopWriteFailsTwiceDropsFrame(t *testing.T) {
 			t.Fatalf("connection %d: writeDesktop = nil, want the write's error", i+1)
 		}
 	}
-	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"next"}) || r.toDesktop.dropped != 1 || r.toDesktop.size != 4 {
-		t.Errorf("queue %q (%d bytes, %d dropped), want next alone and the twice-failed frame counted", got, r.toDesktop.size, r.toDesktop.dropped)
+	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"next"}) || r.toDesktop.dropped != 1 || r.toDesktop.bytes != 4 {
+		t.Errorf("queue %q (%d bytes, %d dropped), want next alone and the twice-failed frame counted", got, r.toDesktop.bytes, r.toDesktop.dropped)
 	}
 }
 
@@ -99,7 +99,7 @@ func TestDesktopWriteFailsTwiceDropsFrame(t *testing.T) {
 // frames queued: they wait for the next one.
 func TestDesktopGoneKeepsQueue(t *testing.T) {
 	r := &desktopRelay{ctx: context.Background(), intro: []byte("intro"), toDesktopReady: make(chan struct{}, 1),
-		toDesktop: frameQueue{frames: 10, bytes: 1 << 20}}
+		toDesktop: newFrameQueue(10, 1<<20)}
 	r.toDesktop.push(queuedFrame{data: []byte("a")})
 	var written []string
 	gone := make(chan error, 1)
@@ -125,24 +125,6 @@ func TestDesktopGoneKeepsQueue(t *testing.T) {
 	}
 	if err := <-gone; err == nil || err.Error() != "EOF" {
 		t.Errorf("the reader's error was not put back: %v", err)
-	}
-}
-
-// TestFrameQueueUnpopBounded: a frame put back into a queue that filled
-// meanwhile is the oldest, so it is the one dropped, and counted.
-func TestFrameQueueUnpopBounded(t *testing.T) {
-	q := frameQueue{frames: 2, bytes: 1 << 20}
-	q.push(queuedFrame{data: []byte("x")})
-	q.push(queuedFrame{data: []byte("y")})
-	q.unpop(queuedFrame{data: []byte("old")})
-	if got := queuedData(&q); !slices.Equal(got, []string{"x", "y"}) || q.size != 2 || q.dropped != 1 {
-		t.Errorf("queue %q (%d bytes, %d dropped), want x and y with the put-back frame dropped", got, q.size, q.dropped)
-	}
-	q = frameQueue{frames: 10, bytes: 4}
-	q.push(queuedFrame{data: []byte("abc")})
-	q.unpop(queuedFrame{data: []byte("de")})
-	if got := queuedData(&q); !slices.Equal(got, []string{"abc"}) || q.size != 3 || q.dropped != 1 {
-		t.Errorf("queue %q (%d bytes, %d dropped), want abc alone within 4 bytes", got, q.size, q.dropped)
 	}
 }
 

@@ -181,9 +181,8 @@ func isSnapshotEvent(event []byte) bool {
 // eventRing is one stream's buffered events, oldest first, and the last
 // current-state snapshot fetched.
 type eventRing struct {
-	events      ring[bufferedEvent]
-	bytes       int64           // of the events held
-	snapshot    json.RawMessage // a snapshot.get answer
+	events      queue[bufferedEvent] // within EVENT_BUFFER; each dropped leaves the session's bytes
+	snapshot    json.RawMessage      // a snapshot.get answer
 	snapshotSeq int64
 }
 
@@ -197,20 +196,9 @@ type bufferedEvent struct {
 // add appends e, evicting the oldest events beyond the count bound and, for
 // the whole session, beyond the byte bound.
 func (r *eventRing) add(s *session, e bufferedEvent) {
-	r.events.push(e)
-	r.bytes += int64(len(e.raw))
 	s.bytes += int64(len(e.raw))
-	for r.events.len() > s.reg.eventBuffer {
-		s.bytes -= r.evictOldest()
-	}
+	r.events.push(e)
 	s.evictLocked()
-}
-
-// evictOldest drops the oldest event and returns its size.
-func (r *eventRing) evictOldest() int64 {
-	n := int64(len(r.events.dropOldest().raw))
-	r.bytes -= n
-	return n
 }
 
 func (r *eventRing) seqRange() (oldest, latest int64) {
@@ -235,12 +223,12 @@ func (s *session) evictLocked() {
 	for s.bytes > s.reg.bufferBytes {
 		var largest *eventRing
 		for _, r := range s.rings {
-			if r.events.len() > 0 && (largest == nil || r.bytes > largest.bytes) {
+			if r.events.len() > 0 && (largest == nil || r.events.bytes > largest.events.bytes) {
 				largest = r
 			}
 		}
 		if largest != nil {
-			s.bytes -= largest.evictOldest()
+			largest.events.dropOldest()
 			continue
 		}
 		for _, r := range s.rings {

@@ -13,16 +13,7 @@ import (
 // clients hear of an expiry even when nobody asks for the session list.
 // serve runs it.
 func (r *sessionRegistry) run(ctx context.Context) {
-	tick := time.NewTicker(r.pruneEvery)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			r.prune()
-		}
-	}
+	every(ctx, r.pruneEvery, func() bool { r.prune(); return true })
 }
 
 // boundLocked forgets the oldest disconnected sessions beyond maxSessions.

@@ -381,7 +381,8 @@ func (s *session) recordLocked(stream string, seq int64, typ string, at time.Tim
 func (s *session) ringLocked(stream string) *eventRing {
 	r := s.rings[stream]
 	if r == nil {
-		r = &eventRing{}
+		r = &eventRing{events: newQueue(s.reg.eventBuffer, 0, func(e bufferedEvent) int64 { return int64(len(e.raw)) })}
+		r.events.onDrop = func(e bufferedEvent) { s.bytes -= int64(len(e.raw)) }
 		s.rings[stream] = r
 	}
 	return r

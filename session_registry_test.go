@@ -124,8 +124,8 @@ func checkSessionBytes(t *testing.T, s *session) {
 		for i := range r.events.len() {
 			ring += int64(len(r.events.at(i).raw))
 		}
-		if ring != r.bytes {
-			t.Errorf("ring %s counts %d bytes, holds %d", name, r.bytes, ring)
+		if ring != r.events.bytes {
+			t.Errorf("ring %s counts %d bytes, holds %d", name, r.events.bytes, ring)
 		}
 		total += ring + int64(len(r.snapshot))
 	}

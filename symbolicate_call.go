@@ -195,7 +195,7 @@ func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map
 		if json.Unmarshal(data, &e) != nil || e.Error == "" {
 			e.Error = http.StatusText(resp.StatusCode)
 		}
-		return nil, refused(clipMetroText(strings.TrimSpace(e.Error), 300))
+		return nil, refused(clipText(strings.TrimSpace(e.Error), 300))
 	}
 	out, err := readSymbolicateAnswer(data, c.keys, c.method)
 	if err != nil {

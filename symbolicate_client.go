@@ -176,12 +176,11 @@ func (m *symbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
 // (scheme://host:port).
 func newSymbolicator(origin string) *symbolicator {
 	life, stop := context.WithCancel(context.Background())
-	// Metro is dialled directly, and only Metro (metroHTTPClient).
-	transport := &http.Transport{
-		Proxy: nil, DialContext: (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext,
-		MaxResponseHeaderBytes: maxStatusAnswer * 16, MaxIdleConns: 2, IdleConnTimeout: time.Minute,
-	}
-	client := metroHTTPClient(transport)
+	// Metro is dialled directly, and only Metro (wire_dial.go's directClient).
+	transport := directTransport()
+	transport.DialContext = (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext
+	transport.MaxResponseHeaderBytes, transport.MaxIdleConns, transport.IdleConnTimeout = maxStatusAnswer*16, 2, time.Minute
+	client := directClient(transport)
 	return &symbolicator{
 		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
 		keepFor: symbolicateFrameFor, maxFrames: maxSymbolicateCache,

@@ -449,12 +449,8 @@ func (ts *toolSet) runCommandFollowed(ctx context.Context, s *session, params ru
 // settle waits for the events that follow a command nobody answers. Tests
 // run it in a testing/synctest bubble, where the wait costs no time.
 func (ts *toolSet) settle(ctx context.Context) error {
-	timer := time.NewTimer(commandSettle)
-	defer timer.Stop()
-	select {
-	case <-timer.C:
-		return nil
-	case <-ctx.Done():
+	if !sleepCtx(ctx, commandSettle) {
 		return ctx.Err()
 	}
+	return nil
 }

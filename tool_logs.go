@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 )
 
 // tool_logs.go reads the console stream for debug_get_logs, and pages and
@@ -265,15 +264,6 @@ func readLogEntry(event []byte) logEntry {
 	}
 	e.Stack, e.MoreFrames = cutStack(rawMember(payload, "stack"))
 	return e
-}
-
-// clipText cuts s to max characters, saying how many were left out.
-func clipText(s string, max int) string {
-	if utf8.RuneCountInString(s) <= max {
-		return s
-	}
-	r := []rune(s)
-	return string(r[:max]) + fmt.Sprintf("… (%d more characters)", len(r)-max)
 }
 
 // cutStack keeps the first maxStackFrames lines of a stack given as text, or

@@ -1,6 +1,7 @@
 package main
 
-// wire_dial.go is the one way a link dials a WebSocket out (the Metro link
+// wire_dial.go is the one HTTP client of the links, and the one way a
+// link dials a WebSocket out (the Metro link
 // to a page, the Reactotron relay to the desktop app): straight to the
 // address it was given, never through a proxy the environment names and
 // never to wherever a redirect points, either of which would take the
@@ -11,9 +12,11 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"sync"
+	"time"
 
 	"github.com/coder/websocket"
 )
@@ -23,9 +26,20 @@ import (
 var errDialRedirect = errors.New("the WebSocket upgrade was answered with a redirect, which is not followed")
 
 // directTransport reaches the address of each request itself: no proxy from
-// the environment, HTTP/1.1 only.
+// the environment, HTTP/1.1 only, a few idle connections kept a while.
+// Callers may tune its limits and dialer.
 func directTransport() *http.Transport {
-	return &http.Transport{Proxy: nil, ForceAttemptHTTP2: false}
+	return &http.Transport{Proxy: nil, ForceAttemptHTTP2: false, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}
+}
+
+// directClient is the one HTTP client that reaches Metro, the Reactotron
+// desktop app and the pages' sockets: over t (a directTransport), and
+// never on to wherever a redirect points. A redirect is the answer: the
+// caller sees its status, and refuses it.
+func directClient(t *http.Transport) *http.Client {
+	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error {
+		return http.ErrUseLastResponse
+	}}
 }
 
 // dialSocket opens a WebSocket to url with header, and gives it the life
@@ -48,11 +62,12 @@ func dialSocket(ctx context.Context, url string, header http.Header, wg *sync.Wa
 		}
 		return c, err
 	}
-	client := &http.Client{Transport: transport, CheckRedirect: func(*http.Request, []*http.Request) error {
-		return errDialRedirect
-	}}
-	ws, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: header, HTTPClient: client})
+	client := directClient(transport)
+	ws, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: header, HTTPClient: client})
 	transport.CloseIdleConnections()
+	if err != nil && resp != nil && resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		return nil, fmt.Errorf("%w (HTTP %d)", errDialRedirect, resp.StatusCode)
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -3,10 +3,12 @@ package main
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -84,5 +86,38 @@ func TestDialSocketRefusesRedirect(t *testing.T) {
 	_, err := dialSocket(ctx, "ws"+strings.TrimPrefix(srv.URL, "http"), nil, &wg, socketOptions{})
 	if !errors.Is(err, errDialRedirect) {
 		t.Fatalf("dial = %v, want %v", err, errDialRedirect)
+	}
+}
+
+// TestDirectClientsFollowNoRedirect: every HTTP client of the links (the
+// Metro link's, the symbolicator's) is directClient: it takes no proxy from
+// the environment, and a redirect is its answer, never followed to the
+// address it points to.
+func TestDirectClientsFollowNoRedirect(t *testing.T) {
+	var reached atomic.Int32
+	target := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { reached.Add(1) }))
+	defer target.Close()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, target.URL+"/elsewhere", http.StatusFound)
+	}))
+	defer srv.Close()
+	sym := newSymbolicator(srv.URL)
+	defer sym.close()
+	for name, c := range map[string]*http.Client{"metro": newMetroLink(config{}, slog.New(slog.DiscardHandler), nil).client, "symbolicate": sym.client} {
+		if p := c.Transport.(*http.Transport).Proxy; p != nil {
+			t.Errorf("%s: the transport takes a proxy from the environment", name)
+		}
+		resp, err := c.Get(srv.URL + "/json/list")
+		if err != nil {
+			t.Errorf("%s: GET of a redirect = %v, want its answer", name, err)
+			continue
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusFound {
+			t.Errorf("%s: GET of a redirect answered %d, want the redirect itself", name, resp.StatusCode)
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("the redirect's target was asked %d times, want 0", n)
 	}
 }

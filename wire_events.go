@@ -84,10 +84,7 @@ func (q *linkEventQueue) push(ev linkEvent) {
 		return
 	}
 	q.items = append(q.items, ev)
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
+	wake(q.wake)
 }
 
 // run calls notify (if not nil) for each event until close, then drains.
@@ -113,8 +110,5 @@ func (q *linkEventQueue) close() {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	q.closed = true
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
+	wake(q.wake)
 }

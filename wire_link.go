@@ -279,10 +279,7 @@ func bindAndServe(ctx context.Context, hostPort string, retry time.Duration, srv
 			ln, err := net.Listen("tcp", hostPort)
 			if err != nil {
 				onBind("", err)
-				select {
-				case <-ctx.Done():
-				case <-time.After(retry):
-				}
+				sleepCtx(ctx, retry)
 				continue
 			}
 			onBind(ln.Addr().String(), nil)
