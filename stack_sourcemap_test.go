@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -278,21 +280,120 @@ func TestSourceMapShapes(t *testing.T) {
 	}
 }
 
-// FuzzSourceMap: any text read as a map, and any lookup in it, neither
-// panics nor loops.
+// maxFuzzMapBytes caps FuzzSourceMap's input. The engine minimises each
+// new input it finds by trying every cut of it, about n*n/2 runs of ~10 µs
+// (the package's coverage counters are compared on each): a few seconds
+// for 1 KB, its 60 s limit from 4 KB, and inputs grown from a whole real
+// map (tens of KB) kept it there, at a few runs in 15 s. A few hundred
+// bytes cover every shape the reader knows.
+const maxFuzzMapBytes = 1 << 10
+
+// fuzzMapSeeds are small maps of every shape: the real Metro's index map
+// (sections, x_facebook_sources) without its sourcesContent and with its
+// small sections only, those sections as plain maps, a Hermes composed
+// line of more segments than a mark covers, an unsorted line, a few made
+// by hand, and one over the cap, so that the cap's early return is known
+// from the start and never an input to minimise.
+func fuzzMapSeeds(f *testing.F) [][]byte {
+	data, err := os.ReadFile("testdata/sourcemaps/index.android.bundle.map")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var real struct {
+		Sections []struct {
+			Offset json.RawMessage
+			Map    map[string]json.RawMessage
+		}
+	}
+	if err := json.Unmarshal(data, &real); err != nil {
+		f.Fatal(err)
+	}
+	var sections []string
+	var seeds [][]byte
+	for _, sec := range real.Sections {
+		delete(sec.Map, "sourcesContent")
+		m, err := json.Marshal(sec.Map)
+		if err != nil {
+			f.Fatal(err)
+		}
+		if len(m) <= 300 {
+			sections = append(sections, `{"offset":`+string(sec.Offset)+`,"map":`+string(m)+`}`)
+		}
+		if len(m) <= 400 && sec.Map["x_facebook_sources"] != nil {
+			seeds = append(seeds, m)
+		}
+	}
+	// A Hermes line: mostly column-only segments, the shortest, so that
+	// a few hundred bytes hold two marks.
+	var hermes, unsorted [][]int
+	for i := 0; i < 2*mapMarkEvery+3; i++ {
+		if hermes = append(hermes, []int{i * 7}); i%16 == 0 {
+			hermes[i] = []int{i * 7, i % 2, i/3 + 1, i % 5, i % 3}
+		}
+	}
+	for i := 0; i < 24; i++ {
+		unsorted = append(unsorted, []int{(24 - i) * 2, 0, i, 0})
+	}
+	functions := `"x_facebook_sources":[[{"names":["<global>","loadOrders","<global>"],"mappings":"AAA;ECC;CCG"}],null]`
+	seeds = append(seeds,
+		[]byte(`{"version":3,"sections":[`+strings.Join(sections, ",")+`]}`),
+		[]byte(`{"version":3,"sources":["a.js","b.js"],"names":["n0","n1","n2"],"mappings":"`+vlqText([][][]int{hermes})+`",`+functions+`}`),
+		[]byte(`{"version":3,"sourceRoot":"/app/","sources":["u.js"],"names":[],"mappings":"`+vlqText([][][]int{unsorted})+`"}`),
+		[]byte(`{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"sources":["a"],"names":["n"],"mappings":"AAAAA,CAAC;AACA",`+
+			`"x_facebook_sources":[[{"names":["f","g"],"mappings":"AAA;CCC"}]]}},{"offset":{"line":1,"column":5},"map":{"sources":["b"],"names":[],"mappings":"AAAA"}}]}`),
+		[]byte(`{"sources":["a"],"names":[],"mappings":"AAAA,gBAAgB;;;E"}`),
+	)
+	over := []byte(`{"sources":["a"],"names":[],"mappings":"` + strings.Repeat("A", maxFuzzMapBytes) + `"}`)
+	shapes := map[string]bool{}
+	for _, seed := range seeds {
+		sm, err := readSourceMap(seed)
+		if len(seed) > maxFuzzMapBytes || err != nil {
+			f.Fatalf("a seed of %d bytes (%d fuzzed) does not read: %v\n%s", len(seed), maxFuzzMapBytes, err, seed)
+		}
+		shapes["sections"] = shapes["sections"] || len(sm.sections) > 1
+		for _, sec := range sm.sections {
+			shapes["functions"] = shapes["functions"] || len(sec.m.functions) > 0
+			shapes["marks"] = shapes["marks"] || len(sec.m.marks) > 1
+			shapes["unsorted"] = shapes["unsorted"] || !sec.m.sorted
+		}
+	}
+	if len(shapes) != 4 || slices.Contains(slices.Collect(maps.Values(shapes)), false) {
+		f.Fatalf("the seeds lack a shape: %v", shapes)
+	}
+	return append(seeds, over)
+}
+
+// FuzzSourceMap: any text read as a map, and any lookup in it (sections'
+// offsets, the function maps of x_facebook_sources), neither panics nor
+// loops, and a position found is a position.
 func FuzzSourceMap(f *testing.F) {
-	data, _ := os.ReadFile("testdata/sourcemaps/index.plain.map")
-	f.Add(data, 2, 100)
-	f.Add([]byte(`{"version":3,"sections":[{"offset":{"line":0,"column":0},"map":{"sources":["a"],"names":["n"],"mappings":"AAAAA,CAAC;AACA"}}]}`), 1, 1)
-	f.Add([]byte(`{"sources":["a"],"names":[],"mappings":"AAAA,gBAAgB;;;E"}`), 1, 5)
+	for _, seed := range fuzzMapSeeds(f) {
+		f.Add(seed, 1, 100)
+	}
 	f.Fuzz(func(t *testing.T, data []byte, line, col int) {
+		if len(data) > maxFuzzMapBytes {
+			return
+		}
 		sm, err := readSourceMap(data)
 		if err != nil {
 			return
 		}
-		p, ok := sm.lookup(line, col)
-		if ok && (p.Line < 1 || p.Column < 0) {
-			t.Fatalf("lookup %d:%d answered %+v", line, col, p)
+		check := func(line, col int) {
+			p, ok := sm.lookup(line, col)
+			if ok && (p.Line < 1 || p.Column < 0) {
+				t.Fatalf("lookup %d:%d answered %+v", line, col, p)
+			}
+		}
+		check(line, col)
+		for i, s := range sm.sections {
+			if i == 8 {
+				break
+			}
+			check(s.line+1, s.column)
+			check(s.line+1, s.column+col)
+			for _, fm := range s.m.functions {
+				fm.functionAt(line, col)
+			}
 		}
 	})
 }

@@ -7,7 +7,8 @@ package main
 // first, then, in the project (the one Metro names, else PROJECT_DIR, else
 // the working directory), Android's Gradle output (any variant, the newest
 // first), iOS's main.jsbundle.map at the root, and `expo export
-// --source-maps` under dist/. A map is read once (stack_sourcemap.go) and
+// --source-maps` under dist/. A map is read once (stack_sourcemap.go), in
+// one read its callers share and wait for no longer than their ctx, and
 // kept until its file changes (size or mtime); a few are kept at most.
 // sourceMapper puts this beside Metro's /symbolicate, as the one
 // stackMapper the answers call.
@@ -57,6 +58,19 @@ type errSourceMapUnread struct {
 func (e *errSourceMapUnread) Error() string { return fmt.Sprintf("source map %s: %v", e.Path, e.Err) }
 func (e *errSourceMapUnread) Unwrap() error { return e.Err }
 
+// errSourceMapReading: the map found was still being read when the
+// caller's time ended; the read goes on, and the map is kept.
+type errSourceMapReading struct {
+	Path string
+	Size int64
+	Err  error // the caller's ctx.Err()
+}
+
+func (e *errSourceMapReading) Error() string {
+	return fmt.Sprintf("source map %s (%.1f MB) is still being read; read again in a few seconds, it is kept once read", e.Path, float64(e.Size)/(1<<20))
+}
+func (e *errSourceMapReading) Unwrap() error { return e.Err }
+
 // sourceMapper is the stackMapper serve hands the answers: release frames
 // to the maps on disk, bundle-URL frames to Metro (nil: METRO_URL off).
 type sourceMapper struct {
@@ -79,7 +93,7 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 		}
 	}
 	project := s.maps.project(s.metro)
-	return out, errors.Join(metroErr, s.maps.mapRelease(stacks, out, project))
+	return out, errors.Join(metroErr, s.maps.mapRelease(ctx, stacks, out, project))
 }
 
 // unmappedFrames answers every frame as it is.
@@ -99,21 +113,27 @@ type releaseMaps struct {
 	projectDir string   // PROJECT_DIR; "" is the working directory
 	extra      []string // SOURCE_MAPS: files or folders, searched first
 
+	readFile func(string) ([]byte, error) // os.ReadFile; tests hold reads
+	waiting  func(path string)            // tests: told a caller waits on a read
+
 	mu     sync.Mutex
 	loaded map[string]*loadedMap
-	order  []string // paths, the least recently used first
+	order  []string       // paths, the least recently used first
+	reads  sync.WaitGroup // the reads going on
 }
 
-// loadedMap is a map read, and the file as it was when read.
+// loadedMap is a map read, or being read, and the file as it was when
+// read. sm and err are set before done is closed, and not changed after.
 type loadedMap struct {
 	size int64
 	mod  time.Time
+	done chan struct{}
 	sm   *sourceMap
 	err  error
 }
 
 func newReleaseMaps(cfg config) *releaseMaps {
-	return &releaseMaps{projectDir: cfg.ProjectDir, extra: cfg.SourceMaps, loaded: map[string]*loadedMap{}}
+	return &releaseMaps{projectDir: cfg.ProjectDir, extra: cfg.SourceMaps, readFile: os.ReadFile, loaded: map[string]*loadedMap{}}
 }
 
 // project is the app's project folder: the one Metro named, else
@@ -138,8 +158,9 @@ func (r *releaseMaps) project(metro *symbolicator) string {
 }
 
 // mapRelease maps, in out, the frames of stacks that lie in a release
-// bundle with that bundle's map, and says why some could not be.
-func (r *releaseMaps) mapRelease(stacks []jsStack, out [][]mappedFrame, project string) error {
+// bundle with that bundle's map, and says why some could not be. It does
+// not wait for a map past ctx: those frames stay as they are.
+func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]mappedFrame, project string) error {
 	type found struct {
 		path  string
 		mod   time.Time
@@ -157,7 +178,7 @@ func (r *releaseMaps) mapRelease(stacks []jsStack, out [][]mappedFrame, project 
 			m := byBundle[bundle]
 			if m == nil {
 				m = &found{}
-				m.path, m.mod, m.sm, m.error = r.mapFor(bundle, project)
+				m.path, m.mod, m.sm, m.error = r.mapFor(ctx, bundle, project)
 				byBundle[bundle] = m
 				if m.error != nil {
 					errs = append(errs, m.error)
@@ -179,41 +200,95 @@ func (r *releaseMaps) mapRelease(stacks []jsStack, out [][]mappedFrame, project 
 }
 
 // mapFor finds the bundle's map and reads it, or gives the one kept.
-func (r *releaseMaps) mapFor(bundle, project string) (string, time.Time, *sourceMap, error) {
+func (r *releaseMaps) mapFor(ctx context.Context, bundle, project string) (string, time.Time, *sourceMap, error) {
 	path, info, looked := r.find(bundle, project)
 	if path == "" {
 		return "", time.Time{}, nil, &errNoSourceMap{Bundle: bundle, Project: project, Looked: looked}
 	}
-	sm, err := r.read(path, info)
+	sm, err := r.read(ctx, path, info)
+	var reading *errSourceMapReading
+	if errors.As(err, &reading) {
+		reading.Path = relativeTo(project, path)
+		return path, info.ModTime(), nil, reading
+	}
 	if err != nil {
 		return path, info.ModTime(), nil, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
 	}
 	return path, info.ModTime(), sm, nil
 }
 
-// read gives the map at path, read again only when the file changed.
-func (r *releaseMaps) read(path string, info fs.FileInfo) (*sourceMap, error) {
+// read gives the map at path, read again only when the file changed. The
+// file is read and indexed outside r.mu, once for all its callers: the
+// first starts the read, every caller waits for it or for its ctx, and
+// one that gives up leaves the read to go on and be kept for the next.
+// A file that could not be read is read again on the next call; a map
+// found malformed is kept as such until its file changes.
+func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (*sourceMap, error) {
+	r.mu.Lock()
+	l, ok := r.loaded[path]
+	if !ok || l.size != info.Size() || !l.mod.Equal(info.ModTime()) {
+		l = &loadedMap{size: info.Size(), mod: info.ModTime(), done: make(chan struct{})}
+		r.loaded[path] = l
+		r.reads.Add(1)
+		go r.load(path, l)
+	}
+	r.touch(path)
+	r.evict()
+	r.mu.Unlock()
+	select {
+	case <-l.done:
+		return l.sm, l.err
+	default:
+	}
+	if r.waiting != nil {
+		r.waiting(path)
+	}
+	select {
+	case <-l.done:
+		return l.sm, l.err
+	case <-ctx.Done():
+		return nil, &errSourceMapReading{Size: l.size, Err: ctx.Err()}
+	}
+}
+
+// load reads and indexes the map at path into l, then closes l.done.
+// The read is the cache's, not a caller's: it ends when the file is read.
+func (r *releaseMaps) load(path string, l *loadedMap) {
+	defer r.reads.Done()
+	var sm *sourceMap
+	var err error
+	unreadable := false
+	if l.size > maxSourceMapBytes {
+		err = fmt.Errorf("%d bytes, over the %d read", l.size, maxSourceMapBytes)
+	} else if data, readErr := r.readFile(path); readErr != nil {
+		err, unreadable = readErr, true
+	} else {
+		sm, err = readSourceMap(data)
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if l, ok := r.loaded[path]; ok && l.size == info.Size() && l.mod.Equal(info.ModTime()) {
-		r.touch(path)
-		return l.sm, l.err
+	l.sm, l.err = sm, err
+	close(l.done)
+	if unreadable && r.loaded[path] == l {
+		delete(r.loaded, path)
+		r.order = slices.DeleteFunc(r.order, func(p string) bool { return p == path })
 	}
-	l := &loadedMap{size: info.Size(), mod: info.ModTime()}
-	if info.Size() > maxSourceMapBytes {
-		l.err = fmt.Errorf("%d bytes, over the %d read", info.Size(), maxSourceMapBytes)
-	} else if data, err := os.ReadFile(path); err != nil {
-		l.err = err
-	} else {
-		l.sm, l.err = readSourceMap(data)
+	r.evict()
+}
+
+// evict drops the least recently used maps over maxReleaseMaps, but none
+// still being read (its callers wait on it); r.mu is held.
+func (r *releaseMaps) evict() {
+	for i := 0; len(r.loaded) > maxReleaseMaps && i < len(r.order); {
+		l := r.loaded[r.order[i]]
+		select {
+		case <-l.done:
+			delete(r.loaded, r.order[i])
+			r.order = slices.Delete(r.order, i, i+1)
+		default:
+			i++
+		}
 	}
-	r.loaded[path] = l
-	r.touch(path)
-	for len(r.order) > maxReleaseMaps {
-		delete(r.loaded, r.order[0])
-		r.order = r.order[1:]
-	}
-	return l.sm, l.err
 }
 
 // touch makes path the most recently used; r.mu is held.

@@ -3,9 +3,11 @@ package main
 import (
 	"context"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -96,7 +98,7 @@ func TestReleaseMapsCache(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sm, err := r.read(path, info)
+		sm, err := r.read(context.Background(), path, info)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,6 +117,9 @@ func TestReleaseMapsCache(t *testing.T) {
 	for i := 0; i < maxReleaseMaps; i++ {
 		read(writeMapAt(t, dir, string(rune('b'+i))+".map", "a.js", built))
 	}
+	r.reads.Wait()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if len(r.loaded) != maxReleaseMaps || r.loaded[path] != nil {
 		t.Errorf("kept %d maps (the oldest kept: %v), want %d", len(r.loaded), r.loaded[path] != nil, maxReleaseMaps)
 	}
@@ -171,5 +176,205 @@ func TestSourceMapperRelease(t *testing.T) {
 		t.Errorf("Metro's frames with METRO_URL off: %v", err)
 	} else if n := stackNoteFor(err, false); n.Status != "off" {
 		t.Errorf("the note: %+v", n)
+	}
+}
+
+// heldRead holds r's reads of one path until released, and counts every
+// read of every path.
+type heldRead struct {
+	started chan string // the held path, each time its read starts
+	release func()
+	mu      sync.Mutex
+	reads   map[string]int
+}
+
+func holdRead(t *testing.T, r *releaseMaps, held string) *heldRead {
+	gate := make(chan struct{})
+	h := &heldRead{started: make(chan string, 8), release: sync.OnceFunc(func() { close(gate) }), reads: map[string]int{}}
+	r.readFile = func(path string) ([]byte, error) {
+		h.mu.Lock()
+		h.reads[path]++
+		h.mu.Unlock()
+		if path == held {
+			h.started <- path
+			<-gate
+		}
+		return os.ReadFile(path)
+	}
+	t.Cleanup(func() { h.release(); r.reads.Wait() })
+	return h
+}
+
+func (h *heldRead) count(path string) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.reads[path]
+}
+
+// readResult is what one call of releaseMaps.read answered.
+type readResult struct {
+	sm  *sourceMap
+	err error
+}
+
+// goRead calls r.read in a goroutine of its own.
+func goRead(ctx context.Context, r *releaseMaps, path string) <-chan readResult {
+	out := make(chan readResult, 1)
+	go func() {
+		info, err := os.Stat(path)
+		if err != nil {
+			out <- readResult{err: err}
+			return
+		}
+		sm, err := r.read(ctx, path, info)
+		out <- readResult{sm, err}
+	}()
+	return out
+}
+
+// within waits for a value, failing the test if none comes: the deadline
+// is only reached when the code under test is stuck.
+func within[T any](t *testing.T, what string, ch <-chan T) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("stuck: %s", what)
+		panic("unreachable")
+	}
+}
+
+// TestReleaseMapsSlowReadBlocksNoOther: while one map is being read
+// (slowly: a release map of hundreds of MB), another map is read and
+// answered; the lock is not held across a read.
+func TestReleaseMapsSlowReadBlocksNoOther(t *testing.T) {
+	dir := t.TempDir()
+	built := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	slow, other := writeMapAt(t, dir, "slow.map", "slow.js", built), writeMapAt(t, dir, "other.map", "other.js", built)
+	r := newReleaseMaps(config{})
+	h := holdRead(t, r, slow)
+	slowDone := goRead(context.Background(), r, slow)
+	within(t, "the slow read to start", h.started)
+
+	got := within(t, "the other map, while the slow one is read", goRead(context.Background(), r, other))
+	if got.err != nil {
+		t.Fatal(got.err)
+	}
+	if p, ok := got.sm.lookup(1, 0); !ok || p.Source != "other.js" {
+		t.Errorf("the other map answered %+v, %v", p, ok)
+	}
+	select {
+	case res := <-slowDone:
+		t.Fatalf("the held read answered before it was released: %+v", res)
+	default:
+	}
+	h.release()
+	if res := within(t, "the slow map once released", slowDone); res.err != nil || res.sm == nil {
+		t.Errorf("the slow map: %+v", res)
+	}
+}
+
+// TestReleaseMapsCallerGivesUp: a caller whose ctx ends while its map is
+// read returns at once, its frames unmapped with a note that the map is
+// being read; the read goes on, and its map is kept: the next caller
+// gets it without reading the file again.
+func TestReleaseMapsCallerGivesUp(t *testing.T) {
+	project := t.TempDir()
+	path := filepath.Join(project, "main.jsbundle.map")
+	mappings := vlqText([][][]int{{{0, 0, 41, 2, 0}}})
+	doc := `{"version":3,"sources":["src/orders/api.js"],"names":["loadOrders"],"mappings":"` + mappings + `"}`
+	if err := os.WriteFile(path, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := &sourceMapper{maps: newReleaseMaps(config{ProjectDir: project})}
+	h := holdRead(t, s.maps, path)
+	st := jsStack{Frames: []jsFrame{{Method: "p", Line: 1, Column: 1, Kind: frameBundle}}, Bundle: iosBundle}
+	if _, _, _, ok := releasePosition(st.Frames[0], st.Bundle); !ok {
+		t.Fatalf("%+v is no release frame", st.Frames[0])
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	type answer struct {
+		out [][]mappedFrame
+		err error
+	}
+	first := make(chan answer, 1)
+	go func() {
+		out, err := s.mapStacks(ctx, []jsStack{st})
+		first <- answer{out, err}
+	}()
+	within(t, "the read to start", h.started)
+	cancel()
+	a := within(t, "the caller whose ctx ended", first)
+	var reading *errSourceMapReading
+	if !errors.As(a.err, &reading) || !errors.Is(a.err, context.Canceled) || reading.Path != "main.jsbundle.map" {
+		t.Fatalf("the caller that gave up: %v", a.err)
+	}
+	if a.out[0][0].Mapped {
+		t.Errorf("a frame mapped without its map: %+v", a.out[0][0])
+	}
+	if note := stackNoteFor(a.err, false); !strings.Contains(note.Reason, "main.jsbundle.map") || !strings.Contains(note.Reason, "still being read") {
+		t.Errorf("the note: %+v", note)
+	}
+
+	h.release()
+	out, err := s.mapStacks(context.Background(), []jsStack{st})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := out[0][0]; !f.Mapped || f.text() != "at loadOrders (src/orders/api.js:42:3)" {
+		t.Errorf("after the read: %+v", f)
+	}
+	if n := h.count(path); n != 1 {
+		t.Errorf("the map was read %d times, want once", n)
+	}
+}
+
+// TestReleaseMapsReadOnce: callers of a map not yet read, at the same
+// time, wait for one read of it and get the same map.
+func TestReleaseMapsReadOnce(t *testing.T) {
+	dir := t.TempDir()
+	path := writeMapAt(t, dir, "a.map", "a.js", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	r := newReleaseMaps(config{})
+	h := holdRead(t, r, path)
+	waiting := make(chan string, 8)
+	r.waiting = func(p string) { waiting <- p }
+	first := goRead(context.Background(), r, path)
+	within(t, "the first read to start", h.started)
+	within(t, "the first caller to wait", waiting)
+	second := goRead(context.Background(), r, path)
+	within(t, "the second caller to wait", waiting)
+	h.release()
+	a, b := within(t, "the first caller", first), within(t, "the second caller", second)
+	if a.err != nil || b.err != nil || a.sm == nil || a.sm != b.sm {
+		t.Errorf("the callers got %+v and %+v, want one map", a, b)
+	}
+	if n := h.count(path); n != 1 {
+		t.Errorf("the map was read %d times, want once", n)
+	}
+}
+
+// TestReleaseMapsUnreadableNotKept: a map whose file could not be read is
+// read again on the next call, not answered from the failure.
+func TestReleaseMapsUnreadableNotKept(t *testing.T) {
+	dir := t.TempDir()
+	path := writeMapAt(t, dir, "a.map", "a.js", time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	r := newReleaseMaps(config{})
+	fail := true
+	r.readFile = func(p string) ([]byte, error) {
+		if fail {
+			return nil, fs.ErrPermission
+		}
+		return os.ReadFile(p)
+	}
+	t.Cleanup(r.reads.Wait)
+	if res := within(t, "the failed read", goRead(context.Background(), r, path)); !errors.Is(res.err, fs.ErrPermission) {
+		t.Fatalf("the failed read: %+v", res)
+	}
+	r.reads.Wait()
+	fail = false
+	if res := within(t, "the read again", goRead(context.Background(), r, path)); res.err != nil || res.sm == nil {
+		t.Errorf("after a failed read: %+v", res)
 	}
 }
