@@ -254,6 +254,9 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 		wg.Go(func() { stacks.run(ctx) })
 	}
 	q.stacks = mapper
+	// A map's read is the cache's, not a caller's: serve waits for any
+	// still going on once the server stops.
+	wg.Go(func() { <-ctx.Done(); mapper.maps.reads.Wait() })
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
 	if cfg.Tune.ListChanged > 0 {

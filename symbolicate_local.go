@@ -67,7 +67,7 @@ type errSourceMapReading struct {
 }
 
 func (e *errSourceMapReading) Error() string {
-	return fmt.Sprintf("source map %s (%.1f MB) is still being read; read again in a few seconds, it is kept once read", e.Path, float64(e.Size)/(1<<20))
+	return fmt.Sprintf("source map %s (%d bytes) is still being read", e.Path, e.Size)
 }
 func (e *errSourceMapReading) Unwrap() error { return e.Err }
 

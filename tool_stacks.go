@@ -318,12 +318,19 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 	var otherPort *errMetroOtherPort
 	var noMap *errNoSourceMap
 	var unread *errSourceMapUnread
+	var reading *errSourceMapReading
 	switch {
 	case errors.As(err, &noMap):
 		return noSourceMapNote(noMap, status)
 	case errors.As(err, &unread):
 		return &stackNote{Status: status, Reason: "the release build's source map " + unread.Path + " could not be read: " + unread.Err.Error(),
 			Hint: "build the release again to write a new one, or name another in SOURCE_MAPS"}
+	case errors.As(err, &reading):
+		if !someMapped {
+			status = "pending"
+		}
+		return &stackNote{Status: status, Reason: fmt.Sprintf("the release build's source map %s (%.1f MB) is still being read; stacks are as the app sent them", reading.Path, float64(reading.Size)/(1<<20)),
+			Hint: "read the logs again in a few seconds: the map is kept once read"}
 	case errors.Is(err, errMetroOff):
 		return &stackNote{Status: "off", Reason: "stacks are not mapped to source: METRO_URL is off",
 			Hint: "set METRO_URL to the Metro serving the app (default http://127.0.0.1:8081)"}
