@@ -161,7 +161,9 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 			keep = append(keep, old)
 		}
 	}
-	had := len(d.pids[app]) > 0
+	// An app running by its lines alone (a verdict or a tombstone read
+	// after its last process had gone) ends too, or its session stays live.
+	had := len(d.pids[app]) > 0 || d.running[app]
 	added := false
 	for _, pid := range keep {
 		added = added || d.pidApp[pid] != app
