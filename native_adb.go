@@ -308,10 +308,14 @@ func (d *nativeDevice) pidGeneration() uint64 {
 	return d.pidGen
 }
 
-// androidIntake parses logcat lines into the assembler.
+// androidIntake parses logcat lines into the assembler. live, when set,
+// is the follow's ctx.Done(): while it is open, an app's end waits for the
+// tombstone of its native crash (holdEnds), so that the crash is one entry
+// before the end, not the signal line alone and the tombstone after it.
 type androidIntake struct {
 	device *nativeDevice
 	asm    *logcatAssembler
+	live   <-chan struct{}
 }
 
 func newAndroidIntake(d *nativeDevice) *androidIntake {
@@ -333,5 +337,19 @@ func (in *androidIntake) add(line []byte, now time.Time) {
 	in.asm.add(l, now)
 }
 
-func (in *androidIntake) flush(now time.Time, all bool) { in.asm.flush(now, all) }
-func (in *androidIntake) nextFlush() (time.Time, bool)  { return in.asm.nextFlush() }
+func (in *androidIntake) flush(now time.Time, all bool) {
+	hold := false
+	if in.live != nil {
+		select {
+		case <-in.live: // the follow ends: everything goes out
+		default:
+			hold = true
+		}
+	}
+	in.asm.flushHolding(now, all, hold)
+	if hold {
+		in.device.holdEnds(in.asm.tombstoneWaits())
+	}
+}
+
+func (in *androidIntake) nextFlush() (time.Time, bool) { return in.asm.nextFlush() }

@@ -103,7 +103,7 @@ func (g *entryGroup) add(line string, now time.Time) {
 }
 
 func (g *entryGroup) due() time.Time {
-	if g.entry.Crash == nativeCrashNative && !g.tombstone {
+	if g.waitsForTombstone() {
 		return g.last.Add(nativeTombstoneWait)
 	}
 	return g.last.Add(nativeIdleFlush)
@@ -334,7 +334,30 @@ func (a *logcatAssembler) emitJSError() {
 
 // flush emits every group due at now; with all, every group. The kept
 // lines of pids now known are taken first.
-func (a *logcatAssembler) flush(now time.Time, all bool) {
+func (a *logcatAssembler) flush(now time.Time, all bool) { a.flushHolding(now, all, false) }
+
+// waitsForTombstone says whether g is a native crash whose tombstone has
+// not come yet.
+func (g *entryGroup) waitsForTombstone() bool {
+	return g.entry.Crash == nativeCrashNative && !g.tombstone
+}
+
+// tombstoneWaits lists the apps whose native crash waits for its
+// tombstone, sorted.
+func (a *logcatAssembler) tombstoneWaits() []string {
+	var apps []string
+	for _, g := range a.groups {
+		if g.waitsForTombstone() && g.app != "" && !slices.Contains(apps, g.app) {
+			apps = append(apps, g.app)
+		}
+	}
+	slices.Sort(apps)
+	return apps
+}
+
+// flushHolding is flush; with hold, all leaves a native crash that waits
+// for its tombstone until it is due (its app's end waits for it).
+func (a *logcatAssembler) flushHolding(now time.Time, all, hold bool) {
 	if a.pidGeneration == nil {
 		a.replayPending(nil)
 	} else if gen := a.pidGeneration(); gen != a.seenPIDGen { // read before the look, so a pid added during it is looked for next time
@@ -350,7 +373,7 @@ func (a *logcatAssembler) flush(now time.Time, all bool) {
 	}
 	var due []groupKey
 	for k, g := range a.groups {
-		if all || !now.Before(g.due()) {
+		if (all && !(hold && g.waitsForTombstone())) || !now.Before(g.due()) {
 			due = append(due, k)
 		}
 	}

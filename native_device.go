@@ -52,6 +52,11 @@ type nativeDevice struct {
 	ended   string
 	running map[string]bool // apps that had pids or lines since they last ended
 	endsDue map[string]bool // apps whose last process ended, not yet told
+	// waits are the apps whose native crash waits for its tombstone (the
+	// consumer's last flush said so): their ends stay due, held, until it
+	// has come or its wait is over.
+	waits    []string
+	endsHeld map[string]bool
 	// learnt (pid learnt from the log → pidGen then) and askFailed (adb's
 	// words when it last could not ask the device, "" once it could) are
 	// native_adb.go's, guarded by mu too.
@@ -177,7 +182,9 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	})
 	if d.platform == nativeAndroid {
 		wg.Go(func() { d.lookUpPIDs(ctx) })
-		d.consume(ctx, lines, newAndroidIntake(d))
+		in := newAndroidIntake(d)
+		in.live = ctx.Done()
+		d.consume(ctx, lines, in)
 	} else {
 		wg.Go(func() { d.lookUpSimApps(ctx) })
 		d.consume(ctx, lines, newSimIntake(d))
@@ -203,6 +210,7 @@ func (d *nativeDevice) endAll() {
 		}
 	}
 	d.running, d.endsDue, d.pids, d.pidApp, d.learnt = nil, nil, nil, nil, nil
+	d.waits, d.endsHeld = nil, nil
 	d.mu.Unlock()
 	slices.Sort(apps)
 	for _, app := range apps {
@@ -235,18 +243,48 @@ func (d *nativeDevice) appEnded(app string) {
 }
 
 // takeEndsDue returns the apps whose ends are due, in order, and forgets
-// them.
+// them; an app whose native crash waits for its tombstone stays due,
+// held (holdEnds).
 func (d *nativeDevice) takeEndsDue() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var apps []string
 	for app := range d.endsDue {
+		if slices.Contains(d.waits, app) {
+			if d.endsHeld == nil {
+				d.endsHeld = map[string]bool{}
+			}
+			d.endsHeld[app] = true
+			continue
+		}
 		apps = append(apps, app)
 		delete(d.running, app)
+		delete(d.endsDue, app)
 	}
-	d.endsDue = nil
 	slices.Sort(apps)
 	return apps
+}
+
+// holdEnds takes the apps whose native crash waits for its tombstone, from
+// the consumer's flush, and wakes the consumer when an end held for one
+// of them is no longer: its crash has gone out, the end follows it.
+func (d *nativeDevice) holdEnds(waits []string) {
+	d.mu.Lock()
+	d.waits = waits
+	wake := false
+	for app := range d.endsHeld {
+		if !slices.Contains(waits, app) {
+			delete(d.endsHeld, app)
+			wake = true
+		}
+	}
+	d.mu.Unlock()
+	if wake {
+		select {
+		case d.endWake <- struct{}{}:
+		default: // a wake is pending already
+		}
+	}
 }
 
 // take queues a copy of line for the consumer, or drops and counts it
