@@ -196,11 +196,15 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 		a.groups[groupKey{roleJava, l.PID}] = a.newGroup(l, a.appOf(l.PID), now, nativeCrashJava)
 		return
 	case l.Tag == "AndroidRuntime" && java != nil:
-		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && java.app == "" {
-			java.app, _, _ = strings.Cut(pkg, ",")
-			if a.follows(java.app) {
-				a.replayBeforeCrash(l.PID, java.app)
+		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && len(java.lines) == 1 {
+			// The package the crash names is its app's, whatever app the
+			// pid was last known as (a stale pid); one not followed drops it.
+			pkg, _, _ = strings.Cut(pkg, ",")
+			pkg, _, _ = strings.Cut(pkg, ":") // a process of the app (com.example.shop:remote) is the app's
+			if pkg != java.app && a.follows(pkg) {
+				a.replayBeforeCrash(l.PID, pkg)
 			}
+			java.app = pkg
 		}
 		if java.entry.Crash == nativeCrashJava && len(java.lines) <= 3 && isJSException(l.Message) {
 			java.entry.Crash = nativeCrashJS
