@@ -120,6 +120,9 @@ func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 	if l.Tag != "ActivityManager" && l.Tag != "lowmemorykiller" && l.Tag != "lmkd" {
 		return false
 	}
+	if a.appOf(l.PID) != "" {
+		return false // any process may use the tag: an app's own line is no verdict
+	}
 	v, ok := parseAndroidVerdict(l.Tag, l.Message)
 	if !ok || !a.follows(v.Pkg) {
 		return false

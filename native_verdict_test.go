@@ -48,6 +48,19 @@ func TestAndroidVerdicts(t *testing.T) {
 	}
 }
 
+// TestAppsOwnLineIsNoVerdict: any process may log under ActivityManager
+// or lowmemorykiller: a line the app writes itself is its ordinary line,
+// not a verdict about it; system_server's same line is one.
+func TestAppsOwnLineIsNoVerdict(t *testing.T) {
+	t.Parallel()
+	got := replayLogcat(t, `11-27 07:20:00.000  5400  5400 I ActivityManager: Process com.example.shop (pid 5400) has died: fg  TOP
+11-27 07:20:01.000  5400  5410 I lowmemorykiller: Kill 'com.example.shop' (5400), uid 10190, oom_score_adj 0 to free 1kB rss, 1kB swap; reason: none
+11-27 07:20:02.000   612   990 I ActivityManager: Process com.example.shop (pid 5400) has died: fg  TOP`, map[int]string{5400: "com.example.shop"})
+	if len(got) != 3 || got[0].End != "" || got[1].End != "" || got[2].End != nativeEndDied || got[2].PID != 5400 {
+		t.Errorf("want the app's two own lines, then system_server's verdict: %+v", got)
+	}
+}
+
 // TestAppLastEnd: the health check's last end is the most telling verdict:
 // the kill and the death that follow an ANR, a low-memory kill or a force
 // stop leave it; a new verdict after that replaces it; a crash is
