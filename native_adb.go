@@ -146,6 +146,24 @@ func (d *nativeDevice) setAskFailed(said string) {
 	d.mu.Unlock()
 }
 
+// setListingSaid takes the listing's words beside the device's state
+// (`no permissions (…)`): they are why adb cannot ask it until a lookup
+// can, or a listing shows the device ready, which clears them (a device
+// with no followed app is never looked up).
+func (d *nativeDevice) setListingSaid(said string, ready bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case said != "":
+		d.askFailed, d.listingSaid = said, said
+	case ready && d.listingSaid != "":
+		if d.askFailed == d.listingSaid {
+			d.askFailed = ""
+		}
+		d.listingSaid = ""
+	}
+}
+
 // setPIDsSince installs app's pids from a lookup asked when the pid
 // generation was since: a pid it does not name is dropped, unless the log
 // taught it after the lookup was asked (its process may be newer than the

@@ -57,11 +57,13 @@ type nativeDevice struct {
 	// has come or its wait is over.
 	waits    []string
 	endsHeld map[string]bool
-	// learnt (pid learnt from the log → pidGen then) and askFailed (adb's
-	// words when it last could not ask the device, "" once it could) are
+	// learnt (pid learnt from the log → pidGen then), askFailed (adb's
+	// words when it last could not ask the device, "" once it could) and
+	// listingSaid (the listing's words that askFailed last took) are
 	// native_adb.go's, guarded by mu too.
-	learnt    map[int]uint64
-	askFailed string
+	learnt      map[int]uint64
+	askFailed   string
+	listingSaid string
 
 	pending pendingEntries // the consumer goroutine's
 	endWake chan struct{}  // wakes the consumer when endsDue has apps

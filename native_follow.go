@@ -261,10 +261,8 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 			dev = newNativeDevice(f, d.Platform, d.ID)
 			f.devices[key] = dev
 		}
+		dev.setListingSaid(d.Said, d.State == "device") // before the state, which the health check reads with it
 		dev.setListed(d.Name, d.State, apps)
-		if d.Said != "" {
-			dev.setAskFailed(d.Said)
-		}
 		if dev.cancel != nil && dev.finished() {
 			// Its follow ended by itself (its log command could not be
 			// run): it is stopped, and started again after a backoff
