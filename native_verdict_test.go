@@ -109,6 +109,31 @@ func TestAppLastEnd(t *testing.T) {
 	}
 }
 
+// TestAppEndsPerDevice: the death that follows an app's ANR is merged
+// into it on the same device only: the app dying on another device just
+// after is its last end.
+func TestAppEndsPerDevice(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 27, 7, 20, 5, 0, time.UTC)
+	one := nativeApp{Platform: nativeAndroid, DeviceID: "emulator-5554", DeviceName: "sdk_gphone64_x86_64", AppID: "com.example.shop"}
+	two := one
+	two.DeviceID = "emulator-5556" // a twin emulator: the same model's name
+	anr := nativeEntry{At: at, End: nativeEndANR, PID: 5500, Message: "ANR in com.example.shop\nReason: Input dispatching timed out"}
+	died := nativeEntry{At: at.Add(time.Second), End: nativeEndDied, PID: 6600, Message: "Process com.example.shop (pid 6600) has died: cch"}
+	var ends appEnds
+	ends.note(one, anr)
+	ends.note(two, died)
+	if e := ends.last(); e == nil || e.How != nativeEndDied || e.DeviceID != "emulator-5556" || e.PID != 6600 {
+		t.Errorf("the last end is not the other device's death: %+v", e)
+	}
+	anr.At, died.At = at.Add(2*time.Second), at.Add(3*time.Second)
+	ends.note(two, anr)
+	ends.note(two, died)
+	if e := ends.last(); e == nil || e.How != nativeEndANR || e.DeviceID != "emulator-5556" {
+		t.Errorf("the death after the ANR on the same device replaced it: %+v", e)
+	}
+}
+
 // FuzzParseAndroidVerdict: a verdict read names a valid package written in
 // the line, and a pid written in it; each verdict written as Android
 // does reads back its package and pid.
