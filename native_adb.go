@@ -130,12 +130,18 @@ func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error)
 		d.setAskFailed("")
 		d.setPIDsSince(app, nil, since)
 	default:
-		var ce *nativeCommandError
-		if errors.As(err, &ce) && ce.Said() != "" {
-			d.setAskFailed(ce.Said())
-		} else {
-			d.setAskFailed(err.Error())
-		}
+		d.setAskFailedBy(err)
+	}
+}
+
+// setAskFailedBy keeps why a lookup could not ask the device: the tool's
+// words on stderr, else the error.
+func (d *nativeDevice) setAskFailedBy(err error) {
+	var ce *nativeCommandError
+	if errors.As(err, &ce) && ce.Said() != "" {
+		d.setAskFailed(ce.Said())
+	} else {
+		d.setAskFailed(err.Error())
 	}
 }
 
