@@ -370,10 +370,12 @@ func (in *androidIntake) flush(now time.Time, all bool) {
 			hold = true
 		}
 	}
-	in.asm.flushHolding(now, all, hold)
-	if hold {
-		in.device.holdEnds(in.asm.tombstoneWaits())
+	if !hold {
+		in.asm.flush(now, all)
+		return
 	}
+	in.asm.flushHolding(now, all, true)
+	in.device.holdEnds(in.asm.tombstoneWaits())
 }
 
 func (in *androidIntake) nextFlush() (time.Time, bool) { return in.asm.nextFlush() }
