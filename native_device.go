@@ -233,6 +233,12 @@ func (d *nativeDevice) markRunningLocked(app string) {
 // An end is never lost: it stays due until the consumer takes it.
 func (d *nativeDevice) appEnded(app string) {
 	d.mu.Lock()
+	if d.endsDue[app] {
+		// Due already: a wake is pending, or the consumer takes it, or it
+		// is held for a tombstone (holdEnds wakes when it is not).
+		d.mu.Unlock()
+		return
+	}
 	if d.endsDue == nil {
 		d.endsDue = map[string]bool{}
 	}

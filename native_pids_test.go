@@ -130,7 +130,13 @@ func TestEndWaitsForTombstone(t *testing.T) {
 	if ends := d.takeEndsDue(); len(ends) != 0 || len(d.pending.entries["com.example.shop"]) != 0 {
 		t.Fatalf("before the tombstone: ends %v, entries %+v", ends, d.pending.entries)
 	}
-	<-d.endWake // appEnded's wake, taken above
+	<-d.endWake                        // appEnded's wake, taken above
+	d.setPIDs("com.example.shop", nil) // the next lookup: still due, held; no wake, no early flush
+	select {
+	case <-d.endWake:
+		t.Fatal("an end held for the tombstone woke the consumer again")
+	default:
+	}
 	for line := range strings.SplitSeq(strings.TrimSpace(tombstone), "\n") {
 		in.add([]byte(line), now)
 	}
