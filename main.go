@@ -202,6 +202,9 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if cfg.NativeLogs {
 		// The apps' native logs: adb and simulator followers (native_follow.go).
 		native := newNativeFollower(cfg, logger, sessions, nativeToolPaths(cfg, os.Getenv))
+		if mapper, ok := srv.tools.stacks.(*sourceMapper); ok {
+			native.projectRoot = mapper.projectRoot // the app ids come from the project the release maps do
+		}
 		srv.tools.nativeStatus = native.status
 		if st := native.status(); st.ADB == "" && st.Xcrun == "" {
 			logger.Info("no native logs: neither adb nor xcrun was found (set ADB, ANDROID_HOME or XCRUN)")

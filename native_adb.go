@@ -121,12 +121,18 @@ func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error)
 		d.setAskFailed("")
 		d.setPIDsSince(app, nil, since)
 	default:
-		var ce *nativeCommandError
-		if errors.As(err, &ce) && ce.Said() != "" {
-			d.setAskFailed(ce.Said())
-		} else {
-			d.setAskFailed(err.Error())
-		}
+		d.setAskFailedBy(err)
+	}
+}
+
+// setAskFailedBy keeps why a lookup could not ask the device: the tool's
+// words on stderr, else the error.
+func (d *nativeDevice) setAskFailedBy(err error) {
+	var ce *nativeCommandError
+	if errors.As(err, &ce) && ce.Said() != "" {
+		d.setAskFailed(ce.Said())
+	} else {
+		d.setAskFailed(err.Error())
 	}
 }
 
@@ -135,6 +141,24 @@ func (d *nativeDevice) setAskFailed(said string) {
 	d.mu.Lock()
 	d.askFailed = said
 	d.mu.Unlock()
+}
+
+// setListingSaid takes the listing's words beside the device's state
+// (`no permissions (…)`): they are why adb cannot ask it until a lookup
+// can, or a listing shows the device ready, which clears them (a device
+// with no followed app is never looked up).
+func (d *nativeDevice) setListingSaid(said string, ready bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch {
+	case said != "":
+		d.askFailed, d.listingSaid = said, said
+	case ready && d.listingSaid != "":
+		if d.askFailed == d.listingSaid {
+			d.askFailed = ""
+		}
+		d.listingSaid = ""
+	}
 }
 
 // setPIDsSince installs app's pids from a lookup asked when the pid
@@ -152,7 +176,9 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 			keep = append(keep, old)
 		}
 	}
-	had := len(d.pids[app]) > 0
+	// An app running by its lines alone (a verdict or a tombstone read
+	// after its last process had gone) ends too, or its session stays live.
+	had := len(d.pids[app]) > 0 || d.running[app]
 	added := false
 	for _, pid := range keep {
 		added = added || d.pidApp[pid] != app
@@ -294,10 +320,14 @@ func (d *nativeDevice) pidGeneration() uint64 {
 	return d.pidGen
 }
 
-// androidIntake parses logcat lines into the assembler.
+// androidIntake parses logcat lines into the assembler. live, when set,
+// is the follow's ctx.Done(): while it is open, an app's end waits for the
+// tombstone of its native crash (holdEnds), so that the crash is one entry
+// before the end, not the signal line alone and the tombstone after it.
 type androidIntake struct {
 	device *nativeDevice
 	asm    *logcatAssembler
+	live   <-chan struct{}
 }
 
 func newAndroidIntake(d *nativeDevice) *androidIntake {
@@ -319,5 +349,21 @@ func (in *androidIntake) add(line []byte, now time.Time) {
 	in.asm.add(l, now)
 }
 
-func (in *androidIntake) flush(now time.Time, all bool) { in.asm.flush(now, all) }
-func (in *androidIntake) nextFlush() (time.Time, bool)  { return in.asm.nextFlush() }
+func (in *androidIntake) flush(now time.Time, all bool) {
+	hold := false
+	if in.live != nil {
+		select {
+		case <-in.live: // the follow ends: everything goes out
+		default:
+			hold = true
+		}
+	}
+	if !hold {
+		in.asm.flush(now, all)
+		return
+	}
+	in.asm.flushHolding(now, all, true)
+	in.device.holdEnds(in.asm.tombstoneWaits())
+}
+
+func (in *androidIntake) nextFlush() (time.Time, bool) { return in.asm.nextFlush() }

@@ -103,7 +103,7 @@ func (g *entryGroup) add(line string, now time.Time) {
 }
 
 func (g *entryGroup) due() time.Time {
-	if g.entry.Crash == nativeCrashNative && !g.tombstone {
+	if g.waitsForTombstone() {
 		return g.last.Add(nativeTombstoneWait)
 	}
 	return g.last.Add(nativeIdleFlush)
@@ -196,11 +196,15 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 		a.groups[groupKey{roleJava, l.PID}] = a.newGroup(l, a.appOf(l.PID), now, nativeCrashJava)
 		return
 	case l.Tag == "AndroidRuntime" && java != nil:
-		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && java.app == "" {
-			java.app, _, _ = strings.Cut(pkg, ",")
-			if a.follows(java.app) {
-				a.replayBeforeCrash(l.PID, java.app)
+		if pkg, ok := strings.CutPrefix(l.Message, "Process: "); ok && len(java.lines) == 1 {
+			// The package the crash names is its app's, whatever app the
+			// pid was last known as (a stale pid); one not followed drops it.
+			pkg, _, _ = strings.Cut(pkg, ",")
+			pkg, _, _ = strings.Cut(pkg, ":") // a process of the app (com.example.shop:remote) is the app's
+			if pkg != java.app && a.follows(pkg) {
+				a.replayBeforeCrash(l.PID, pkg)
 			}
+			java.app = pkg
 		}
 		if java.entry.Crash == nativeCrashJava && len(java.lines) <= 3 && isJSException(l.Message) {
 			java.entry.Crash = nativeCrashJS
@@ -334,7 +338,30 @@ func (a *logcatAssembler) emitJSError() {
 
 // flush emits every group due at now; with all, every group. The kept
 // lines of pids now known are taken first.
-func (a *logcatAssembler) flush(now time.Time, all bool) {
+func (a *logcatAssembler) flush(now time.Time, all bool) { a.flushHolding(now, all, false) }
+
+// waitsForTombstone says whether g is a native crash whose tombstone has
+// not come yet.
+func (g *entryGroup) waitsForTombstone() bool {
+	return g.entry.Crash == nativeCrashNative && !g.tombstone
+}
+
+// tombstoneWaits lists the apps whose native crash waits for its
+// tombstone, sorted.
+func (a *logcatAssembler) tombstoneWaits() []string {
+	var apps []string
+	for _, g := range a.groups {
+		if g.waitsForTombstone() && g.app != "" && !slices.Contains(apps, g.app) {
+			apps = append(apps, g.app)
+		}
+	}
+	slices.Sort(apps)
+	return apps
+}
+
+// flushHolding is flush; with hold, all leaves a native crash that waits
+// for its tombstone until it is due (its app's end waits for it).
+func (a *logcatAssembler) flushHolding(now time.Time, all, hold bool) {
 	if a.pidGeneration == nil {
 		a.replayPending(nil)
 	} else if gen := a.pidGeneration(); gen != a.seenPIDGen { // read before the look, so a pid added during it is looked for next time
@@ -350,7 +377,7 @@ func (a *logcatAssembler) flush(now time.Time, all bool) {
 	}
 	var due []groupKey
 	for k, g := range a.groups {
-		if all || !now.Before(g.due()) {
+		if (all && !(hold && g.waitsForTombstone())) || !now.Before(g.due()) {
 			due = append(due, k)
 		}
 	}

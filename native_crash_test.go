@@ -191,3 +191,40 @@ func TestActivityStartProc(t *testing.T) {
 		t.Error("a line without a pid was read")
 	}
 }
+
+// TestJavaCrashFiledByProcess: a Java crash is filed under the package
+// its `Process:` line names, not under the app its pid was last known
+// as; a package that is not followed drops it.
+func TestJavaCrashFiledByProcess(t *testing.T) {
+	t.Parallel()
+	d := pidDevice()
+	d.setPIDs("com.example.shop", []int{4242}) // stale: the system gave 4242 to another process
+	in := newAndroidIntake(d)
+	text := `11-27 05:30:02.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main
+11-27 05:30:02.000  4242  4242 E AndroidRuntime: Process: com.example.other, PID: 4242
+11-27 05:30:02.000  4242  4242 E AndroidRuntime: java.lang.IllegalStateException: other's crash
+11-27 05:30:03.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main
+11-27 05:30:03.000  4242  4242 E AndroidRuntime: Process: com.example.unfollowed:sync, PID: 4242
+11-27 05:30:03.000  4242  4242 E AndroidRuntime: java.lang.IllegalStateException: a stranger's crash
+11-27 05:30:04.000  4242  4242 E AndroidRuntime: FATAL EXCEPTION: main
+11-27 05:30:04.000  4242  4242 E AndroidRuntime: Process: com.example.shop:remote, PID: 4242
+11-27 05:30:04.000  4242  4242 E AndroidRuntime: java.lang.IllegalStateException: the shop's crash`
+	now := time.Now()
+	for line := range strings.SplitSeq(text, "\n") {
+		in.add([]byte(line), now)
+	}
+	in.flush(now, true)
+	var got []string
+	for _, app := range d.pending.apps {
+		for _, e := range d.pending.entries[app] {
+			got = append(got, app+": "+e.Message)
+		}
+	}
+	want := []string{
+		"com.example.other: FATAL EXCEPTION: main\nProcess: com.example.other, PID: 4242\njava.lang.IllegalStateException: other's crash",
+		"com.example.shop: FATAL EXCEPTION: main\nProcess: com.example.shop:remote, PID: 4242\njava.lang.IllegalStateException: the shop's crash",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the crashes filed:\n%q\nwant\n%q", got, want)
+	}
+}

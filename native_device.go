@@ -74,11 +74,18 @@ type nativeDevice struct {
 	ended   string
 	running map[string]bool // apps that had pids or lines since they last ended
 	endsDue map[string]bool // apps whose last process ended, not yet told
-	// learnt (pid learnt from the log → pidGen then) and askFailed (adb's
-	// words when it last could not ask the device, "" once it could) are
+	// waits are the apps whose native crash waits for its tombstone (the
+	// consumer's last flush said so): their ends stay due, held, until it
+	// has come or its wait is over.
+	waits    []string
+	endsHeld map[string]bool
+	// learnt (pid learnt from the log → pidGen then), askFailed (adb's
+	// words when it last could not ask the device, "" once it could) and
+	// listingSaid (the listing's words that askFailed last took) are
 	// native_adb.go's, guarded by mu too.
-	learnt    map[int]uint64
-	askFailed string
+	learnt      map[int]uint64
+	askFailed   string
+	listingSaid string
 
 	pending pendingEntries // the consumer goroutine's
 	endWake chan struct{}  // wakes the consumer when endsDue has apps
@@ -202,7 +209,9 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	})
 	if d.platform == nativeAndroid {
 		wg.Go(func() { d.lookUpPIDs(ctx) })
-		d.consume(ctx, lines, newAndroidIntake(d))
+		in := newAndroidIntake(d)
+		in.live = ctx.Done()
+		d.consume(ctx, lines, in)
 	} else {
 		wg.Go(func() { d.lookUpSimApps(ctx) })
 		d.consume(ctx, lines, newSimIntake(d))
@@ -229,6 +238,7 @@ func (d *nativeDevice) endAll() {
 		}
 	}
 	d.running, d.endsDue, d.pids, d.pidApp, d.learnt = nil, nil, nil, nil, nil
+	d.waits, d.endsHeld = nil, nil
 	d.mu.Unlock()
 	slices.Sort(apps)
 	for _, app := range apps {
@@ -249,6 +259,12 @@ func (d *nativeDevice) markRunningLocked(app string) {
 // An end is never lost: it stays due until the consumer takes it.
 func (d *nativeDevice) appEnded(app string) {
 	d.mu.Lock()
+	if d.endsDue[app] {
+		// Due already: a wake is pending, or the consumer takes it, or it
+		// is held for a tombstone (holdEnds wakes when it is not).
+		d.mu.Unlock()
+		return
+	}
 	if d.endsDue == nil {
 		d.endsDue = map[string]bool{}
 	}
@@ -258,18 +274,45 @@ func (d *nativeDevice) appEnded(app string) {
 }
 
 // takeEndsDue returns the apps whose ends are due, in order, and forgets
-// them.
+// them; an app whose native crash waits for its tombstone stays due,
+// held (holdEnds).
 func (d *nativeDevice) takeEndsDue() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var apps []string
 	for app := range d.endsDue {
+		if slices.Contains(d.waits, app) {
+			if d.endsHeld == nil {
+				d.endsHeld = map[string]bool{}
+			}
+			d.endsHeld[app] = true
+			continue
+		}
 		apps = append(apps, app)
 		delete(d.running, app)
+		delete(d.endsDue, app)
 	}
-	d.endsDue = nil
 	slices.Sort(apps)
 	return apps
+}
+
+// holdEnds takes the apps whose native crash waits for its tombstone, from
+// the consumer's flush, and wakes the consumer when an end held for one
+// of them is no longer: its crash has gone out, the end follows it.
+func (d *nativeDevice) holdEnds(waits []string) {
+	d.mu.Lock()
+	d.waits = waits
+	released := false
+	for app := range d.endsHeld {
+		if !slices.Contains(waits, app) {
+			delete(d.endsHeld, app)
+			released = true
+		}
+	}
+	d.mu.Unlock()
+	if released {
+		wake(d.endWake)
+	}
 }
 
 // nativeLines is one follow's intake: lines read and not yet taken, within

@@ -278,3 +278,33 @@ func TestNewADBServerGraceEnds(t *testing.T) {
 	waitUntil(t, "the app ended", func() bool { return slices.Equal(sink.endedApps(), []string{"com.example.shop"}) })
 	waitUntil(t, "the device forgotten", func() bool { return len(f.status().Devices) == 0 })
 }
+
+// TestListingReadyClearsItsWords: a device listed with `no permissions`
+// says adb's words; once a listing shows it ready they are gone, though
+// no app is followed, so no lookup runs to clear them.
+func TestListingReadyClearsItsWords(t *testing.T) {
+	t.Parallel()
+	adb, _, dir := nativeStandin(t)
+	standinAndroidDevice(t, dir, nil)
+	writeStandin(t, dir, "devices", "List of devices attached\nemulator-5554          no permissions (user in plugdev group; are your udev rules wrong?); see [http://developer.android.com/tools/device.html] transport_id:1\n\n")
+	cfg := config{ProjectDir: t.TempDir()}
+	cfg.Tune.NativePoll = 10 * time.Millisecond
+	f := newNativeFollower(cfg, slog.New(slog.DiscardHandler), &faultSink{}, map[string]string{nativeToolADB: adb})
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f.run(ctx)
+	}()
+	defer func() {
+		cancel()
+		<-done
+		waitNoStandin(t, dir)
+	}()
+	waitUntil(t, "the listing's words", func() bool { return strings.Contains(shopDevice(f).AskFailed, "plugdev") })
+	writeStandin(t, dir, "devices", adbOneDevice)
+	waitUntil(t, "the device ready", func() bool { return shopDevice(f).State == "device" })
+	if said := shopDevice(f).AskFailed; said != "" {
+		t.Errorf("a ready device still cannot be asked: %q", said)
+	}
+}

@@ -133,6 +133,10 @@ type nativeFollower struct {
 
 	project projectAppIDs // the apps followed and where they came from (native_project.go)
 	ends    appEnds       // how the apps last ended (native_verdict.go)
+	// projectRoot is the project the app ids are read from: the one Metro
+	// names, else PROJECT_DIR, else the working directory, as the release
+	// maps' (serve sets it to theirs); nil reads PROJECT_DIR.
+	projectRoot func() string
 }
 
 // nativeToolPaths finds adb and xcrun: the settings, else for adb the
@@ -226,7 +230,11 @@ func (f *nativeFollower) apps() []string {
 	for _, id := range f.cfg.NativeApps {
 		sources = append(sources, nativeAppSource{ID: id, From: appFromSetting})
 	}
-	sources = append(sources, f.project.read(f.cfg.ProjectDir)...)
+	root := f.cfg.ProjectDir
+	if f.projectRoot != nil {
+		root = f.projectRoot()
+	}
+	sources = append(sources, f.project.read(root)...)
 	for _, id := range f.sink.nativeAppIDs() {
 		sources = append(sources, nativeAppSource{ID: id, From: appFromSession})
 	}
@@ -257,10 +265,8 @@ func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, list
 			dev = newNativeDevice(f, d.Platform, d.ID)
 			f.devices[key] = dev
 		}
+		dev.setListingSaid(d.Said, d.State == "device") // before the state, which the health check reads with it
 		dev.setListed(d.Name, d.State, apps)
-		if d.Said != "" {
-			dev.setAskFailed(d.Said)
-		}
 		if d.State == "device" && dev.cancel == nil && dev.finished() {
 			dev.keepApps.Store(false)
 			devCtx, cancel := context.WithCancel(ctx)

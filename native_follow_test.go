@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"log/slog"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -44,5 +46,25 @@ func TestFollowOfRefusedSerialEnds(t *testing.T) {
 	reconcile()
 	if dev().done != first {
 		t.Error("the refused device's follow was started again")
+	}
+}
+
+// TestAppIDsFromProjectRoot: the app ids are read from the project root
+// the follower is given (the one Metro names, as the release maps'), not
+// PROJECT_DIR, and the health check's source is that project's file.
+func TestAppIDsFromProjectRoot(t *testing.T) {
+	t.Parallel()
+	root, err := filepath.Abs(filepath.Join("testdata", "native", "projects", "rn-app"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newNativeFollower(config{ProjectDir: t.TempDir()}, slog.New(slog.DiscardHandler), newNativeRecorder(), map[string]string{})
+	f.projectRoot = func() string { return root }
+	if apps := f.apps(); !slices.Contains(apps, "com.example.shop") {
+		t.Fatalf("the apps followed: %v", apps)
+	}
+	want := nativeAppSource{ID: "com.example.shop", From: filepath.Join(root, "android", "app", "build.gradle")}
+	if got := describeNative(f.status()).AppIDs; !slices.ContainsFunc(got, func(a healthNativeAppID) bool { return a.ID == want.ID && a.From == want.From }) {
+		t.Errorf("the health check's appIds %+v, want %+v among them", got, want)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -106,5 +107,57 @@ func TestUnfollowedAppsPIDsForgotten(t *testing.T) {
 	d.forgetUnfollowed([]string{"com.example.shop"})
 	if d.appOf(300) != "" {
 		t.Error("an unfollowed app's pid is still mapped")
+	}
+}
+
+// TestEndWaitsForTombstone: an app that ends while its native crash waits
+// for its tombstone keeps its end due until the tombstone has joined the
+// crash: the end path's flush does not emit the signal line alone, and
+// the end follows the whole crash, woken once it has gone out.
+func TestEndWaitsForTombstone(t *testing.T) {
+	t.Parallel()
+	d := pidDevice()
+	d.setPIDs("com.example.shop", []int{4300})
+	in := newAndroidIntake(d)
+	live := make(chan struct{})
+	in.live = live
+	signal, tombstone, _ := strings.Cut(logcatNativeCrash, "\n")
+	now := time.Now()
+	in.add([]byte(signal), now)
+	d.setPIDs("com.example.shop", nil) // pidof: no process any more
+	// The consumer's end path: flush all, then take the ends due.
+	in.flush(now, true)
+	if ends := d.takeEndsDue(); len(ends) != 0 || len(d.pending.entries["com.example.shop"]) != 0 {
+		t.Fatalf("before the tombstone: ends %v, entries %+v", ends, d.pending.entries)
+	}
+	<-d.endWake                        // appEnded's wake, taken above
+	d.setPIDs("com.example.shop", nil) // the next lookup: still due, held; no wake, no early flush
+	select {
+	case <-d.endWake:
+		t.Fatal("an end held for the tombstone woke the consumer again")
+	default:
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(tombstone), "\n") {
+		in.add([]byte(line), now)
+	}
+	in.flush(now.Add(nativeIdleFlush), false)
+	got := d.pending.entries["com.example.shop"]
+	if len(got) != 1 || !strings.Contains(got[0].Message, ">>> com.example.shop <<<") {
+		t.Fatalf("the crash with its tombstone: %+v", got)
+	}
+	select {
+	case <-d.endWake:
+	default:
+		t.Fatal("the held end did not wake the consumer")
+	}
+	in.flush(now.Add(nativeIdleFlush), true)
+	if ends := d.takeEndsDue(); !slices.Equal(ends, []string{"com.example.shop"}) {
+		t.Errorf("ends due after the crash: %v", ends)
+	}
+	close(live) // the follow ends: everything goes out, nothing held
+	in.add([]byte(signal), now)
+	in.flush(now, true)
+	if got := d.pending.entries["com.example.shop"]; len(got) != 2 {
+		t.Errorf("a follow that ends holds back a crash: %+v", got)
 	}
 }

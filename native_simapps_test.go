@@ -171,7 +171,8 @@ func TestNativeSimulatorAppExits(t *testing.T) {
 }
 
 // TestNativeSimulatorListingFails: a launchctl listing that fails says
-// nothing of the apps: the session of an app seen running stays live.
+// nothing of the apps: the session of an app seen running stays live, and
+// the health check says why (cannotAsk) until a listing succeeds.
 func TestNativeSimulatorListingFails(t *testing.T) {
 	t.Parallel()
 	ts, dir := nativeServer(t)
@@ -199,6 +200,13 @@ func TestNativeSimulatorListingFails(t *testing.T) {
 		time.Sleep(5 * time.Millisecond)
 	}
 	n.waitSession(t, session, true, 0, "the listing failed")
+	h := pollHealth(t, ts, &n.id, func(h map[string]any) bool { return strings.Contains(jsonText(h), `"cannotAsk"`) })
+	if got := jsonText(h["devices"]); !strings.Contains(got, `"cannotAsk":"simctl cannot list the simulator's running apps; their state is kept: `+
+		`An error was encountered processing the command (domain=com.apple.CoreSimulator.SimError, code=405)"`) {
+		t.Errorf("the health check does not say why the listing failed: %s", got)
+	}
+	writeStandin(t, dir, "launchctl-"+udid, launchctlListing("4300", "0"))
+	pollHealth(t, ts, &n.id, func(h map[string]any) bool { return !strings.Contains(jsonText(h), `"cannotAsk"`) })
 	if strings.Contains(jsonText(pollHealth(t, ts, &n.id, func(map[string]any) bool { return true })), `"processes":[]`) {
 		t.Error("a failed listing emptied the app's processes")
 	}

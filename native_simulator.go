@@ -39,7 +39,8 @@ func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStat
 // ends, and installs each followed app's pids as Android's lookups do
 // (setPIDsSince: an app whose processes are all gone ends; a pid the log
 // taught after the listing was asked stays, its process may be newer). A
-// listing that fails says nothing of the apps and changes nothing.
+// listing that fails says nothing of the apps and changes nothing; the
+// device keeps why, as it does when pidof cannot ask (askFailed).
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	cmd, err := simctlAppsCommand(d.id)
 	if err != nil {
@@ -48,9 +49,14 @@ func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	d.everyPoll(ctx, func() {
 		since, apps := d.pidGeneration(), d.followedApps()
 		out, err := d.follower.runner.output(ctx, cmd)
-		if err != nil || ctx.Err() != nil {
-			return // a listing that fails says nothing about the apps
+		if ctx.Err() != nil {
+			return
 		}
+		if err != nil {
+			d.setAskFailedBy(err) // a listing that fails says nothing about the apps; the health check says why
+			return
+		}
+		d.setAskFailed("")
 		running := parseLaunchctlList(string(out), apps)
 		for _, app := range apps {
 			d.setPIDsSince(app, running[app], since)

@@ -120,6 +120,9 @@ func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 	if l.Tag != "ActivityManager" && l.Tag != "lowmemorykiller" && l.Tag != "lmkd" {
 		return false
 	}
+	if a.appOf(l.PID) != "" {
+		return false // any process may use the tag: an app's own line is no verdict
+	}
 	v, ok := parseAndroidVerdict(l.Tag, l.Message)
 	if !ok || !a.follows(v.Pkg) {
 		return false
@@ -144,6 +147,7 @@ func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 // nativeEndStatus is how an app last ended, for the health check.
 type nativeEndStatus struct {
 	App, Device string
+	DeviceID    string // the serial or udid: ends are merged per app and device
 	How         string // a nativeEnd… value
 	Kind        string // the crash's kind, when it crashed
 	PID         int    // 0 when unknown
@@ -165,8 +169,8 @@ type appEnds struct {
 // note takes an entry that says the app ended: a crash, or a verdict.
 func (r *appEnds) note(app nativeApp, e nativeEntry) {
 	lines := splitLines(e.Message, maxEntryLines)
-	end := &nativeEndStatus{App: app.AppID, Device: cmp.Or(app.DeviceName, app.DeviceID), How: e.End, PID: e.PID, At: e.At,
-		Reason: strings.TrimSpace(lines[0])}
+	end := &nativeEndStatus{App: app.AppID, Device: cmp.Or(app.DeviceName, app.DeviceID), DeviceID: app.DeviceID, How: e.End,
+		PID: e.PID, At: e.At, Reason: strings.TrimSpace(lines[0])}
 	if e.Crash != "" {
 		end.How, end.Kind, end.Reason = nativeEndCrash, e.Crash, crashHeadline(e.Crash, lines)
 	}
@@ -178,7 +182,7 @@ func (r *appEnds) note(app nativeApp, e nativeEntry) {
 	end.Reason = clipText(end.Reason, 300)
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if prev := r.end; prev != nil && prev.App == end.App && (end.How == nativeEndDied || end.How == nativeEndKilled) &&
+	if prev := r.end; prev != nil && prev.App == end.App && prev.DeviceID == end.DeviceID && (end.How == nativeEndDied || end.How == nativeEndKilled) &&
 		prev.How != nativeEndDied && prev.How != nativeEndKilled && end.At.Sub(prev.At) < endVerdictSpan && !end.At.Before(prev.At) {
 		return // the death or kill that follows a crash, an ANR, a stop, a low-memory kill
 	}

@@ -77,3 +77,27 @@ func TestNativeReleaseEnds(t *testing.T) {
 		t.Errorf("appIds: %v", native["appIds"])
 	}
 }
+
+// TestNativeLateVerdictEndsAgain: a verdict read after pidof said the app
+// had no process left opens its session again; the next lookup naming no
+// pid ends it again (app_ended), it is not left live.
+func TestNativeLateVerdictEndsAgain(t *testing.T) {
+	t.Parallel()
+	ts, dir := nativeServer(t)
+	standinAndroidDevice(t, dir, map[string]string{"com.example.shop": "4242\n"})
+	ts.initialize()
+	ts.call(1, "logging/setLevel", map[string]any{"level": "info"}) // a session's end is told at warning
+	n := &notingServer{ts: ts, id: 1}
+	session := "native:com.example.shop@emulator-5554"
+	waitStandinReading(t, dir, "logcat-emulator-5554", 1)
+	appendStandin(t, dir, "logcat-emulator-5554", logcatStart)
+	n.waitSession(t, session, true, 0, "the app's first lines")
+	writeStandin(t, dir, "pidof-com.example.shop", "")
+	n.waitSession(t, session, false, 1, "pidof named no pid")
+	appendStandin(t, dir, "logcat-emulator-5554",
+		"11-27 05:31:00.001   398   398 I lowmemorykiller: Kill 'com.example.shop' (4242), uid 10190, oom_score_adj 900 to free 81234kB rss, 12345kB swap; reason: low watermark is breached\n")
+	pollLogs(t, ts, &n.id, map[string]any{"session": session}, func(e []map[string]any) bool {
+		return entryWith(e, "Kill 'com.example.shop' (4242)") != nil
+	})
+	n.waitSession(t, session, false, 2, "the late verdict's session")
+}

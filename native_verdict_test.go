@@ -48,6 +48,19 @@ func TestAndroidVerdicts(t *testing.T) {
 	}
 }
 
+// TestAppsOwnLineIsNoVerdict: any process may log under ActivityManager
+// or lowmemorykiller: a line the app writes itself is its ordinary line,
+// not a verdict about it; system_server's same line is one.
+func TestAppsOwnLineIsNoVerdict(t *testing.T) {
+	t.Parallel()
+	got := replayLogcat(t, `11-27 07:20:00.000  5400  5400 I ActivityManager: Process com.example.shop (pid 5400) has died: fg  TOP
+11-27 07:20:01.000  5400  5410 I lowmemorykiller: Kill 'com.example.shop' (5400), uid 10190, oom_score_adj 0 to free 1kB rss, 1kB swap; reason: none
+11-27 07:20:02.000   612   990 I ActivityManager: Process com.example.shop (pid 5400) has died: fg  TOP`, map[int]string{5400: "com.example.shop"})
+	if len(got) != 3 || got[0].End != "" || got[1].End != "" || got[2].End != nativeEndDied || got[2].PID != 5400 {
+		t.Errorf("want the app's two own lines, then system_server's verdict: %+v", got)
+	}
+}
+
 // TestAppLastEnd: the health check's last end is the most telling verdict:
 // the kill and the death that follow an ANR, a low-memory kill or a force
 // stop leave it; a new verdict after that replaces it; a crash is
@@ -93,6 +106,31 @@ func TestAppLastEnd(t *testing.T) {
 	if h.LastEnd == nil || h.LastEnd.How != "crashed" || h.LastEnd.Kind != "javascript" || h.LastEnd.At != "2026-11-27T07:10:01.210Z" ||
 		len(h.AppIDs) != 1 || h.AppIDs[0].From != "NATIVE_APPS" {
 		t.Errorf("the health check: %+v %+v", h.LastEnd, h.AppIDs)
+	}
+}
+
+// TestAppEndsPerDevice: the death that follows an app's ANR is merged
+// into it on the same device only: the app dying on another device just
+// after is its last end.
+func TestAppEndsPerDevice(t *testing.T) {
+	t.Parallel()
+	at := time.Date(2026, 11, 27, 7, 20, 5, 0, time.UTC)
+	one := nativeApp{Platform: nativeAndroid, DeviceID: "emulator-5554", DeviceName: "sdk_gphone64_x86_64", AppID: "com.example.shop"}
+	two := one
+	two.DeviceID = "emulator-5556" // a twin emulator: the same model's name
+	anr := nativeEntry{At: at, End: nativeEndANR, PID: 5500, Message: "ANR in com.example.shop\nReason: Input dispatching timed out"}
+	died := nativeEntry{At: at.Add(time.Second), End: nativeEndDied, PID: 6600, Message: "Process com.example.shop (pid 6600) has died: cch"}
+	var ends appEnds
+	ends.note(one, anr)
+	ends.note(two, died)
+	if e := ends.last(); e == nil || e.How != nativeEndDied || e.DeviceID != "emulator-5556" || e.PID != 6600 {
+		t.Errorf("the last end is not the other device's death: %+v", e)
+	}
+	anr.At, died.At = at.Add(2*time.Second), at.Add(3*time.Second)
+	ends.note(two, anr)
+	ends.note(two, died)
+	if e := ends.last(); e == nil || e.How != nativeEndANR || e.DeviceID != "emulator-5556" {
+		t.Errorf("the death after the ANR on the same device replaced it: %+v", e)
 	}
 }
 

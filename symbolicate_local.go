@@ -92,9 +92,13 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 			}
 		}
 	}
-	project := s.maps.project(s.metro)
+	project := s.projectRoot()
 	return out, errors.Join(metroErr, s.maps.mapRelease(ctx, stacks, out, project))
 }
+
+// projectRoot is the project folder the release maps are looked for in
+// (releaseMaps.project); the native side reads the app ids from it too.
+func (s *sourceMapper) projectRoot() string { return s.maps.project(s.metro) }
 
 // unmappedFrames answers every frame as it is.
 func unmappedFrames(stacks []jsStack) [][]mappedFrame {

@@ -102,6 +102,9 @@ func describeNative(st nativeStatus) *healthNative {
 		}
 		if d.AskFailed != "" {
 			hd.CannotAsk = "adb cannot ask the device; its apps' state is kept: " + d.AskFailed
+			if d.Platform == nativeIOS {
+				hd.CannotAsk = "simctl cannot list the simulator's running apps; their state is kept: " + d.AskFailed
+			}
 		}
 		running := slices.ContainsFunc(d.Apps, func(a nativeAppStatus) bool { return len(a.PIDs) > 0 })
 		if !d.Following && d.State != "device" && d.State != "gone" && running {
