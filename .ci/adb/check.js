@@ -60,11 +60,11 @@
 //
 // Prints one PASS or FAIL line per assertion and carries on where it can;
 // exits 1 if any failed.
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { startDevice } = require('./device.js');
+const { startDevice, privateAdb } = require('./device.js');
 const { startServer, freePort, sleep } = require('../lib/mcp.js');
 const { descendants, procStat } = require('./procs.js');
 
@@ -632,22 +632,8 @@ async function main() {
   cleanups.push(() => device.stop());
   const serial = `127.0.0.1:${device.port}`;
   const adbPort = await freePort();
-  // HOME: the private server makes its key pair in the scratch folder, not
-  // in the user's ~/.android.
-  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort), HOME: work };
-  // Never spawnSync here: the device stand-in answers from this process.
-  const runAdb = (...a) => new Promise((resolve) => {
-    const child = spawn(adb, ['-P', String(adbPort), ...a], { env: adbEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => { stdout += d; });
-    child.stderr.on('data', (d) => { stderr += d; });
-    const timer = setTimeout(() => child.kill('SIGKILL'), STEP_MS);
-    child.on('close', (status, signal) => {
-      clearTimeout(timer);
-      resolve({ status: status ?? signal, stdout, stderr });
-    });
-  });
+  // The private server makes its key pair in the scratch folder.
+  const runAdb = privateAdb(adb, adbPort, work, STEP_MS);
   cleanups.push(() => runAdb('kill-server'));
 
   const logged = new Map(); // line text → when the device logged it

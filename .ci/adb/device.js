@@ -75,6 +75,7 @@
 // another process (or the app's console under PID) at once and prints
 // `flooded N`, `drop` ends every connection (the
 // device goes away; the port stays open), `quit` ends.
+const { spawn } = require('node:child_process');
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const net = require('node:net');
@@ -471,7 +472,28 @@ function startDevice({ port = 0, scenarioDir, logFile = null, legacyShell = fals
   });
 }
 
-module.exports = { startDevice };
+// privateAdb returns runAdb(...args): the real adb at adbPath on a private
+// adb server (port), its key pair kept under home rather than the user's
+// ~/.android, each run ended after stepMs. It resolves {status, stdout,
+// stderr}. Never spawnSync adb: the device stand-in answers from this
+// process, which would be blocked.
+function privateAdb(adbPath, port, home, stepMs) {
+  const env = { ...process.env, ANDROID_ADB_SERVER_PORT: String(port), HOME: home };
+  return (...a) => new Promise((resolve) => {
+    const child = spawn(adbPath, ['-P', String(port), ...a], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => { stdout += d; });
+    child.stderr.on('data', (d) => { stderr += d; });
+    const timer = setTimeout(() => child.kill('SIGKILL'), stepMs);
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      resolve({ status: status ?? signal, stdout, stderr });
+    });
+  });
+}
+
+module.exports = { startDevice, privateAdb };
 
 if (require.main === module) {
   const args = process.argv.slice(2);

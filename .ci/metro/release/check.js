@@ -18,9 +18,9 @@
 const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
-const { spawn, spawnSync } = require('node:child_process');
+const { spawnSync } = require('node:child_process');
 const { build } = require('./build.js');
-const { startDevice } = require('../../adb/device.js');
+const { startDevice, privateAdb } = require('../../adb/device.js');
 const { startServer, freePort, until } = require('../../lib/mcp.js');
 
 const APP = 'com.example.shop';
@@ -95,19 +95,11 @@ async function main() {
   cleanups.push(() => device.stop());
   const serial = `127.0.0.1:${device.port}`;
   const adbPort = await freePort();
-  const adbEnv = { ...process.env, ANDROID_ADB_SERVER_PORT: String(adbPort), HOME: work };
-  // Never spawnSync adb: the device stand-in answers from this process.
-  const runAdb = (...a) => new Promise((resolve) => {
-    const child = spawn(adb, ['-P', String(adbPort), ...a], { env: adbEnv, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    child.stdout.on('data', (d) => { out += d; });
-    child.stderr.on('data', (d) => { out += d; });
-    child.on('close', () => resolve(out));
-  });
+  const runAdb = privateAdb(adb, adbPort, work, STEP_MS);
   cleanups.push(() => runAdb('kill-server'));
   await runAdb('start-server');
   const connected = await runAdb('connect', serial);
-  if (!check(/connected to/.test(connected), `adb connect ${serial}`, connected)) return;
+  if (!check(/connected to/.test(connected.stdout), `adb connect ${serial}`, connected.stdout + connected.stderr)) return;
 
   await device.play('01-running');
   const server = startServer(binary, {
