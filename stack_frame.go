@@ -91,7 +91,9 @@ func (f jsFrame) text() string {
 	loc := f.File
 	if f.Line > 0 {
 		loc += ":" + strconv.Itoa(f.Line)
-		if f.Column > 0 {
+		if _, _, numbered := cutNumber(f.File); f.Column > 0 || numbered {
+			// a file that itself ends in :digits keeps its column, even 0,
+			// or the file's number would read back as the line
 			loc += ":" + strconv.Itoa(f.Column)
 		}
 	}
