@@ -383,10 +383,12 @@ func parsePathArg(name, path string) ([]pathSegment, error) {
 	return segs, nil
 }
 
-func encodeResult(v any) (*toolResult, error) {
+// encodeResult is the answer v, with narrow the suggestion when it is over
+// the result budget.
+func encodeResult(v any, narrow string) (*toolResult, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return &toolResult{body: body}, nil
+	return &toolResult{body: body, narrow: narrow}, nil
 }

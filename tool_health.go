@@ -188,13 +188,13 @@ func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 			out.Streams = []healthStream{}
 		},
 	}
-	res, err := encodeResult(out)
+	res, err := encodeResult(out, "")
 	for _, step := range steps {
 		if err != nil || len(res.body) <= budget {
 			break
 		}
 		step()
-		res, err = encodeResult(out)
+		res, err = encodeResult(out, "")
 	}
 	return res, err
 }
