@@ -85,10 +85,8 @@ func catalogOf(ts *toolSet) toolCatalog {
 
 // promptByName finds a prompt of allPrompts.
 func promptByName(name string) *prompt {
-	for _, p := range allPrompts {
-		if p.name == name {
-			return p
-		}
+	if i := slices.IndexFunc(allPrompts, func(p *prompt) bool { return p.name == name }); i >= 0 {
+		return allPrompts[i]
 	}
 	return nil
 }
@@ -272,15 +270,9 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 	return args, nil
 }
 
+// promptArgNames lists p's arguments for an error.
 func promptArgNames(p *prompt) string {
-	if len(p.args) == 0 {
-		return "no arguments"
-	}
-	names := make([]string, len(p.args))
-	for i, a := range p.args {
-		names[i] = a.name
-	}
-	return strings.Join(names, ", ")
+	return argNames(p.args, func(a promptArg) string { return a.name })
 }
 
 // promptLookups are the data that completions of prompt arguments need, one
@@ -457,7 +449,7 @@ func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) 
 	ctx, cancel := context.WithTimeout(ctx, min(l.s.cfg.RequestTimeout, healthStreamsTimeout))
 	defer cancel()
 	q := &l.s.tools.adapterQueries
-	sess, err := q.session("")
+	sess, err := q.sessionFor("", "")
 	if err != nil {
 		return nil, err
 	}
@@ -485,9 +477,4 @@ func (l serverLookups) sessionNames() []string {
 		}
 	}
 	return names
-}
-
-// completePromptArgument is completion/complete for ref/prompt.
-func (s *mcpServer) completePromptArgument(ctx context.Context, promptName, argName, typed string, context map[string]string) ([]string, error) {
-	return completePrompt(ctx, serverLookups{s}, promptName, argName, typed, context)
 }

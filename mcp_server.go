@@ -203,11 +203,7 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 			"completions": map[string]any{},
 			"prompts":     map[string]bool{"listChanged": false},
 		},
-		"serverInfo": map[string]string{
-			"name":    "devtools-mcp",
-			"title":   "App DevTools (Redux, navigation, MMKV)",
-			"version": serverVersion,
-		},
+		"serverInfo":   json.RawMessage(serverInfoJSON),
 		"instructions": serverInstructions,
 	}, nil
 }
@@ -430,7 +426,7 @@ func (s *mcpServer) complete(ctx context.Context, params json.RawMessage) (any, 
 	var values []string
 	var err error
 	if p.Ref.Type == "ref/prompt" {
-		values, err = s.completePromptArgument(ctx, p.Ref.Name, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
+		values, err = completePrompt(ctx, serverLookups{s}, p.Ref.Name, p.Argument.Name, p.Argument.Value, p.Context.Arguments)
 	} else {
 		values, err = s.resources.complete(p.Ref.Type, p.Ref.URI, p.Argument.Name, p.Argument.Value)
 	}
@@ -446,32 +442,27 @@ func (s *mcpServer) complete(ctx context.Context, params json.RawMessage) (any, 
 // onLinkEvent turns adapter link events into client notifications. It is
 // called from the link's goroutines and never blocks for long.
 func (s *mcpServer) onLinkEvent(ev linkEvent) {
-	switch ev.Kind {
-	case linkConnected:
-		if ev.Replaced != "" {
-			s.logToClient("notice", map[string]string{"event": "adapter replaced", "sessionId": ev.SessionID, "replaced": ev.Replaced})
-		} else {
-			s.logToClient("info", map[string]string{"event": "adapter connected", "sessionId": ev.SessionID})
-		}
-		s.resources.listMayHaveChanged()
-		s.resources.adapterChanged()
-	case linkDisconnected:
-		if ev.Reason != "replaced" {
-			s.logToClient("warning", map[string]string{"event": "adapter disconnected", "sessionId": ev.SessionID, "reason": ev.Reason})
-			s.resources.listMayHaveChanged()
-			s.resources.adapterChanged()
-		}
-	case linkStreamsChanged:
-		s.logToClient("info", map[string]string{"event": "streams changed", "sessionId": ev.SessionID})
-		s.resources.listMayHaveChanged()
-		s.resources.adapterChanged()
-	case linkEventPushed:
+	switch {
+	case ev.Kind == linkEventPushed:
 		s.resources.eventPushed(ev.Stream)
-	case linkNotice:
+		return
+	case ev.Kind == linkNotice:
 		s.logToClient(ev.Level, map[string]string{"event": ev.Notice, "sessionId": ev.SessionID, "detail": ev.Detail})
-	case linkSessionExpired:
+		return
+	case ev.Kind == linkConnected && ev.Replaced != "":
+		s.logToClient("notice", map[string]string{"event": "adapter replaced", "sessionId": ev.SessionID, "replaced": ev.Replaced})
+	case ev.Kind == linkConnected:
+		s.logToClient("info", map[string]string{"event": "adapter connected", "sessionId": ev.SessionID})
+	case ev.Kind == linkDisconnected && ev.Reason != "replaced":
+		s.logToClient("warning", map[string]string{"event": "adapter disconnected", "sessionId": ev.SessionID, "reason": ev.Reason})
+	case ev.Kind == linkStreamsChanged:
+		s.logToClient("info", map[string]string{"event": "streams changed", "sessionId": ev.SessionID})
+	case ev.Kind == linkSessionExpired:
 		s.logToClient("info", map[string]string{"event": "session expired", "sessionId": ev.SessionID})
-		s.resources.listMayHaveChanged()
-		s.resources.adapterChanged()
+	default:
+		return // a replaced adapter's end: its successor's connect says it all
 	}
+	// Each of these may change the listing and what every resource reads.
+	s.resources.listMayHaveChanged()
+	s.resources.adapterChanged()
 }

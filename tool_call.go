@@ -276,7 +276,7 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 				return false
 			}
 			if !slices.ContainsFunc(specs, func(s argSpec) bool { return s.name == name }) {
-				problem = invalidParams(name, "unknown argument; this tool takes "+argNames(specs))
+				problem = invalidParams(name, "unknown argument; this tool takes "+argNames(specs, func(s argSpec) string { return s.name }))
 				return false
 			}
 			members[name] = v
@@ -323,13 +323,15 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	return args, nil
 }
 
-func argNames(specs []argSpec) string {
-	if len(specs) == 0 {
+// argNames lists the names of a tool's or a prompt's arguments for an
+// error, "no arguments" when it takes none.
+func argNames[A any](args []A, name func(A) string) string {
+	if len(args) == 0 {
 		return "no arguments"
 	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.name
+	names := make([]string, len(args))
+	for i, a := range args {
+		names[i] = name(a)
 	}
 	return strings.Join(names, ", ")
 }
