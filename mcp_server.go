@@ -125,22 +125,35 @@ func (s *mcpServer) urgentBound(req *request) time.Duration {
 // calledTool is the tool a tools/call request names, read as callTool reads
 // it, or nil.
 func (s *mcpServer) calledTool(req *request) *tool {
-	if req.Method != "tools/call" || req.Params == nil {
+	if req.Method != "tools/call" {
 		return nil
 	}
-	var name []byte
-	if eachMember(req.Params, func(member string, value []byte) bool {
-		if strings.EqualFold(member, "name") {
-			name = value
-		}
-		return true
-	}) != nil {
-		return nil
-	}
-	if n, ok := wireString(name); ok {
+	name, _, err := toolCallParams(req.Params)
+	if n, ok := wireString(name); ok && err == nil {
 		return s.tools.byName[n]
 	}
 	return nil
+}
+
+// toolCallParams reads the name and arguments of tools/call params by
+// walking the bytes rather than with json.Unmarshal: tools/call is the hot
+// path, and reflection's deep stacks made every request goroutine grow its
+// stack (41% of CPU in a profile of 1 000 pipelined calls). Names match as
+// encoding/json matches them.
+func toolCallParams(params json.RawMessage) (name, args []byte, err error) {
+	if params == nil {
+		return nil, nil, nil
+	}
+	err = eachMember(params, func(member string, value []byte) bool {
+		switch {
+		case strings.EqualFold(member, "name"):
+			name = value
+		case strings.EqualFold(member, "arguments"):
+			args = value
+		}
+		return true
+	})
+	return name, args, err
 }
 
 func (s *mcpServer) addClient(c *client) {
@@ -304,24 +317,11 @@ func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, e
 	return s.tools.listJSON, nil
 }
 
-// callTool reads its params by walking the bytes rather than with
-// json.Unmarshal: tools/call is the hot path, and reflection's deep stacks
-// made every request goroutine grow its stack (41% of CPU in a profile of
-// 1 000 pipelined calls). Names match as encoding/json matches them.
+// callTool calls the tool its params name (toolCallParams).
 func (s *mcpServer) callTool(ctx context.Context, params json.RawMessage) (any, error) {
-	var name, args []byte
-	if params != nil {
-		if err := eachMember(params, func(member string, value []byte) bool {
-			switch {
-			case strings.EqualFold(member, "name"):
-				name = value
-			case strings.EqualFold(member, "arguments"):
-				args = value
-			}
-			return true
-		}); err != nil {
-			return nil, rpcErrorf(errInvalidParams, nil, "invalid params: %v", err)
-		}
+	name, args, err := toolCallParams(params)
+	if err != nil {
+		return nil, rpcErrorf(errInvalidParams, nil, "invalid params: %v", err)
 	}
 	if name == nil || string(name) == "null" {
 		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "name" is required`)

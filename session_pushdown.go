@@ -192,13 +192,9 @@ func (s *session) snapshotAtLocked(p snapshotParams) (json.RawMessage, error) {
 	if miss != nil {
 		return nil, notFound(formatPath(pathFromWire(p.Path)), miss)
 	}
-	ts := rawMember(whole, "timestamp")
-	if ts == nil {
-		ts = []byte("null")
-	}
 	var o jsonObject
 	o.raw("seq", rawMember(whole, "seq"))
-	o.raw("timestamp", ts)
+	o.raw("timestamp", orNull(rawMember(whole, "timestamp")))
 	o.raw("state", value)
 	return o.close(), nil
 }

@@ -268,14 +268,7 @@ func readChanges(diff []byte) []change {
 		if json.Unmarshal(v, &c) != nil || c.Path == "" && c.Type == "" {
 			return true
 		}
-		ch := change{Path: c.Path, Type: c.Type}
-		if c.OldValue != nil {
-			ch.OldValue = c.OldValue
-		}
-		if c.NewValue != nil {
-			ch.NewValue = c.NewValue
-		}
-		out = append(out, ch)
+		out = append(out, change{Path: c.Path, Type: c.Type, OldValue: c.OldValue, NewValue: c.NewValue}) // nil encodes as null
 		return true
 	})
 	return out

@@ -203,7 +203,7 @@ func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 // debug://sessions.
 func describeSession(v sessionView) healthSession {
 	h := healthSession{ID: v.ID, App: nullable(v.AppName()), Via: v.Via, Connected: v.Connected,
-		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: rawOrNull(v.Info.Device), Streams: []string{}}
+		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: orNull(v.Info.Device), Streams: []string{}}
 	if !v.Connected {
 		h.DisconnectedAt = formatTime(v.DisconnectedAt)
 	}

@@ -235,11 +235,8 @@ const maxCrashMessage = 32000
 
 // readLogEntry reads a console `log` event.
 func readLogEntry(event []byte) logEntry {
-	e := logEntry{Timestamp: rawMember(event, "timestamp")}
+	e := logEntry{Timestamp: orNull(rawMember(event, "timestamp"))}
 	e.Seq, _ = wireInt(rawMember(event, "seq"))
-	if e.Timestamp == nil {
-		e.Timestamp = json.RawMessage("null")
-	}
 	payload := rawMember(event, "payload")
 	level, _ := wireString(rawMember(payload, "level"))
 	e.Level = appLogLevels[logLevelRank(level)]
@@ -347,11 +344,4 @@ func consoleMissing(err error, stream string, s *session) error {
 	}
 	e.Message += fmt.Sprintf("; the app's debug adapter would need to record a %q stream (docs/protocol.md §3)", stream)
 	return &e
-}
-
-func orNull(v []byte) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return compactJSON(v)
 }

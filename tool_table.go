@@ -373,14 +373,12 @@ func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string,
 		"stream %q holds %d snapshot event(s) within reach; a diff needs two", stream, len(seqs))
 }
 
+// describeMissing names the missing seq arguments with their values.
 func describeMissing(missing []string, baseSeq, targetSeq int64) string {
-	var parts []string
-	for _, m := range missing {
-		if m == "base_seq" {
-			parts = append(parts, fmt.Sprintf("base_seq %d", baseSeq))
-		} else {
-			parts = append(parts, fmt.Sprintf("target_seq %d", targetSeq))
-		}
+	seqs := map[string]int64{"base_seq": baseSeq, "target_seq": targetSeq}
+	parts := make([]string, len(missing))
+	for i, m := range missing {
+		parts[i] = fmt.Sprintf("%s %d", m, seqs[m])
 	}
 	return strings.Join(parts, " or ")
 }
