@@ -171,10 +171,8 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 		switch kind {
 		case uriSession:
 			body, err = describeSessionResource(s)
-		case uriRedux:
-			body, err = h.currentState(ctx, s, "redux")
-		case uriNavigation:
-			body, err = h.currentState(ctx, s, "navigation")
+		case uriRedux, uriNavigation:
+			body, err = h.currentState(ctx, s, resourceStream(kind))
 		default:
 			body, err = h.mmkv(ctx, s, instance)
 		}

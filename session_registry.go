@@ -213,15 +213,12 @@ func (r *sessionRegistry) list() []*session {
 // current is the default session: the most recently connected live one,
 // else the most recently disconnected one; nil when there is none.
 func (r *sessionRegistry) current() *session {
-	all := r.list()
-	for _, s := range all {
-		if s.isLive() {
-			return s
-		}
+	if s := r.currentLive(""); s != nil {
+		return s
 	}
 	var newest *session
 	var at time.Time
-	for _, s := range all {
+	for _, s := range r.list() {
 		if v := s.view(); newest == nil || v.DisconnectedAt.After(at) {
 			newest, at = s, v.DisconnectedAt
 		}
