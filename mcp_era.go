@@ -26,10 +26,8 @@ var modernVersions = []string{"2026-07-28"}
 // supportedVersions lists every revision, newest first, as server/discover
 // and UnsupportedProtocolVersion name them.
 func supportedVersions() []string {
-	out := slices.Clone(modernVersions)
-	for i := len(protocolVersions) - 1; i >= 0; i-- {
-		out = append(out, protocolVersions[i])
-	}
+	out := slices.Concat(modernVersions, protocolVersions)
+	slices.Reverse(out[len(modernVersions):])
 	return out
 }
 
