@@ -244,10 +244,8 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 		return r.current(), nil
 	}
 	all := r.list()
-	for _, s := range all {
-		if s.id == ref {
-			return s, nil
-		}
+	if i := slices.IndexFunc(all, func(s *session) bool { return s.id == ref }); i >= 0 {
+		return all[i], nil
 	}
 	var byApp []*session
 	for _, s := range all {
