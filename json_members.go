@@ -29,3 +29,16 @@ func scanMembers(data []byte, slot func(name []byte) *[]byte) error {
 		return nil
 	})
 }
+
+// scanFields validates data as exactly one JSON object (scanObject) and
+// stores the raw value of each member that fields names, unescaped, in its
+// slot; of a repeated member, the last, as encoding/json reads it. The
+// values alias data.
+func scanFields(data []byte, fields map[string]*[]byte) error {
+	return scanObject(data, func(key, value []byte) error {
+		if p := fields[string(key)]; p != nil {
+			*p = value
+		}
+		return nil
+	})
+}

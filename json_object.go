@@ -105,3 +105,11 @@ func nullable(s string) any {
 	}
 	return s
 }
+
+// orNull is the JSON value v, compacted, or null when v is absent (nil).
+func orNull(v []byte) json.RawMessage {
+	if v == nil {
+		return json.RawMessage("null")
+	}
+	return compactJSON(v)
+}

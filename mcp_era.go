@@ -10,10 +10,12 @@ package main
 // and carries the change notifications it opted in to.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -24,10 +26,8 @@ var modernVersions = []string{"2026-07-28"}
 // supportedVersions lists every revision, newest first, as server/discover
 // and UnsupportedProtocolVersion name them.
 func supportedVersions() []string {
-	out := slices.Clone(modernVersions)
-	for i := len(protocolVersions) - 1; i >= 0; i-- {
-		out = append(out, protocolVersions[i])
-	}
+	out := slices.Concat(modernVersions, protocolVersions)
+	slices.Reverse(out[len(modernVersions):])
 	return out
 }
 
@@ -207,7 +207,7 @@ func modernResult(methodName string, result any, err error) (any, error) {
 	if p, ok := cachePolicy[methodName]; ok {
 		sep()
 		out = append(out, `"ttlMs":`...)
-		out = appendInt(out, p.ttlMs)
+		out = strconv.AppendInt(out, int64(p.ttlMs), 10)
 		out = append(out, `,"cacheScope":"`...)
 		out = append(out, p.scope...)
 		out = append(out, '"')
@@ -220,20 +220,11 @@ func modernResult(methodName string, result any, err error) (any, error) {
 	}
 	if !empty {
 		sep()
-		start := 1
-		for start < len(data) && (data[start] == ' ' || data[start] == '\t' || data[start] == '\n' || data[start] == '\r') {
-			start++
-		}
-		out = append(out, data[start:]...)
+		out = append(out, bytes.TrimLeft(data[1:], " \t\n\r")...)
 	} else {
 		out = append(out, '}')
 	}
 	return json.RawMessage(out), nil
-}
-
-func appendInt(b []byte, n int) []byte {
-	data, _ := json.Marshal(n)
-	return append(b, data...)
 }
 
 // discover answers server/discover: the versions, capabilities and

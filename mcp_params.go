@@ -19,7 +19,7 @@ func quoteClipped(s string, limit int) string {
 // decodeParams decodes method params into dst; absent params decode as {}.
 // Member names of method params are matched as encoding/json does; tool
 // arguments, where a misspelt name must be reported, are decoded strictly in
-// tool_table.go.
+// tool_call.go.
 func decodeParams(params json.RawMessage, dst any) error {
 	if params == nil {
 		return nil

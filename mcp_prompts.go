@@ -85,10 +85,8 @@ func catalogOf(ts *toolSet) toolCatalog {
 
 // promptByName finds a prompt of allPrompts.
 func promptByName(name string) *prompt {
-	for _, p := range allPrompts {
-		if p.name == name {
-			return p
-		}
+	if i := slices.IndexFunc(allPrompts, func(p *prompt) bool { return p.name == name }); i >= 0 {
+		return allPrompts[i]
 	}
 	return nil
 }
@@ -216,36 +214,19 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 		return rpcErrorf(errInvalidParams, map[string]string{"prompt": p.name, "argument": arg, "problem": problem},
 			"invalid params: prompt %s: argument %q: %s", p.name, arg, problem)
 	}
-	if len(raw) > 0 && string(raw) != "null" {
-		if rawKind(raw) != "object" {
-			return nil, bad("arguments", "must be an object of strings, not "+jsonKind(raw))
-		}
-		seen := map[string]bool{}
-		var problem error
-		err := eachMember(raw, func(name string, v []byte) bool {
-			switch {
-			case seen[name]:
-				problem = bad(name, "given twice")
-			case !slices.ContainsFunc(p.args, func(a promptArg) bool { return a.name == name }):
-				problem = bad(name, "unknown argument; this prompt takes "+promptArgNames(p))
-			case string(v) == "null":
-			case rawKind(v) != "string":
-				problem = bad(name, "must be a string, not "+jsonKind(v))
-			default:
-				s, _ := wireString(v)
-				if s != "" {
-					args[name] = s
-				}
+	if err := strictMembers(raw, "prompt", "an object of strings", promptArgNames(p), bad, func(name string, v []byte) error {
+		switch {
+		case string(v) == "null":
+		case rawKind(v) != "string":
+			return bad(name, "must be a string, not "+jsonKind(v))
+		default:
+			if s, _ := wireString(v); s != "" {
+				args[name] = s
 			}
-			seen[name] = true
-			return problem == nil
-		})
-		if err != nil {
-			return nil, bad("arguments", "malformed JSON")
 		}
-		if problem != nil {
-			return nil, problem
-		}
+		return nil
+	}); err != nil {
+		return nil, err
 	}
 	for _, a := range p.args {
 		v, ok := args[a.name]
@@ -272,15 +253,13 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 	return args, nil
 }
 
-func promptArgNames(p *prompt) string {
-	if len(p.args) == 0 {
-		return "no arguments"
-	}
+// promptArgNames lists the names of p's arguments.
+func promptArgNames(p *prompt) []string {
 	names := make([]string, len(p.args))
 	for i, a := range p.args {
 		names[i] = a.name
 	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // promptLookups are the data that completions of prompt arguments need, one
@@ -309,7 +288,7 @@ func completePrompt(ctx context.Context, data promptLookups, promptName, argName
 	i := slices.IndexFunc(p.args, func(a promptArg) bool { return a.name == argName })
 	if i < 0 {
 		return nil, rpcErrorf(errInvalidParams, map[string]any{"prompt": promptName, "argument": argName},
-			"invalid params: prompt %s has no argument %q; it takes %s", promptName, argName, promptArgNames(p))
+			"invalid params: prompt %s has no argument %q; it takes %s", promptName, argName, argNames(promptArgNames(p)))
 	}
 	if len(typed) > maxPromptArgBytes {
 		return nil, rpcErrorf(errInvalidParams, map[string]any{"prompt": promptName, "argument": argName},
@@ -457,7 +436,7 @@ func (l serverLookups) stateChildren(ctx context.Context, parent []pathSegment) 
 	ctx, cancel := context.WithTimeout(ctx, min(l.s.cfg.RequestTimeout, healthStreamsTimeout))
 	defer cancel()
 	q := &l.s.tools.adapterQueries
-	sess, err := q.session("")
+	sess, err := q.sessionFor("", "")
 	if err != nil {
 		return nil, err
 	}
@@ -485,9 +464,4 @@ func (l serverLookups) sessionNames() []string {
 		}
 	}
 	return names
-}
-
-// completePromptArgument is completion/complete for ref/prompt.
-func (s *mcpServer) completePromptArgument(ctx context.Context, promptName, argName, typed string, context map[string]string) ([]string, error) {
-	return completePrompt(ctx, serverLookups{s}, promptName, argName, typed, context)
 }

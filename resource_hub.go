@@ -171,10 +171,8 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 		switch kind {
 		case uriSession:
 			body, err = describeSessionResource(s)
-		case uriRedux:
-			body, err = h.currentState(ctx, s, "redux")
-		case uriNavigation:
-			body, err = h.currentState(ctx, s, "navigation")
+		case uriRedux, uriNavigation:
+			body, err = h.currentState(ctx, s, resourceStream(kind))
 		default:
 			body, err = h.mmkv(ctx, s, instance)
 		}
@@ -238,7 +236,7 @@ func describeSessionResource(s *session) ([]byte, error) {
 		"sessionId":      a.SessionID,
 		"adapterVersion": a.AdapterVersion,
 		"uptime":         uptime(a),
-		"deviceInfo":     map[string]json.RawMessage{"app": rawOrNull(a.App), "device": rawOrNull(a.Device)},
+		"deviceInfo":     map[string]json.RawMessage{"app": orNull(a.App), "device": orNull(a.Device)},
 		"connectedAt":    a.ConnectedAt.UTC().Format(timeFormat),
 		"streams":        streams,
 	}
@@ -249,13 +247,6 @@ func describeSessionResource(s *session) ([]byte, error) {
 		out["disconnectedAt"] = formatTime(v.DisconnectedAt)
 	}
 	return json.Marshal(out)
-}
-
-func rawOrNull(v json.RawMessage) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return v
 }
 
 // currentState reads the current state of one stream with the same checks
@@ -306,8 +297,8 @@ func (h *resourceHub) mmkv(ctx context.Context, s *session, instance string) ([]
 	}
 	var o jsonObject
 	o.value("instance", instance)
-	o.raw("keys", rawOrNull(keys))
-	o.raw("totalSize", rawOrNull(size))
+	o.raw("keys", orNull(keys))
+	o.raw("totalSize", orNull(size))
 	return o.close(), nil
 }
 

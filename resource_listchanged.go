@@ -67,9 +67,6 @@ func (a *listAnnouncer) relayedChange() {
 
 // run announces changes until ctx ends; serve runs it.
 func (a *listAnnouncer) run(ctx context.Context) {
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	defer timer.Stop()
 	var last time.Time // of the last announcement
 	for {
 		select {
@@ -77,13 +74,8 @@ func (a *listAnnouncer) run(ctx context.Context) {
 			return
 		case <-a.wake:
 		}
-		if wait := time.Until(last.Add(a.interval)); wait > 0 && !last.IsZero() {
-			timer.Reset(wait)
-			select {
-			case <-ctx.Done():
-				return
-			case <-timer.C:
-			}
+		if wait := time.Until(last.Add(a.interval)); wait > 0 && !last.IsZero() && !sleepCtx(ctx, wait) {
+			return
 		}
 		relayed := a.relayed.Swap(false)
 		switch key := a.listing(); {

@@ -67,13 +67,8 @@ func (s *session) goneErrorLocked(method string) error {
 }
 
 func (s *session) streamsLocked() json.RawMessage {
-	var o jsonObject
-	o.key("streams")
-	o.buf = append(o.buf, '[')
+	streams := make([]map[string]any, len(s.info.Streams))
 	for i, st := range s.info.Streams {
-		if i > 0 {
-			o.buf = append(o.buf, ',')
-		}
 		r := s.rings[st.Name]
 		var oldest, latest int64
 		hasSnapshot := false
@@ -87,11 +82,10 @@ func (s *session) streamsLocked() json.RawMessage {
 		if st.Instances != nil {
 			entry["instances"] = st.Instances
 		}
-		b, _ := json.Marshal(entry)
-		o.buf = append(o.buf, b...)
+		streams[i] = entry
 	}
-	o.buf = append(o.buf, ']')
-	return o.close()
+	b, _ := json.Marshal(map[string]any{"streams": streams})
+	return b
 }
 
 // eventsLocked answers events.query with the semantics of wire protocol §4.
@@ -102,31 +96,24 @@ func (s *session) eventsLocked(p eventsParams) json.RawMessage {
 	var oldest, latest int64
 	if r != nil {
 		oldest, latest = r.seqRange()
-		match := func(e bufferedEvent) bool { return p.EventType == "" || e.typ == p.EventType }
-		if p.SinceSeq != nil {
-			for i := range r.events.len() {
-				e := *r.events.at(i)
-				if e.seq <= *p.SinceSeq || !match(e) {
-					continue
-				}
-				if int64(len(matched)) == p.Limit {
-					hasMore = true
-					break
-				}
-				matched = append(matched, e)
+		// With since, the oldest matches after it; without, the newest.
+		n := r.events.len()
+		for k := range n {
+			i := k
+			if p.SinceSeq == nil {
+				i = n - 1 - k
 			}
-		} else {
-			for i := r.events.len() - 1; i >= 0; i-- {
-				e := *r.events.at(i)
-				if !match(e) {
-					continue
-				}
-				if int64(len(matched)) == p.Limit {
-					hasMore = true
-					break
-				}
-				matched = append(matched, e)
+			e := *r.events.at(i)
+			if p.SinceSeq != nil && e.seq <= *p.SinceSeq || p.EventType != "" && e.typ != p.EventType {
+				continue
 			}
+			if int64(len(matched)) == p.Limit {
+				hasMore = true
+				break
+			}
+			matched = append(matched, e)
+		}
+		if p.SinceSeq == nil {
 			slices.Reverse(matched)
 		}
 	}

@@ -130,9 +130,7 @@ func (r *sessionRegistry) endNativeSession(app nativeApp, reason string) {
 		s.mu.Lock()
 		feed := s.feed
 		s.mu.Unlock()
-		if feed != nil {
-			r.detach(s, feed, reason)
-		}
+		r.detach(s, feed, reason) // nothing when feed is nil: the session has ended already
 	}
 }
 

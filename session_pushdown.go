@@ -58,17 +58,7 @@ func (q *adapterQueries) stateAtPushed(ctx context.Context, s *session, stream, 
 // or {length}, availableTotal?}.
 func pathMissFromAnswer(raw []byte, segs []pathSegment) (*pathMiss, error) {
 	var prefixRaw, availableRaw, totalRaw []byte
-	if err := scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "resolvedPrefix":
-			prefixRaw = value
-		case "available":
-			availableRaw = value
-		case "availableTotal":
-			totalRaw = value
-		}
-		return nil
-	}); err != nil {
+	if err := scanFields(raw, map[string]*[]byte{"resolvedPrefix": &prefixRaw, "available": &availableRaw, "availableTotal": &totalRaw}); err != nil {
 		return nil, errors.New("not an object")
 	}
 	prefix, err := parseWirePath(prefixRaw)
@@ -151,15 +141,7 @@ func (q *adapterQueries) outlineTooLarge(ctx context.Context, s *session, stream
 // maxOutlineEntries.
 func parseKeysAnswer(raw []byte, segs []pathSegment) (int64, []outlineEntry, error) {
 	var sizeRaw, childrenRaw []byte
-	if err := scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "size":
-			sizeRaw = value
-		case "children":
-			childrenRaw = value
-		}
-		return nil
-	}); err != nil {
+	if err := scanFields(raw, map[string]*[]byte{"size": &sizeRaw, "children": &childrenRaw}); err != nil {
 		return 0, nil, errors.New("not an object")
 	}
 	size, ok := wireInt(sizeRaw)
@@ -170,19 +152,7 @@ func parseKeysAnswer(raw []byte, segs []pathSegment) (int64, []outlineEntry, err
 	prefix := slices.Clip(segs)
 	err := scanArray(childrenRaw, func(i int, v []byte) error {
 		var keyRaw, indexRaw, typeRaw, childSize []byte
-		if err := scanObject(v, func(key, value []byte) error {
-			switch string(key) {
-			case "key":
-				keyRaw = value
-			case "index":
-				indexRaw = value
-			case "type":
-				typeRaw = value
-			case "size":
-				childSize = value
-			}
-			return nil
-		}); err != nil {
+		if err := scanFields(v, map[string]*[]byte{"key": &keyRaw, "index": &indexRaw, "type": &typeRaw, "size": &childSize}); err != nil {
 			return fmt.Errorf("children[%d]: not an object", i)
 		}
 		var seg pathSegment
@@ -222,13 +192,9 @@ func (s *session) snapshotAtLocked(p snapshotParams) (json.RawMessage, error) {
 	if miss != nil {
 		return nil, notFound(formatPath(pathFromWire(p.Path)), miss)
 	}
-	ts := rawMember(whole, "timestamp")
-	if ts == nil {
-		ts = []byte("null")
-	}
 	var o jsonObject
 	o.raw("seq", rawMember(whole, "seq"))
-	o.raw("timestamp", ts)
+	o.raw("timestamp", orNull(rawMember(whole, "timestamp")))
 	o.raw("state", value)
 	return o.close(), nil
 }

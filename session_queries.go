@@ -19,18 +19,10 @@ type adapterQueries struct {
 	stacks   stackMapper // nil: METRO_URL is off
 }
 
-// session resolves a `session` argument ("" for the default session). With
-// no session at all it is NOT_CONNECTED, saying why.
-func (q *adapterQueries) session(ref string) (*session, error) {
-	s, err := q.sessions.find(ref)
-	if err != nil {
-		return nil, err
-	}
-	return s, q.present(s)
-}
-
-// sessionFor is session for a read of stream: with no `session`, the
-// default app's session that has it (sessionRegistry.findFor).
+// sessionFor resolves a `session` argument ("" for the default session) for
+// a read of stream ("" for none): with no `session`, the default app's
+// session that has it (sessionRegistry.findFor). With no session at all it
+// is NOT_CONNECTED, saying why.
 func (q *adapterQueries) sessionFor(ref, stream string) (*session, error) {
 	s, err := q.sessions.findFor(ref, stream)
 	if err != nil {

@@ -213,15 +213,12 @@ func (r *sessionRegistry) list() []*session {
 // current is the default session: the most recently connected live one,
 // else the most recently disconnected one; nil when there is none.
 func (r *sessionRegistry) current() *session {
-	all := r.list()
-	for _, s := range all {
-		if s.isLive() {
-			return s
-		}
+	if s := r.currentLive(""); s != nil {
+		return s
 	}
 	var newest *session
 	var at time.Time
-	for _, s := range all {
+	for _, s := range r.list() {
 		if v := s.view(); newest == nil || v.DisconnectedAt.After(at) {
 			newest, at = s, v.DisconnectedAt
 		}
@@ -247,10 +244,8 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 		return r.current(), nil
 	}
 	all := r.list()
-	for _, s := range all {
-		if s.id == ref {
-			return s, nil
-		}
+	if i := slices.IndexFunc(all, func(s *session) bool { return s.id == ref }); i >= 0 {
+		return all[i], nil
 	}
 	var byApp []*session
 	for _, s := range all {

@@ -81,30 +81,24 @@ func (s *session) keepQueryEvent(from any, typ string, at time.Time, payload jso
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := s.keptLocked()
+	var m reactQueryMutationEvent
+	var q reactQueryEvent
 	switch typ {
-	case "mutation_added", "mutation_updated":
-		var m reactQueryMutationEvent
+	case "mutation_added", "mutation_updated", "mutation_removed":
 		if json.Unmarshal(payload, &m) != nil {
 			return
 		}
-		id := string(m.MutationID)
-		if _, ok := k.mutations[id]; ok || len(k.mutations) < maxKeptMutations {
+		if id := string(m.MutationID); typ == "mutation_removed" {
+			delete(k.mutations, id)
+		} else if _, ok := k.mutations[id]; ok || len(k.mutations) < maxKeptMutations {
 			k.mutations[id] = payload
 		}
-	case "mutation_removed":
-		var m reactQueryMutationEvent
-		if json.Unmarshal(payload, &m) != nil {
-			return
-		}
-		delete(k.mutations, string(m.MutationID))
 	case "query_removed":
-		var q reactQueryEvent
 		if json.Unmarshal(payload, &q) != nil {
 			return
 		}
 		delete(k.queries, q.QueryHash)
 	default:
-		var q reactQueryEvent
 		if json.Unmarshal(payload, &q) != nil || q.QueryHash == "" {
 			return
 		}

@@ -230,31 +230,34 @@ func dispatchAction(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, 
 func (ts *toolSet) dispatchChanges(ctx context.Context, s *session, event []byte, before snapshot) (changes []change, total int, from string, err error) {
 	if diff := rawMember(rawMember(event, "payload"), "diff"); rawKind(diff) == "array" {
 		changes = readChanges(diff)
-		total = len(changes)
-		changes = changes[:min(len(changes), maxDispatchChanges)]
-		from = "event"
-	} else {
-		after, err := ts.fetchSnapshot(ctx, s, "redux", 0)
-		if err != nil {
-			return nil, 0, "", err
-		}
-		b, err1 := decodeState(before.state)
-		t, err2 := decodeState(after.state)
-		if err1 != nil || err2 != nil {
-			return nil, 0, "", malformedAnswer("snapshot.get", "state is not valid JSON")
-		}
-		changes, total = diffValues(b, t, maxDispatchChanges)
-		from = "snapshots"
+		return changes[:min(len(changes), maxDispatchChanges)], len(changes), "event", nil
 	}
+	after, err := ts.fetchSnapshot(ctx, s, "redux", 0)
+	if err != nil {
+		return nil, 0, "", err
+	}
+	changes, total, err = diffStates(before, after, maxDispatchChanges)
+	return changes, total, "snapshots", err
+}
+
+// diffStates is at most limit of the total changes from base's state to
+// target's (never nil, so that an answer lists none as []).
+func diffStates(base, target snapshot, limit int) ([]change, int, error) {
+	b, err1 := decodeState(base.state)
+	t, err2 := decodeState(target.state)
+	if err1 != nil || err2 != nil {
+		return nil, 0, malformedAnswer("snapshot.get", "state is not valid JSON")
+	}
+	changes, total := diffValues(b, t, limit)
 	if changes == nil {
 		changes = []change{}
 	}
-	return changes, total, from, nil
+	return changes, total, nil
 }
 
 // readChanges reads a diff an app sent in debug_diff_snapshots' shape.
 func readChanges(diff []byte) []change {
-	var out []change
+	out := []change{}
 	_ = eachElement(diff, func(_ int, v []byte) bool {
 		var c struct {
 			Path     string          `json:"path"`
@@ -265,14 +268,7 @@ func readChanges(diff []byte) []change {
 		if json.Unmarshal(v, &c) != nil || c.Path == "" && c.Type == "" {
 			return true
 		}
-		ch := change{Path: c.Path, Type: c.Type}
-		if c.OldValue != nil {
-			ch.OldValue = c.OldValue
-		}
-		if c.NewValue != nil {
-			ch.NewValue = c.NewValue
-		}
-		out = append(out, ch)
+		out = append(out, change{Path: c.Path, Type: c.Type, OldValue: c.OldValue, NewValue: c.NewValue}) // nil encodes as null
 		return true
 	})
 	return out
@@ -341,7 +337,7 @@ func listCommands(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 			return nil, malformedAnswer("commands.list", "every command needs a non-empty `command`")
 		}
 	}
-	return encodeResult(map[string]any{"commands": *res.Commands})
+	return encodeResult(map[string]any{"commands": *res.Commands}, "")
 }
 
 func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
@@ -439,11 +435,8 @@ func (ts *toolSet) runCommandFollowed(ctx context.Context, s *session, params ru
 			streams = append(streams, f)
 		}
 	}
-	body, err := json.Marshal(map[string]any{"command": params.Command, "result": nil, "streams": streams})
-	if err != nil {
-		return nil, err
-	}
-	return &toolResult{body: body, narrow: "Many events followed the command: page through them with debug_query_events and since_seq."}, nil
+	return encodeResult(map[string]any{"command": params.Command, "result": nil, "streams": streams},
+		"Many events followed the command: page through them with debug_query_events and since_seq.")
 }
 
 // settle waits for the events that follow a command nobody answers. Tests

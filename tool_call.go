@@ -265,29 +265,16 @@ func errorResult(err error, r *redactor) json.RawMessage {
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}, objects: map[string]json.RawMessage{}}
 	members := map[string][]byte{}
-	if len(raw) > 0 && string(raw) != "null" {
-		if rawKind(raw) != "object" {
-			return args, invalidParams("arguments", "must be an object, not "+jsonKind(raw))
-		}
-		var problem error
-		err := eachMember(raw, func(name string, v []byte) bool {
-			if _, dup := members[name]; dup {
-				problem = invalidParams(name, "given twice")
-				return false
-			}
-			if !slices.ContainsFunc(specs, func(s argSpec) bool { return s.name == name }) {
-				problem = invalidParams(name, "unknown argument; this tool takes "+argNames(specs))
-				return false
-			}
-			members[name] = v
-			return true
-		})
-		if err != nil {
-			return args, invalidParams("arguments", "malformed JSON")
-		}
-		if problem != nil {
-			return args, problem
-		}
+	names := make([]string, len(specs))
+	for i, s := range specs {
+		names[i] = s.name
+	}
+	bad := func(name, problem string) error { return invalidParams(name, problem) }
+	if err := strictMembers(raw, "tool", "an object", names, bad, func(name string, v []byte) error {
+		members[name] = v
+		return nil
+	}); err != nil {
+		return args, err
 	}
 	for _, s := range specs {
 		v, ok := members[s.name]
@@ -323,13 +310,42 @@ func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	return args, nil
 }
 
-func argNames(specs []argSpec) string {
-	if len(specs) == 0 {
-		return "no arguments"
+// strictMembers walks the arguments object of a tool call or a prompt as
+// both read it: absent or null is none, names match exactly, and a name
+// given twice or not in takes is refused. shape says what the object must
+// be, whose what takes it ("tool", "prompt"); bad words what is wrong with
+// a member ("arguments": the whole), and each reads one member's value.
+func strictMembers(raw json.RawMessage, whose, shape string, takes []string, bad func(name, problem string) error, each func(name string, v []byte) error) error {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
 	}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.name
+	if rawKind(raw) != "object" {
+		return bad("arguments", "must be "+shape+", not "+jsonKind(raw))
+	}
+	seen := map[string]bool{}
+	var problem error
+	if eachMember(raw, func(name string, v []byte) bool {
+		switch {
+		case seen[name]:
+			problem = bad(name, "given twice")
+		case !slices.Contains(takes, name):
+			problem = bad(name, "unknown argument; this "+whose+" takes "+argNames(takes))
+		default:
+			problem = each(name, v)
+		}
+		seen[name] = true
+		return problem == nil
+	}) != nil {
+		return bad("arguments", "malformed JSON")
+	}
+	return problem
+}
+
+// argNames lists the arguments a tool or a prompt takes for an error, "no
+// arguments" when it takes none.
+func argNames(names []string) string {
+	if len(names) == 0 {
+		return "no arguments"
 	}
 	return strings.Join(names, ", ")
 }
@@ -366,7 +382,6 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 	return 0, invalidParams(s.name, fmt.Sprintf("must be at most %d", hi))
 }
 
-// parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
 // sessionArg is the optional `session` argument every tool takes. The
 // health check's description says once what it takes (a session id or an
 // app name), rather than each tool's schema.
@@ -375,6 +390,7 @@ var sessionArg = argSpec{name: "session", kind: argString}
 // withSession appends sessionArg to a tool's own arguments.
 func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
 
+// parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
 func parsePathArg(name, path string) ([]pathSegment, error) {
 	segs, err := parsePath(path)
 	if err != nil {
@@ -383,10 +399,12 @@ func parsePathArg(name, path string) ([]pathSegment, error) {
 	return segs, nil
 }
 
-func encodeResult(v any) (*toolResult, error) {
+// encodeResult is the answer v, with narrow the suggestion when it is over
+// the result budget.
+func encodeResult(v any, narrow string) (*toolResult, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
 	}
-	return &toolResult{body: body}, nil
+	return &toolResult{body: body, narrow: narrow}, nil
 }

@@ -97,6 +97,25 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 	}, nil
 }
 
+// filteredScan is the scan of stream's events of eventType that a call's
+// filter arguments (eventFilter) and paging arguments (limit, since_seq)
+// ask for, once the session is known to hold stream.
+func (ts *toolSet) filteredScan(a toolArgs, stream, eventType string) (eventScan, error) {
+	keep, err := ts.eventFilter(stream, a)
+	if err != nil {
+		return eventScan{}, err
+	}
+	if err := ts.checkStream(a.session, stream); err != nil {
+		return eventScan{}, consoleMissing(err, stream, a.session)
+	}
+	sc := eventScan{stream: stream, eventType: eventType, keep: keep}
+	sc.limit, _ = a.int("limit")
+	if since, ok := a.int("since_seq"); ok {
+		sc.since = &since
+	}
+	return sc, nil
+}
+
 // textFields are the members of a shaped log entry or request summary that
 // `contains` looks through: its text, not its seq, time or level, which
 // would match nearly every entry for a number or "error".

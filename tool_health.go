@@ -188,13 +188,13 @@ func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 			out.Streams = []healthStream{}
 		},
 	}
-	res, err := encodeResult(out)
+	res, err := encodeResult(out, "")
 	for _, step := range steps {
 		if err != nil || len(res.body) <= budget {
 			break
 		}
 		step()
-		res, err = encodeResult(out)
+		res, err = encodeResult(out, "")
 	}
 	return res, err
 }
@@ -203,7 +203,7 @@ func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 // debug://sessions.
 func describeSession(v sessionView) healthSession {
 	h := healthSession{ID: v.ID, App: nullable(v.AppName()), Via: v.Via, Connected: v.Connected,
-		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: rawOrNull(v.Info.Device), Streams: []string{}}
+		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: orNull(v.Info.Device), Streams: []string{}}
 	if !v.Connected {
 		h.DisconnectedAt = formatTime(v.DisconnectedAt)
 	}
@@ -235,27 +235,19 @@ func addRelayNote(result []byte, note map[string]any) []byte {
 	if json.Unmarshal(result, &r) != nil {
 		return result
 	}
-	addTo := func(v any) {
-		if m, ok := v.(map[string]any); ok {
-			if server, ok := m["server"].(map[string]any); ok {
-				server["relay"] = note
-			}
-		}
+	health, _ := r["structuredContent"].(map[string]any)
+	server, _ := health["server"].(map[string]any)
+	content, _ := r["content"].([]any)
+	if server == nil || len(content) == 0 {
+		return result // a failure: no health to add to
 	}
-	addTo(r["structuredContent"])
-	if content, ok := r["content"].([]any); ok && len(content) > 0 {
-		if item, ok := content[0].(map[string]any); ok {
-			if text, ok := item["text"].(string); ok {
-				var inner map[string]any
-				if json.Unmarshal([]byte(text), &inner) == nil {
-					addTo(inner)
-					if data, err := json.Marshal(inner); err == nil {
-						item["text"] = string(data)
-					}
-				}
-			}
-		}
+	server["relay"] = note
+	// The text is the structured content as JSON (successResult).
+	text, err := json.Marshal(health)
+	if err != nil {
+		return result
 	}
+	content[0] = map[string]any{"type": "text", "text": string(text)}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return result

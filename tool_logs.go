@@ -235,11 +235,8 @@ const maxCrashMessage = 32000
 
 // readLogEntry reads a console `log` event.
 func readLogEntry(event []byte) logEntry {
-	e := logEntry{Timestamp: rawMember(event, "timestamp")}
+	e := logEntry{Timestamp: orNull(rawMember(event, "timestamp"))}
 	e.Seq, _ = wireInt(rawMember(event, "seq"))
-	if e.Timestamp == nil {
-		e.Timestamp = json.RawMessage("null")
-	}
 	payload := rawMember(event, "payload")
 	level, _ := wireString(rawMember(payload, "level"))
 	e.Level = appLogLevels[logLevelRank(level)]
@@ -299,17 +296,9 @@ func cutStack(stack []byte) (json.RawMessage, int) {
 }
 
 func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
-	keep, err := ts.eventFilter(consoleStream, a)
+	sc, err := ts.filteredScan(a, consoleStream, logEventType)
 	if err != nil {
 		return nil, err
-	}
-	if err := ts.checkStream(a.session, consoleStream); err != nil {
-		return nil, consoleMissing(err, consoleStream, a.session)
-	}
-	sc := eventScan{stream: consoleStream, eventType: logEventType, keep: keep}
-	sc.limit, _ = a.int("limit")
-	if since, ok := a.int("since_seq"); ok {
-		sc.since = &since
 	}
 	res, err := ts.scanEvents(ctx, a.session, sc)
 	if err != nil {
@@ -320,16 +309,12 @@ func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		entries[i] = readLogEntry(ev)
 	}
 	note := ts.mapLogStacks(ctx, res.events, entries)
-	body, err := json.Marshal(struct {
+	return encodeResult(struct {
 		Entries       []logEntry `json:"entries"`
 		HasMore       bool       `json:"hasMore"`
 		LatestSeq     int64      `json:"latestSeq"`
 		Symbolication *stackNote `json:"symbolication,omitempty"`
-	}{entries, res.hasMore, res.latestSeq, note})
-	if err != nil {
-		return nil, err
-	}
-	return &toolResult{body: body, narrow: "Ask for fewer entries with a smaller `limit`, or filter with `level` or `contains`."}, nil
+	}{entries, res.hasMore, res.latestSeq, note}, "Ask for fewer entries with a smaller `limit`, or filter with `level` or `contains`.")
 }
 
 // containsFold reports whether a JSON value's text holds lower (lower-case).
@@ -359,11 +344,4 @@ func consoleMissing(err error, stream string, s *session) error {
 	}
 	e.Message += fmt.Sprintf("; the app's debug adapter would need to record a %q stream (docs/protocol.md §3)", stream)
 	return &e
-}
-
-func orNull(v []byte) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return compactJSON(v)
 }

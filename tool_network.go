@@ -69,20 +69,12 @@ func statusFilter(arg string) (func(status []byte) bool, error) {
 }
 
 func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
-	keep, err := ts.eventFilter(networkStream, a)
+	sc, err := ts.filteredScan(a, networkStream, requestEvent)
 	if err != nil {
 		return nil, err
 	}
-	if err := ts.checkStream(a.session, networkStream); err != nil {
-		return nil, consoleMissing(err, networkStream, a.session)
-	}
 	if seq, ok := a.int("seq"); ok {
 		return ts.requestDetail(ctx, a.session, seq)
-	}
-	sc := eventScan{stream: networkStream, eventType: requestEvent, keep: keep}
-	sc.limit, _ = a.int("limit")
-	if since, ok := a.int("since_seq"); ok {
-		sc.since = &since
 	}
 	res, err := ts.scanEvents(ctx, a.session, sc)
 	if err != nil {
@@ -96,16 +88,12 @@ func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 			note = unknownAttributionNote
 		}
 	}
-	body, err := json.Marshal(struct {
+	return encodeResult(struct {
 		Requests    []requestSummary `json:"requests"`
 		HasMore     bool             `json:"hasMore"`
 		LatestSeq   int64            `json:"latestSeq"`
 		Attribution string           `json:"attribution,omitempty"`
-	}{requests, res.hasMore, res.latestSeq, note})
-	if err != nil {
-		return nil, err
-	}
-	return &toolResult{body: body, narrow: "Ask for fewer requests with a smaller `limit`, or filter with `status`, `method` or `url_contains`."}, nil
+	}{requests, res.hasMore, res.latestSeq, note}, "Ask for fewer requests with a smaller `limit`, or filter with `status`, `method` or `url_contains`.")
 }
 
 // requestDetail is one exchange in full: the event's payload with its seq

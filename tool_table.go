@@ -204,7 +204,7 @@ func listStreams(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		}
 		out[i] = m
 	}
-	return encodeResult(map[string]any{"streams": out})
+	return encodeResult(map[string]any{"streams": out}, "")
 }
 
 func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
@@ -323,23 +323,14 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 		return nil, newToolError(codeSnapshotNotFound, map[string]any{"missing": missing},
 			"no snapshot event with %s in stream %q", describeMissing(missing, baseSeq, targetSeq), stream)
 	}
-	baseState, err1 := decodeState(base.state)
-	targetState, err2 := decodeState(target.state)
-	if err1 != nil || err2 != nil {
-		return nil, malformedAnswer("snapshot.get", "state is not valid JSON")
-	}
-	changes, total := diffValues(baseState, targetState, maxDiffChanges)
-	ts.redact.Changes(changes) // on the unredacted diff, so a changed token still shows
-	if changes == nil {
-		changes = []change{}
-	}
-	body, err := json.Marshal(map[string]any{"changes": changes, "baseSeq": baseSeq, "targetSeq": targetSeq,
-		"totalChanges": total, "truncated": total > len(changes)})
+	changes, total, err := diffStates(base, target, maxDiffChanges)
 	if err != nil {
 		return nil, err
 	}
-	return &toolResult{body: body,
-		narrow: "The changed values are large: read them with debug_get_snapshot and a `scope` from the changes' paths."}, nil
+	ts.redact.Changes(changes) // on the unredacted diff, so a changed token still shows
+	return encodeResult(map[string]any{"changes": changes, "baseSeq": baseSeq, "targetSeq": targetSeq,
+		"totalChanges": total, "truncated": total > len(changes)},
+		"The changed values are large: read them with debug_get_snapshot and a `scope` from the changes' paths.")
 }
 
 // pickSnapshots fills in the seqs left out of a diff from the stream's
@@ -382,14 +373,12 @@ func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string,
 		"stream %q holds %d snapshot event(s) within reach; a diff needs two", stream, len(seqs))
 }
 
+// describeMissing names the missing seq arguments with their values.
 func describeMissing(missing []string, baseSeq, targetSeq int64) string {
-	var parts []string
-	for _, m := range missing {
-		if m == "base_seq" {
-			parts = append(parts, fmt.Sprintf("base_seq %d", baseSeq))
-		} else {
-			parts = append(parts, fmt.Sprintf("target_seq %d", targetSeq))
-		}
+	seqs := map[string]int64{"base_seq": baseSeq, "target_seq": targetSeq}
+	parts := make([]string, len(missing))
+	for i, m := range missing {
+		parts[i] = fmt.Sprintf("%s %d", m, seqs[m])
 	}
 	return strings.Join(parts, " or ")
 }

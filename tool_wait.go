@@ -78,14 +78,15 @@ const (
 func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) {
 	w := &waitState{start: time.Now()}
 	stream, _ := a.str("stream")
-	keep, err := ts.eventFilter(stream, a)
+	eventType, _ := a.str("event_type")
+	if eventType == "" {
+		eventType = map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream]
+	}
+	sc, err := ts.filteredScan(a, stream, eventType)
 	if err != nil {
 		return nil, err
 	}
 	s := a.session
-	if err := ts.checkStream(s, stream); err != nil {
-		return nil, consoleMissing(err, stream, s)
-	}
 	if ts.waiting.Add(1) > maxWaits {
 		ts.waiting.Add(-1)
 		return nil, tooManyWaits(maxWaits)
@@ -94,11 +95,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 
 	w.count, _ = a.int("count")
 	timeoutMs, _ := a.int("timeout_ms")
-	w.sc = eventScan{stream: stream, keep: keep}
-	w.sc.eventType, _ = a.str("event_type")
-	if w.sc.eventType == "" {
-		w.sc.eventType = map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream]
-	}
+	w.sc = sc
 	var given bool
 	w.cursor, given = a.int("since_seq")
 	// Without since_seq only what happens next counts; with it, what the
@@ -202,11 +199,7 @@ func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*too
 	if w.note != "" {
 		out["note"] = w.note
 	}
-	body, err := json.Marshal(out)
-	if err != nil {
-		return nil, err
-	}
-	return &toolResult{body: body, narrow: "Wait for fewer events with a smaller `count`, or narrow the filters."}, nil
+	return encodeResult(out, "Wait for fewer events with a smaller `count`, or narrow the filters.")
 }
 
 // mapWaitStacks maps the stacks of the console log entries among events
