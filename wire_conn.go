@@ -327,20 +327,8 @@ func parseWireEvent(raw []byte) (wireEventHead, error) {
 	if len(raw) == 0 || wireAbsent(raw) || raw[0] != '{' {
 		return head, fmt.Errorf("the event is not an object: %s", clipJSON(raw))
 	}
-	var stream, seq, typ, timestamp []byte
-	_ = scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "stream":
-			stream = value
-		case "seq":
-			seq = value
-		case "type":
-			typ = value
-		case "timestamp":
-			timestamp = value
-		}
-		return nil
-	})
+	m, _ := wireMembers(raw, "stream", "seq", "type", "timestamp")
+	stream, seq, typ, timestamp := m[0], m[1], m[2], m[3]
 	name, ok := wireString(stream)
 	n, seqOK := wireInt(seq)
 	if !ok || name == "" || !seqOK || n < 1 {
