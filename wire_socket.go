@@ -20,8 +20,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -131,23 +133,14 @@ func (h *socketHost[C]) stop() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopping = true
-	return h.listLocked()
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 // open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.listLocked()
-}
-
-// listLocked lists the connections open now; h.mu is held.
-func (h *socketHost[C]) listLocked() []C {
-	conns := make([]C, 0, len(h.conns))
-	for c := range h.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 func (h *socketHost[C]) wait() { h.wg.Wait() }
@@ -436,19 +429,25 @@ func (s *wireSocket) readText() (data []byte, size int64, err error) {
 	}
 }
 
-// readTextOwned is readText for a caller that keeps the message: a large
-// one takes the read buffer with it (the next message is read into a new
-// one, sized from this one), a small one is copied.
+// readTextOwned is readText for a caller that keeps the message (keep).
 func (s *wireSocket) readTextOwned() (data []byte, size int64, err error) {
 	data, size, err = s.readText()
-	switch {
-	case data == nil:
+	if data == nil {
 		return nil, size, err
-	case len(data) >= wireHandoffMin:
-		s.readBuf, s.lastHandoff = nil, len(data)
-		return data, size, nil
 	}
-	return bytes.Clone(data), size, nil
+	return s.keep(data, len(data)), size, nil
+}
+
+// keep returns part of the message just read, whole bytes long, for a
+// caller that keeps it: a large part takes the read buffer with it (the
+// next message is read into a new one, sized from this one), a small one
+// is copied, which is cheaper than regrowing a buffer.
+func (s *wireSocket) keep(part []byte, whole int) []byte {
+	if len(part) < wireHandoffMin {
+		return bytes.Clone(part)
+	}
+	s.readBuf, s.lastHandoff = nil, whole
+	return part
 }
 
 // discardMessage reads r to its end through scratch and returns how many bytes it read.
