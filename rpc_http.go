@@ -296,15 +296,6 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 	writeJSON(w, http.StatusOK, reply(r.Context(), handle, t.logger, req))
 }
 
-// reply runs a request's handler and encodes its reply.
-func reply(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) []byte {
-	result, err := callSafely(ctx, handle, logger, req)
-	if err != nil {
-		return encodeReply(req.ID, nil, asRPCError(err))
-	}
-	return encodeReply(req.ID, result, nil)
-}
-
 // stream answers with an SSE stream: run gets a send function for the
 // request's notifications and returns the final reply. The stream ends
 // when run returns; run's context ends when the client goes.
