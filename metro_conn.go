@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -257,7 +258,7 @@ func (c *metroConn) send(method string) error {
 		return err
 	}
 	if len(c.sent) >= maxMetroSent {
-		delete(c.sent, slices.Min(mapKeys(c.sent))) // the oldest: its answer is not coming
+		delete(c.sent, slices.Min(slices.Collect(maps.Keys(c.sent)))) // the oldest: its answer is not coming
 	}
 	if c.sent == nil {
 		c.sent = make(map[int64]string)
@@ -266,14 +267,6 @@ func (c *metroConn) send(method string) error {
 	sock := c.sock
 	c.mu.Unlock()
 	return sock.writeFrame(c.ctx, frame)
-}
-
-func mapKeys(m map[int64]string) []int64 {
-	keys := make([]int64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 // handle reads one frame of the page.
