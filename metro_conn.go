@@ -116,18 +116,14 @@ func (c *metroConn) serve() metroConnEnd {
 
 	// The CDP keepalive keeps the proxy from dropping an idle page; the
 	// pings find a proxy or device that stopped answering.
-	keepalive, pinged := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(keepalive)
-		c.keepAlive()
-	}()
-	go func() {
-		defer close(pinged)
+	var tasks sync.WaitGroup
+	tasks.Go(c.keepAlive)
+	tasks.Go(func() {
 		if sock.pingUntil(c.ctx.Done(), m.keepalive, m.pongTimeout) {
 			m.logger.Info("a Metro page did not answer a ping; dropping it", "page", c.page.ID, "session", c.sessionID)
 			c.end("ping timeout", (*wireSocket).dropSocket) // a page that does not pong would not answer a close either
 		}
-	}()
+	})
 	for _, method := range []string{"Runtime.enable", "Network.enable", "ReactNativeApplication.enable"} {
 		if err := c.send(method); err != nil {
 			break // the read below sees the connection end
@@ -135,8 +131,7 @@ func (c *metroConn) serve() metroConnEnd {
 	}
 	readErr := c.readFrames(sock)
 	c.stop("")
-	<-keepalive
-	<-pinged
+	tasks.Wait()
 	return c.detach(session, readErr, start)
 }
 
