@@ -357,7 +357,7 @@ func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error)
 		s.readBuf = buf
 	}
 	if typ != websocket.MessageText {
-		n, err := discardMessage(r, buf[:cap(buf)])
+		n, err := io.Copy(io.Discard, r)
 		return typ, nil, n, err
 	}
 	// Every buffer is at most limit bytes long.
@@ -398,11 +398,7 @@ func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error)
 	size := int64(len(buf) + n)
 	prefix := buf[:min(wirePrefixLen, len(buf))]
 	if err == nil {
-		scratch := buf[len(prefix):cap(buf)]
-		if len(scratch) == 0 {
-			scratch = s.probe[:]
-		}
-		rest, err := discardMessage(r, scratch)
+		rest, err := io.Copy(io.Discard, r)
 		if err != nil {
 			return 0, nil, 0, err
 		}
@@ -448,19 +444,4 @@ func (s *wireSocket) keep(part []byte, whole int) []byte {
 	}
 	s.readBuf, s.lastHandoff = nil, whole
 	return part
-}
-
-// discardMessage reads r to its end through scratch and returns how many bytes it read.
-func discardMessage(r io.Reader, scratch []byte) (int64, error) {
-	var total int64
-	for {
-		n, err := r.Read(scratch)
-		total += int64(n)
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
 }
