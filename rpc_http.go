@@ -317,7 +317,8 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 		case ev := <-q.events:
 			sse.event(ev)
 		case msg := <-final:
-			for q.drain(sse) {
+			for len(q.events) > 0 { // this loop alone receives from q
+				sse.event(<-q.events)
 			}
 			if msg != nil {
 				sse.event(msg)
@@ -347,17 +348,6 @@ func (q *sseQueue) send(method string, params any) {
 	case q.events <- data:
 	default:
 		q.dropped.Add(1)
-	}
-}
-
-// drain writes one queued event, reporting whether there was one.
-func (q *sseQueue) drain(sse *sseWriter) bool {
-	select {
-	case ev := <-q.events:
-		sse.event(ev)
-		return true
-	default:
-		return false
 	}
 }
 
