@@ -197,13 +197,9 @@ func validStreamName(name string) bool {
 	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
 		return false
 	}
-	for i := 1; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
+	return !strings.ContainsFunc(name[1:], func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-')
+	})
 }
 
 // parseWireHandshake validates a handshake in the order of wire protocol §2
