@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -79,11 +80,8 @@ func (c *adapterConn) serve() {
 	c.ws.CloseNow()
 	<-keepaliveDone
 	c.mu.Lock()
-	reason := c.dropReason
+	reason := cmp.Or(c.dropReason, linkReasonDisconnected)
 	c.mu.Unlock()
-	if reason == "" {
-		reason = linkReasonDisconnected
-	}
 	c.link.connEnded(c, reason, err)
 	c.finish()
 }
@@ -93,9 +91,7 @@ func (c *adapterConn) serve() {
 func (c *adapterConn) leave(reason string) map[string]*adapterPending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gone == "" {
-		c.gone = reason
-	}
+	c.gone = cmp.Or(c.gone, reason)
 	pending := c.pending
 	c.pending = nil
 	return pending
@@ -146,9 +142,7 @@ func (c *adapterConn) currentPhase() adapterConnPhase {
 // drop ends the connection at once, without a close handshake.
 func (c *adapterConn) drop(reason string) {
 	c.mu.Lock()
-	if c.dropReason == "" {
-		c.dropReason = reason
-	}
+	c.dropReason = cmp.Or(c.dropReason, reason)
 	c.mu.Unlock()
 	c.dropSocket()
 }

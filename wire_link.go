@@ -349,11 +349,8 @@ func (l *adapterLink) status() linkStatus {
 	live := l.sessions.liveInfo(sessionViaWire)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
-	if live != nil {
-		s.Connected = true
-		s.Adapter = live
-	} else {
+	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr, Connected: live != nil, Adapter: live}
+	if live == nil {
 		s.Reason = l.reasonLocked()
 	}
 	return s
