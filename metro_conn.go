@@ -9,6 +9,7 @@ package main
 // (errMetroNoState): Metro carries no state.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -165,10 +166,7 @@ func (c *metroConn) detach(session metroSession, readErr error, start time.Time)
 	c.session = nil
 	end.stopped = c.stopped
 	c.mu.Unlock()
-	reason := "disconnected"
-	if end.stopped != "" {
-		reason = end.stopped
-	}
+	reason := cmp.Or(end.stopped, "disconnected")
 	if session.leave(c, reason) {
 		c.link.logger.Info("a React Native page left Metro's link", "session", c.sessionID, "page", c.page.ID, "reason", reason, "closeReason", end.closeReason)
 	}

@@ -208,11 +208,8 @@ func (m *metroLink) poll(ctx context.Context) bool {
 			gone = append(gone, c)
 		}
 	}
-	for id := range m.held {
-		if _, ok := chosen[id]; !ok {
-			delete(m.held, id) // the page is gone: its rule goes with it
-		}
-	}
+	// A page gone takes its rule with it.
+	maps.DeleteFunc(m.held, func(id string, _ *metroBackoff) bool { return !chosen[id] })
 	now := time.Now()
 	for _, p := range pages {
 		if d := m.decideLocked(p, chosen, now); d.attach {

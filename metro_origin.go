@@ -33,6 +33,7 @@ package main
 // METRO_ALLOWED_HOSTS, the rule METRO_URL itself follows.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"net"
@@ -69,10 +70,7 @@ func metroFrontendHost(frontendURL string) (own string, other bool) {
 		return u.Scheme + "://" + strings.ToLower(u.Host), false
 	}
 	q := u.Query()
-	ws := q.Get("ws")
-	if ws == "" {
-		ws = q.Get("wss")
-	}
+	ws := cmp.Or(q.Get("ws"), q.Get("wss"))
 	return "", ws != "" && !strings.HasPrefix(ws, "/")
 }
 
