@@ -341,8 +341,9 @@ func (s *wireSocket) writeSoon(v any) error {
 // readMessage reads the next data message. A text message within the
 // limit is returned whole, in s.readBuf (valid until the next call unless
 // handed off). A larger one is read and discarded without holding more
-// than limit bytes of it (plus a one-byte probe); its first wirePrefixLen
-// bytes are returned with its full size. Binary messages are discarded;
+// than limit bytes of it (plus a one-byte probe; the rest goes through
+// io.Discard's shared buffers); its first wirePrefixLen bytes are returned
+// with its full size. Binary messages are discarded;
 // only their size is returned. Reads use no context: they end when the
 // socket closes.
 func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error) {
