@@ -115,9 +115,7 @@ func (c *adapterConn) takePending(id string) *adapterPending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.pending[id]
-	if p != nil {
-		delete(c.pending, id)
-	}
+	delete(c.pending, id)
 	return p
 }
 

@@ -358,10 +358,8 @@ func (l *adapterLink) status() linkStatus {
 
 func (l *adapterLink) wsURLLocked() string {
 	port := strconv.Itoa(l.cfg.WSPort)
-	if l.boundAddr != "" {
-		if _, p, err := net.SplitHostPort(l.boundAddr); err == nil {
-			port = p
-		}
+	if _, p, err := net.SplitHostPort(l.boundAddr); err == nil { // "" until bound
+		port = p
 	}
 	return "ws://" + net.JoinHostPort(l.cfg.WSHost, port) + "/"
 }
