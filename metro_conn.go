@@ -9,9 +9,11 @@ package main
 // (errMetroNoState): Metro carries no state.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -115,18 +117,14 @@ func (c *metroConn) serve() metroConnEnd {
 
 	// The CDP keepalive keeps the proxy from dropping an idle page; the
 	// pings find a proxy or device that stopped answering.
-	keepalive, pinged := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(keepalive)
-		c.keepAlive()
-	}()
-	go func() {
-		defer close(pinged)
+	var tasks sync.WaitGroup
+	tasks.Go(c.keepAlive)
+	tasks.Go(func() {
 		if sock.pingUntil(c.ctx.Done(), m.keepalive, m.pongTimeout) {
 			m.logger.Info("a Metro page did not answer a ping; dropping it", "page", c.page.ID, "session", c.sessionID)
 			c.end("ping timeout", (*wireSocket).dropSocket) // a page that does not pong would not answer a close either
 		}
-	}()
+	})
 	for _, method := range []string{"Runtime.enable", "Network.enable", "ReactNativeApplication.enable"} {
 		if err := c.send(method); err != nil {
 			break // the read below sees the connection end
@@ -134,8 +132,7 @@ func (c *metroConn) serve() metroConnEnd {
 	}
 	readErr := c.readFrames(sock)
 	c.stop("")
-	<-keepalive
-	<-pinged
+	tasks.Wait()
 	return c.detach(session, readErr, start)
 }
 
@@ -169,10 +166,7 @@ func (c *metroConn) detach(session metroSession, readErr error, start time.Time)
 	c.session = nil
 	end.stopped = c.stopped
 	c.mu.Unlock()
-	reason := "disconnected"
-	if end.stopped != "" {
-		reason = end.stopped
-	}
+	reason := cmp.Or(end.stopped, "disconnected")
 	if session.leave(c, reason) {
 		c.link.logger.Info("a React Native page left Metro's link", "session", c.sessionID, "page", c.page.ID, "reason", reason, "closeReason", end.closeReason)
 	}
@@ -257,7 +251,7 @@ func (c *metroConn) send(method string) error {
 		return err
 	}
 	if len(c.sent) >= maxMetroSent {
-		delete(c.sent, slices.Min(mapKeys(c.sent))) // the oldest: its answer is not coming
+		delete(c.sent, slices.Min(slices.Collect(maps.Keys(c.sent)))) // the oldest: its answer is not coming
 	}
 	if c.sent == nil {
 		c.sent = make(map[int64]string)
@@ -266,14 +260,6 @@ func (c *metroConn) send(method string) error {
 	sock := c.sock
 	c.mu.Unlock()
 	return sock.writeFrame(c.ctx, frame)
-}
-
-func mapKeys(m map[int64]string) []int64 {
-	keys := make([]int64, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	return keys
 }
 
 // handle reads one frame of the page.

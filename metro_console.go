@@ -159,32 +159,20 @@ func readRemoteObject(raw []byte) cdpRemoteObject {
 	return o
 }
 
-// cdpWord decodes a JSON string, without allocating for the words CDP
-// uses for types and subtypes.
+// cdpWords are the words CDP uses for types and subtypes, by their JSON
+// spelling.
+var cdpWords = func() map[string]string {
+	words := map[string]string{}
+	for _, w := range []string{"string", "number", "object", "boolean", "undefined", "function", "null", "array", "error", "log", "warning"} {
+		words[strconv.Quote(w)] = w
+	}
+	return words
+}()
+
+// cdpWord decodes a JSON string, without allocating for cdpWords.
 func cdpWord(v []byte) string {
-	switch string(v) {
-	case `"string"`:
-		return "string"
-	case `"number"`:
-		return "number"
-	case `"object"`:
-		return "object"
-	case `"boolean"`:
-		return "boolean"
-	case `"undefined"`:
-		return "undefined"
-	case `"function"`:
-		return "function"
-	case `"null"`:
-		return "null"
-	case `"array"`:
-		return "array"
-	case `"error"`:
-		return "error"
-	case `"log"`:
-		return "log"
-	case `"warning"`:
-		return "warning"
+	if w, ok := cdpWords[string(v)]; ok {
+		return w
 	}
 	s, _ := wireString(v)
 	return s

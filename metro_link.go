@@ -28,6 +28,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -207,11 +208,8 @@ func (m *metroLink) poll(ctx context.Context) bool {
 			gone = append(gone, c)
 		}
 	}
-	for id := range m.held {
-		if _, ok := chosen[id]; !ok {
-			delete(m.held, id) // the page is gone: its rule goes with it
-		}
-	}
+	// A page gone takes its rule with it.
+	maps.DeleteFunc(m.held, func(id string, _ *metroBackoff) bool { return !chosen[id] })
 	now := time.Now()
 	for _, p := range pages {
 		if d := m.decideLocked(p, chosen, now); d.attach {
@@ -265,25 +263,33 @@ func (m *metroLink) chooseLocked(pages []metroPageInfo) map[string]bool {
 func (m *metroLink) fetchList(ctx context.Context) ([]metroPageInfo, error) {
 	ctx, cancel := context.WithTimeout(ctx, min(m.cfg.RequestTimeout, 2*time.Second))
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.cfg.MetroURL+"/json/list", nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := m.client.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetroListBytes+1))
+	body, status, err := metroGet(ctx, m.client, m.cfg.MetroURL+"/json/list", nil, maxMetroListBytes)
 	switch {
 	case err != nil:
 		return nil, err
-	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("%w: HTTP %d", errMetroList, resp.StatusCode)
+	case status != http.StatusOK:
+		return nil, fmt.Errorf("%w: HTTP %d", errMetroList, status)
 	case len(body) > maxMetroListBytes:
 		return nil, fmt.Errorf("%w: over %d bytes", errMetroList, maxMetroListBytes)
 	}
 	return parseMetroList(body)
+}
+
+// metroGet GETs url from the dev server with header, and reads at most
+// limit+1 bytes of the answer, so that the caller sees one over limit.
+func metroGet(ctx context.Context, client *http.Client, url string, header http.Header, limit int) (body []byte, status int, err error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	maps.Copy(req.Header, header)
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer resp.Body.Close()
+	body, err = io.ReadAll(io.LimitReader(resp.Body, int64(limit)+1))
+	return body, resp.StatusCode, err
 }
 
 // attachLocked starts the connection to page p, feeding session id.
@@ -405,12 +411,16 @@ func (m *metroLink) status() metroStatus {
 		st.Pages = append(st.Pages, ps)
 	}
 	m.mu.Unlock()
+	attached := 0
 	for i, c := range conns {
-		if c != nil {
-			st.Pages[i].Attached = c.isAttached()
+		if c != nil && c.isAttached() {
+			st.Pages[i].Attached = true
+			attached++
 		}
 	}
-	st.SharedNetwork = m.sharedNetwork(conns)
+	// Requests shown now may be another app's when the dev server
+	// broadcasts and more than one page is attached (metro_netshare.go).
+	st.SharedNetwork = attached > 1 && m.netShare.broadcasting()
 	return st
 }
 

@@ -105,18 +105,3 @@ func (m *metroLink) otherPageAttached(page string) bool {
 	}
 	return false
 }
-
-// sharedNetwork reports whether requests shown now may be another app's:
-// the dev server broadcasts and more than one of conns is attached.
-func (m *metroLink) sharedNetwork(conns []*metroConn) bool {
-	if !m.netShare.broadcasting() {
-		return false
-	}
-	n := 0
-	for _, c := range conns {
-		if c != nil && c.isAttached() {
-			n++
-		}
-	}
-	return n > 1
-}

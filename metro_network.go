@@ -8,6 +8,7 @@ package main
 // the link never sends (metro_cdp.go), so response.body is null.
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -98,7 +99,11 @@ func (n *metroNetwork) handle(method string, params []byte, now time.Time, share
 		n.remove(key)
 		errText := ""
 		if method == "Network.loadingFailed" {
-			errText = "Network request failed: " + clipText(cmpOrText(p.ErrorText, p.Canceled), 1024)
+			text := cmp.Or(p.ErrorText, "unknown error")
+			if p.ErrorText == "" && p.Canceled {
+				text = "canceled"
+			}
+			errText = "Network request failed: " + clipText(text, 1024)
 		}
 		payload, err := r.event(p.Timestamp, errText)
 		return metroEvent{Stream: "network", Type: "http_request", Payload: payload, Time: r.wall}, err == nil, err
@@ -173,17 +178,6 @@ func (n *metroNetwork) started(method string, p *cdpNetworkParams, r *metroReque
 	}
 	n.resize(r)
 	return nil
-}
-
-// cmpOrText is a failure's text: the page's, else whether it was cancelled.
-func cmpOrText(text string, canceled bool) string {
-	switch {
-	case text != "":
-		return text
-	case canceled:
-		return "canceled"
-	}
-	return "unknown error"
 }
 
 // keyFor is the pending key for a request starting under id: the id
@@ -297,11 +291,8 @@ func (n *metroNetwork) remove(id string) {
 		n.bytes -= r.size
 	}
 	delete(n.pending, id)
-	for i, o := range n.order {
-		if o == id {
-			n.order = append(n.order[:i], n.order[i+1:]...)
-			break
-		}
+	if i := slices.Index(n.order, id); i >= 0 {
+		n.order = slices.Delete(n.order, i, i+1)
 	}
 }
 

@@ -33,9 +33,9 @@ package main
 // METRO_ALLOWED_HOSTS, the rule METRO_URL itself follows.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -70,10 +70,7 @@ func metroFrontendHost(frontendURL string) (own string, other bool) {
 		return u.Scheme + "://" + strings.ToLower(u.Host), false
 	}
 	q := u.Query()
-	ws := q.Get("ws")
-	if ws == "" {
-		ws = q.Get("wss")
-	}
+	ws := cmp.Or(q.Get("ws"), q.Get("wss"))
 	return "", ws != "" && !strings.HasPrefix(ws, "/")
 }
 
@@ -135,19 +132,9 @@ func withPort(hostPort, port string) string {
 // the host:port it names (extra.expoClient.hostUri, else
 // extra.expoGo.debuggerHost), or "" when the answer is not Expo's.
 func fetchManifestHost(ctx context.Context, client *http.Client, metroURL string) string {
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, metroURL+"/", nil)
-	if err != nil {
-		return ""
-	}
-	req.Header.Set("Expo-Platform", "ios")
-	req.Header.Set("Accept", "application/expo+json,application/json")
-	resp, err := client.Do(req)
-	if err != nil {
-		return ""
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, maxMetroManifestBytes+1))
-	if err != nil || resp.StatusCode != http.StatusOK || len(body) > maxMetroManifestBytes {
+	body, status, err := metroGet(ctx, client, metroURL+"/", http.Header{
+		"Expo-Platform": {"ios"}, "Accept": {"application/expo+json,application/json"}}, maxMetroManifestBytes)
+	if err != nil || status != http.StatusOK || len(body) > maxMetroManifestBytes {
 		return ""
 	}
 	return parseManifestHost(body)

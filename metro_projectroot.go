@@ -34,10 +34,8 @@ func decodeProjectRoot(v string) string {
 	if !strings.Contains(v, "%") {
 		return v
 	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c <= ' ' || c >= utf8.RuneSelf {
-			return v
-		}
+	if strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r >= utf8.RuneSelf }) {
+		return v
 	}
 	decoded, err := url.PathUnescape(v)
 	if err != nil || !utf8.ValidString(decoded) {

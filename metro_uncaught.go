@@ -12,7 +12,10 @@ package main
 // argument, as older versions log it, its own stack is the throw site's,
 // and the call is left as it is.)
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // rnHandlerFrames are where React Native's handler reports an error from;
 // reportFatalError (its error guard) calls it for a fatal one.
@@ -28,26 +31,21 @@ const maxHandlerDepth = 2
 // message alone; "" for any other call, and when an argument is the Error
 // itself, whose own stack (the throw site) the message then shows.
 func rnUncaughtNote(args []cdpRemoteObject, frames []jsFrame) string {
-	for _, a := range args {
-		if a.Subtype == "error" {
-			return ""
-		}
+	if slices.ContainsFunc(args, func(a cdpRemoteObject) bool { return a.Subtype == "error" }) {
+		return ""
 	}
-	handler, fatal := false, false
+	handler, uncaught := false, "uncaught"
 	for i, f := range frames {
 		name := f.Method[strings.LastIndexByte(f.Method, '.')+1:]
-		if i < maxHandlerDepth && (name == rnHandlerFrames[0] || name == rnHandlerFrames[1]) {
+		if i < maxHandlerDepth && slices.Contains(rnHandlerFrames, name) {
 			handler = true
 		}
 		if name == "reportFatalError" {
-			fatal = true
+			uncaught = "uncaught, fatal"
 		}
 	}
-	switch {
-	case !handler:
+	if !handler {
 		return ""
-	case fatal:
-		return "(uncaught, fatal: React Native's error handler reported this error; the throw site and its stack are shown in the app's LogBox, not here)"
 	}
-	return "(uncaught: React Native's error handler reported this error; the throw site and its stack are shown in the app's LogBox, not here)"
+	return "(" + uncaught + ": React Native's error handler reported this error; the throw site and its stack are shown in the app's LogBox, not here)"
 }

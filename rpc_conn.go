@@ -167,7 +167,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 				"invalid request: batch of %d messages exceeds the limit of %d", len(elems), maxBatch))
 			return
 		}
-		c.spawn(ctx, nil, len(line), func(ctx context.Context) { c.serveBatch(ctx, elems) })
+		c.spawn(ctx, len(line), func(ctx context.Context) { c.serveBatch(ctx, elems) })
 		return
 	}
 	req, err := decodeMessage(line)
@@ -192,27 +192,22 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 		return
 	}
 	if req.isNotification() {
-		c.spawn(ctx, nil, len(line), func(ctx context.Context) { _, _ = c.callHandler(ctx, &req) })
+		c.spawn(ctx, len(line), func(ctx context.Context) { c.run(ctx, &req) })
 		return
 	}
 	if c.urgent != nil && c.urgent(&req) {
-		c.spawnUrgent(ctx, req)
+		c.lane.submit(c.answer(ctx, &req), 0, c.flushOut)
 		return
 	}
 	if c.waits != nil && c.waits(&req) {
-		if !c.spawnWaiting(ctx, req) {
+		if !c.spawnWaiting(ctx, &req) {
 			// Past maxWaiting the call is refused at once (BUSY), on this
 			// goroutine: it never queues for a worker behind other work.
 			c.out.write(c.run(withoutWaitSlot(ctx, maxWaiting), &req), false)
 		}
 		return
 	}
-	c.spawn(ctx, req.ID, len(line), func(ctx context.Context) {
-		reply := c.run(ctx, &req)
-		if !c.finish(req.ID) {
-			c.out.write(reply, true)
-		}
-	})
+	c.pool.submit(c.answer(ctx, &req), len(line), c.flushOut)
 }
 
 // serveBatch answers a JSON-RPC batch with one array holding the replies to
@@ -238,7 +233,7 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 		case err != nil:
 			replies = append(replies, encodeReply(req.ID, nil, asRPCError(err)))
 		case req.isNotification():
-			_, _ = c.callHandler(ctx, &req)
+			c.run(ctx, &req)
 		default:
 			elemCtx, cancel := context.WithCancel(ctx)
 			c.track(req.ID, cancel)
@@ -260,17 +255,32 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 	}
 }
 
-// spawn queues fn on the connection's pool. When id is not nil the request
-// is registered for cancellation first. size is the request line's length.
+// spawn queues fn, which answers no request of its own (a batch, a
+// notification), on the connection's pool; size is the line's length.
 // Only the reading goroutine calls spawn; it waits only while the queue is
 // full.
-func (c *rpcConn) spawn(ctx context.Context, id json.RawMessage, size int, fn func(context.Context)) {
+func (c *rpcConn) spawn(ctx context.Context, size int, fn func(context.Context)) {
 	ctx, cancel := context.WithCancel(ctx)
-	if id != nil {
-		c.track(id, cancel)
-	}
-	c.pool.submit(func() { defer cancel(); fn(ctx) }, size, func() { _ = c.out.flush() })
+	c.pool.submit(func() { defer cancel(); fn(ctx) }, size, c.flushOut)
 }
+
+// answer registers req for cancellation and returns what runs it, on
+// whichever pool or goroutine, and writes its reply unless the client
+// cancelled it.
+func (c *rpcConn) answer(ctx context.Context, req *request) func() {
+	ctx, cancel := context.WithCancel(ctx)
+	c.track(req.ID, cancel)
+	return func() {
+		defer cancel()
+		reply := c.run(ctx, req)
+		if !c.finish(req.ID) {
+			c.out.write(reply, true)
+		}
+	}
+}
+
+// flushOut writes the replies held back, before a submit waits for room.
+func (c *rpcConn) flushOut() { _ = c.out.flush() }
 
 func (c *rpcConn) track(id json.RawMessage, cancel context.CancelFunc) {
 	c.mu.Lock()
@@ -309,26 +319,28 @@ func (c *rpcConn) cancelRequest(params json.RawMessage) {
 	}
 }
 
-// run calls the handler and encodes its reply; for a notification it returns nil.
+// run calls the handler and encodes its reply; for a notification it
+// returns nil.
 func (c *rpcConn) run(ctx context.Context, req *request) []byte {
-	result, err := c.callHandler(ctx, req)
 	if req.isNotification() {
+		_, _ = callSafely(ctx, c.handle, c.logger, req)
 		return nil
 	}
+	return reply(ctx, c.handle, c.logger, req)
+}
+
+// reply runs a request's handler and encodes its reply.
+func reply(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) []byte {
+	result, err := callSafely(ctx, handle, logger, req)
 	if err != nil {
 		return encodeReply(req.ID, nil, asRPCError(err))
 	}
 	return encodeReply(req.ID, result, nil)
 }
 
-// callHandler turns a panicking handler into -32603 so that one bad request
-// cannot take the server down.
-func (c *rpcConn) callHandler(ctx context.Context, req *request) (result any, err error) {
-	return callSafely(ctx, c.handle, c.logger, req)
-}
-
-// callSafely calls handle, turning a panic into -32603. Transports other
-// than stdio (Streamable HTTP) call handlers through it too.
+// callSafely calls handle, turning a panic into -32603 so that one bad
+// request cannot take the server down. Every transport calls handlers
+// through it.
 func callSafely(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) (result any, err error) {
 	defer func() {
 		if p := recover(); p != nil {

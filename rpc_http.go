@@ -296,15 +296,6 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 	writeJSON(w, http.StatusOK, reply(r.Context(), handle, t.logger, req))
 }
 
-// reply runs a request's handler and encodes its reply.
-func reply(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) []byte {
-	result, err := callSafely(ctx, handle, logger, req)
-	if err != nil {
-		return encodeReply(req.ID, nil, asRPCError(err))
-	}
-	return encodeReply(req.ID, result, nil)
-}
-
 // stream answers with an SSE stream: run gets a send function for the
 // request's notifications and returns the final reply. The stream ends
 // when run returns; run's context ends when the client goes.
@@ -326,7 +317,8 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 		case ev := <-q.events:
 			sse.event(ev)
 		case msg := <-final:
-			for q.drain(sse) {
+			for len(q.events) > 0 { // this loop alone receives from q
+				sse.event(<-q.events)
 			}
 			if msg != nil {
 				sse.event(msg)
@@ -356,17 +348,6 @@ func (q *sseQueue) send(method string, params any) {
 	case q.events <- data:
 	default:
 		q.dropped.Add(1)
-	}
-}
-
-// drain writes one queued event, reporting whether there was one.
-func (q *sseQueue) drain(sse *sseWriter) bool {
-	select {
-	case ev := <-q.events:
-		sse.event(ev)
-		return true
-	default:
-		return false
 	}
 }
 

@@ -78,16 +78,7 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 	default:
 		return nil
 	}
-	var raw []byte
-	if req.Params != nil {
-		_ = eachMember(req.Params, func(name string, value []byte) bool {
-			if name == member {
-				raw = value
-			}
-			return raw == nil
-		})
-	}
-	value, ok := wireString(raw)
+	value, ok := wireString(rawMember(req.Params, member))
 	if !ok {
 		// The body is wrong, not the headers: the handler names the param.
 		return nil

@@ -126,12 +126,7 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 		defer cancel()
 	}
 	params := map[string]json.RawMessage{}
-	if req.Params != nil {
-		_ = eachMember(req.Params, func(name string, value []byte) bool {
-			params[name] = value
-			return true
-		})
-	}
+	_ = json.Unmarshal(req.Params, &params) // nil, or an object decodeMessage checked
 	name, _ := relayName(req.Method, params)
 	resp, self, herr := rl.exchange(ctx, rl.client, 1, req.Method, params, name, "application/json")
 	if herr != nil {
@@ -275,31 +270,30 @@ func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	uris := s.heldURIs()
-	done := make(chan bool, 1)
-	go func() {
+	var watcher sync.WaitGroup
+	watcher.Go(func() {
 		tick := time.NewTicker(rl.retry)
 		defer tick.Stop()
 		for {
 			select {
 			case <-ctx.Done():
-				done <- false
 				return
 			case <-s.subsChanged:
+				subsChanged = true
 				cancel()
-				done <- true
 				return
 			case <-tick.C:
 				if rl.listening() {
 					cancel()
-					done <- false
 					return
 				}
 			}
 		}
-	}()
+	})
 	rl.listen(ctx, uris, s)
 	cancel()
-	return <-done
+	watcher.Wait()
+	return subsChanged
 }
 
 // listen opens subscriptions/listen on the holder and hands its

@@ -115,10 +115,7 @@ func (lw *lineWriter) write(msg []byte, flush bool) {
 	if lw.err != nil {
 		return
 	}
-	if _, err := lw.w.Write(msg); err != nil {
-		lw.err = err
-		return
-	}
+	_, _ = lw.w.Write(msg) // a bufio.Writer's error sticks: WriteByte returns it too
 	if err := lw.w.WriteByte('\n'); err != nil {
 		lw.err = err
 		return

@@ -1,9 +1,5 @@
 package main
 
-import (
-	"context"
-)
-
 // Bounds of the urgent lane: requests of it running at once, and waiting.
 const (
 	maxUrgent       = 16
@@ -18,18 +14,4 @@ const (
 // full lane drains by itself.
 func newUrgentLane() *workerPool {
 	return newWorkerPool(maxUrgent, maxUrgentQueued, 0)
-}
-
-// spawnUrgent runs a request on the urgent lane, registered for
-// cancellation like any other.
-func (c *rpcConn) spawnUrgent(ctx context.Context, req request) {
-	ctx, cancel := context.WithCancel(ctx)
-	c.track(req.ID, cancel)
-	c.lane.submit(func() {
-		defer cancel()
-		reply := c.run(ctx, &req)
-		if !c.finish(req.ID) {
-			c.out.write(reply, true)
-		}
-	}, 0, func() { _ = c.out.flush() })
 }

@@ -15,21 +15,16 @@ const maxWaiting = 256
 // does nothing, when maxWaiting such requests already run. serve waits for
 // every one of them; they end when intake stops (the MCP core cancels them
 // on stopped).
-func (c *rpcConn) spawnWaiting(ctx context.Context, req request) bool {
+func (c *rpcConn) spawnWaiting(ctx context.Context, req *request) bool {
 	select {
 	case c.waitSlots <- struct{}{}:
 	default:
 		return false
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	c.track(req.ID, cancel)
+	run := c.answer(ctx, req)
 	c.waiting.Go(func() {
 		defer func() { <-c.waitSlots }()
-		defer cancel()
-		reply := c.run(ctx, &req)
-		if !c.finish(req.ID) {
-			c.out.write(reply, true)
-		}
+		run()
 	})
 	return true
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"sync"
 	"time"
@@ -79,11 +80,8 @@ func (c *adapterConn) serve() {
 	c.ws.CloseNow()
 	<-keepaliveDone
 	c.mu.Lock()
-	reason := c.dropReason
+	reason := cmp.Or(c.dropReason, linkReasonDisconnected)
 	c.mu.Unlock()
-	if reason == "" {
-		reason = linkReasonDisconnected
-	}
 	c.link.connEnded(c, reason, err)
 	c.finish()
 }
@@ -93,9 +91,7 @@ func (c *adapterConn) serve() {
 func (c *adapterConn) leave(reason string) map[string]*adapterPending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.gone == "" {
-		c.gone = reason
-	}
+	c.gone = cmp.Or(c.gone, reason)
 	pending := c.pending
 	c.pending = nil
 	return pending
@@ -119,9 +115,7 @@ func (c *adapterConn) takePending(id string) *adapterPending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	p := c.pending[id]
-	if p != nil {
-		delete(c.pending, id)
-	}
+	delete(c.pending, id)
 	return p
 }
 
@@ -146,9 +140,7 @@ func (c *adapterConn) currentPhase() adapterConnPhase {
 // drop ends the connection at once, without a close handshake.
 func (c *adapterConn) drop(reason string) {
 	c.mu.Lock()
-	if c.dropReason == "" {
-		c.dropReason = reason
-	}
+	c.dropReason = cmp.Or(c.dropReason, reason)
 	c.mu.Unlock()
 	c.dropSocket()
 }
@@ -327,20 +319,8 @@ func parseWireEvent(raw []byte) (wireEventHead, error) {
 	if len(raw) == 0 || wireAbsent(raw) || raw[0] != '{' {
 		return head, fmt.Errorf("the event is not an object: %s", clipJSON(raw))
 	}
-	var stream, seq, typ, timestamp []byte
-	_ = scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "stream":
-			stream = value
-		case "seq":
-			seq = value
-		case "type":
-			typ = value
-		case "timestamp":
-			timestamp = value
-		}
-		return nil
-	})
+	m, _ := wireMembers(raw, "stream", "seq", "type", "timestamp")
+	stream, seq, typ, timestamp := m[0], m[1], m[2], m[3]
 	name, ok := wireString(stream)
 	n, seqOK := wireInt(seq)
 	if !ok || name == "" || !seqOK || n < 1 {

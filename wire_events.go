@@ -21,20 +21,14 @@ const (
 	linkNotice                                  // something an agent should hear of: Level, Notice, Detail
 )
 
+// linkEventKindNames names the kinds, as their String says them.
+var linkEventKindNames = [...]string{linkConnected: "connected", linkDisconnected: "disconnected",
+	linkStreamsChanged: "streams_changed", linkEventPushed: "event_pushed", linkSessionExpired: "session_expired",
+	linkNotice: "notice"}
+
 func (k linkEventKind) String() string {
-	switch k {
-	case linkConnected:
-		return "connected"
-	case linkDisconnected:
-		return "disconnected"
-	case linkStreamsChanged:
-		return "streams_changed"
-	case linkEventPushed:
-		return "event_pushed"
-	case linkSessionExpired:
-		return "session_expired"
-	case linkNotice:
-		return "notice"
+	if k > 0 && int(k) < len(linkEventKindNames) {
+		return linkEventKindNames[k]
 	}
 	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
 }

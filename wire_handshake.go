@@ -17,7 +17,6 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -153,7 +152,7 @@ func wireInvalidHandshake(format string, args ...any) *wireHandshakeRefusal {
 // handleHandshake handles the first text message of a connection.
 func (c *adapterConn) handleHandshake(data []byte) {
 	l := c.link
-	info, refusal := l.parseHandshake(data)
+	info, refusal := parseWireHandshake(data, l.cfg.WSToken)
 	if refusal != nil {
 		if !c.setPhase(phaseAwaiting, phaseRefused) {
 			return
@@ -198,18 +197,9 @@ func validStreamName(name string) bool {
 	if len(name) == 0 || len(name) > 64 || name[0] < 'a' || name[0] > 'z' {
 		return false
 	}
-	for i := 1; i < len(name); i++ {
-		c := name[i]
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-') {
-			return false
-		}
-	}
-	return true
-}
-
-// parseHandshake validates a handshake against this server's settings.
-func (l *adapterLink) parseHandshake(data []byte) (*adapterInfo, *wireHandshakeRefusal) {
-	return parseWireHandshake(data, l.cfg.WSToken)
+	return !strings.ContainsFunc(name[1:], func(c rune) bool {
+		return !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-')
+	})
 }
 
 // parseWireHandshake validates a handshake in the order of wire protocol §2
@@ -352,25 +342,35 @@ const (
 // parseWireCapabilities validates a capability list: unique names of the
 // stream-name form. Names the server does not know are kept and ignored.
 func parseWireCapabilities(raw []byte) ([]string, error) {
+	return parseWireNames(raw, "", maxWireCapabilities, "capabilities", "capability",
+		"must match "+wireStreamNamePattern, validStreamName)
+}
+
+// parseWireNames reads raw, an array of at most limit unique names that each
+// pass valid. Errors start with at, the path of the array: "at most limit
+// plural", "[j]: rule, got …", "[j]: duplicate noun …".
+func parseWireNames(raw []byte, at string, limit int, plural, noun, rule string, valid func(string) bool) ([]string, error) {
 	if raw[0] != '[' {
-		return nil, fmt.Errorf(": must be an array, got %s", clipJSON(raw))
+		return nil, fmt.Errorf("%s: must be an array, got %s", at, clipJSON(raw))
 	}
-	caps := []string{}
-	err := scanArray(raw, func(i int, v []byte) error {
-		if i >= maxWireCapabilities {
-			return fmt.Errorf(": at most %d capabilities", maxWireCapabilities)
+	names := []string{}
+	seen := make(map[string]bool)
+	err := scanArray(raw, func(j int, v []byte) error {
+		if j >= limit {
+			return fmt.Errorf("%s: at most %d %s", at, limit, plural)
 		}
 		name, ok := wireString(v)
-		if !ok || !validStreamName(name) {
-			return fmt.Errorf("[%d]: must match %s, got %s", i, wireStreamNamePattern, clipJSON(v))
+		if !ok || !valid(name) {
+			return fmt.Errorf("%s[%d]: %s, got %s", at, j, rule, clipJSON(v))
 		}
-		if slices.Contains(caps, name) {
-			return fmt.Errorf("[%d]: duplicate capability %q", i, name)
+		if seen[name] {
+			return fmt.Errorf("%s[%d]: duplicate %s %q", at, j, noun, name)
 		}
-		caps = append(caps, name)
+		seen[name] = true
+		names = append(names, name)
 		return nil
 	})
-	return caps, err
+	return names, err
 }
 
 // parseWireStreams validates a stream list (wire protocol §2). Errors start with
@@ -441,25 +441,9 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 
 // parseWireInstances reads raw, the instances of the i-th stream.
 func parseWireInstances(i int, raw []byte) ([]string, error) {
-	if raw[0] != '[' {
-		return nil, fmt.Errorf("[%d].instances: must be an array, got %s", i, clipJSON(raw))
-	}
-	instances := []string{}
-	seen := make(map[string]bool)
-	err := scanArray(raw, func(j int, v []byte) error {
-		if j >= maxWireInstances {
-			return fmt.Errorf("[%d].instances: at most %d instances", i, maxWireInstances)
-		}
-		name, ok := wireString(v)
-		if n := utf8.RuneCountInString(name); !ok || n < 1 || n > 128 {
-			return fmt.Errorf("[%d].instances[%d]: must be a non-empty string of at most 128 characters, got %s", i, j, clipJSON(v))
-		}
-		if seen[name] {
-			return fmt.Errorf("[%d].instances[%d]: duplicate instance %q", i, j, name)
-		}
-		seen[name] = true
-		instances = append(instances, name)
-		return nil
-	})
-	return instances, err
+	return parseWireNames(raw, fmt.Sprintf("[%d].instances", i), maxWireInstances, "instances", "instance",
+		"must be a non-empty string of at most 128 characters", func(name string) bool {
+			n := utf8.RuneCountInString(name)
+			return n >= 1 && n <= 128
+		})
 }

@@ -234,14 +234,16 @@ func (l *adapterLink) run(ctx context.Context) error {
 
 	srv := newSocketServer(l.serveUpgrade, l.logger)
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
-	defer l.markBindTried()
+	tried, bound := sync.OnceFunc(func() { close(l.bindTried) }), sync.OnceFunc(func() { close(l.bound) })
+	defer tried()
 	stopServing := bindAndServe(ctx, hostPort, l.bindRetry, srv, func(addr string, err error) {
 		if err != nil {
 			l.setListenError(hostPort, err)
 		} else {
 			l.setListening(addr)
+			bound()
 		}
-		l.markBindTried()
+		tried()
 	})
 
 	// Stop intake, detach the live adapters, then close every connection.
@@ -308,11 +310,6 @@ func (l *adapterLink) setListening(addr string) {
 	wasFailing := l.listenErr != ""
 	l.listening, l.boundAddr, l.listenErr = true, addr, ""
 	l.mu.Unlock()
-	select {
-	case <-l.bound:
-	default:
-		close(l.bound)
-	}
 	l.logger.Info("listening for app adapters", "url", l.status().WSURL, "afterRetry", wasFailing)
 }
 
@@ -327,14 +324,6 @@ func (l *adapterLink) setListenError(hostPort string, err error) {
 		return
 	}
 	l.logger.Warn("cannot listen for app adapters; retrying", "addr", hostPort, "err", msg, "every", l.bindRetry)
-}
-
-func (l *adapterLink) markBindTried() {
-	select {
-	case <-l.bindTried:
-	default:
-		close(l.bindTried)
-	}
 }
 
 // bindAttempted is closed once run has tried to bind the first time,
@@ -360,11 +349,8 @@ func (l *adapterLink) status() linkStatus {
 	live := l.sessions.liveInfo(sessionViaWire)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr}
-	if live != nil {
-		s.Connected = true
-		s.Adapter = live
-	} else {
+	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr, Connected: live != nil, Adapter: live}
+	if live == nil {
 		s.Reason = l.reasonLocked()
 	}
 	return s
@@ -372,10 +358,8 @@ func (l *adapterLink) status() linkStatus {
 
 func (l *adapterLink) wsURLLocked() string {
 	port := strconv.Itoa(l.cfg.WSPort)
-	if l.boundAddr != "" {
-		if _, p, err := net.SplitHostPort(l.boundAddr); err == nil {
-			port = p
-		}
+	if _, p, err := net.SplitHostPort(l.boundAddr); err == nil { // "" until bound
+		port = p
 	}
 	return "ws://" + net.JoinHostPort(l.cfg.WSHost, port) + "/"
 }

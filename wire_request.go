@@ -81,6 +81,10 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 		return nil, err
 	}
 
+	// settled waits for the outcome of a request someone else took from
+	// the pending map: it was answered, or failed (replaced, disconnected).
+	settled := func() (json.RawMessage, error) { out := <-p.done; return out.result, out.err }
+
 	// The write is bounded by the request's deadline, not by ctx: coder/websocket
 	// closes the connection when a write's context ends mid-frame, and a
 	// caller giving up must not cost the other requests their adapter.
@@ -89,9 +93,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 	cancelWrite()
 	if err != nil {
 		if c.takePending(id) == nil {
-			// Already failed (replaced, disconnected) or answered.
-			out := <-p.done
-			return out.result, out.err
+			return settled()
 		}
 		switch {
 		case ctx.Err() != nil:
@@ -112,8 +114,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 		return out.result, out.err
 	case <-timer.C:
 		if c.takePending(id) == nil {
-			out := <-p.done
-			return out.result, out.err
+			return settled()
 		}
 		c.sendCancel(id)
 		l.logger.Debug("adapter request timed out", "method", method, "id", id)
@@ -121,8 +122,7 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 		return nil, l.timeoutError(method)
 	case <-ctx.Done():
 		if c.takePending(id) == nil {
-			out := <-p.done
-			return out.result, out.err
+			return settled()
 		}
 		c.sendCancel(id)
 		return nil, ctx.Err()
@@ -160,16 +160,7 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		p.done <- adapterOutcome{err: err}
 		return
 	}
-	result := m.Result
-	if len(result) >= wireHandoffMin {
-		// The waiter takes the read buffer with the result in it; the next
-		// message is read into a new one.
-		c.readBuf = nil
-		c.lastHandoff = c.messageLen
-	} else {
-		result = bytes.Clone(result)
-	}
-	p.done <- adapterOutcome{result: result}
+	p.done <- adapterOutcome{result: c.keep(m.Result, c.messageLen)}
 }
 
 // wireAnswerError is the error member of a response (wire protocol §4).
@@ -185,20 +176,11 @@ func parseWireAnswerError(raw []byte) (wireAnswerError, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return wireAnswerError{}, errors.New("error is not an object")
 	}
-	var code, message, details []byte
-	if err := scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "code":
-			code = value
-		case "message":
-			message = value
-		case "details":
-			details = value
-		}
-		return nil
-	}); err != nil {
+	m, err := wireMembers(raw, "code", "message", "details")
+	if err != nil {
 		return wireAnswerError{}, err
 	}
+	code, message, details := m[0], m[1], m[2]
 	codeStr, ok := wireString(code)
 	if !ok || codeStr == "" {
 		return wireAnswerError{}, errors.New("error.code is not a non-empty string")

@@ -20,8 +20,10 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -131,23 +133,14 @@ func (h *socketHost[C]) stop() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.stopping = true
-	return h.listLocked()
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 // open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.listLocked()
-}
-
-// listLocked lists the connections open now; h.mu is held.
-func (h *socketHost[C]) listLocked() []C {
-	conns := make([]C, 0, len(h.conns))
-	for c := range h.conns {
-		conns = append(conns, c)
-	}
-	return conns
+	return slices.Collect(maps.Keys(h.conns))
 }
 
 func (h *socketHost[C]) wait() { h.wg.Wait() }
@@ -348,8 +341,9 @@ func (s *wireSocket) writeSoon(v any) error {
 // readMessage reads the next data message. A text message within the
 // limit is returned whole, in s.readBuf (valid until the next call unless
 // handed off). A larger one is read and discarded without holding more
-// than limit bytes of it (plus a one-byte probe); its first wirePrefixLen
-// bytes are returned with its full size. Binary messages are discarded;
+// than limit bytes of it (plus a one-byte probe; the rest goes through
+// io.Discard's shared buffers); its first wirePrefixLen bytes are returned
+// with its full size. Binary messages are discarded;
 // only their size is returned. Reads use no context: they end when the
 // socket closes.
 func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error) {
@@ -364,7 +358,7 @@ func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error)
 		s.readBuf = buf
 	}
 	if typ != websocket.MessageText {
-		n, err := discardMessage(r, buf[:cap(buf)])
+		n, err := io.Copy(io.Discard, r)
 		return typ, nil, n, err
 	}
 	// Every buffer is at most limit bytes long.
@@ -405,11 +399,7 @@ func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error)
 	size := int64(len(buf) + n)
 	prefix := buf[:min(wirePrefixLen, len(buf))]
 	if err == nil {
-		scratch := buf[len(prefix):cap(buf)]
-		if len(scratch) == 0 {
-			scratch = s.probe[:]
-		}
-		rest, err := discardMessage(r, scratch)
+		rest, err := io.Copy(io.Discard, r)
 		if err != nil {
 			return 0, nil, 0, err
 		}
@@ -436,32 +426,23 @@ func (s *wireSocket) readText() (data []byte, size int64, err error) {
 	}
 }
 
-// readTextOwned is readText for a caller that keeps the message: a large
-// one takes the read buffer with it (the next message is read into a new
-// one, sized from this one), a small one is copied.
+// readTextOwned is readText for a caller that keeps the message (keep).
 func (s *wireSocket) readTextOwned() (data []byte, size int64, err error) {
 	data, size, err = s.readText()
-	switch {
-	case data == nil:
+	if data == nil {
 		return nil, size, err
-	case len(data) >= wireHandoffMin:
-		s.readBuf, s.lastHandoff = nil, len(data)
-		return data, size, nil
 	}
-	return bytes.Clone(data), size, nil
+	return s.keep(data, len(data)), size, nil
 }
 
-// discardMessage reads r to its end through scratch and returns how many bytes it read.
-func discardMessage(r io.Reader, scratch []byte) (int64, error) {
-	var total int64
-	for {
-		n, err := r.Read(scratch)
-		total += int64(n)
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
+// keep returns part of the message just read, whole bytes long, for a
+// caller that keeps it: a large part takes the read buffer with it (the
+// next message is read into a new one, sized from this one), a small one
+// is copied, which is cheaper than regrowing a buffer.
+func (s *wireSocket) keep(part []byte, whole int) []byte {
+	if len(part) < wireHandoffMin {
+		return bytes.Clone(part)
 	}
+	s.readBuf, s.lastHandoff = nil, whole
+	return part
 }
