@@ -319,8 +319,8 @@ func parseWireEvent(raw []byte) (wireEventHead, error) {
 	if len(raw) == 0 || wireAbsent(raw) || raw[0] != '{' {
 		return head, fmt.Errorf("the event is not an object: %s", clipJSON(raw))
 	}
-	m, _ := wireMembers(raw, "stream", "seq", "type", "timestamp")
-	stream, seq, typ, timestamp := m[0], m[1], m[2], m[3]
+	var stream, seq, typ, timestamp []byte
+	_ = scanFields(raw, map[string]*[]byte{"stream": &stream, "seq": &seq, "type": &typ, "timestamp": &timestamp})
 	name, ok := wireString(stream)
 	n, seqOK := wireInt(seq)
 	if !ok || name == "" || !seqOK || n < 1 {

@@ -76,19 +76,3 @@ func (m *wireMessage) parse(data []byte) error {
 func wireAbsent(raw []byte) bool {
 	return raw == nil || string(raw) == "null"
 }
-
-// wireMembers validates data as one JSON object (scanObject) and returns
-// the raw values of the members named, in the order of names: nil when
-// absent, the last when repeated. check-adapter reads members with it too.
-func wireMembers(data []byte, names ...string) ([][]byte, error) {
-	values := make([][]byte, len(names))
-	err := scanObject(data, func(key, value []byte) error {
-		for i, name := range names {
-			if name == string(key) {
-				values[i] = value
-			}
-		}
-		return nil
-	})
-	return values, err
-}

@@ -176,11 +176,10 @@ func parseWireAnswerError(raw []byte) (wireAnswerError, error) {
 	if len(raw) == 0 || raw[0] != '{' {
 		return wireAnswerError{}, errors.New("error is not an object")
 	}
-	m, err := wireMembers(raw, "code", "message", "details")
-	if err != nil {
+	var code, message, details []byte
+	if err := scanFields(raw, map[string]*[]byte{"code": &code, "message": &message, "details": &details}); err != nil {
 		return wireAnswerError{}, err
 	}
-	code, message, details := m[0], m[1], m[2]
 	codeStr, ok := wireString(code)
 	if !ok || codeStr == "" {
 		return wireAnswerError{}, errors.New("error.code is not a non-empty string")
