@@ -181,7 +181,8 @@ func parseReactotronFrame(data []byte) (reactotronFrame, error) {
 	return f, nil
 }
 
-// reactotronWantString reads a JSON string; null gives "" when nullable.
+// reactotronWantString reads a JSON string; null or nothing (an absent
+// member) gives "" when nullable.
 func reactotronWantString(name string, value json.RawMessage, nullable bool) (string, error) {
 	switch k := rawKind(value); {
 	case k == "string":
@@ -190,7 +191,7 @@ func reactotronWantString(name string, value json.RawMessage, nullable bool) (st
 			return "", fmt.Errorf("%w: %s: %v", errReactotronMessage, name, err)
 		}
 		return s, nil
-	case k == "null" && nullable:
+	case (k == "null" || k == "nothing") && nullable:
 		return "", nil
 	default:
 		return "", fmt.Errorf("%w: %s: want a string, got %s", errReactotronMessage, name, k)

@@ -100,14 +100,6 @@ func reactotronMembers(what string, payload json.RawMessage) (map[string]json.Ra
 	return m, err
 }
 
-// reactotronOrNull gives JSON null for a member that is absent.
-func reactotronOrNull(v json.RawMessage) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return v
-}
-
 // reactotronMarshal encodes an event payload, leaving HTML characters as they are.
 func reactotronMarshal(v any) (json.RawMessage, error) {
 	var buf bytes.Buffer
@@ -177,7 +169,7 @@ func reactotronDiff(d json.RawMessage) ([]change, error) {
 				return nil, fmt.Errorf("%w: state.action.complete diff[%d].path[%d]: want a string or number, got %s", errReactotronMessage, i, j, rawKind(p))
 			}
 		}
-		c := change{Path: formatPath(segs), OldValue: reactotronOrNull(e.OldValue), NewValue: reactotronOrNull(e.Value)}
+		c := change{Path: formatPath(segs), OldValue: e.OldValue, NewValue: e.Value} // nil encodes as null
 		switch e.Type {
 		case "CREATE":
 			c.Type = changeAdded
@@ -286,11 +278,11 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, err := reactotronWantString("api.response request.method", reactotronOrNull(req["method"]), true)
+	method, err := reactotronWantString("api.response request.method", req["method"], true)
 	if err != nil {
 		return nil, err
 	}
-	url, err := reactotronWantString("api.response request.url", reactotronOrNull(req["url"]), true)
+	url, err := reactotronWantString("api.response request.url", req["url"], true)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +304,7 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An absent member is nil, which encodes as null.
 	type request struct {
 		Headers json.RawMessage `json:"headers"`
 		Params  json.RawMessage `json:"params"`
@@ -330,8 +323,8 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 		Response   response        `json:"response"`
 	}{
 		Method: method, URL: url, Status: status, DurationMs: duration,
-		Request:  request{Headers: reactotronOrNull(req["headers"]), Params: reactotronOrNull(req["params"]), Body: reactotronOrNull(req["data"])},
-		Response: response{Headers: reactotronOrNull(resp["headers"]), Body: reactotronOrNull(resp["body"])},
+		Request:  request{Headers: req["headers"], Params: req["params"], Body: req["data"]},
+		Response: response{Headers: resp["headers"], Body: resp["body"]},
 	})
 }
 
@@ -352,7 +345,7 @@ func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	action, err := reactotronWantString("asyncStorage.mutation action", reactotronOrNull(m["action"]), true)
+	action, err := reactotronWantString("asyncStorage.mutation action", m["action"], true)
 	if err != nil {
 		return nil, err
 	}
