@@ -259,9 +259,7 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	case r == nil:
 		return true
 	case owner == ownerBridge:
-		r.mu.Lock()
-		r.answersKept++
-		r.mu.Unlock()
+		r.count(&r.answersKept)
 		return true
 	}
 	if f.Type == "state.values.change" {
@@ -304,9 +302,7 @@ func (r *desktopRelay) claim(key string) int {
 		if now.Sub(at) <= r.opts.PendingTimeout {
 			return ownerDesktop
 		}
-		r.mu.Lock()
-		r.expired++
-		r.mu.Unlock()
+		r.count(&r.expired)
 	}
 	return ownerNobody
 }
