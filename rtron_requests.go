@@ -54,17 +54,6 @@ func (c *reactotronConn) requestTimeout() time.Duration { return c.bridge.cfg.Re
 // maxReactotronWaiters bounds the requests waiting on one connection.
 const maxReactotronWaiters = 256
 
-// ask sends frame and waits for the answer the client sends back under key
-// (rtron_asks.go).
-func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, key string) (reactotronAnswer, error) {
-	a := reactotronAsk{key: key, frame: frame}
-	ws, err := c.post(ctx, a)
-	if err != nil {
-		return reactotronAnswer{}, err
-	}
-	return c.await(ctx, method, a, ws[0])
-}
-
 // request answers what the session asks in Reactotron's terms: the Redux
 // state through state.backup.request (recorded as a state_snapshot event,
 // so that snapshots can be diffed), the value at a path through
@@ -126,7 +115,7 @@ func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession,
 			return answer, err
 		}
 	}
-	a, err := c.ask(ctx, "state.backup.request", reactotronBackupRequest(), backupKey)
+	a, err := c.ask(ctx, "state.backup.request", reactotronAsk{key: backupKey, frame: reactotronBackupRequest()})
 	if err == nil && a.err != nil {
 		err = noReduxPlugin(s)
 	}
