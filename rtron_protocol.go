@@ -82,7 +82,6 @@ package main
 // becomes "[x]", so no encoding survives and decoding twice changes nothing.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -246,14 +245,11 @@ func reactotronBackupRequest() []byte {
 
 // reactotronDispatch asks the app to dispatch action, a JSON object.
 func reactotronDispatch(action json.RawMessage) ([]byte, error) {
-	if k := rawKind(action); k != "object" || !json.Valid(action) {
-		return nil, fmt.Errorf("action: want a JSON object, got %s", k)
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, action); err != nil {
+	action, err := compactObject(action)
+	if err != nil {
 		return nil, fmt.Errorf("action: %w", err)
 	}
-	return reactotronServerFrame("state.action.dispatch", append(append([]byte(`{"action":`), buf.Bytes()...), '}')), nil
+	return reactotronServerFrame("state.action.dispatch", append(append([]byte(`{"action":`), action...), '}')), nil
 }
 
 // reactotronRunCommand runs a custom command the app registered. args, when
@@ -265,16 +261,22 @@ func reactotronRunCommand(command string, args json.RawMessage) ([]byte, error) 
 	}
 	payload := appendJSONString([]byte(`{"command":`), command, false)
 	if args != nil {
-		if k := rawKind(args); k != "object" || !json.Valid(args) {
-			return nil, fmt.Errorf("args: want a JSON object, got %s", k)
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, args); err != nil {
+		args, err := compactObject(args)
+		if err != nil {
 			return nil, fmt.Errorf("args: %w", err)
 		}
-		payload = append(append(payload, `,"args":`...), buf.Bytes()...)
+		payload = append(append(payload, `,"args":`...), args...)
 	}
 	return reactotronServerFrame("custom", append(payload, '}')), nil
+}
+
+// compactObject is v, which must be a JSON object, without insignificant
+// space.
+func compactObject(v json.RawMessage) (json.RawMessage, error) {
+	if k := rawKind(v); k != "object" || !json.Valid(v) {
+		return nil, fmt.Errorf("want a JSON object, got %s", k)
+	}
+	return compactJSON(v), nil
 }
 
 // reactotronPath writes a parsed path the way reactotron-redux reads one:
