@@ -67,7 +67,7 @@ func (c *reactotronConn) post(ctx context.Context, asks ...reactotronAsk) ([]cha
 		c.waiters[a.key] = append(c.waiters[a.key], w)
 		c.mu.Unlock()
 		ws = append(ws, w)
-		if err := c.writeFrame(ctx, a.frame); err != nil {
+		if err := c.sock.writeFrame(ctx, a.frame); err != nil {
 			c.forget(asks, ws)
 			return nil, errReactotronGone
 		}
@@ -110,7 +110,7 @@ func (c *reactotronConn) ask(ctx context.Context, method string, asks ...reactot
 	if len(ws) > 1 {
 		fence = ws[1]
 	}
-	timeout := c.requestTimeout()
+	timeout := c.bridge.cfg.RequestTimeout
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
 	select {

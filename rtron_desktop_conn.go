@@ -228,5 +228,5 @@ func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
 	if f.sub {
 		data = c.subscriptionForDesktop(r, f)
 	}
-	return c.writeFrame(r.ctx, data)
+	return c.sock.writeFrame(r.ctx, data)
 }

@@ -48,9 +48,6 @@ func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	w <- a
 }
 
-// requestTimeout is how long the bridge waits for an answer.
-func (c *reactotronConn) requestTimeout() time.Duration { return c.bridge.cfg.RequestTimeout }
-
 // maxReactotronWaiters bounds the requests waiting on one connection.
 const maxReactotronWaiters = 256
 
