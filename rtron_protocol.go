@@ -111,72 +111,54 @@ type reactotronFrame struct {
 // parseReactotronFrame reads one client frame. Unknown members are ignored,
 // a known member of the wrong type or given twice is an error naming it.
 func parseReactotronFrame(data []byte) (reactotronFrame, error) {
-	var f reactotronFrame
 	decoded, err := decodeReactotronValue(data)
 	if err != nil {
-		return f, err
+		return reactotronFrame{}, err
 	}
 	if k := rawKind(decoded); k != "object" {
-		return f, fmt.Errorf("%w: want a JSON object, got %s", errReactotronMessage, k)
+		return reactotronFrame{}, fmt.Errorf("%w: want a JSON object, got %s", errReactotronMessage, k)
 	}
-	seen := map[string]bool{}
-	var hasType bool
+	var typ, payload, important, date, deltaTime json.RawMessage
+	known := map[string]*json.RawMessage{"type": &typ, "payload": &payload, "important": &important, "date": &date, "deltaTime": &deltaTime}
 	err = reactotronEachMember(decoded, func(name string, value json.RawMessage) error {
-		switch name {
-		case "type", "payload", "important", "date", "deltaTime":
-		default:
-			return nil
-		}
-		if seen[name] {
+		switch p := known[name]; {
+		case p == nil:
+		case *p != nil:
 			return fmt.Errorf("%w: %s: given twice", errReactotronMessage, name)
-		}
-		seen[name] = true
-		switch name {
-		case "type":
-			s, err := reactotronWantString(name, value, false)
-			if err != nil {
-				return err
-			}
-			if s == "" {
-				return fmt.Errorf("%w: type: empty", errReactotronMessage)
-			}
-			f.Type, hasType = s, true
-		case "payload":
-			f.Payload = value
-		case "important":
-			switch k := rawKind(value); k {
-			case "boolean":
-				f.Important = string(value) == "true"
-			case "null":
-			default:
-				return fmt.Errorf("%w: important: want a boolean, got %s", errReactotronMessage, k)
-			}
-		case "date":
-			s, err := reactotronWantString(name, value, true)
-			if err != nil {
-				return err
-			}
-			// A date the client could not have written is no reason to lose
-			// the message: the caller stamps it with the receipt time.
-			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-				f.Date = t
-			}
-		case "deltaTime":
-			if k := rawKind(value); k != "number" && k != "null" {
-				return fmt.Errorf("%w: deltaTime: want a number, got %s", errReactotronMessage, k)
-			}
+		default:
+			*p = value
 		}
 		return nil
 	})
 	if err != nil {
 		return reactotronFrame{}, err
 	}
-	if !hasType {
-		return reactotronFrame{}, fmt.Errorf("%w: type: missing", errReactotronMessage)
-	}
+	f := reactotronFrame{Payload: payload, Important: string(important) == "true"}
 	if f.Payload == nil {
 		f.Payload = json.RawMessage("null")
 	}
+	if typ == nil {
+		return reactotronFrame{}, fmt.Errorf("%w: type: missing", errReactotronMessage)
+	}
+	if f.Type, err = reactotronWantString("type", typ, false); err != nil {
+		return reactotronFrame{}, err
+	}
+	if f.Type == "" {
+		return reactotronFrame{}, fmt.Errorf("%w: type: empty", errReactotronMessage)
+	}
+	if k := rawKind(important); k != "boolean" && k != "null" && k != "nothing" {
+		return reactotronFrame{}, fmt.Errorf("%w: important: want a boolean, got %s", errReactotronMessage, k)
+	}
+	if k := rawKind(deltaTime); k != "number" && k != "null" && k != "nothing" {
+		return reactotronFrame{}, fmt.Errorf("%w: deltaTime: want a number, got %s", errReactotronMessage, k)
+	}
+	s, err := reactotronWantString("date", date, true)
+	if err != nil {
+		return reactotronFrame{}, err
+	}
+	// A date the client could not have written is no reason to lose the
+	// message: the caller stamps it with the receipt time.
+	f.Date, _ = time.Parse(time.RFC3339Nano, s)
 	return f, nil
 }
 
