@@ -90,7 +90,12 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	case p.Stream == "mmkv":
 		return s.observedMMKV(), nil
 	case p.Stream == "react_query":
-		return c.queryCache(s, p)
+		// From the cache the session keeps; a path is then resolved by the
+		// session in that snapshot.
+		if answer, err := s.queryCacheSnapshot(c); err == nil && p.Path == nil {
+			return answer, nil
+		}
+		return nil, errAnswerLocally
 	case p.Stream != "redux":
 		return nil, errAnswerLocally
 	}
@@ -173,14 +178,4 @@ func (c *reactotronConn) valueAt(ctx context.Context, s reactotronSession, path 
 	o.value("timestamp", time.Now().UTC().Format(timeFormat))
 	o.raw("state", a.value)
 	return o.close(), nil
-}
-
-// queryCache answers snapshot.get for react_query from the cache the
-// session keeps; a path is then resolved by the session in that snapshot.
-func (c *reactotronConn) queryCache(sink reactotronStateSink, p snapshotParams) (json.RawMessage, error) {
-	answer, err := sink.queryCacheSnapshot(c)
-	if err != nil || p.Path != nil {
-		return nil, errAnswerLocally
-	}
-	return answer, nil
 }
