@@ -46,8 +46,8 @@ type reactotronDecoder struct {
 	out []byte
 }
 
-// malformed marks an error of the scanner's as a malformed frame.
-func malformed(err error) error {
+// reactotronMalformed marks an error of the scanner's as a malformed frame.
+func reactotronMalformed(err error) error {
 	return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
 }
 
@@ -56,7 +56,7 @@ func malformed(err error) error {
 func (d *reactotronDecoder) value(depth int) (undefined bool, err error) {
 	d.skipSpace()
 	if d.pos >= len(d.data) {
-		return false, malformed(errJSONEnd)
+		return false, reactotronMalformed(errJSONEnd)
 	}
 	switch c := d.data[d.pos]; c {
 	case '{', '[':
@@ -72,7 +72,7 @@ func (d *reactotronDecoder) value(depth int) (undefined bool, err error) {
 	}
 	start := d.pos
 	if err := d.scalar(); err != nil {
-		return false, malformed(err)
+		return false, reactotronMalformed(err)
 	}
 	d.out = append(d.out, d.data[start:d.pos]...) // a number as written, or a literal
 	return false, nil
@@ -83,7 +83,7 @@ func (d *reactotronDecoder) stringValue() (undefined bool, err error) {
 	start := d.pos
 	inner, escaped, err := d.str()
 	if err != nil {
-		return false, malformed(err)
+		return false, reactotronMalformed(err)
 	}
 	raw := d.data[start:d.pos]
 	// Only a string that starts "~~~ can be an encoding: skip the rest
@@ -113,7 +113,7 @@ func (d *reactotronDecoder) object(depth int) error {
 	return d.container('}', "after object key:value pair", func(sep bool) (bool, error) {
 		key, err := d.key() // unescaped: written back as sent, or escaped anew
 		if err != nil {
-			return false, malformed(err)
+			return false, reactotronMalformed(err)
 		}
 		mark := len(d.out)
 		if sep {
@@ -163,7 +163,7 @@ func (d *reactotronDecoder) container(closer byte, after string, elem func(sep b
 			continue
 		}
 		if err := d.expect(closer, after); err != nil {
-			return malformed(err)
+			return reactotronMalformed(err)
 		}
 		d.out = append(d.out, closer)
 		return nil
