@@ -67,7 +67,7 @@ func (c *reactotronConn) post(ctx context.Context, asks ...reactotronAsk) ([]cha
 		c.waiters[a.key] = append(c.waiters[a.key], w)
 		c.mu.Unlock()
 		ws = append(ws, w)
-		if err := c.writeFrame(ctx, a.frame); err != nil {
+		if err := c.sock.writeFrame(ctx, a.frame); err != nil {
 			c.forget(asks, ws)
 			return nil, errReactotronGone
 		}
@@ -95,60 +95,33 @@ func (c *reactotronConn) forget(asks []reactotronAsk, ws []chan reactotronAnswer
 	}
 }
 
-// await waits for w's answer until the request timeout or ctx ends, and
-// takes w out of its queue if the answer does not come.
-func (c *reactotronConn) await(ctx context.Context, method string, ask reactotronAsk, w chan reactotronAnswer) (reactotronAnswer, error) {
-	timeout := c.requestTimeout()
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
-	select {
-	case a, ok := <-w:
-		if !ok {
-			return reactotronAnswer{}, errReactotronGone
-		}
-		return a, nil
-	case <-timer.C:
-		c.forget([]reactotronAsk{ask}, []chan reactotronAnswer{w})
-		return reactotronAnswer{}, &errAdapterTimeout{Via: sessionViaReactotron, Method: method, After: timeout}
-	case <-ctx.Done():
-		c.forget([]reactotronAsk{ask}, []chan reactotronAnswer{w})
-		return reactotronAnswer{}, ctx.Err()
-	}
-}
-
-// askValue asks the value at a dotted path behind a fence (see the top of
-// this file). An answer marked missing means the app has nothing there or
-// the path runs through null or another value without keys.
-func (c *reactotronConn) askValue(ctx context.Context, dotted string) (reactotronAnswer, error) {
-	value := reactotronAsk{key: valuesKey(dotted), frame: reactotronValuesRequest(dotted)}
-	fence := reactotronAsk{key: keysKey(""), frame: reactotronKeysRequest("")}
-	c.mu.Lock()
-	fenced := len(c.waiters[fence.key]) < maxReactotronFences
-	c.mu.Unlock()
-	if !fenced {
-		ws, err := c.post(ctx, value)
-		if err != nil {
-			return reactotronAnswer{}, err
-		}
-		return c.await(ctx, "state.values.request", value, ws[0])
-	}
-	ws, err := c.post(ctx, value, fence)
+// ask writes asks (post) and waits for the first one's answer until the
+// request timeout or ctx ends. A second ask is the first's fence (see the
+// top of this file): when its answer comes first, the first's is not
+// coming and the answer is marked missing. A fence left waiting when the
+// value comes first stays queued: its answer follows and takes it out.
+// Waiters whose answer does not come are taken out of their queues.
+func (c *reactotronConn) ask(ctx context.Context, method string, asks ...reactotronAsk) (reactotronAnswer, error) {
+	ws, err := c.post(ctx, asks...)
 	if err != nil {
 		return reactotronAnswer{}, err
 	}
-	timer := time.NewTimer(c.requestTimeout())
+	var fence chan reactotronAnswer // nil, never ready, when unfenced
+	if len(ws) > 1 {
+		fence = ws[1]
+	}
+	timeout := c.bridge.cfg.RequestTimeout
+	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	// The fence's waiter stays queued when the value comes first: its
-	// answer follows and takes it out.
 	select {
 	case a, ok := <-ws[0]:
 		if !ok {
 			return reactotronAnswer{}, errReactotronGone
 		}
 		return a, nil
-	case _, ok := <-ws[1]:
-		// Answers are delivered in the order they arrive: had the value's
-		// come first, it would be here already.
+	case _, ok := <-fence:
+		// Answers are delivered in the order they arrive: had the first
+		// one's come first, it would be here already.
 		select {
 		case a, ok := <-ws[0]:
 			if ok {
@@ -156,18 +129,33 @@ func (c *reactotronConn) askValue(ctx context.Context, dotted string) (reactotro
 			}
 		default:
 		}
-		c.forget([]reactotronAsk{value}, ws[:1])
+		c.forget(asks[:1], ws[:1])
 		if !ok {
 			return reactotronAnswer{}, errReactotronGone
 		}
 		return reactotronAnswer{missing: true}, nil
 	case <-timer.C:
-		c.forget([]reactotronAsk{value, fence}, ws)
-		return reactotronAnswer{}, &errAdapterTimeout{Via: sessionViaReactotron, Method: "state.values.request", After: c.requestTimeout()}
+		c.forget(asks, ws)
+		return reactotronAnswer{}, &errAdapterTimeout{Via: sessionViaReactotron, Method: method, After: timeout}
 	case <-ctx.Done():
-		c.forget([]reactotronAsk{value, fence}, ws)
+		c.forget(asks, ws)
 		return reactotronAnswer{}, ctx.Err()
 	}
+}
+
+// askValue asks the value at a dotted path behind a fence, unless
+// maxReactotronFences wait already. An answer marked missing means the app
+// has nothing there or the path runs through null or another value
+// without keys.
+func (c *reactotronConn) askValue(ctx context.Context, dotted string) (reactotronAnswer, error) {
+	asks := []reactotronAsk{{key: valuesKey(dotted), frame: reactotronValuesRequest(dotted)},
+		{key: keysKey(""), frame: reactotronKeysRequest("")}}
+	c.mu.Lock()
+	if len(c.waiters[asks[1].key]) >= maxReactotronFences {
+		asks = asks[:1]
+	}
+	c.mu.Unlock()
+	return c.ask(ctx, "state.values.request", asks...)
 }
 
 // reactotronKeysRequest asks for the keys of the object at a Reactotron

@@ -150,7 +150,7 @@ type reactotronConn struct {
 	sock   *wireSocket // its life: goroutines, close, pings
 	remote string
 
-	writeMu sync.Mutex
+	writeMu sync.Mutex // held around each write: frames and their waiters in one order
 	endOnce sync.Once
 	done    chan struct{} // closed when the connection ends
 
@@ -226,12 +226,6 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 func (c *reactotronConn) send(ctx context.Context, frame []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	return c.writeFrame(ctx, frame)
-}
-
-// writeFrame writes one frame through the socket's writer; the caller
-// holds writeMu, which keeps frames and their waiters in one order.
-func (c *reactotronConn) writeFrame(ctx context.Context, frame []byte) error {
 	return c.sock.writeFrame(ctx, frame)
 }
 
@@ -250,9 +244,7 @@ func (c *reactotronConn) handle(data []byte) {
 		c.startRelay(f, data)
 		return
 	}
-	c.mu.Lock()
-	s := c.session
-	c.mu.Unlock()
+	s := c.attached()
 	if s == nil {
 		b.logger.Debug("ignoring Reactotron message before client.intro", "remote", c.remote, "type", f.Type)
 		return
@@ -265,12 +257,13 @@ func (c *reactotronConn) handle(data []byte) {
 	}
 	switch f.Type {
 	case "state.values.response":
-		r, err := parseReactotronValuesResponse(f.Payload)
-		if err == nil {
+		var r reactotronValuesResponse
+		if r, err = parseReactotronValuesResponse(f.Payload); err == nil {
 			c.deliver(valuesKey(r.Path), reactotronAnswer{value: r.Value, missing: r.Value == nil})
 		}
 	case "state.keys.response":
-		r, err := parseReactotronKeysResponse(f.Payload)
+		var r reactotronKeysResponse
+		r, err = parseReactotronKeysResponse(f.Payload)
 		switch {
 		case err != nil:
 		case r.State != nil:
@@ -282,27 +275,19 @@ func (c *reactotronConn) handle(data []byte) {
 			c.deliver(keysKey(r.Path), reactotronAnswer{value: keys, missing: r.Keys == nil})
 		}
 	case "customCommand.register", "customCommand.unregister":
-		cmd, err := parseReactotronCommand(f.Payload)
-		if err == nil {
+		var cmd reactotronCommand
+		if cmd, err = parseReactotronCommand(f.Payload); err == nil {
 			s.registerCommand(cmd, f.Type == "customCommand.register")
 		}
 	default:
-		ev, ok, err := translateReactotron(f)
-		if err != nil || !ok {
-			if err != nil {
-				b.logger.Warn("ignoring unreadable Reactotron message", "session", s.sessionID(), "type", f.Type, "err", err)
+		var ev bridgedEvent
+		var ok bool
+		if ev, ok, err = translateReactotron(f); ok {
+			if ev.Stream == "mmkv" {
+				s.observeMMKV(ev.Payload)
 			}
-			return
+			s.appendEvent(c, ev.Stream, ev.Type, cmpTime(ev.Time), ev.Payload)
 		}
-		at := ev.Time
-		if at.IsZero() {
-			at = time.Now()
-		}
-		if ev.Stream == "mmkv" {
-			s.observeMMKV(ev.Payload)
-		}
-		s.appendEvent(c, ev.Stream, ev.Type, at, ev.Payload)
-		return
 	}
 	if err != nil {
 		b.logger.Warn("ignoring unreadable Reactotron message", "session", s.sessionID(), "type", f.Type, "err", err)
@@ -313,10 +298,7 @@ func (c *reactotronConn) handle(data []byte) {
 // clientId, assigning one to a client that has none.
 func (c *reactotronConn) introduce(f reactotronFrame) {
 	b := c.bridge
-	c.mu.Lock()
-	introduced := c.session != nil
-	c.mu.Unlock()
-	if introduced {
+	if c.attached() != nil {
 		b.logger.Debug("ignoring a second client.intro", "remote", c.remote)
 		return
 	}

@@ -23,7 +23,7 @@ func decodeReactotronValue(data []byte) (json.RawMessage, error) {
 	if len(data) > reactotronMaxFrameBytes {
 		return nil, fmt.Errorf("%w: %d bytes is over the limit of %d", errReactotronMessage, len(data), reactotronMaxFrameBytes)
 	}
-	d := reactotronDecoder{data: data, out: make([]byte, 0, len(data))}
+	d := reactotronDecoder{jsonScanner: jsonScanner{data: data}, out: make([]byte, 0, len(data))}
 	undefined, err := d.value(0)
 	if err != nil {
 		return nil, err
@@ -39,29 +39,16 @@ func decodeReactotronValue(data []byte) (json.RawMessage, error) {
 
 // reactotronDecoder validates and decodes in one pass over the bytes: a
 // backup of a large store arrives as one frame, and token-by-token decoding
-// with encoding/json costs several times more.
+// with encoding/json costs several times more. The validating scanner
+// (json_scan.go) checks each token; the decoder writes it out.
 type reactotronDecoder struct {
-	data []byte
-	pos  int
-	out  []byte
+	jsonScanner
+	out []byte
 }
 
-func (d *reactotronDecoder) skipSpace() {
-	for d.pos < len(d.data) {
-		switch d.data[d.pos] {
-		case ' ', '\t', '\n', '\r':
-			d.pos++
-		default:
-			return
-		}
-	}
-}
-
-func (d *reactotronDecoder) syntaxError(what string) error {
-	if d.pos >= len(d.data) {
-		return fmt.Errorf("%w: malformed JSON: unexpected end in %s", errReactotronMessage, what)
-	}
-	return fmt.Errorf("%w: malformed JSON: unexpected %q at offset %d in %s", errReactotronMessage, d.data[d.pos], d.pos, what)
+// reactotronMalformed marks an error of the scanner's as a malformed frame.
+func reactotronMalformed(err error) error {
+	return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
 }
 
 // value copies one value to d.out, decoded. It writes nothing and reports
@@ -69,10 +56,10 @@ func (d *reactotronDecoder) syntaxError(what string) error {
 func (d *reactotronDecoder) value(depth int) (undefined bool, err error) {
 	d.skipSpace()
 	if d.pos >= len(d.data) {
-		return false, d.syntaxError("a value")
+		return false, reactotronMalformed(errJSONEnd)
 	}
-	switch c := d.data[d.pos]; {
-	case c == '{' || c == '[':
+	switch c := d.data[d.pos]; c {
+	case '{', '[':
 		if depth >= reactotronMaxDepth {
 			return false, fmt.Errorf("%w: nested deeper than %d levels", errReactotronMessage, reactotronMaxDepth)
 		}
@@ -80,135 +67,37 @@ func (d *reactotronDecoder) value(depth int) (undefined bool, err error) {
 			return false, d.object(depth)
 		}
 		return false, d.array(depth)
-	case c == '"':
-		return d.str()
-	case c == 't':
-		return false, d.literal("true")
-	case c == 'f':
-		return false, d.literal("false")
-	case c == 'n':
-		return false, d.literal("null")
-	case c == '-' || c >= '0' && c <= '9':
-		return false, d.number()
+	case '"':
+		return d.stringValue()
 	}
-	return false, d.syntaxError("a value")
-}
-
-func (d *reactotronDecoder) literal(lit string) error {
-	if !bytes.HasPrefix(d.data[d.pos:], []byte(lit)) {
-		return d.syntaxError("a literal")
-	}
-	d.out = append(d.out, lit...)
-	d.pos += len(lit)
-	return nil
-}
-
-// number copies a number as written, after checking its grammar.
-func (d *reactotronDecoder) number() error {
 	start := d.pos
-	digits := func() bool {
-		n := d.pos
-		for d.pos < len(d.data) && d.data[d.pos] >= '0' && d.data[d.pos] <= '9' {
-			d.pos++
-		}
-		return d.pos > n
+	if err := d.scalar(); err != nil {
+		return false, reactotronMalformed(err)
 	}
-	if d.data[d.pos] == '-' {
-		d.pos++
-	}
-	if d.pos < len(d.data) && d.data[d.pos] == '0' {
-		d.pos++
-	} else if !digits() {
-		return d.syntaxError("a number")
-	}
-	if d.pos < len(d.data) && d.data[d.pos] == '.' {
-		d.pos++
-		if !digits() {
-			return d.syntaxError("a number")
-		}
-	}
-	if d.pos < len(d.data) && (d.data[d.pos] == 'e' || d.data[d.pos] == 'E') {
-		d.pos++
-		if d.pos < len(d.data) && (d.data[d.pos] == '+' || d.data[d.pos] == '-') {
-			d.pos++
-		}
-		if !digits() {
-			return d.syntaxError("a number")
-		}
-	}
-	d.out = append(d.out, d.data[start:d.pos]...)
-	return nil
+	d.out = append(d.out, d.data[start:d.pos]...) // a number as written, or a literal
+	return false, nil
 }
 
-// scanString checks the string at d.pos and moves past it. raw is the
-// string with its quotes; plain reports that it holds no escape and only
-// valid UTF-8, so that raw is already how it is written out.
-func (d *reactotronDecoder) scanString() (raw []byte, plain bool, err error) {
+// stringValue copies a string value, decoding it if it is an encoding.
+func (d *reactotronDecoder) stringValue() (undefined bool, err error) {
 	start := d.pos
-	d.pos++
-	plain = true
-	for d.pos < len(d.data) {
-		c := d.data[d.pos]
-		switch {
-		case c == '"':
-			d.pos++
-			raw = d.data[start:d.pos]
-			if plain && !utf8.Valid(raw) {
-				plain = false
-			}
-			return raw, plain, nil
-		case c < 0x20:
-			return nil, false, d.syntaxError("a string")
-		case c == '\\':
-			plain = false
-			d.pos++
-			if d.pos >= len(d.data) {
-				return nil, false, d.syntaxError("a string")
-			}
-			switch d.data[d.pos] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				d.pos++
-			case 'u':
-				for range 4 {
-					d.pos++
-					if d.pos >= len(d.data) || !isHexDigit(d.data[d.pos]) {
-						return nil, false, d.syntaxError("a \\u escape")
-					}
-				}
-				d.pos++
-			default:
-				return nil, false, d.syntaxError("a string escape")
-			}
-		default:
-			d.pos++
-		}
-	}
-	return nil, false, d.syntaxError("a string")
-}
-
-// reactotronUnquote decodes a checked string.
-func reactotronUnquote(raw []byte, plain bool) string {
-	if plain {
-		return string(raw[1 : len(raw)-1])
-	}
-	var s string
-	_ = json.Unmarshal(raw, &s) // checked by scanString; invalid UTF-8 becomes U+FFFD
-	return s
-}
-
-// str copies a string value, decoding it if it is an encoding.
-func (d *reactotronDecoder) str() (undefined bool, err error) {
-	raw, plain, err := d.scanString()
+	inner, escaped, err := d.str()
 	if err != nil {
-		return false, err
+		return false, reactotronMalformed(err)
 	}
+	raw := d.data[start:d.pos]
 	// Only a string that starts "~~~ can be an encoding: skip the rest
 	// without allocating.
-	if plain && !bytes.HasPrefix(raw, []byte(`"~~~ `)) {
+	plain := !escaped && utf8.Valid(inner)
+	if plain && !bytes.HasPrefix(inner, []byte("~~~ ")) {
 		d.out = append(d.out, raw...)
 		return false, nil
 	}
-	lit, s, undefined := decodeReactotronString(reactotronUnquote(raw, plain))
+	s := string(inner)
+	if !plain {
+		_ = json.Unmarshal(raw, &s) // checked by the scanner; invalid UTF-8 becomes U+FFFD
+	}
+	lit, s, undefined := decodeReactotronString(s)
 	switch {
 	case undefined:
 		return true, nil
@@ -221,90 +110,71 @@ func (d *reactotronDecoder) str() (undefined bool, err error) {
 }
 
 func (d *reactotronDecoder) object(depth int) error {
-	d.pos++ // '{'
-	d.out = append(d.out, '{')
-	if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == '}' {
-		d.pos++
-		d.out = append(d.out, '}')
-		return nil
-	}
-	first := true
-	for {
-		if d.skipSpace(); d.pos >= len(d.data) || d.data[d.pos] != '"' {
-			return d.syntaxError("an object key")
-		}
-		raw, plain, err := d.scanString()
+	return d.container('}', "after object key:value pair", func(sep bool) (bool, error) {
+		key, err := d.key() // unescaped: written back as sent, or escaped anew
 		if err != nil {
-			return err
+			return false, reactotronMalformed(err)
 		}
 		mark := len(d.out)
-		if !first {
+		if sep {
 			d.out = append(d.out, ',')
 		}
-		if plain {
-			d.out = append(d.out, raw...)
-		} else {
-			d.out = appendJSONString(d.out, reactotronUnquote(raw, false), false)
-		}
-		if d.skipSpace(); d.pos >= len(d.data) || d.data[d.pos] != ':' {
-			return d.syntaxError("an object")
-		}
-		d.pos++
-		d.out = append(d.out, ':')
+		d.out = append(appendJSONString(d.out, key, false), ':')
 		undefined, err := d.value(depth + 1)
-		if err != nil {
-			return err
-		}
 		if undefined {
 			d.out = d.out[:mark] // JSON.stringify would have left the member out
-		} else {
-			first = false
 		}
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == ',' {
-			d.pos++
-			continue
-		}
-		if d.pos < len(d.data) && d.data[d.pos] == '}' {
-			d.pos++
-			d.out = append(d.out, '}')
-			return nil
-		}
-		return d.syntaxError("an object")
-	}
+		return !undefined, err
+	})
 }
 
 func (d *reactotronDecoder) array(depth int) error {
-	d.pos++ // '['
-	d.out = append(d.out, '[')
-	if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == ']' {
-		d.pos++
-		d.out = append(d.out, ']')
-		return nil
-	}
-	for i := 0; ; i++ {
-		if i > 0 {
+	return d.container(']', "after array element", func(sep bool) (bool, error) {
+		if sep {
 			d.out = append(d.out, ',')
 		}
 		undefined, err := d.value(depth + 1)
-		if err != nil {
-			return err
-		}
 		if undefined {
 			d.out = append(d.out, "null"...) // as JSON.stringify writes undefined in an array
 		}
-		d.skipSpace()
-		if d.pos < len(d.data) && d.data[d.pos] == ',' {
+		return true, err
+	})
+}
+
+// container copies the object or array at d.pos up to its closer. elem
+// copies one member or element, after a comma when sep, and reports
+// whether it wrote one.
+func (d *reactotronDecoder) container(closer byte, after string, elem func(sep bool) (wrote bool, err error)) error {
+	d.out = append(d.out, d.data[d.pos])
+	d.pos++
+	if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == closer {
+		d.pos++
+		d.out = append(d.out, closer)
+		return nil
+	}
+	for sep := false; ; {
+		wrote, err := elem(sep)
+		if err != nil {
+			return err
+		}
+		sep = sep || wrote
+		if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == ',' {
 			d.pos++
 			continue
 		}
-		if d.pos < len(d.data) && d.data[d.pos] == ']' {
-			d.pos++
-			d.out = append(d.out, ']')
-			return nil
+		if err := d.expect(closer, after); err != nil {
+			return reactotronMalformed(err)
 		}
-		return d.syntaxError("an array")
+		d.out = append(d.out, closer)
+		return nil
 	}
+}
+
+// reactotronEncodedStrings are the encodings, lower-cased, that decode to
+// a string.
+var reactotronEncodedStrings = map[string]string{
+	"empty string": "", "infinity": "Infinity", "-infinity": "-Infinity", "nan": "NaN",
+	"circular reference": "[circular]", "anonymous function": "[function]",
 }
 
 // decodeReactotronString decodes one string value: undefined, or a JSON
@@ -314,29 +184,17 @@ func decodeReactotronString(s string) (lit, str string, undefined bool) {
 	if !ok {
 		return "", s, false
 	}
-	switch strings.ToLower(inner) {
+	switch lower := strings.ToLower(inner); lower {
 	case "undefined":
 		return "", "", true
-	case "null":
-		return "null", "", false
-	case "false":
-		return "false", "", false
-	case "true":
-		return "true", "", false
+	case "null", "false", "true":
+		return lower, "", false
 	case "zero":
 		return "0", "", false
-	case "empty string":
-		return "", "", false
-	case "infinity":
-		return "", "Infinity", false
-	case "-infinity":
-		return "", "-Infinity", false
-	case "nan":
-		return "", "NaN", false
-	case "circular reference":
-		return "", "[circular]", false
-	case "anonymous function":
-		return "", "[function]", false
+	default:
+		if str, ok := reactotronEncodedStrings[lower]; ok {
+			return "", str, false
+		}
 	}
 	if name, ok := strings.CutSuffix(inner, "()"); ok && name != "" {
 		return "", "[function " + name + "]", false

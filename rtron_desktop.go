@@ -259,9 +259,7 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	case r == nil:
 		return true
 	case owner == ownerBridge:
-		r.mu.Lock()
-		r.answersKept++
-		r.mu.Unlock()
+		r.count(&r.answersKept)
 		return true
 	}
 	if f.Type == "state.values.change" {
@@ -304,9 +302,7 @@ func (r *desktopRelay) claim(key string) int {
 		if now.Sub(at) <= r.opts.PendingTimeout {
 			return ownerDesktop
 		}
-		r.mu.Lock()
-		r.expired++
-		r.mu.Unlock()
+		r.count(&r.expired)
 	}
 	return ownerNobody
 }
@@ -368,18 +364,14 @@ func desktopRequestKey(data []byte) (typ, key string, ask bool) {
 		return "", "", false
 	}
 	var p struct {
-		Path *string `json:"path"`
+		Path string `json:"path"` // "" when absent or null
 	}
 	pathOK := json.Unmarshal(f.Payload, &p) == nil
-	path := ""
-	if p.Path != nil {
-		path = *p.Path
-	}
 	switch f.Type {
 	case "state.values.request":
-		return f.Type, valuesKey(path), pathOK
+		return f.Type, valuesKey(p.Path), pathOK
 	case "state.keys.request":
-		return f.Type, keysKey(path), pathOK
+		return f.Type, keysKey(p.Path), pathOK
 	case "state.backup.request":
 		return f.Type, backupKey, true
 	}

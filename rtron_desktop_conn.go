@@ -72,8 +72,9 @@ func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
 	r.connects++
 	r.mu.Unlock()
 	r.logger.Info("relaying a Reactotron app to the desktop app")
-	readErr := make(chan error, 1)
-	go func() { readErr <- r.readDesktop(sock) }()
+	var rerr error
+	readDone := make(chan struct{})
+	go func() { rerr = r.readDesktop(sock); close(readDone) }()
 	stopPings, pinged := make(chan struct{}), make(chan bool, 1)
 	go func() {
 		late := sock.pingUntil(stopPings, r.opts.PingInterval, r.opts.PongTimeout)
@@ -82,9 +83,9 @@ func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
 		}
 		pinged <- late
 	}()
-	err := r.writeDesktop(func(data []byte) error { return sock.writeFrame(r.ctx, data) }, readErr)
+	err := r.writeDesktop(func(data []byte) error { return sock.writeFrame(r.ctx, data) }, readDone)
 	sock.closeWith(websocket.StatusGoingAway, "")
-	rerr := <-readErr
+	<-readDone
 	close(stopPings)
 	late := <-pinged
 	switch {
@@ -103,56 +104,43 @@ func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
 }
 
 // writeDesktop writes the intro, then the queued frames as they come. It
-// returns when a write fails, the reader has stopped (its error is put
-// back), or the app's connection ends. Frames stay queued for the next
+// returns when a write fails, the reader has stopped (readDone), or the
+// app's connection ends. Frames stay queued for the next
 // connection when the reader has seen the desktop go, checked before each
 // frame, and when a write fails: a desktop that died mid-write never read
 // the frame. A frame whose write fails a second time is dropped and
 // counted. (One the socket accepted in the instant before the reader saw
 // the desktop go is lost: the desktop acknowledges nothing.)
-func (r *desktopRelay) writeDesktop(write func([]byte) error, readErr chan error) error {
+func (r *desktopRelay) writeDesktop(write func([]byte) error, readDone <-chan struct{}) error {
 	if err := write(r.intro); err != nil {
 		return err
 	}
-	r.mu.Lock()
-	r.toDesktopN++
-	r.mu.Unlock()
+	r.count(&r.toDesktopN)
 	for {
-		select {
-		case err := <-readErr:
-			readErr <- err
+		f, ok := r.nextFrame(&r.toDesktop, r.toDesktopReady, readDone)
+		if !ok {
 			return nil
-		default:
 		}
-		r.mu.Lock()
-		f, ok := r.toDesktop.pop()
-		r.mu.Unlock()
-		if ok {
-			if err := write(f.data); err != nil {
-				r.mu.Lock()
-				if f.retry {
-					r.toDesktop.dropped++ // failed twice: no frame holds the rest back for ever
-				} else {
-					f.retry = true
-					r.toDesktop.pushFront(f) // the oldest: first out, or first dropped
-				}
-				r.mu.Unlock()
-				return err
-			}
+		if err := write(f.data); err != nil {
 			r.mu.Lock()
-			r.toDesktopN++
+			if f.retry {
+				r.toDesktop.dropped++ // failed twice: no frame holds the rest back for ever
+			} else {
+				f.retry = true
+				r.toDesktop.pushFront(f) // the oldest: first out, or first dropped
+			}
 			r.mu.Unlock()
-			continue
+			return err
 		}
-		select {
-		case <-r.toDesktopReady:
-		case err := <-readErr:
-			readErr <- err
-			return nil
-		case <-r.ctx.Done():
-			return nil
-		}
+		r.count(&r.toDesktopN)
 	}
+}
+
+// count adds one to a counter of the relay's, which r.mu guards.
+func (r *desktopRelay) count(n *int64) {
+	r.mu.Lock()
+	*n++
+	r.mu.Unlock()
 }
 
 // readDesktop queues the desktop's frames for the app. A late pong drops
@@ -164,9 +152,7 @@ func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 			return err
 		}
 		if data == nil {
-			r.mu.Lock()
-			r.oversized++
-			r.mu.Unlock()
+			r.count(&r.oversized)
 			continue
 		}
 		typ, key, ask := desktopRequestKey(data)
@@ -186,23 +172,37 @@ func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 // writeApp writes the desktop's frames to the app until its connection ends.
 func (r *desktopRelay) writeApp() {
 	for {
-		r.mu.Lock()
-		f, ok := r.toApp.pop()
-		r.mu.Unlock()
-		if !ok {
-			select {
-			case <-r.toAppReady:
-				continue
-			case <-r.ctx.Done():
-				return
-			}
-		}
-		if err := r.app.writeForDesktop(r, f); err != nil {
+		f, ok := r.nextFrame(&r.toApp, r.toAppReady, nil)
+		if !ok || r.app.writeForDesktop(r, f) != nil {
 			return // the app's connection is ending
 		}
+		r.count(&r.toAppN)
+	}
+}
+
+// nextFrame pops the oldest frame of q, waiting for ready while q is
+// empty. ok is false once stop is closed (looked at before each frame)
+// or the app's connection ends.
+func (r *desktopRelay) nextFrame(q *queue[queuedFrame], ready, stop <-chan struct{}) (f queuedFrame, ok bool) {
+	for {
+		select {
+		case <-stop:
+			return f, false
+		default:
+		}
 		r.mu.Lock()
-		r.toAppN++
+		f, ok = q.pop()
 		r.mu.Unlock()
+		if ok {
+			return f, true
+		}
+		select {
+		case <-ready:
+		case <-stop:
+			return f, false
+		case <-r.ctx.Done():
+			return f, false
+		}
 	}
 }
 
@@ -220,9 +220,7 @@ func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
 			c.waiters[f.key] = append(c.waiters[f.key], w)
 			r.owned[w] = time.Now()
 		} else {
-			r.mu.Lock()
-			r.untracked++
-			r.mu.Unlock()
+			r.count(&r.untracked)
 		}
 		c.mu.Unlock()
 	}
@@ -230,5 +228,5 @@ func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
 	if f.sub {
 		data = c.subscriptionForDesktop(r, f)
 	}
-	return c.writeFrame(r.ctx, data)
+	return c.sock.writeFrame(r.ctx, data)
 }

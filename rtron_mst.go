@@ -21,7 +21,7 @@ func reactotronMSTDetails(mst json.RawMessage) json.RawMessage {
 	if rawKind(mst) != "object" {
 		return nil
 	}
-	out := []byte{'{'}
+	var out jsonObject
 	_ = eachMember(mst, func(name string, value []byte) bool {
 		if name == "modelType" {
 			if n := rawMember(value, "name"); rawKind(n) == "string" {
@@ -30,14 +30,10 @@ func reactotronMSTDetails(mst json.RawMessage) json.RawMessage {
 				return true
 			}
 		}
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-		out = append(appendJSONString(out, name, false), ':')
-		out = append(out, value...)
+		out.raw(name, value)
 		return true
 	})
-	return append(out, '}')
+	return out.close()
 }
 
 // isMSTAction reports whether action is shaped as MST names one:

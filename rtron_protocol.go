@@ -82,7 +82,6 @@ package main
 // becomes "[x]", so no encoding survives and decoding twice changes nothing.
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,76 +111,59 @@ type reactotronFrame struct {
 // parseReactotronFrame reads one client frame. Unknown members are ignored,
 // a known member of the wrong type or given twice is an error naming it.
 func parseReactotronFrame(data []byte) (reactotronFrame, error) {
-	var f reactotronFrame
 	decoded, err := decodeReactotronValue(data)
 	if err != nil {
-		return f, err
+		return reactotronFrame{}, err
 	}
 	if k := rawKind(decoded); k != "object" {
-		return f, fmt.Errorf("%w: want a JSON object, got %s", errReactotronMessage, k)
+		return reactotronFrame{}, fmt.Errorf("%w: want a JSON object, got %s", errReactotronMessage, k)
 	}
-	seen := map[string]bool{}
-	var hasType bool
+	var typ, payload, important, date, deltaTime json.RawMessage
+	known := map[string]*json.RawMessage{"type": &typ, "payload": &payload, "important": &important, "date": &date, "deltaTime": &deltaTime}
 	err = reactotronEachMember(decoded, func(name string, value json.RawMessage) error {
-		switch name {
-		case "type", "payload", "important", "date", "deltaTime":
-		default:
-			return nil
-		}
-		if seen[name] {
+		switch p := known[name]; {
+		case p == nil:
+		case *p != nil:
 			return fmt.Errorf("%w: %s: given twice", errReactotronMessage, name)
-		}
-		seen[name] = true
-		switch name {
-		case "type":
-			s, err := reactotronWantString(name, value, false)
-			if err != nil {
-				return err
-			}
-			if s == "" {
-				return fmt.Errorf("%w: type: empty", errReactotronMessage)
-			}
-			f.Type, hasType = s, true
-		case "payload":
-			f.Payload = value
-		case "important":
-			switch k := rawKind(value); k {
-			case "boolean":
-				f.Important = string(value) == "true"
-			case "null":
-			default:
-				return fmt.Errorf("%w: important: want a boolean, got %s", errReactotronMessage, k)
-			}
-		case "date":
-			s, err := reactotronWantString(name, value, true)
-			if err != nil {
-				return err
-			}
-			// A date the client could not have written is no reason to lose
-			// the message: the caller stamps it with the receipt time.
-			if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
-				f.Date = t
-			}
-		case "deltaTime":
-			if k := rawKind(value); k != "number" && k != "null" {
-				return fmt.Errorf("%w: deltaTime: want a number, got %s", errReactotronMessage, k)
-			}
+		default:
+			*p = value
 		}
 		return nil
 	})
 	if err != nil {
 		return reactotronFrame{}, err
 	}
-	if !hasType {
-		return reactotronFrame{}, fmt.Errorf("%w: type: missing", errReactotronMessage)
-	}
+	f := reactotronFrame{Payload: payload, Important: string(important) == "true"}
 	if f.Payload == nil {
 		f.Payload = json.RawMessage("null")
 	}
+	if typ == nil {
+		return reactotronFrame{}, fmt.Errorf("%w: type: missing", errReactotronMessage)
+	}
+	if f.Type, err = reactotronWantString("type", typ, false); err != nil {
+		return reactotronFrame{}, err
+	}
+	if f.Type == "" {
+		return reactotronFrame{}, fmt.Errorf("%w: type: empty", errReactotronMessage)
+	}
+	if k := rawKind(important); k != "boolean" && k != "null" && k != "nothing" {
+		return reactotronFrame{}, fmt.Errorf("%w: important: want a boolean, got %s", errReactotronMessage, k)
+	}
+	if k := rawKind(deltaTime); k != "number" && k != "null" && k != "nothing" {
+		return reactotronFrame{}, fmt.Errorf("%w: deltaTime: want a number, got %s", errReactotronMessage, k)
+	}
+	s, err := reactotronWantString("date", date, true)
+	if err != nil {
+		return reactotronFrame{}, err
+	}
+	// A date the client could not have written is no reason to lose the
+	// message: the caller stamps it with the receipt time.
+	f.Date, _ = time.Parse(time.RFC3339Nano, s)
 	return f, nil
 }
 
-// reactotronWantString reads a JSON string; null gives "" when nullable.
+// reactotronWantString reads a JSON string; null or nothing (an absent
+// member) gives "" when nullable.
 func reactotronWantString(name string, value json.RawMessage, nullable bool) (string, error) {
 	switch k := rawKind(value); {
 	case k == "string":
@@ -190,7 +172,7 @@ func reactotronWantString(name string, value json.RawMessage, nullable bool) (st
 			return "", fmt.Errorf("%w: %s: %v", errReactotronMessage, name, err)
 		}
 		return s, nil
-	case k == "null" && nullable:
+	case (k == "null" || k == "nothing") && nullable:
 		return "", nil
 	default:
 		return "", fmt.Errorf("%w: %s: want a string, got %s", errReactotronMessage, name, k)
@@ -245,14 +227,11 @@ func reactotronBackupRequest() []byte {
 
 // reactotronDispatch asks the app to dispatch action, a JSON object.
 func reactotronDispatch(action json.RawMessage) ([]byte, error) {
-	if k := rawKind(action); k != "object" || !json.Valid(action) {
-		return nil, fmt.Errorf("action: want a JSON object, got %s", k)
-	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, action); err != nil {
+	action, err := compactObject(action)
+	if err != nil {
 		return nil, fmt.Errorf("action: %w", err)
 	}
-	return reactotronServerFrame("state.action.dispatch", append(append([]byte(`{"action":`), buf.Bytes()...), '}')), nil
+	return reactotronServerFrame("state.action.dispatch", append(append([]byte(`{"action":`), action...), '}')), nil
 }
 
 // reactotronRunCommand runs a custom command the app registered. args, when
@@ -264,16 +243,22 @@ func reactotronRunCommand(command string, args json.RawMessage) ([]byte, error) 
 	}
 	payload := appendJSONString([]byte(`{"command":`), command, false)
 	if args != nil {
-		if k := rawKind(args); k != "object" || !json.Valid(args) {
-			return nil, fmt.Errorf("args: want a JSON object, got %s", k)
-		}
-		var buf bytes.Buffer
-		if err := json.Compact(&buf, args); err != nil {
+		args, err := compactObject(args)
+		if err != nil {
 			return nil, fmt.Errorf("args: %w", err)
 		}
-		payload = append(append(payload, `,"args":`...), buf.Bytes()...)
+		payload = append(append(payload, `,"args":`...), args...)
 	}
 	return reactotronServerFrame("custom", append(payload, '}')), nil
+}
+
+// compactObject is v, which must be a JSON object, without insignificant
+// space.
+func compactObject(v json.RawMessage) (json.RawMessage, error) {
+	if k := rawKind(v); k != "object" || !json.Valid(v) {
+		return nil, fmt.Errorf("want a JSON object, got %s", k)
+	}
+	return compactJSON(v), nil
 }
 
 // reactotronPath writes a parsed path the way reactotron-redux reads one:

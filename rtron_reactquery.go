@@ -37,6 +37,7 @@ package main
 // query has (query_updated does not).
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -58,7 +59,9 @@ var reactQueryDisplayTypes = []struct{ notification, event string }{
 	{"updated", "query_updated"},
 }
 
-// reactQueryState is the part of a query's state that events carry.
+// reactQueryState is the part of a query's state that events carry. A
+// member the app left out is nil, which encodes as null: every event has
+// every field.
 type reactQueryState struct {
 	Status         json.RawMessage `json:"status"`
 	FetchStatus    json.RawMessage `json:"fetchStatus"`
@@ -85,7 +88,7 @@ type reactQueryMutationEvent struct {
 }
 
 // reactQueryMutationState is the part of a mutation's state that events
-// carry.
+// carry; a nil member encodes as null.
 type reactQueryMutationState struct {
 	Status       json.RawMessage `json:"status"`
 	Variables    json.RawMessage `json:"variables"`
@@ -106,17 +109,8 @@ func reactQueryFromValues(payload json.RawMessage) (typ string, ev json.RawMessa
 	if !found || hash == "" {
 		return "", nil, true, fmt.Errorf("%w: React Query values path %q: want \"React Query (<type>) <queryHash>\"", errReactotronMessage, r.Path)
 	}
-	typ = "query_updated"
-	for _, t := range reactQueryDisplayTypes {
-		if t.notification == notification {
-			typ = t.event
-		}
-	}
-	var st reactQueryState
-	if rawKind(r.Value) == "object" {
-		_ = json.Unmarshal(r.Value, &st)
-	}
-	ev, err = reactotronMarshal(reactQueryEvent{QueryHash: hash, QueryKey: reactQueryKey(hash, nil), reactQueryState: st.orNull()})
+	typ = cmp.Or(reactQueryEventType(notification+hash, hash), "query_updated")
+	ev, err = reactotronMarshal(reactQueryEvent{QueryHash: hash, QueryKey: reactQueryKey(hash, nil), reactQueryState: readReactQueryState(r.Value)})
 	return typ, ev, true, err
 }
 
@@ -139,22 +133,12 @@ func reactQueryFromDisplay(payload json.RawMessage) (typ string, ev json.RawMess
 	if json.Unmarshal(d.Value, &q) != nil || q.QueryHash == nil {
 		return "", nil, false
 	}
-	for _, t := range reactQueryDisplayTypes {
-		if d.Name == t.notification+*q.QueryHash {
-			typ = t.event
-			break
-		}
-	}
-	if typ == "" {
+	if typ = reactQueryEventType(d.Name, *q.QueryHash); typ == "" {
 		return "", nil, false
-	}
-	var st reactQueryState
-	if rawKind(q.State) == "object" {
-		_ = json.Unmarshal(q.State, &st)
 	}
 	n := len(q.Observers)
 	ev, err := reactotronMarshal(reactQueryEvent{QueryHash: *q.QueryHash, QueryKey: reactQueryKey(*q.QueryHash, q.QueryKey),
-		reactQueryState: st.orNull(), ObserverCount: &n})
+		reactQueryState: readReactQueryState(q.State), ObserverCount: &n})
 	return typ, ev, err == nil
 }
 
@@ -188,8 +172,8 @@ func reactQueryFromAction(payload json.RawMessage) (typ string, ev json.RawMessa
 		return "", nil, true, fmt.Errorf("%w: React Query mutation: want {mutationId, options, state}", errReactotronMessage)
 	}
 	ev, err = reactotronMarshal(reactQueryMutationEvent{
-		MutationID: reactotronOrNull(m.MutationID), MutationKey: m.Options.MutationKey,
-		reactQueryMutationState: m.State.orNull(),
+		MutationID: m.MutationID, MutationKey: m.Options.MutationKey,
+		reactQueryMutationState: m.State,
 	})
 	return typ, ev, true, err
 }
@@ -208,16 +192,24 @@ func reactQueryKey(hash string, key json.RawMessage) json.RawMessage {
 	return appendJSONString(nil, hash, false)
 }
 
-// orNull gives absent members JSON null, so every event has every field.
-func (s reactQueryState) orNull() reactQueryState {
-	return reactQueryState{Status: reactotronOrNull(s.Status), FetchStatus: reactotronOrNull(s.FetchStatus),
-		Data: reactotronOrNull(s.Data), Error: reactotronOrNull(s.Error), DataUpdatedAt: reactotronOrNull(s.DataUpdatedAt),
-		ErrorUpdatedAt: reactotronOrNull(s.ErrorUpdatedAt), IsInvalidated: reactotronOrNull(s.IsInvalidated)}
+// reactQueryEventType is the event type of the notification called
+// <notification><queryHash>; "" for one the plugin does not send.
+func reactQueryEventType(name, hash string) string {
+	if notification, ok := strings.CutSuffix(name, hash); ok {
+		for _, t := range reactQueryDisplayTypes {
+			if t.notification == notification {
+				return t.event
+			}
+		}
+	}
+	return ""
 }
 
-// orNull gives absent members JSON null, so every event has every field.
-func (s reactQueryMutationState) orNull() reactQueryMutationState {
-	return reactQueryMutationState{Status: reactotronOrNull(s.Status), Variables: reactotronOrNull(s.Variables),
-		Data: reactotronOrNull(s.Data), Error: reactotronOrNull(s.Error),
-		FailureCount: reactotronOrNull(s.FailureCount), SubmittedAt: reactotronOrNull(s.SubmittedAt)}
+// readReactQueryState reads the state of a query; a state that is not an
+// object reads as empty.
+func readReactQueryState(v json.RawMessage) (st reactQueryState) {
+	if rawKind(v) == "object" {
+		_ = json.Unmarshal(v, &st)
+	}
+	return st
 }

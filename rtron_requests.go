@@ -48,22 +48,8 @@ func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	w <- a
 }
 
-// requestTimeout is how long the bridge waits for an answer.
-func (c *reactotronConn) requestTimeout() time.Duration { return c.bridge.cfg.RequestTimeout }
-
 // maxReactotronWaiters bounds the requests waiting on one connection.
 const maxReactotronWaiters = 256
-
-// ask sends frame and waits for the answer the client sends back under key
-// (rtron_asks.go).
-func (c *reactotronConn) ask(ctx context.Context, method string, frame []byte, key string) (reactotronAnswer, error) {
-	a := reactotronAsk{key: key, frame: frame}
-	ws, err := c.post(ctx, a)
-	if err != nil {
-		return reactotronAnswer{}, err
-	}
-	return c.await(ctx, method, a, ws[0])
-}
 
 // request answers what the session asks in Reactotron's terms: the Redux
 // state through state.backup.request (recorded as a state_snapshot event,
@@ -104,7 +90,12 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 	case p.Stream == "mmkv":
 		return s.observedMMKV(), nil
 	case p.Stream == "react_query":
-		return c.queryCache(s, p)
+		// From the cache the session keeps; a path is then resolved by the
+		// session in that snapshot.
+		if answer, err := s.queryCacheSnapshot(c); err == nil && p.Path == nil {
+			return answer, nil
+		}
+		return nil, errAnswerLocally
 	case p.Stream != "redux":
 		return nil, errAnswerLocally
 	}
@@ -126,7 +117,7 @@ func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession,
 			return answer, err
 		}
 	}
-	a, err := c.ask(ctx, "state.backup.request", reactotronBackupRequest(), backupKey)
+	a, err := c.ask(ctx, "state.backup.request", reactotronAsk{key: backupKey, frame: reactotronBackupRequest()})
 	if err == nil && a.err != nil {
 		err = noReduxPlugin(s)
 	}
@@ -187,14 +178,4 @@ func (c *reactotronConn) valueAt(ctx context.Context, s reactotronSession, path 
 	o.value("timestamp", time.Now().UTC().Format(timeFormat))
 	o.raw("state", a.value)
 	return o.close(), nil
-}
-
-// queryCache answers snapshot.get for react_query from the cache the
-// session keeps; a path is then resolved by the session in that snapshot.
-func (c *reactotronConn) queryCache(sink reactotronStateSink, p snapshotParams) (json.RawMessage, error) {
-	answer, err := sink.queryCacheSnapshot(c)
-	if err != nil || p.Path != nil {
-		return nil, errAnswerLocally
-	}
-	return answer, nil
 }

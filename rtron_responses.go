@@ -133,17 +133,17 @@ func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysRespons
 // parseReactotronBackup returns the state of a decoded state.backup.response
 // payload.
 func parseReactotronBackup(payload json.RawMessage) (json.RawMessage, error) {
-	var state json.RawMessage
-	err := reactotronEachPayloadMember("state.backup.response", payload, func(name string, value json.RawMessage) error {
-		if name == "state" {
-			state = value
-		}
-		return nil
-	})
-	if err == nil && state == nil {
-		err = fmt.Errorf("%w: state.backup.response state: missing", errReactotronMessage)
+	return reactotronRequiredMember("state.backup.response", payload, "state")
+}
+
+// reactotronRequiredMember is the member name of a decoded payload object,
+// which must be there.
+func reactotronRequiredMember(what string, payload json.RawMessage, name string) (json.RawMessage, error) {
+	m, err := reactotronMembers(what, payload)
+	if err == nil && m[name] == nil {
+		err = fmt.Errorf("%w: %s %s: missing", errReactotronMessage, what, name)
 	}
-	return state, err
+	return m[name], err
 }
 
 // reactotronCommand is a custom command an app announced.

@@ -112,7 +112,7 @@ func (c *reactotronConn) sendProbe(ctx context.Context, onIntro bool) error {
 	}
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	if err := c.writeFrame(ctx, reactotronSubscribe(paths)); err != nil {
+	if err := c.sock.writeFrame(ctx, reactotronSubscribe(paths)); err != nil {
 		return err
 	}
 	return c.writeSubscriptionLocked(ctx)
@@ -138,7 +138,7 @@ func (c *reactotronConn) awaitStore(ctx context.Context, stream, method string) 
 	if err := c.sendProbe(ctx, false); err != nil {
 		return errReactotronGone
 	}
-	timer := time.NewTimer(min(storeProbeTimeout, c.requestTimeout()))
+	timer := time.NewTimer(min(storeProbeTimeout, c.bridge.cfg.RequestTimeout))
 	defer timer.Stop()
 	select {
 	case <-exists:

@@ -68,18 +68,9 @@ func parseReactotronStoreList(what string, list json.RawMessage) ([]reactotronSt
 
 // parseReactotronValuesChange reads a decoded state.values.change payload.
 func parseReactotronValuesChange(payload json.RawMessage) ([]reactotronStoreValue, error) {
-	var changes json.RawMessage
-	err := reactotronEachPayloadMember("state.values.change", payload, func(name string, value json.RawMessage) error {
-		if name == "changes" {
-			changes = value
-		}
-		return nil
-	})
+	changes, err := reactotronRequiredMember("state.values.change", payload, "changes")
 	if err != nil {
 		return nil, err
-	}
-	if changes == nil {
-		return nil, fmt.Errorf("%w: state.values.change changes: missing", errReactotronMessage)
 	}
 	return parseReactotronStoreList("state.values.change changes", changes)
 }

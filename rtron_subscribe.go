@@ -128,7 +128,7 @@ func (c *reactotronConn) writeSubscriptionLocked(ctx context.Context) error {
 	desktop, _ := c.desktopPaths()
 	union := subscriptionUnion(desktop, c.subscribed)
 	c.mu.Unlock()
-	return c.writeFrame(ctx, reactotronSubscribe(union))
+	return c.sock.writeFrame(ctx, reactotronSubscribe(union))
 }
 
 // subscriptionForDesktop records the desktop's list and returns what to

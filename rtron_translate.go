@@ -6,6 +6,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -100,14 +101,6 @@ func reactotronMembers(what string, payload json.RawMessage) (map[string]json.Ra
 	return m, err
 }
 
-// reactotronOrNull gives JSON null for a member that is absent.
-func reactotronOrNull(v json.RawMessage) json.RawMessage {
-	if v == nil {
-		return json.RawMessage("null")
-	}
-	return v
-}
-
 // reactotronMarshal encodes an event payload, leaving HTML characters as they are.
 func reactotronMarshal(v any) (json.RawMessage, error) {
 	var buf bytes.Buffer
@@ -146,6 +139,9 @@ func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
 	return reactotronMarshal(ev)
 }
 
+// microdiffTypes are the change types of microdiff's entry types.
+var microdiffTypes = map[string]string{"CREATE": changeAdded, "REMOVE": changeRemoved, "CHANGE": changeChanged}
+
 // reactotronDiff converts microdiff's [{type, path, value?, oldValue?}],
 // whose paths list keys as strings and array indexes as numbers.
 func reactotronDiff(d json.RawMessage) ([]change, error) {
@@ -177,18 +173,12 @@ func reactotronDiff(d json.RawMessage) ([]change, error) {
 				return nil, fmt.Errorf("%w: state.action.complete diff[%d].path[%d]: want a string or number, got %s", errReactotronMessage, i, j, rawKind(p))
 			}
 		}
-		c := change{Path: formatPath(segs), OldValue: reactotronOrNull(e.OldValue), NewValue: reactotronOrNull(e.Value)}
-		switch e.Type {
-		case "CREATE":
-			c.Type = changeAdded
-		case "REMOVE":
-			c.Type = changeRemoved
-		case "CHANGE":
-			c.Type = changeChanged
-		default:
+		typ, ok := microdiffTypes[e.Type]
+		if !ok {
 			return nil, fmt.Errorf("%w: state.action.complete diff[%d].type: want CREATE, REMOVE or CHANGE, got %q", errReactotronMessage, i, e.Type)
 		}
-		changes = append(changes, c)
+		// A nil value encodes as null.
+		changes = append(changes, change{Path: formatPath(segs), Type: typ, OldValue: e.OldValue, NewValue: e.Value})
 	}
 	return changes, nil
 }
@@ -198,22 +188,16 @@ func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessag
 	if err != nil {
 		return nil, err
 	}
-	level := "debug"
-	if v, ok := m["level"]; ok {
-		if level, err = reactotronWantString("log level", v, true); err != nil {
-			return nil, err
-		}
-		if level == "" {
-			level = "debug"
-		}
+	level, err := reactotronWantString("log level", m["level"], true)
+	if err != nil {
+		return nil, err
 	}
 	ev := struct {
 		Level     string `json:"level"`
 		Message   string `json:"message"`
 		Stack     string `json:"stack,omitempty"`
 		Important bool   `json:"important,omitempty"`
-	}{Level: level, Message: reactotronLogText(m["message"]), Important: important}
-	ev.Stack = reactotronStack(m["stack"])
+	}{Level: cmp.Or(level, "debug"), Message: reactotronLogText(m["message"]), Stack: reactotronStack(m["stack"]), Important: important}
 	return reactotronMarshal(ev)
 }
 
@@ -254,22 +238,22 @@ func reactotronText(v json.RawMessage) string {
 // columnNumber?}, read and written one a line as every frame is
 // (stack_frame.go: "at fn (file:line:col)", columns from 1).
 func reactotronStack(v json.RawMessage) string {
-	if rawKind(v) != "array" {
-		if rawKind(v) == "null" {
-			return ""
-		}
+	switch rawKind(v) {
+	case "null":
+		return ""
+	case "array":
+	default:
 		return reactotronText(v)
 	}
-	var items []json.RawMessage
-	_ = json.Unmarshal(v, &items)
-	lines := make([]string, 0, len(items))
-	for _, item := range items {
+	var lines []string
+	_ = eachElement(v, func(_ int, item []byte) bool {
 		if f, ok := readFrameValue(item); ok && rawKind(item) == "object" {
 			lines = append(lines, f.text())
-			continue
+		} else {
+			lines = append(lines, reactotronText(item))
 		}
-		lines = append(lines, reactotronText(item))
-	}
+		return true
+	})
 	return strings.Join(lines, "\n")
 }
 
@@ -286,11 +270,11 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
-	method, err := reactotronWantString("api.response request.method", reactotronOrNull(req["method"]), true)
+	method, err := reactotronWantString("api.response request.method", req["method"], true)
 	if err != nil {
 		return nil, err
 	}
-	url, err := reactotronWantString("api.response request.url", reactotronOrNull(req["url"]), true)
+	url, err := reactotronWantString("api.response request.url", req["url"], true)
 	if err != nil {
 		return nil, err
 	}
@@ -312,6 +296,7 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	if err != nil {
 		return nil, err
 	}
+	// An absent member is nil, which encodes as null.
 	type request struct {
 		Headers json.RawMessage `json:"headers"`
 		Params  json.RawMessage `json:"params"`
@@ -330,8 +315,8 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 		Response   response        `json:"response"`
 	}{
 		Method: method, URL: url, Status: status, DurationMs: duration,
-		Request:  request{Headers: reactotronOrNull(req["headers"]), Params: reactotronOrNull(req["params"]), Body: reactotronOrNull(req["data"])},
-		Response: response{Headers: reactotronOrNull(resp["headers"]), Body: reactotronOrNull(resp["body"])},
+		Request:  request{Headers: req["headers"], Params: req["params"], Body: req["data"]},
+		Response: response{Headers: resp["headers"], Body: resp["body"]},
 	})
 }
 
@@ -352,28 +337,28 @@ func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, erro
 	if err != nil {
 		return nil, err
 	}
-	action, err := reactotronWantString("asyncStorage.mutation action", reactotronOrNull(m["action"]), true)
+	action, err := reactotronWantString("asyncStorage.mutation action", m["action"], true)
 	if err != nil {
 		return nil, err
 	}
 	if action == "" {
 		return nil, fmt.Errorf("%w: asyncStorage.mutation action: missing", errReactotronMessage)
 	}
-	out := appendJSONString([]byte(`{"action":`), action, false)
+	var out jsonObject
+	out.raw("action", appendJSONString(nil, action, false))
 	switch data := m["data"]; rawKind(data) {
 	case "nothing", "null":
 	case "object":
 		err = reactotronEachMember(data, func(name string, value json.RawMessage) error {
 			if name != "action" {
-				out = append(appendJSONString(append(out, ','), name, false), ':')
-				out = append(out, value...)
+				out.raw(name, value)
 			}
 			return nil
 		})
 	default:
-		out = append(append(out, `,"data":`...), data...)
+		out.raw("data", data)
 	}
-	return append(out, '}'), err
+	return out.close(), err
 }
 
 // reactotronMMKVEvent recognises the MMKV plugin's display message
