@@ -427,6 +427,13 @@ func validUTF8(data []byte) []byte {
 	return append(out, data[start:]...)
 }
 
+// jsonEscape holds the letter of each byte's short escape (\n), and
+// jsonUnescape the byte each letter stands for; 0 where there is none.
+var (
+	jsonEscape   = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+	jsonUnescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+)
+
 // appendJSONString appends s as a JSON string. Each invalid UTF-8 byte
 // becomes U+FFFD (the rule above) so that output stays valid UTF-8, unless
 // verbatim is set: path keys keep
@@ -454,20 +461,9 @@ func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byt
 			continue
 		}
 		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
+		if e := jsonEscape[c]; e != 0 {
+			buf = append(buf, '\\', e)
+		} else {
 			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 		i++

@@ -180,10 +180,10 @@ func (s *jsonScanner) str() ([]byte, bool, error) {
 				s.pos = len(d)
 				return nil, false, errJSONEnd
 			}
-			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch e := d[i+1]; {
+			case jsonUnescape[e] != 0:
 				i += 2
-			case 'u':
+			case e == 'u':
 				for j := i + 2; j < i+6; j++ {
 					if j >= len(d) {
 						s.pos = len(d)
