@@ -27,11 +27,8 @@ type setting struct {
 }
 
 var settings = []setting{
-	{"WS_PORT", "ws-port", "19850", "adapter WebSocket port (1-65535)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 1, 65535)
-		c.WSPort = int(n)
-		return err
-	}},
+	{"WS_PORT", "ws-port", "19850", "adapter WebSocket port (1-65535)",
+		func(c *config, v string) error { return setInt(&c.WSPort, v, 1, 65535) }},
 	{"WS_HOST", "ws-host", "127.0.0.1", "WebSocket bind address; non-loopback without WS_TOKEN logs a warning", func(c *config, v string) error {
 		// An IPv6 address may come bracketed, as in URLs; it is stored bare
 		// so that joining it with the port brackets it once.
@@ -41,7 +38,7 @@ var settings = []setting{
 				return fmt.Errorf("%q is not an IP address", "["+v+"]")
 			}
 		}
-		if net.ParseIP(v) == nil && !validHostName(v) {
+		if !validHost(v) {
 			return fmt.Errorf("%q is not a host name or IP address (no scheme, no port)", v)
 		}
 		c.WSHost = v
@@ -52,16 +49,10 @@ var settings = []setting{
 		c.RequestTimeout = time.Duration(n) * time.Millisecond
 		return err
 	}},
-	{"MAX_PAYLOAD_SIZE", "max-payload-size", "524288", "bytes per WebSocket message (1024-67108864)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 1024, 64<<20)
-		c.MaxPayloadSize = n
-		return err
-	}},
-	{"MAX_RESULT_BYTES", "max-result-bytes", "100000", "budget for one tool result in bytes (1024-MAX_PAYLOAD_SIZE)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 1024, 64<<20)
-		c.MaxResultBytes = int(n)
-		return err
-	}},
+	{"MAX_PAYLOAD_SIZE", "max-payload-size", "524288", "bytes per WebSocket message (1024-67108864)",
+		func(c *config, v string) error { return setInt(&c.MaxPayloadSize, v, 1024, 64<<20) }},
+	{"MAX_RESULT_BYTES", "max-result-bytes", "100000", "budget for one tool result in bytes (1024-MAX_PAYLOAD_SIZE)",
+		func(c *config, v string) error { return setInt(&c.MaxResultBytes, v, 1024, 64<<20) }},
 	{"LOG_LEVEL", "log-level", "info", "stderr log level: debug, info, warn, error", func(c *config, v string) error {
 		switch strings.ToLower(strings.TrimSpace(v)) {
 		case "debug":
@@ -77,26 +68,12 @@ var settings = []setting{
 		}
 		return nil
 	}},
-	{"LOG_FORMAT", "log-format", "text", "stderr log format: text or json", func(c *config, v string) error {
-		switch f := strings.ToLower(strings.TrimSpace(v)); f {
-		case "text", "json":
-			c.LogFormat = f
-			return nil
-		}
-		return fmt.Errorf("%q is not one of text, json", v)
-	}},
-	{"WS_TOKEN", "ws-token", "", "when set, adapters must present it in the handshake", func(c *config, v string) error {
-		c.WSToken = v
-		return nil
-	}},
-	{"WS_ALLOWED_HOSTS", "ws-allowed-hosts", "", "comma list of host names (no port) accepted in Host besides IP literals and localhost", func(c *config, v string) error {
-		hosts, err := splitList(v, func(h string) error {
-			if !validHostName(h) {
-				return fmt.Errorf("%q is not a bare host name (no scheme, no port)", h)
-			}
-			return nil
-		})
-		c.WSAllowedHosts = hosts
+	{"LOG_FORMAT", "log-format", "text", "stderr log format: text or json",
+		func(c *config, v string) error { return setWord(&c.LogFormat, v, "text", "json") }},
+	{"WS_TOKEN", "ws-token", "", "when set, adapters must present it in the handshake",
+		func(c *config, v string) error { c.WSToken = v; return nil }},
+	{"WS_ALLOWED_HOSTS", "ws-allowed-hosts", "", "comma list of host names (no port) accepted in Host besides IP literals and localhost", func(c *config, v string) (err error) {
+		c.WSAllowedHosts, err = splitList(v, validItem(validHostName, "is not a bare host name (no scheme, no port)"))
 		return err
 	}},
 	{"WS_ALLOWED_ORIGINS", "ws-allowed-origins", "", "comma list of origins (scheme://host[:port]) accepted in Origin", func(c *config, v string) error {
@@ -115,23 +92,19 @@ var settings = []setting{
 		return err
 	}},
 	{"REACTOTRON_PORT", "reactotron-port", "9090", "port for apps using Reactotron's client, on WS_HOST (0 turns the bridge off; 0-65535)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 0, 65535)
-		c.ReactotronPort, c.Reactotron = int(n), n != 0
+		err := setInt(&c.ReactotronPort, v, 0, 65535)
+		c.Reactotron = c.ReactotronPort != 0
 		return err
 	}},
-	{"REACTOTRON_DESKTOP", "reactotron-desktop", "", "host:port of the Reactotron desktop app to relay Reactotron apps to (loopback unless in REACTOTRON_DESKTOP_ALLOWED_HOSTS)", func(c *config, v string) error {
-		if v == "" {
-			return nil // no relay
+	{"REACTOTRON_DESKTOP", "reactotron-desktop", "", "host:port of the Reactotron desktop app to relay Reactotron apps to (loopback unless in REACTOTRON_DESKTOP_ALLOWED_HOSTS)", func(c *config, v string) (err error) {
+		if v != "" { // "": no relay
+			c.ReactotronDesktop, err = parseHostPort(v)
 		}
-		host, port, err := net.SplitHostPort(strings.TrimSpace(v))
-		if err != nil || (net.ParseIP(host) == nil && !validHostName(host)) || !validPort(port) || port == "" {
-			return fmt.Errorf("%q is not host:port (port 1-65535)", v)
-		}
-		c.ReactotronDesktop = net.JoinHostPort(host, port)
-		return nil
+		return err
 	}},
-	{"REACTOTRON_DESKTOP_ALLOWED_HOSTS", "reactotron-desktop-allowed-hosts", "", "comma list of hosts besides loopback that REACTOTRON_DESKTOP may name: the app's frames go there unredacted", func(c *config, v string) error {
-		return parseAllowedHosts(v, &c.ReactotronDesktopAllowedHosts)
+	{"REACTOTRON_DESKTOP_ALLOWED_HOSTS", "reactotron-desktop-allowed-hosts", "", "comma list of hosts besides loopback that REACTOTRON_DESKTOP may name: the app's frames go there unredacted", func(c *config, v string) (err error) {
+		c.ReactotronDesktopAllowedHosts, err = splitList(v, allowedHostItem)
+		return err
 	}},
 	{"METRO_URL", "metro-url", "http://127.0.0.1:8081", "Metro (or expo start) to find apps through and map stacks with: http://host:port, or off (loopback unless in METRO_ALLOWED_HOSTS)", func(c *config, v string) error {
 		if strings.EqualFold(strings.TrimSpace(v), "off") {
@@ -143,100 +116,56 @@ var settings = []setting{
 			u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.User != nil || !validPort(u.Port()) {
 			return fmt.Errorf("%q is not http://host[:port] or off", v)
 		}
-		if net.ParseIP(u.Hostname()) == nil && !validHostName(u.Hostname()) {
+		if !validHost(u.Hostname()) {
 			return fmt.Errorf("%q names no valid host", v)
 		}
 		c.MetroURL = u.Scheme + "://" + strings.ToLower(u.Host)
 		return nil
 	}},
-	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name, and that the debugger Origin may name when the dev server says it is its own host", func(c *config, v string) error {
-		return parseAllowedHosts(v, &c.MetroAllowedHosts)
-	}},
-	{"METRO_ATTACH_EXCLUSIVE", "metro-attach-exclusive", "false", "true: also attach to Metro pages that take one debugger at a time, which closes React Native DevTools on them; the flag alone means true", func(c *config, v string) error {
-		b, err := parseSwitch(v)
-		c.MetroAttachExclusive = b
+	{"METRO_ALLOWED_HOSTS", "metro-allowed-hosts", "", "comma list of hosts besides loopback that METRO_URL may name, and that the debugger Origin may name when the dev server says it is its own host", func(c *config, v string) (err error) {
+		c.MetroAllowedHosts, err = splitList(v, allowedHostItem)
 		return err
 	}},
-	{"NATIVE_LOGS", "native-logs", "on", "follow the native logs of known apps on Android devices (adb) and booted iOS simulators (xcrun): on or off", func(c *config, v string) error {
-		on, err := parseSwitch(v)
-		c.NativeLogs = on
+	{"METRO_ATTACH_EXCLUSIVE", "metro-attach-exclusive", "false", "true: also attach to Metro pages that take one debugger at a time, which closes React Native DevTools on them; the flag alone means true",
+		func(c *config, v string) error { return setSwitch(&c.MetroAttachExclusive, v) }},
+	{"NATIVE_LOGS", "native-logs", "on", "follow the native logs of known apps on Android devices (adb) and booted iOS simulators (xcrun): on or off",
+		func(c *config, v string) error { return setSwitch(&c.NativeLogs, v) }},
+	{"ADB", "adb", "", "path to adb; unset: $ANDROID_HOME/platform-tools/adb, then $ANDROID_SDK_ROOT/platform-tools/adb, then adb on PATH",
+		func(c *config, v string) error { c.ADBPath = strings.TrimSpace(v); return nil }},
+	{"XCRUN", "xcrun", "", "path to xcrun (iOS simulators, macOS); unset: xcrun on PATH",
+		func(c *config, v string) error { c.XcrunPath = strings.TrimSpace(v); return nil }},
+	{"NATIVE_APPS", "native-apps", "", "comma list of Android package or iOS bundle ids whose native logs are followed before any session names them", func(c *config, v string) (err error) {
+		c.NativeApps, err = splitListCase(v, validItem(validNativeAppID, "is not a package or bundle id (letters, digits, dots, underscores, dashes)"))
 		return err
 	}},
-	{"ADB", "adb", "", "path to adb; unset: $ANDROID_HOME/platform-tools/adb, then $ANDROID_SDK_ROOT/platform-tools/adb, then adb on PATH", func(c *config, v string) error {
-		c.ADBPath = strings.TrimSpace(v)
-		return nil
-	}},
-	{"XCRUN", "xcrun", "", "path to xcrun (iOS simulators, macOS); unset: xcrun on PATH", func(c *config, v string) error {
-		c.XcrunPath = strings.TrimSpace(v)
-		return nil
-	}},
-	{"NATIVE_APPS", "native-apps", "", "comma list of Android package or iOS bundle ids whose native logs are followed before any session names them", func(c *config, v string) error {
-		apps, err := splitListCase(v, func(id string) error {
-			if !validNativeAppID(id) {
-				return fmt.Errorf("%q is not a package or bundle id (letters, digits, dots, underscores, dashes)", id)
-			}
-			return nil
-		})
-		c.NativeApps = apps
+	{"PROJECT_DIR", "project-dir", "", "the app's project folder, read for its app ids and a release build's source maps; unset: the working directory",
+		func(c *config, v string) error { c.ProjectDir = strings.TrimSpace(v); return nil }},
+	{"SOURCE_MAPS", "source-maps", "", "comma list of source map files, or folders of them, searched before the project's build folders", func(c *config, v string) (err error) {
+		c.SourceMaps, err = splitListCase(v, nil)
 		return err
 	}},
-	{"PROJECT_DIR", "project-dir", "", "the app's project folder, read for its app ids and a release build's source maps; unset: the working directory", func(c *config, v string) error {
-		c.ProjectDir = strings.TrimSpace(v)
-		return nil
-	}},
-	{"SOURCE_MAPS", "source-maps", "", "comma list of source map files, or folders of them, searched before the project's build folders", func(c *config, v string) error {
-		c.SourceMaps = nil
-		for item := range strings.SplitSeq(v, ",") {
-			if item = strings.TrimSpace(item); item != "" {
-				c.SourceMaps = append(c.SourceMaps, item)
-			}
-		}
-		return nil
-	}},
-	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 1, 100000)
-		c.EventBuffer = int(n)
-		return err
-	}},
-	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off", func(c *config, v string) error {
-		on, err := parseSwitch(v)
-		c.Redact = on
-		return err
-	}},
-	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) error {
+	{"EVENT_BUFFER", "event-buffer", "1000", "events the server keeps per app session and stream (1-100000)",
+		func(c *config, v string) error { return setInt(&c.EventBuffer, v, 1, 100000) }},
+	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off",
+		func(c *config, v string) error { return setSwitch(&c.Redact, v) }},
+	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) (err error) {
 		// The bound keeps the key matcher's table small.
 		if len(v) > maxRedactKeysLen {
 			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
 		}
-		keys, err := splitList(v, validRedactKey)
-		c.RedactKeys = keys
+		c.RedactKeys, err = splitList(v, validRedactKey)
 		return err
 	}},
-	{"MCP_TRANSPORT", "transport", "stdio", "where MCP clients connect: stdio or http (Streamable HTTP at /mcp)", func(c *config, v string) error {
-		switch t := strings.ToLower(strings.TrimSpace(v)); t {
-		case "stdio", "http":
-			c.Transport = t
-			return nil
-		}
-		return fmt.Errorf("%q is not one of stdio, http", v)
-	}},
-	{"MCP_HTTP_ADDR", "http-addr", "127.0.0.1:3100", "host:port of the HTTP transport; non-loopback requires MCP_HTTP_TOKEN", func(c *config, v string) error {
-		host, port, err := net.SplitHostPort(strings.TrimSpace(v))
-		if err != nil || (net.ParseIP(host) == nil && !validHostName(host)) || !validPort(port) || port == "" {
-			return fmt.Errorf("%q is not host:port (port 1-65535)", v)
-		}
-		c.HTTPAddr = net.JoinHostPort(host, port)
-		return nil
-	}},
-	{"MCP_HTTP_TOKEN", "http-token", "", "when set, HTTP clients must send Authorization: Bearer <token>", func(c *config, v string) error {
-		c.HTTPToken = v
-		return nil
-	}},
-	{"READ_ONLY", "read-only", "false", "true: offer no tool that changes the app (dispatch, commands); the flag alone means true", func(c *config, v string) error {
-		b, err := parseSwitch(v)
-		c.ReadOnly = b
+	{"MCP_TRANSPORT", "transport", "stdio", "where MCP clients connect: stdio or http (Streamable HTTP at /mcp)",
+		func(c *config, v string) error { return setWord(&c.Transport, v, "stdio", "http") }},
+	{"MCP_HTTP_ADDR", "http-addr", "127.0.0.1:3100", "host:port of the HTTP transport; non-loopback requires MCP_HTTP_TOKEN", func(c *config, v string) (err error) {
+		c.HTTPAddr, err = parseHostPort(v)
 		return err
 	}},
+	{"MCP_HTTP_TOKEN", "http-token", "", "when set, HTTP clients must send Authorization: Bearer <token>",
+		func(c *config, v string) error { c.HTTPToken = v; return nil }},
+	{"READ_ONLY", "read-only", "false", "true: offer no tool that changes the app (dispatch, commands); the flag alone means true",
+		func(c *config, v string) error { return setSwitch(&c.ReadOnly, v) }},
 }
 
 // switches are the settings whose flag may stand alone: -read-only is
@@ -363,18 +292,9 @@ func checkReactotronDesktop(c config, source map[string]string) error {
 	return nil
 }
 
-// parseAllowedHosts reads a list of hosts besides loopback that a setting
-// naming another machine may name: bare host names or IP addresses.
-func parseAllowedHosts(v string, hosts *[]string) error {
-	list, err := splitList(v, func(h string) error {
-		if net.ParseIP(h) == nil && !validHostName(h) {
-			return fmt.Errorf("%q is not a bare host name or IP address (no scheme, no port)", h)
-		}
-		return nil
-	})
-	*hosts = list
-	return err
-}
+// allowedHostItem checks one item of a list of hosts besides loopback that
+// a setting naming another machine may name: a bare host name or IP address.
+var allowedHostItem = validItem(validHost, "is not a bare host name or IP address (no scheme, no port)")
 
 // allowedHost reports whether host is loopback or named in allowed.
 func allowedHost(host string, allowed []string) bool {

@@ -6,6 +6,8 @@ package main
 
 import (
 	"fmt"
+	"net"
+	"slices"
 	"strings"
 )
 
@@ -22,6 +24,28 @@ func parseSwitch(v string) (bool, error) {
 	return b, nil
 }
 
+// setSwitch reads a boolean setting into b.
+func setSwitch(b *bool, v string) (err error) {
+	*b, err = parseSwitch(v)
+	return err
+}
+
+// setInt reads an integer setting in lo-hi into n.
+func setInt[T ~int | ~int64](n *T, v string, lo, hi int64) error {
+	x, err := parseIntRange(v, lo, hi)
+	*n = T(x)
+	return err
+}
+
+// setWord reads a setting that is one of words, in any case, into w.
+func setWord(w *string, v string, words ...string) error {
+	if word := strings.ToLower(strings.TrimSpace(v)); slices.Contains(words, word) {
+		*w = word
+		return nil
+	}
+	return fmt.Errorf("%q is not one of %s", v, strings.Join(words, ", "))
+}
+
 func parseIntRange(v string, lo, hi int64) (int64, error) {
 	n, inRange, ok := decimalInteger([]byte(strings.TrimSpace(v)))
 	switch {
@@ -36,7 +60,7 @@ func parseIntRange(v string, lo, hi int64) (int64, error) {
 }
 
 // splitList splits a comma list, trims and lower-cases the items, drops
-// empty ones and checks each with valid.
+// empty ones and checks each with valid, when set.
 func splitList(v string, valid func(string) error) ([]string, error) {
 	return splitListCase(strings.ToLower(v), valid)
 }
@@ -50,10 +74,36 @@ func splitListCase(v string, valid func(string) error) ([]string, error) {
 		if item == "" {
 			continue
 		}
-		if err := valid(item); err != nil {
-			return nil, err
+		if valid != nil {
+			if err := valid(item); err != nil {
+				return nil, err
+			}
 		}
 		out = append(out, item)
 	}
 	return out, nil
+}
+
+// validItem makes a list item's check from a test: an item that fails it is
+// named, followed by problem.
+func validItem(valid func(string) bool, problem string) func(string) error {
+	return func(item string) error {
+		if !valid(item) {
+			return fmt.Errorf("%q %s", item, problem)
+		}
+		return nil
+	}
+}
+
+// validHost reports whether h is a host name or an IP address, no port.
+func validHost(h string) bool { return net.ParseIP(h) != nil || validHostName(h) }
+
+// parseHostPort reads host:port, the port 1-65535, and writes it back as
+// net.JoinHostPort does.
+func parseHostPort(v string) (string, error) {
+	host, port, err := net.SplitHostPort(strings.TrimSpace(v))
+	if err != nil || !validHost(host) || !validPort(port) || port == "" {
+		return "", fmt.Errorf("%q is not host:port (port 1-65535)", v)
+	}
+	return net.JoinHostPort(host, port), nil
 }

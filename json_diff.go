@@ -35,35 +35,23 @@ type change struct {
 // null must still say "oldValue":null. HTML characters are left unescaped so
 // the enclosing encoder's own setting decides.
 func (c change) MarshalJSON() ([]byte, error) {
+	out := struct {
+		Path     string `json:"path"`
+		Type     string `json:"type"`
+		OldValue *any   `json:"oldValue,omitempty"` // a nil pointer is left out, a pointer to nil is null
+		NewValue *any   `json:"newValue,omitempty"`
+	}{Path: c.Path, Type: c.Type}
+	if c.Type != changeAdded {
+		out.OldValue = &c.OldValue
+	}
+	if c.Type != changeRemoved {
+		out.NewValue = &c.NewValue
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	field := func(name string, v any) error {
-		buf.WriteString(name)
-		if err := enc.Encode(v); err != nil {
-			return err
-		}
-		buf.Truncate(buf.Len() - 1) // Encode ends each value with a newline
-		return nil
-	}
-	if err := field(`{"path":`, c.Path); err != nil {
-		return nil, err
-	}
-	if err := field(`,"type":`, c.Type); err != nil {
-		return nil, err
-	}
-	if c.Type != changeAdded {
-		if err := field(`,"oldValue":`, c.OldValue); err != nil {
-			return nil, err
-		}
-	}
-	if c.Type != changeRemoved {
-		if err := field(`,"newValue":`, c.NewValue); err != nil {
-			return nil, err
-		}
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	err := enc.Encode(out)
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), err // Encode ends with a newline
 }
 
 // diffValues compares base with target, values as encoding/json decodes them
@@ -211,23 +199,17 @@ func (d *differ) diffObjects(a, b map[string]any) {
 }
 
 func (d *differ) diffArrays(a, b []any) {
-	n := min(len(a), len(b))
-	for i := range n {
-		if scalarsEqual(a[i], b[i]) {
-			continue
+	// Elements past the shorter side are removed or added one by one.
+	for i := range max(len(a), len(b)) {
+		d.path = append(d.path, diffStep{index: i, isIdx: true})
+		switch {
+		case i >= len(b):
+			d.record(changeRemoved, a[i], nil)
+		case i >= len(a):
+			d.record(changeAdded, nil, b[i])
+		case !scalarsEqual(a[i], b[i]):
+			d.diff(a[i], b[i])
 		}
-		d.path = append(d.path, diffStep{index: i, isIdx: true})
-		d.diff(a[i], b[i])
-		d.path = d.path[:len(d.path)-1]
-	}
-	for i := n; i < len(a); i++ {
-		d.path = append(d.path, diffStep{index: i, isIdx: true})
-		d.record(changeRemoved, a[i], nil)
-		d.path = d.path[:len(d.path)-1]
-	}
-	for i := n; i < len(b); i++ {
-		d.path = append(d.path, diffStep{index: i, isIdx: true})
-		d.record(changeAdded, nil, b[i])
 		d.path = d.path[:len(d.path)-1]
 	}
 }
@@ -323,46 +305,36 @@ func (d decimal) digit(i int) byte {
 func parseDecimal(s string) (decimal, bool) {
 	var d decimal
 	i := 0
+	digits := func() string {
+		start := i
+		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
+			i++
+		}
+		return s[start:i]
+	}
 	if i < len(s) && s[i] == '-' {
 		d.neg = true
 		i++
 	}
-	start := i
-	for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-		i++
-	}
-	d.intPart = s[start:i]
+	d.intPart = digits()
 	if d.intPart == "" || (len(d.intPart) > 1 && d.intPart[0] == '0') {
 		return d, false
 	}
 	if i < len(s) && s[i] == '.' {
 		i++
-		start = i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			i++
-		}
-		d.fracPart = s[start:i]
-		if d.fracPart == "" {
+		if d.fracPart = digits(); d.fracPart == "" {
 			return d, false
 		}
 	}
 	var exp int64
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
 		i++
-		expNeg := false
+		expNeg := i < len(s) && s[i] == '-'
 		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			expNeg = s[i] == '-'
 			i++
 		}
-		start = i
-		for i < len(s) && '0' <= s[i] && s[i] <= '9' {
-			exp = exp*10 + int64(s[i]-'0')
-			i++
-			if exp > 1e15 {
-				return d, false
-			}
-		}
-		if i == start {
+		var err error
+		if exp, err = strconv.ParseInt(digits(), 10, 64); err != nil || exp > 1e15 {
 			return d, false
 		}
 		if expNeg {

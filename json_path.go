@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -71,7 +72,7 @@ func parsePath(s string) ([]pathSegment, error) {
 	if s[0] == '.' {
 		return nil, pathSyntaxError(0, `a path cannot start with "." (the root is "")`)
 	}
-	segs := make([]pathSegment, 0, 1+countSeparators(s))
+	segs := make([]pathSegment, 0, 1+strings.Count(s, ".")+strings.Count(s, "[")) // allocated once
 	i := 0
 	for {
 		var seg pathSegment
@@ -101,17 +102,6 @@ func parsePath(s string) ([]pathSegment, error) {
 			return nil, pathSyntaxError(i, fmt.Sprintf(`expected "." or "[" after "]", found %s`, quoteByte(s[i])))
 		}
 	}
-}
-
-// countSeparators estimates the segment count so parsePath allocates once.
-func countSeparators(s string) int {
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '.' || s[i] == '[' {
-			n++
-		}
-	}
-	return n
 }
 
 func pathSyntaxError(offset int, problem string) error {
@@ -199,20 +189,10 @@ func appendUnescaped(buf []byte, s string, i int) ([]byte, int, error) {
 	if i+1 == len(s) {
 		return nil, 0, pathSyntaxError(i, "unterminated escape in a quoted key")
 	}
-	switch c := s[i+1]; c {
-	case '"', '\\', '/':
-		return append(buf, c), i + 2, nil
-	case 'b':
-		return append(buf, '\b'), i + 2, nil
-	case 'f':
-		return append(buf, '\f'), i + 2, nil
-	case 'n':
-		return append(buf, '\n'), i + 2, nil
-	case 'r':
-		return append(buf, '\r'), i + 2, nil
-	case 't':
-		return append(buf, '\t'), i + 2, nil
-	case 'u':
+	switch c := s[i+1]; {
+	case jsonUnescape[c] != 0:
+		return append(buf, jsonUnescape[c]), i + 2, nil
+	case c == 'u':
 		r, ok := hex4(s, i+2)
 		if !ok {
 			return nil, 0, pathSyntaxError(i, `invalid \u escape in a quoted key (want \u and four hex digits)`)
@@ -232,12 +212,10 @@ func appendUnescaped(buf []byte, s string, i int) ([]byte, int, error) {
 			}
 		}
 		return utf8.AppendRune(buf, r), i, nil
-	default:
-		if c < utf8.RuneSelf {
-			return nil, 0, pathSyntaxError(i, fmt.Sprintf(`invalid escape "\%c" in a quoted key`, c))
-		}
-		return nil, 0, pathSyntaxError(i, "invalid escape in a quoted key")
+	case c < utf8.RuneSelf:
+		return nil, 0, pathSyntaxError(i, fmt.Sprintf(`invalid escape "\%c" in a quoted key`, c))
 	}
+	return nil, 0, pathSyntaxError(i, "invalid escape in a quoted key")
 }
 
 // hex4 decodes four hex digits at s[i:].
@@ -245,21 +223,8 @@ func hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false
 	}
-	var r rune
-	for _, c := range []byte(s[i : i+4]) {
-		switch {
-		case '0' <= c && c <= '9':
-			c -= '0'
-		case 'a' <= c && c <= 'f':
-			c -= 'a' - 10
-		case 'A' <= c && c <= 'F':
-			c -= 'A' - 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
+	r, err := strconv.ParseUint(s[i:i+4], 16, 16)
+	return rune(r), err == nil
 }
 
 // formatPath writes segs in canonical form. A segment that is not Quoted and
@@ -320,16 +285,7 @@ func appendPathIndex(buf []byte, i int) []byte {
 // needsQuoting reports whether key must be written ["…"]: written bare it
 // would be empty, read as an index, or split at a separator.
 func needsQuoting(key string) bool {
-	if key == "" || allDigits(key) {
-		return true
-	}
-	for i := 0; i < len(key); i++ {
-		switch key[i] {
-		case '.', '[', ']', '"':
-			return true
-		}
-	}
-	return false
+	return key == "" || allDigits(key) || strings.ContainsAny(key, `.[]"`)
 }
 
 func allDigits(s string) bool {

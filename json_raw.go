@@ -125,29 +125,46 @@ func eachMember(data []byte, fn func(name string, value []byte) bool) error {
 
 // eachMemberRaw is eachMember with each name left quoted and undecoded.
 func eachMemberRaw(data []byte, fn func(quotedName, value []byte) bool) error {
+	return eachItem(data, '{', fn)
+}
+
+// eachElement calls fn for each element of the JSON array data until fn
+// returns false.
+func eachElement(data []byte, fn func(index int, value []byte) bool) error {
+	n := -1
+	return eachItem(data, '[', func(_, value []byte) bool { n++; return fn(n, value) })
+}
+
+// eachItem walks the object or the array (open) that data holds, calling fn
+// with each member's quoted name (nil in an array) and value until fn
+// returns false.
+func eachItem(data []byte, open byte, fn func(quotedName, value []byte) bool) error {
+	closer, _, _ := container(open)
 	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '{' {
+	if i >= len(data) || data[i] != open {
 		return errMalformedJSON
 	}
 	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == '}' {
+	if i < len(data) && data[i] == closer {
 		return nil
 	}
 	for {
-		if i >= len(data) || data[i] != '"' {
-			return errMalformedJSON
+		var quoted []byte
+		if open == '{' {
+			if i >= len(data) || data[i] != '"' {
+				return errMalformedJSON
+			}
+			end := skipString(data, i)
+			if end < 0 {
+				return errMalformedJSON
+			}
+			quoted = data[i:end]
+			if i = skipSpace(data, end); i >= len(data) || data[i] != ':' {
+				return errMalformedJSON
+			}
+			i = skipSpace(data, i+1)
 		}
-		end := skipString(data, i)
-		if end < 0 {
-			return errMalformedJSON
-		}
-		quoted := data[i:end]
-		i = skipSpace(data, end)
-		if i >= len(data) || data[i] != ':' {
-			return errMalformedJSON
-		}
-		i = skipSpace(data, i+1)
-		end = skipValue(data, i)
+		end := skipValue(data, i)
 		if end <= i {
 			return errMalformedJSON
 		}
@@ -158,40 +175,7 @@ func eachMemberRaw(data []byte, fn func(quotedName, value []byte) bool) error {
 		if i >= len(data) {
 			return errMalformedJSON
 		}
-		if data[i] == '}' {
-			return nil
-		}
-		if data[i] != ',' {
-			return errMalformedJSON
-		}
-		i = skipSpace(data, i+1)
-	}
-}
-
-// eachElement calls fn for each element of the JSON array data until fn
-// returns false.
-func eachElement(data []byte, fn func(index int, value []byte) bool) error {
-	i := skipSpace(data, 0)
-	if i >= len(data) || data[i] != '[' {
-		return errMalformedJSON
-	}
-	i = skipSpace(data, i+1)
-	if i < len(data) && data[i] == ']' {
-		return nil
-	}
-	for n := 0; ; n++ {
-		end := skipValue(data, i)
-		if end <= i {
-			return errMalformedJSON
-		}
-		if !fn(n, data[i:end:end]) {
-			return nil
-		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return errMalformedJSON
-		}
-		if data[i] == ']' {
+		if data[i] == closer {
 			return nil
 		}
 		if data[i] != ',' {
@@ -443,6 +427,13 @@ func validUTF8(data []byte) []byte {
 	return append(out, data[start:]...)
 }
 
+// jsonEscape holds the letter of each byte's short escape (\n), and
+// jsonUnescape the byte each letter stands for; 0 where there is none.
+var (
+	jsonEscape   = [256]byte{'"': '"', '\\': '\\', '\b': 'b', '\f': 'f', '\n': 'n', '\r': 'r', '\t': 't'}
+	jsonUnescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+)
+
 // appendJSONString appends s as a JSON string. Each invalid UTF-8 byte
 // becomes U+FFFD (the rule above) so that output stays valid UTF-8, unless
 // verbatim is set: path keys keep
@@ -470,20 +461,9 @@ func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byt
 			continue
 		}
 		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\b':
-			buf = append(buf, '\\', 'b')
-		case '\f':
-			buf = append(buf, '\\', 'f')
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
+		if e := jsonEscape[c]; e != 0 {
+			buf = append(buf, '\\', e)
+		} else {
 			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
 		i++

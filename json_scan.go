@@ -19,48 +19,22 @@ const scanMaxDepth = 10000
 // whitespace allowed) and calls fn with each member's key, unescaped, and
 // raw value, in order. fn's error stops the walk. Both slices alias data.
 func scanObject(data []byte, fn func(key, value []byte) error) error {
-	s := jsonScanner{data: data}
-	if err := s.members(fn); err != nil {
-		return err
-	}
-	s.skipSpace()
-	if s.pos < len(s.data) {
-		return s.syntaxError("after top-level value")
-	}
-	return nil
+	return scanTop(data, '{', fn)
 }
 
 // scanArray is scanObject for a JSON array: fn gets each element's index
 // and raw value.
 func scanArray(data []byte, fn func(i int, value []byte) error) error {
+	i := -1
+	return scanTop(data, '[', func(_, value []byte) error { i++; return fn(i, value) })
+}
+
+// scanTop walks the container data holds, as scanObject does, and checks
+// that nothing follows it.
+func scanTop(data []byte, open byte, fn func(key, value []byte) error) error {
 	s := jsonScanner{data: data}
-	s.skipSpace()
-	if err := s.expect('[', "looking for beginning of array"); err != nil {
+	if err := s.items(open, fn); err != nil {
 		return err
-	}
-	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == ']' {
-		s.pos++
-	} else {
-		for i := 0; ; i++ {
-			s.skipSpace()
-			start := s.pos
-			if err := s.skipValue(); err != nil {
-				return err
-			}
-			if err := fn(i, s.data[start:s.pos]); err != nil {
-				return err
-			}
-			s.skipSpace()
-			if s.pos < len(s.data) && s.data[s.pos] == ',' {
-				s.pos++
-				continue
-			}
-			if err := s.expect(']', "after array element"); err != nil {
-				return err
-			}
-			break
-		}
 	}
 	s.skipSpace()
 	if s.pos < len(s.data) {
@@ -105,21 +79,36 @@ func (s *jsonScanner) expect(c byte, context string) error {
 	return s.syntaxError(context)
 }
 
-// members walks the object at s.pos (after optional whitespace).
-func (s *jsonScanner) members(fn func(key, value []byte) error) error {
+// container returns the closer of the container that open starts ('{' or
+// '[') and the words of encoding/json's syntax errors at its start and
+// after each of its values.
+func container(open byte) (closer byte, begin, after string) {
+	if open == '{' {
+		return '}', "looking for beginning of object", "after object key:value pair"
+	}
+	return ']', "looking for beginning of array", "after array element"
+}
+
+// items walks the object or array (open) at s.pos, after optional
+// whitespace, calling fn with each member's key (nil in an array) and value.
+func (s *jsonScanner) items(open byte, fn func(key, value []byte) error) error {
+	closer, begin, after := container(open)
 	s.skipSpace()
-	if err := s.expect('{', "looking for beginning of object"); err != nil {
+	if err := s.expect(open, begin); err != nil {
 		return err
 	}
 	s.skipSpace()
-	if s.pos < len(s.data) && s.data[s.pos] == '}' {
+	if s.pos < len(s.data) && s.data[s.pos] == closer {
 		s.pos++
 		return nil
 	}
 	for {
-		key, err := s.key()
-		if err != nil {
-			return err
+		var key []byte
+		if open == '{' {
+			var err error
+			if key, err = s.key(); err != nil {
+				return err
+			}
 		}
 		s.skipSpace()
 		start := s.pos
@@ -134,7 +123,7 @@ func (s *jsonScanner) members(fn func(key, value []byte) error) error {
 			s.pos++
 			continue
 		}
-		return s.expect('}', "after object key:value pair")
+		return s.expect(closer, after)
 	}
 }
 
@@ -191,10 +180,10 @@ func (s *jsonScanner) str() ([]byte, bool, error) {
 				s.pos = len(d)
 				return nil, false, errJSONEnd
 			}
-			switch d[i+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			switch e := d[i+1]; {
+			case jsonUnescape[e] != 0:
 				i += 2
-			case 'u':
+			case e == 'u':
 				for j := i + 2; j < i+6; j++ {
 					if j >= len(d) {
 						s.pos = len(d)
@@ -249,11 +238,7 @@ func (s *jsonScanner) skipValue() error {
 			}
 			s.pos++
 			s.skipSpace()
-			closer := byte('}')
-			if c == '[' {
-				closer = ']'
-			}
-			if s.pos < len(d) && d[s.pos] == closer {
+			if closer, _, _ := container(c); s.pos < len(d) && d[s.pos] == closer {
 				s.pos++ // an empty container is a complete value
 			} else {
 				open = append(open, c)
@@ -306,8 +291,9 @@ func (s *jsonScanner) next(open []byte) (_ []byte, more bool, _ error) {
 			return open, false, errJSONEnd
 		}
 		top := open[len(open)-1]
-		switch c := d[s.pos]; {
-		case c == ',':
+		closer, _, after := container(top)
+		switch d[s.pos] {
+		case ',':
 			s.pos++
 			if top == '{' {
 				if _, err := s.key(); err != nil {
@@ -315,13 +301,11 @@ func (s *jsonScanner) next(open []byte) (_ []byte, more bool, _ error) {
 				}
 			}
 			return open, true, nil
-		case c == '}' && top == '{', c == ']' && top == '[':
+		case closer:
 			s.pos++
 			open = open[:len(open)-1]
-		case top == '{':
-			return open, false, s.syntaxError("after object key:value pair")
 		default:
-			return open, false, s.syntaxError("after array element")
+			return open, false, s.syntaxError(after)
 		}
 	}
 	return open, false, nil

@@ -105,32 +105,18 @@ func main() {
 
 // run is the whole program: it returns when stdin ends (after answering
 // everything read) or ctx is cancelled (SIGINT, SIGTERM), having stopped
-// every goroutine it started.
+// every goroutine it started. `devtools-mcp check-adapter` runs the
+// conformance kit instead (check_kit.go).
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
-	if len(args) > 0 && args[0] == "check-adapter" {
-		return runCheck(ctx, args[1:], stdout, stderr)
+	checking := len(args) > 0 && args[0] == "check-adapter"
+	var cfg config
+	var opts checkOptions
+	var err error
+	if checking {
+		cfg, opts, err = loadCheckConfig(args[1:], os.Getenv)
+	} else {
+		cfg, err = loadConfig(args, os.Getenv)
 	}
-	cfg, err := loadConfig(args, os.Getenv)
-	if err != nil {
-		return err
-	}
-	switch {
-	case cfg.Help:
-		printUsage(stdout)
-		return nil
-	case cfg.Version:
-		fmt.Fprintln(stdout, "devtools-mcp", serverVersion)
-		return nil
-	case cfg.DemoAdapterOnly:
-		runDemoAdapter(ctx, cfg, newLogger(cfg, stderr))
-		return nil
-	}
-	return serve(ctx, cfg, stdin, stdout, stderr)
-}
-
-// runCheck is `devtools-mcp check-adapter` (check_kit.go).
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, opts, err := loadCheckConfig(args, os.Getenv)
 	switch {
 	case err != nil:
 		return err
@@ -138,10 +124,15 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		printUsage(stdout)
 		return nil
 	case cfg.Version:
-		fmt.Fprintln(stdout, "devtools-mcp", version)
+		fmt.Fprintln(stdout, "devtools-mcp", serverVersion)
+		return nil
+	case checking:
+		return runCheckAdapter(ctx, opts, stdout, stderr)
+	case cfg.DemoAdapterOnly:
+		runDemoAdapter(ctx, cfg, newLogger(cfg, stderr))
 		return nil
 	}
-	return runCheckAdapter(ctx, opts, stdout, stderr)
+	return serve(ctx, cfg, stdin, stdout, stderr)
 }
 
 // runDemoAdapter runs the simulated app alone, dialling WS_HOST:WS_PORT as
@@ -167,7 +158,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var wg sync.WaitGroup
-	srv, sessions, relay, portMCP := newServer(ctx, &wg, cfg, logger)
+	srv, sessions, relay, mapper, portMCP := newServer(ctx, &wg, cfg, logger)
 
 	wg.Go(func() {
 		if err := srv.link.run(ctx); err != nil {
@@ -202,9 +193,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if cfg.NativeLogs {
 		// The apps' native logs: adb and simulator followers (native_follow.go).
 		native := newNativeFollower(cfg, logger, sessions, nativeToolPaths(cfg, os.Getenv))
-		if mapper, ok := srv.tools.stacks.(*sourceMapper); ok {
-			native.projectRoot = mapper.projectRoot // the app ids come from the project the release maps do
-		}
+		native.projectRoot = mapper.projectRoot // the app ids come from the project the release maps do
 		srv.tools.nativeStatus = native.status
 		if st := native.status(); st.ADB == "" && st.Xcrun == "" {
 			logger.Info("no native logs: neither adb nor xcrun was found (set ADB, ANDROID_HOME or XCRUN)")
@@ -235,10 +224,10 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 }
 
 // newServer builds the server's parts and wires them together: the adapter
-// link, the session registry, the answers, the relay. It starts only the
-// symbolicator, in wg; serve starts the rest. portMCP answers MCP on the
-// adapter port.
-func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog.Logger) (srv *mcpServer, sessions *sessionRegistry, relay *relay, portMCP *httpTransport) {
+// link, the session registry, the stack mapper, the answers, the relay. It
+// starts only the symbolicator, in wg; serve starts the rest. portMCP
+// answers MCP on the adapter port.
+func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog.Logger) (srv *mcpServer, sessions *sessionRegistry, relay *relay, mapper *sourceMapper, portMCP *httpTransport) {
 	srv = newMCPServer(cfg, logger)
 	srv.link = newAdapterLink(cfg, logger, srv.onLinkEvent)
 	// The registry is the server's: the links report apps into it (and
@@ -248,7 +237,7 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
 	// Release builds' stacks are mapped with their source maps
 	// (symbolicate_local.go).
-	mapper := &sourceMapper{maps: newReleaseMaps(cfg)}
+	mapper = &sourceMapper{maps: newReleaseMaps(cfg)}
 	if cfg.MetroURL != "" {
 		// Stacks are mapped to source through Metro's /symbolicate, for
 		// every kind of app (symbolicate_client.go).
@@ -284,7 +273,7 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 		relay.holder.timeout = cfg.Tune.RelayProbe
 	}
 	srv.relay = relay
-	return srv, sessions, relay, portMCP
+	return srv, sessions, relay, mapper, portMCP
 }
 
 // serveClient answers the MCP client on the configured transport until it

@@ -26,8 +26,8 @@ func runOutput(t *testing.T, args ...string) (stdout, stderr string, err error) 
 
 func TestRunVersion(t *testing.T) {
 	t.Parallel()
-	for _, args := range [][]string{{"-version"}, {"--version"}} {
-		t.Run(args[0], func(t *testing.T) {
+	for _, args := range [][]string{{"-version"}, {"--version"}, {"check-adapter", "-version"}} {
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
 			t.Parallel()
 			stdout, stderr, err := runOutput(t, args...)
 			if err != nil {

@@ -11,7 +11,7 @@ import (
 // back under a megabyte, but the process keeps the pages it grew into: an
 // idle server allocates nothing, so no collection runs to lower the heap
 // goal, and the runtime's background scavenger returns memory slowly. The
-// resident size then stays at its peak for minutes. reclaimMemory returns
+// resident size then stays at its peak for minutes. runReclaimer returns
 // it once the burst is over.
 
 const (
@@ -49,31 +49,23 @@ func (r *reclaimer) returned(s memSample) {
 	r.baseline, r.lastAllocated = s.retained, s.allocated
 }
 
-// reclaimMemory looks at the heap at every tick until ctx ends and calls
-// release after a burst, once the server is idle. Tests inject the ticks,
-// the samples and the release.
-func reclaimMemory(ctx context.Context, ticks <-chan time.Time, sample func() memSample, release func()) {
-	var r reclaimer
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-ticks:
-		}
-		if r.observe(sample()) {
-			release()
-			r.returned(sample())
-		}
+// tick takes the sample of one tick and, after a burst, once the server is
+// idle, calls release and records the sample taken just after it. Tests
+// inject the samples and the release.
+func (r *reclaimer) tick(sample func() memSample, release func()) {
+	if r.observe(sample()) {
+		release()
+		r.returned(sample())
 	}
 }
 
-// runReclaimer is reclaimMemory with the real clock and runtime: it
-// collects and returns every free page (debug.FreeOSMemory), which costs
-// one collection of a heap that is small by then.
+// runReclaimer looks at the heap every reclaimInterval until ctx ends, with
+// the real runtime: it collects and returns every free page
+// (debug.FreeOSMemory), which costs one collection of a heap that is small
+// by then.
 func runReclaimer(ctx context.Context) {
-	ticker := time.NewTicker(reclaimInterval)
-	defer ticker.Stop()
-	reclaimMemory(ctx, ticker.C, readMemSample, debug.FreeOSMemory)
+	var r reclaimer
+	every(ctx, reclaimInterval, func() bool { r.tick(readMemSample, debug.FreeOSMemory); return true })
 }
 
 // memMetrics are the runtime/metrics names readMemSample reads, in order.

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -62,32 +60,31 @@ func TestReclaimerDecisions(t *testing.T) {
 	}
 }
 
-// TestReclaimMemoryLoop drives the goroutine with injected ticks and
-// samples: it releases after the burst, samples again just after, and
-// returns when its context ends.
-func TestReclaimMemoryLoop(t *testing.T) {
-	samples := make(chan memSample)
-	released := make(chan struct{}, 10)
-	ticks := make(chan time.Time)
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		reclaimMemory(ctx, ticks, func() memSample { return <-samples }, func() { released <- struct{}{} })
-	}()
-	for _, s := range []memSample{{0, 6 * mb}, {300 * mb, 90 * mb}} {
-		ticks <- time.Time{}
-		samples <- s
+// TestReclaimerTick drives the ticks with injected samples: it releases
+// after the burst and samples again just after.
+func TestReclaimerTick(t *testing.T) {
+	var samples []memSample
+	sample := func() memSample {
+		s := samples[0]
+		samples = samples[1:]
+		return s
 	}
-	ticks <- time.Time{}
-	samples <- memSample{300 * mb, 90 * mb} // idle: release, then the sample after it
-	samples <- memSample{300 * mb, 7 * mb}
-	ticks <- time.Time{}
-	samples <- memSample{300 * mb, 7 * mb} // idle and small: nothing to do
-	cancel()
-	<-done
-	if got := len(released); got != 1 {
-		t.Errorf("released %d times, want once, after the burst", got)
+	released := 0
+	var r reclaimer
+	for _, tick := range [][]memSample{
+		{{0, 6 * mb}},
+		{{300 * mb, 90 * mb}},
+		{{300 * mb, 90 * mb}, {300 * mb, 7 * mb}}, // idle: release, then the sample after it
+		{{300 * mb, 7 * mb}},                      // idle and small: nothing to do
+	} {
+		samples = tick
+		r.tick(sample, func() { released++ })
+		if len(samples) != 0 {
+			t.Fatalf("%d samples of tick %v left unread", len(samples), tick)
+		}
+	}
+	if released != 1 {
+		t.Errorf("released %d times, want once, after the burst", released)
 	}
 }
 

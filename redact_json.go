@@ -48,10 +48,6 @@ type memberCtx struct {
 
 var errRedactTooDeep = fmt.Errorf("JSON nested deeper than %d levels", scanMaxDepth)
 
-func (r *redactor) redactJSON(data []byte) ([]byte, error) {
-	return r.walkJSON(data, false)
-}
-
 // walkJSON redacts data; with all set, as if it were under a sensitive key.
 func (r *redactor) walkJSON(data []byte, all bool) ([]byte, error) {
 	w := jsonRedaction{r: r, all: all, data: data}
@@ -118,11 +114,7 @@ func (w *jsonRedaction) run() error {
 			}
 			w.frames = append(w.frames, f)
 			i = skipSpace(d, i+1)
-			closer := byte(']')
-			if f.object {
-				closer = '}'
-			}
-			if i < len(d) && d[i] != closer {
+			if closer, _, _ := container(c); i < len(d) && d[i] != closer {
 				if i, ctx, err = w.member(i); err != nil {
 					return err
 				}

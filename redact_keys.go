@@ -95,18 +95,8 @@ func newKeyMatcher(words []string) *keyMatcher {
 
 // match reports whether name holds one of the words.
 func (m *keyMatcher) match(name []byte) bool {
-	s := 0
-	for _, c := range name {
-		cl := keyClass[c]
-		if cl == 0 {
-			continue
-		}
-		s = int(m.next[s*keyClasses+int(cl)])
-		if m.accept[s] {
-			return true
-		}
-	}
-	return false
+	matched, _ := m.scan(name)
+	return matched
 }
 
 // scan is match that also reports whether name holds a byte where a text

@@ -46,7 +46,7 @@ var (
 // immutable tables, built once, as jsonStringStop is.
 var (
 	defaultKeys   = newKeyMatcher(sensitiveKeyWords)
-	defaultParams = newKeyMatcher(append(slices.Clone(sensitiveKeyWords), sensitiveParamWords...))
+	defaultParams = newKeyMatcher(slices.Concat(sensitiveKeyWords, sensitiveParamWords))
 )
 
 // redactor hides secrets in JSON and text. A nil *redactor, as newRedactor
@@ -63,13 +63,11 @@ func newRedactor(cfg config) *redactor {
 	if !cfg.Redact {
 		return nil
 	}
-	r := &redactor{keys: defaultKeys, params: defaultParams}
-	if len(cfg.RedactKeys) > 0 {
-		r.keys = newKeyMatcher(append(slices.Clone(sensitiveKeyWords), cfg.RedactKeys...))
-		words := append(slices.Clone(sensitiveKeyWords), sensitiveParamWords...)
-		r.params = newKeyMatcher(append(words, cfg.RedactKeys...))
+	if len(cfg.RedactKeys) == 0 {
+		return &redactor{keys: defaultKeys, params: defaultParams}
 	}
-	return r
+	return &redactor{keys: newKeyMatcher(slices.Concat(sensitiveKeyWords, cfg.RedactKeys)),
+		params: newKeyMatcher(slices.Concat(sensitiveKeyWords, sensitiveParamWords, cfg.RedactKeys))}
 }
 
 // Mode is "on" or "off", as debug_health_check reports it.
@@ -97,7 +95,7 @@ func (r *redactor) JSON(data []byte) []byte {
 	if r == nil {
 		return data
 	}
-	out, err := r.redactJSON(data)
+	out, err := r.walkJSON(data, false)
 	if err != nil {
 		redacted, _ := r.appendText(nil, data)
 		if redacted == nil {
@@ -160,15 +158,13 @@ func (r *redactor) At(segs []pathSegment, value []byte) []byte {
 	if r == nil {
 		return value
 	}
-	for _, seg := range segs {
-		if r.keys.match([]byte(seg.Key)) {
-			if hidden, err := r.walkJSON(value, true); err == nil {
-				return hidden
-			}
-			return quotedMarker
-		}
+	if !r.sensitiveSegments(segs) {
+		return value
 	}
-	return value
+	if hidden, err := r.walkJSON(value, true); err == nil {
+		return hidden
+	}
+	return quotedMarker
 }
 
 // sensitivePath reports whether a canonical path has a sensitive key in it.
@@ -177,12 +173,12 @@ func (r *redactor) sensitivePath(path string) bool {
 	if err != nil {
 		return r.keys.match([]byte(path)) // not one of ours: judge the text
 	}
-	for _, seg := range segs {
-		if r.keys.match([]byte(seg.Key)) {
-			return true
-		}
-	}
-	return false
+	return r.sensitiveSegments(segs)
+}
+
+// sensitiveSegments reports whether a sensitive key is one of segs.
+func (r *redactor) sensitiveSegments(segs []pathSegment) bool {
+	return slices.ContainsFunc(segs, func(seg pathSegment) bool { return r.keys.match([]byte(seg.Key)) })
 }
 
 // redactDecoded is the decoded-value counterpart of a value under a

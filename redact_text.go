@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 )
 
@@ -246,7 +247,8 @@ func (r *redactor) paramAt(s []byte, i int) (int, int, string, bool) {
 	if p == i || (p > 0 && strings.IndexByte("?&#;, \t\r\n", s[p-1]) < 0) {
 		return 0, 0, "", false
 	}
-	if name := s[p:i]; !r.params.match(name) && !exactParamName(name) {
+	if name := s[p:i]; !r.params.match(name) &&
+		!slices.ContainsFunc(sensitiveParamNames, func(n string) bool { return bytes.EqualFold(name, []byte(n)) }) {
 		return 0, 0, "", false
 	}
 	e := i + 1
@@ -257,15 +259,6 @@ func (r *redactor) paramAt(s []byte, i int) (int, int, string, bool) {
 		return 0, 0, "", false
 	}
 	return i + 1, e, redactedMarker, true
-}
-
-func exactParamName(name []byte) bool {
-	for _, n := range sensitiveParamNames {
-		if bytes.EqualFold(name, []byte(n)) {
-			return true
-		}
-	}
-	return false
 }
 
 // colonAt handles a ':' at s[i]: a sensitive "name": value of JSON embedded
