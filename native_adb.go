@@ -16,15 +16,6 @@ import (
 	"time"
 )
 
-// listAndroid runs `adb devices -l`.
-func (f *nativeFollower) listAndroid(ctx context.Context) ([]nativeDeviceStatus, error) {
-	out, err := f.runner.output(ctx, adbDevicesCommand())
-	if err != nil {
-		return nil, err
-	}
-	return parseADBDevices(string(out)), nil
-}
-
 // parseADBDevices reads `adb devices -l`: `List of devices attached`, then
 // `SERIAL<spaces>STATE key:value…` lines. Serials the closed list would
 // refuse are left out.

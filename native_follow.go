@@ -203,13 +203,16 @@ func (f *nativeFollower) run(ctx context.Context) {
 		apps := f.apps()
 		var listed []nativeDeviceStatus
 		listErrs := map[string]error{}
-		if f.runner.paths[nativeToolADB] != "" {
-			devices, err := f.listAndroid(ctx)
-			listed, listErrs[nativeAndroid] = append(listed, devices...), err
-		}
-		if f.runner.paths[nativeToolXcrun] != "" {
-			devices, err := f.listSimulators(ctx)
-			listed, listErrs[nativeIOS] = append(listed, devices...), err
+		for _, l := range nativeListings {
+			if f.runner.paths[l.cmd.tool] == "" {
+				continue
+			}
+			out, err := f.runner.output(ctx, l.cmd)
+			var devices []nativeDeviceStatus
+			if err == nil {
+				devices, err = l.parse(out)
+			}
+			listed, listErrs[l.platform] = append(listed, devices...), err
 		}
 		if ctx.Err() != nil {
 			return false
@@ -220,6 +223,17 @@ func (f *nativeFollower) run(ctx context.Context) {
 	if list() {
 		every(ctx, f.pollEvery, list)
 	}
+}
+
+// nativeListings are the device listings, one a platform: `adb devices -l`
+// and `simctl list devices booted -j`, run when their tool was found.
+var nativeListings = []struct {
+	platform string
+	cmd      nativeCommand
+	parse    func(out []byte) ([]nativeDeviceStatus, error)
+}{
+	{nativeAndroid, adbDevicesCommand(), func(out []byte) ([]nativeDeviceStatus, error) { return parseADBDevices(string(out)), nil }},
+	{nativeIOS, simctlListCommand(), parseSimctlDevices},
 }
 
 // apps is NATIVE_APPS, the ids the project names (native_project.go) and
