@@ -139,11 +139,14 @@ func (e *nativeCommandError) Said() string {
 	return said
 }
 
-// saidOnStderr is whether err is a command's failure with words of its
-// own on stderr (adb's `error: …`), not a silent exit status.
-func saidOnStderr(err error) bool {
+// saidOnStderr is what a command that failed with err said of why on
+// stderr (adb's `error: …`); "" for a silent exit status, or another error.
+func saidOnStderr(err error) string {
 	var ce *nativeCommandError
-	return errors.As(err, &ce) && ce.Said() != ""
+	if errors.As(err, &ce) {
+		return ce.Said()
+	}
+	return ""
 }
 
 // nativeServerStart is the last time an adb command started the adb
