@@ -326,15 +326,7 @@ func (in *androidIntake) add(line []byte, now time.Time) {
 }
 
 func (in *androidIntake) flush(now time.Time, all bool) {
-	hold := false
-	if in.live != nil {
-		select {
-		case <-in.live: // the follow ends: everything goes out
-		default:
-			hold = true
-		}
-	}
-	if !hold {
+	if in.live == nil || isClosed(in.live) { // the follow ends: everything goes out
 		in.asm.flush(now, all)
 		return
 	}

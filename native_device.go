@@ -118,15 +118,7 @@ func (d *nativeDevice) stop() {
 
 // finished reports whether no follower of the device runs.
 func (d *nativeDevice) finished() bool {
-	if d.done == nil {
-		return true
-	}
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
+	return d.done == nil || isClosed(d.done)
 }
 
 func (d *nativeDevice) status() nativeDeviceStatus {
