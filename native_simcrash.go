@@ -6,6 +6,8 @@ package main
 // JavaScript one (native_jscrash.go).
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"time"
 )
@@ -49,8 +51,7 @@ func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
 		g.entry.Level, g.entry.Crash = "error", nativeCrashObjC
 		if isRCTFatal(l.Message) {
 			g.entry.Crash = nativeCrashJS
-			if isJSReport(a.jsError, pid) && sameJSError(a.jsError.lines[0], g.lines[0]) {
-				g.fold(a.jsError)
+			if g.foldIn(a.jsError, g.lines[0]) {
 				a.jsError = nil
 			}
 		}
@@ -89,13 +90,5 @@ func (a *simAssembler) flush(now time.Time, all bool) {
 
 // nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
-	if a.jsError != nil {
-		at, ok = a.jsError.due(), true
-	}
-	for _, g := range a.crash {
-		if d := g.due(); !ok || d.Before(at) {
-			at, ok = d, true
-		}
-	}
-	return at, ok
+	return earliestDue(append([]*entryGroup{a.jsError}, slices.Collect(maps.Values(a.crash))...))
 }
