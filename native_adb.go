@@ -165,10 +165,7 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	// An app running by its lines alone (a verdict or a tombstone read
 	// after its last process had gone) ends too, or its session stays live.
 	had := len(d.pids[app]) > 0 || d.running[app]
-	added := false
-	for _, pid := range keep {
-		added = added || d.pidApp[pid] != app
-	}
+	added := slices.ContainsFunc(keep, func(pid int) bool { return d.pidApp[pid] != app })
 	for _, old := range d.pids[app] {
 		if !slices.Contains(keep, old) {
 			d.forgetPIDLocked(app, old)

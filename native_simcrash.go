@@ -6,7 +6,9 @@ package main
 // JavaScript one (native_jscrash.go).
 
 import (
+	"cmp"
 	"maps"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -37,10 +39,7 @@ func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
 		}
 		return
 	}
-	tag := l.Subsystem
-	if tag == "" {
-		tag = simProcessName(l.ImagePath)
-	}
+	tag := cmp.Or(l.Subsystem, path.Base(l.ImagePath)) // else the executable's name (…/Shop.app/Shop → Shop)
 	e := nativeEntry{At: simTime(l.Timestamp, now), Level: simLevel(l.MessageType), Tag: tag, PID: pid, TID: int(l.TID),
 		JSConsole: l.Subsystem == "com.facebook.react.log"}
 	g := &entryGroup{app: app, entry: e}

@@ -81,12 +81,6 @@ func simLevel(messageType string) string {
 	return "info"
 }
 
-// simProcessName is the executable's name in the event's image path
-// (…/Shop.app/Shop → Shop).
-func simProcessName(imagePath string) string {
-	return path.Base(imagePath)
-}
-
 // simAppBundleName is the app bundle's name in the image path
 // (…/Shop.app/Shop → Shop), "" when the path is not inside a .app.
 func simAppBundleName(imagePath string) string {

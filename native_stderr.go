@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,8 +86,7 @@ func (t *stderrTail) endLineLocked() string {
 		return ""
 	}
 	if len(t.lines) == maxStderrLines {
-		copy(t.lines, t.lines[1:])
-		t.lines = t.lines[:maxStderrLines-1]
+		t.lines = slices.Delete(t.lines, 0, 1)
 	}
 	t.lines = append(t.lines, line)
 	return line
