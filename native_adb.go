@@ -7,6 +7,7 @@ package main
 // logged before their pid was known included: native_pending.go).
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"os/exec"
@@ -15,15 +16,6 @@ import (
 	"strings"
 	"time"
 )
-
-// listAndroid runs `adb devices -l`.
-func (f *nativeFollower) listAndroid(ctx context.Context) ([]nativeDeviceStatus, error) {
-	out, err := f.runner.output(ctx, adbDevicesCommand())
-	if err != nil {
-		return nil, err
-	}
-	return parseADBDevices(string(out)), nil
-}
 
 // parseADBDevices reads `adb devices -l`: `List of devices attached`, then
 // `SERIAL<spaces>STATE key:value…` lines. Serials the closed list would
@@ -117,7 +109,7 @@ func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error)
 	case err == nil:
 		d.setAskFailed("")
 		d.setPIDsSince(app, parsePidof(string(out)), since)
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && !saidOnStderr(err):
+	case errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "":
 		d.setAskFailed("")
 		d.setPIDsSince(app, nil, since)
 	default:
@@ -128,12 +120,7 @@ func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error)
 // setAskFailedBy keeps why a lookup could not ask the device: the tool's
 // words on stderr, else the error.
 func (d *nativeDevice) setAskFailedBy(err error) {
-	var ce *nativeCommandError
-	if errors.As(err, &ce) && ce.Said() != "" {
-		d.setAskFailed(ce.Said())
-	} else {
-		d.setAskFailed(err.Error())
-	}
+	d.setAskFailed(cmp.Or(saidOnStderr(err), err.Error()))
 }
 
 // setAskFailed keeps why adb could not ask the device ("" once it could).
@@ -169,7 +156,6 @@ func (d *nativeDevice) setListingSaid(said string, ready bool) {
 // it was known are waiting (native_pending.go).
 func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	d.mu.Lock()
-	d.initPIDsLocked()
 	keep := slices.Clone(pids[:min(len(pids), maxAppPIDs)])
 	for _, old := range d.pids[app] {
 		if d.learnt[old] > since && !slices.Contains(keep, old) && len(keep) < maxAppPIDs {
@@ -179,10 +165,7 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	// An app running by its lines alone (a verdict or a tombstone read
 	// after its last process had gone) ends too, or its session stays live.
 	had := len(d.pids[app]) > 0 || d.running[app]
-	added := false
-	for _, pid := range keep {
-		added = added || d.pidApp[pid] != app
-	}
+	added := slices.ContainsFunc(keep, func(pid int) bool { return d.pidApp[pid] != app })
 	for _, old := range d.pids[app] {
 		if !slices.Contains(keep, old) {
 			d.forgetPIDLocked(app, old)
@@ -194,7 +177,7 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	}
 	d.pids[app] = keep
 	if len(keep) > 0 {
-		d.markRunningLocked(app)
+		d.running[app] = true
 	}
 	if added {
 		d.pidGen++
@@ -218,15 +201,6 @@ func (d *nativeDevice) pidsChanged(emptied []string, added bool) {
 	}
 }
 
-func (d *nativeDevice) initPIDsLocked() {
-	if d.pids == nil {
-		d.pids, d.pidApp = map[string][]int{}, map[int]string{}
-	}
-	if d.learnt == nil {
-		d.learnt = map[int]uint64{}
-	}
-}
-
 // forgetPIDLocked unmaps pid from app, never from another app that owns
 // it now. The caller holds mu and updates app's list.
 func (d *nativeDevice) forgetPIDLocked(app string, pid int) {
@@ -240,15 +214,26 @@ func (d *nativeDevice) forgetPIDLocked(app string, pid int) {
 // system gave that process's pid to app's): it returns that app when it
 // has no pid left. The caller holds mu and adds pid to app's list.
 func (d *nativeDevice) ownPIDLocked(app string, pid int) (emptied []string) {
-	if other := d.pidApp[pid]; other != "" && other != app {
-		d.pids[other] = slices.DeleteFunc(slices.Clone(d.pids[other]), func(p int) bool { return p == pid })
-		delete(d.learnt, pid)
-		if len(d.pids[other]) == 0 {
-			emptied = []string{other}
-		}
+	if d.pidApp[pid] != app {
+		emptied = d.dropPIDLocked(pid)
 	}
 	d.pidApp[pid] = app
 	return emptied
+}
+
+// dropPIDLocked takes pid from the app that has it, if any, and returns
+// that app when it has no pid left. The caller holds mu.
+func (d *nativeDevice) dropPIDLocked(pid int) (emptied []string) {
+	other := d.pidApp[pid]
+	if other == "" {
+		return nil
+	}
+	d.pids[other] = slices.DeleteFunc(slices.Clone(d.pids[other]), func(p int) bool { return p == pid })
+	d.forgetPIDLocked(other, pid)
+	if len(d.pids[other]) == 0 {
+		return []string{other}
+	}
+	return nil
 }
 
 // learnPID takes a process start the log shows (ActivityManager's `Start
@@ -258,33 +243,21 @@ func (d *nativeDevice) ownPIDLocked(app string, pid int) (emptied []string) {
 func (d *nativeDevice) learnPID(app string, pid int) {
 	follows := d.follows(app)
 	d.mu.Lock()
-	d.initPIDsLocked()
-	if !follows {
-		var emptied []string
-		if other := d.pidApp[pid]; other != "" {
-			d.pids[other] = slices.DeleteFunc(slices.Clone(d.pids[other]), func(p int) bool { return p == pid })
-			d.forgetPIDLocked(other, pid)
-			if len(d.pids[other]) == 0 {
-				emptied = []string{other}
-			}
+	var emptied []string
+	switch {
+	case !follows:
+		emptied = d.dropPIDLocked(pid)
+	case d.pidApp[pid] != app:
+		if n := len(d.pids[app]); n >= maxAppPIDs { // the oldest goes
+			d.forgetPIDLocked(app, d.pids[app][0])
+			d.pids[app] = slices.Clone(d.pids[app][n-maxAppPIDs+1:])
 		}
-		d.mu.Unlock()
-		d.pidsChanged(emptied, false)
-		return
+		emptied = d.ownPIDLocked(app, pid)
+		d.pids[app] = append(d.pids[app], pid)
+		d.pidGen++
+		d.learnt[pid] = d.pidGen
+		d.running[app] = true
 	}
-	if d.pidApp[pid] == app {
-		d.mu.Unlock()
-		return
-	}
-	if n := len(d.pids[app]); n >= maxAppPIDs { // the oldest goes
-		d.forgetPIDLocked(app, d.pids[app][0])
-		d.pids[app] = slices.Clone(d.pids[app][n-maxAppPIDs+1:])
-	}
-	emptied := d.ownPIDLocked(app, pid)
-	d.pids[app] = append(d.pids[app], pid)
-	d.pidGen++
-	d.learnt[pid] = d.pidGen
-	d.markRunningLocked(app)
 	d.mu.Unlock()
 	d.pidsChanged(emptied, false)
 }
@@ -350,15 +323,7 @@ func (in *androidIntake) add(line []byte, now time.Time) {
 }
 
 func (in *androidIntake) flush(now time.Time, all bool) {
-	hold := false
-	if in.live != nil {
-		select {
-		case <-in.live: // the follow ends: everything goes out
-		default:
-			hold = true
-		}
-	}
-	if !hold {
+	if in.live == nil || isClosed(in.live) { // the follow ends: everything goes out
 		in.asm.flush(now, all)
 		return
 	}

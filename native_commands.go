@@ -94,22 +94,16 @@ func adbDevicesCommand() nativeCommand {
 }
 
 func adbLogcatCommand(serial string) (nativeCommand, error) {
-	if !validDeviceSerial(serial) {
-		return nativeCommand{}, fmt.Errorf("%w: device serial %q", errNativeArgument, serial)
-	}
-	return fromTemplate(cmdADBLogcat, "SERIAL", serial), nil
+	return deviceCommand(cmdADBLogcat, serial)
 }
 
 // adbPidofCommand runs pidof on the device: its shell reads the line, so
 // the package name is held to the characters a package name has.
 func adbPidofCommand(serial, pkg string) (nativeCommand, error) {
-	if !validDeviceSerial(serial) {
-		return nativeCommand{}, fmt.Errorf("%w: device serial %q", errNativeArgument, serial)
-	}
 	if !validNativeAppID(pkg) {
 		return nativeCommand{}, fmt.Errorf("%w: package %q", errNativeArgument, pkg)
 	}
-	return fromTemplate(cmdADBPidof, "SERIAL", serial, "PACKAGE", pkg), nil
+	return deviceCommand(cmdADBPidof, serial, "PACKAGE", pkg)
 }
 
 func simctlListCommand() nativeCommand {
@@ -117,19 +111,26 @@ func simctlListCommand() nativeCommand {
 }
 
 func simctlLogCommand(udid string) (nativeCommand, error) {
-	if !validDeviceSerial(udid) {
-		return nativeCommand{}, fmt.Errorf("%w: simulator udid %q", errNativeArgument, udid)
-	}
-	return fromTemplate(cmdSimctlStream, "UDID", udid), nil
+	return deviceCommand(cmdSimctlStream, udid)
 }
 
 // simctlAppsCommand lists the simulator's launchd jobs, its running apps
 // among them (read only: `launchctl list` changes nothing).
 func simctlAppsCommand(udid string) (nativeCommand, error) {
-	if !validDeviceSerial(udid) {
-		return nativeCommand{}, fmt.Errorf("%w: simulator udid %q", errNativeArgument, udid)
+	return deviceCommand(cmdSimctlApps, udid)
+}
+
+// deviceCommand fills template i for one device, whose serial (adb) or
+// udid (simctl) it checks, and with further values already checked.
+func deviceCommand(i int, id string, values ...string) (nativeCommand, error) {
+	placeholder, what := "SERIAL", "device serial"
+	if strings.Contains(nativeCommandTemplates[i], "UDID") {
+		placeholder, what = "UDID", "simulator udid"
 	}
-	return fromTemplate(cmdSimctlApps, "UDID", udid), nil
+	if !validDeviceSerial(id) {
+		return nativeCommand{}, fmt.Errorf("%w: %s %q", errNativeArgument, what, id)
+	}
+	return fromTemplate(i, append([]string{placeholder, id}, values...)...), nil
 }
 
 // String is the command line as the templates write it (an argument with
@@ -150,25 +151,20 @@ func (c nativeCommand) String() string {
 // a UUID): no spaces, no quotes, no shell characters, and never a leading
 // dash, which would read as an option.
 func validDeviceSerial(s string) bool {
-	if s == "" || len(s) > 128 || s[0] == '-' {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(".:_-[]%", r)) {
-			return false
-		}
-	}
-	return true
+	return s != "" && len(s) <= 128 && s[0] != '-' && onlyTokenChars(s, ".:[]%")
 }
 
 // validNativeAppID accepts an Android package name or an iOS bundle id:
 // letters, digits, dots, underscores and dashes, starting with a letter.
 func validNativeAppID(s string) bool {
-	if s == "" || len(s) > 255 || !(s[0] >= 'a' && s[0] <= 'z' || s[0] >= 'A' && s[0] <= 'Z') {
-		return false
-	}
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-') {
+	return s != "" && len(s) <= 255 && isLetter(s[0]) && onlyTokenChars(s, ".")
+}
+
+// onlyTokenChars reports whether s holds only ASCII letters, digits,
+// underscores, dashes and the bytes of extra.
+func onlyTokenChars(s, extra string) bool {
+	for i := range len(s) {
+		if !isTokenChar(s[i]) && strings.IndexByte(extra, s[i]) < 0 {
 			return false
 		}
 	}

@@ -38,6 +38,7 @@ package main
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -213,10 +214,7 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 		java.add(l.Message, now)
 		return
 	}
-	if java != nil {
-		a.finish(java) // the app's next line after its stack: the crash is whole
-		delete(a.groups, groupKey{roleJava, l.PID})
-	}
+	a.finishKey(groupKey{roleJava, l.PID}) // the app's next line after its stack: the crash is whole
 	app := a.appOf(l.PID)
 	if app == "" {
 		a.pending.add(l, now) // another process, or an app's before its pid is known
@@ -300,11 +298,15 @@ func (a *logcatAssembler) newGroup(l logcatLine, app string, now time.Time, cras
 // flushPID emits the crashes open for pid: a new crash of the same
 // process starts.
 func (a *logcatAssembler) flushPID(pid int) {
-	for _, role := range []groupRole{roleJava, roleNative} {
-		if g := a.groups[groupKey{role, pid}]; g != nil {
-			a.finish(g)
-			delete(a.groups, groupKey{role, pid})
-		}
+	a.finishKey(groupKey{roleJava, pid})
+	a.finishKey(groupKey{roleNative, pid})
+}
+
+// finishKey emits the group open under k, if any, and closes it.
+func (a *logcatAssembler) finishKey(k groupKey) {
+	if g := a.groups[k]; g != nil {
+		a.finish(g)
+		delete(a.groups, k)
 	}
 }
 
@@ -397,18 +399,16 @@ func (a *logcatAssembler) flushHolding(now time.Time, all, hold bool) {
 
 // nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
-	consider := func(g *entryGroup) {
-		if d := g.due(); !ok || d.Before(at) {
-			at, ok = d, true
+	return earliestDue(append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
+}
+
+// earliestDue is when the first of groups is due, nil ones aside; ok is
+// false when there is none.
+func earliestDue(groups []*entryGroup) (at time.Time, ok bool) {
+	for _, g := range groups {
+		if g != nil && (!ok || g.due().Before(at)) {
+			at, ok = g.due(), true
 		}
-	}
-	for _, g := range []*entryGroup{a.message, a.jsError} {
-		if g != nil {
-			consider(g)
-		}
-	}
-	for _, g := range a.groups {
-		consider(g)
 	}
 	return at, ok
 }

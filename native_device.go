@@ -38,6 +38,7 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -94,7 +95,8 @@ type nativeDevice struct {
 
 func newNativeDevice(f *nativeFollower, platform, id string) *nativeDevice {
 	return &nativeDevice{follower: f, platform: platform, id: id, endWake: make(chan struct{}, 1),
-		pidWake: make(chan struct{}, 1)}
+		pidWake: make(chan struct{}, 1), pids: map[string][]int{}, pidApp: map[int]string{}, learnt: map[int]uint64{},
+		running: map[string]bool{}, endsDue: map[string]bool{}, endsHeld: map[string]bool{}}
 }
 
 func (d *nativeDevice) setListed(name, state string, apps []string) {
@@ -116,15 +118,7 @@ func (d *nativeDevice) stop() {
 
 // finished reports whether no follower of the device runs.
 func (d *nativeDevice) finished() bool {
-	if d.done == nil {
-		return true
-	}
-	select {
-	case <-d.done:
-		return true
-	default:
-		return false
-	}
+	return d.done == nil || isClosed(d.done)
 }
 
 func (d *nativeDevice) status() nativeDeviceStatus {
@@ -153,15 +147,7 @@ func (d *nativeDevice) followedApps() []string {
 }
 
 func (d *nativeDevice) follows(appID string) bool {
-	if appID == "" {
-		return false
-	}
-	for _, a := range d.followedApps() {
-		if a == appID {
-			return true
-		}
-	}
-	return false
+	return appID != "" && slices.Contains(d.followedApps(), appID)
 }
 
 // follow reads the device's log until ctx ends (the device has gone, or
@@ -228,30 +214,24 @@ func (d *nativeDevice) follow(ctx context.Context) {
 // line will say when they do.
 func (d *nativeDevice) endAll() {
 	d.mu.Lock()
-	var apps []string
-	for app := range d.running {
-		apps = append(apps, app)
-	}
+	apps := slices.Collect(maps.Keys(d.running))
 	for app := range d.endsDue {
 		if !d.running[app] {
 			apps = append(apps, app)
 		}
 	}
-	d.running, d.endsDue, d.pids, d.pidApp, d.learnt = nil, nil, nil, nil, nil
-	d.waits, d.endsHeld = nil, nil
+	clear(d.running)
+	clear(d.endsDue)
+	clear(d.endsHeld)
+	clear(d.pids)
+	clear(d.pidApp)
+	clear(d.learnt)
+	d.waits = nil
 	d.mu.Unlock()
 	slices.Sort(apps)
 	for _, app := range apps {
 		d.follower.sink.nativeAppEnded(d.app(app))
 	}
-}
-
-// markRunningLocked notes that app has pids or lines. The caller holds mu.
-func (d *nativeDevice) markRunningLocked(app string) {
-	if d.running == nil {
-		d.running = map[string]bool{}
-	}
-	d.running[app] = true
 }
 
 // appEnded remembers that app's last process has ended and wakes the
@@ -264,9 +244,6 @@ func (d *nativeDevice) appEnded(app string) {
 		// is held for a tombstone (holdEnds wakes when it is not).
 		d.mu.Unlock()
 		return
-	}
-	if d.endsDue == nil {
-		d.endsDue = map[string]bool{}
 	}
 	d.endsDue[app] = true
 	d.mu.Unlock()
@@ -282,9 +259,6 @@ func (d *nativeDevice) takeEndsDue() []string {
 	var apps []string
 	for app := range d.endsDue {
 		if slices.Contains(d.waits, app) {
-			if d.endsHeld == nil {
-				d.endsHeld = map[string]bool{}
-			}
 			d.endsHeld[app] = true
 			continue
 		}
@@ -443,7 +417,7 @@ func (d *nativeDevice) deliver() {
 	for _, app := range d.pending.apps {
 		entries := d.pending.entries[app]
 		d.mu.Lock()
-		d.markRunningLocked(app)
+		d.running[app] = true // it had lines
 		d.mu.Unlock()
 		na := d.app(app)
 		for _, e := range entries {

@@ -249,11 +249,11 @@ func TestOutputCarriesStderr(t *testing.T) {
 	r := newNativeRunner(map[string]string{"sh": "/bin/sh"})
 	_, err := r.output(t.Context(), nativeCommand{tool: "sh", args: []string{"-c", "echo 'error: device offline' >&2; exit 1"}})
 	var exit *exec.ExitError
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 || !saidOnStderr(err) || !strings.HasSuffix(err.Error(), "exit status 1: error: device offline") {
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || saidOnStderr(err) == "" || !strings.HasSuffix(err.Error(), "exit status 1: error: device offline") {
 		t.Errorf("adb's failure: %v", err)
 	}
 	_, err = r.output(t.Context(), nativeCommand{tool: "sh", args: []string{"-c", "exit 1"}})
-	if !errors.As(err, &exit) || exit.ExitCode() != 1 || saidOnStderr(err) {
+	if !errors.As(err, &exit) || exit.ExitCode() != 1 || saidOnStderr(err) != "" {
 		t.Errorf("a silent exit status 1: %v", err)
 	}
 }

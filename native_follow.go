@@ -144,22 +144,18 @@ type nativeFollower struct {
 // found is left out.
 func nativeToolPaths(cfg config, getenv func(string) string) map[string]string {
 	paths := map[string]string{}
-	find := func(setting string, candidates ...string) string {
-		if setting != "" {
-			if p, err := exec.LookPath(setting); err == nil {
-				return p
-			}
-			return ""
-		}
-		for _, c := range candidates {
-			if c == "" {
-				continue
-			}
-			if info, err := os.Stat(c); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
-				return c
+	find := func(tool, setting string, candidates ...string) {
+		if setting == "" {
+			for _, c := range candidates {
+				if info, err := os.Stat(c); err == nil && !info.IsDir() && info.Mode()&0o111 != 0 {
+					paths[tool] = c
+					return
+				}
 			}
 		}
-		return ""
+		if p, err := exec.LookPath(cmp.Or(setting, tool)); err == nil {
+			paths[tool] = p
+		}
 	}
 	sdk := func(env string) string {
 		if dir := getenv(env); dir != "" {
@@ -167,20 +163,8 @@ func nativeToolPaths(cfg config, getenv func(string) string) map[string]string {
 		}
 		return ""
 	}
-	adb := find(cfg.ADBPath, sdk("ANDROID_HOME"), sdk("ANDROID_SDK_ROOT"))
-	if adb == "" && cfg.ADBPath == "" {
-		adb, _ = exec.LookPath("adb")
-	}
-	if adb != "" {
-		paths[nativeToolADB] = adb
-	}
-	xcrun := find(cfg.XcrunPath)
-	if xcrun == "" && cfg.XcrunPath == "" {
-		xcrun, _ = exec.LookPath("xcrun")
-	}
-	if xcrun != "" {
-		paths[nativeToolXcrun] = xcrun
-	}
+	find(nativeToolADB, cfg.ADBPath, sdk("ANDROID_HOME"), sdk("ANDROID_SDK_ROOT"))
+	find(nativeToolXcrun, cfg.XcrunPath)
 	return paths
 }
 
@@ -189,9 +173,9 @@ func newNativeFollower(cfg config, logger *slog.Logger, sink nativeSink, paths m
 	if poll := cfg.Tune.NativePoll; poll > 0 {
 		runner.minBackoff, runner.maxBackoff = poll, 4*poll
 	}
+	poll := cmp.Or(cfg.Tune.NativePoll, nativePollEvery)
 	return &nativeFollower{cfg: cfg, logger: logger.With("component", "native"), sink: sink,
-		runner: runner, pollEvery: cmp.Or(cfg.Tune.NativePoll, nativePollEvery),
-		serverGrace: nativeServerGracePolls * cmp.Or(cfg.Tune.NativePoll, nativePollEvery), devices: map[string]*nativeDevice{}}
+		runner: runner, pollEvery: poll, serverGrace: nativeServerGracePolls * poll, devices: map[string]*nativeDevice{}}
 }
 
 // run lists devices until ctx ends, following each, then ends every
@@ -203,13 +187,16 @@ func (f *nativeFollower) run(ctx context.Context) {
 		apps := f.apps()
 		var listed []nativeDeviceStatus
 		listErrs := map[string]error{}
-		if f.runner.paths[nativeToolADB] != "" {
-			devices, err := f.listAndroid(ctx)
-			listed, listErrs[nativeAndroid] = append(listed, devices...), err
-		}
-		if f.runner.paths[nativeToolXcrun] != "" {
-			devices, err := f.listSimulators(ctx)
-			listed, listErrs[nativeIOS] = append(listed, devices...), err
+		for _, l := range nativeListings {
+			if f.runner.paths[l.cmd.tool] == "" {
+				continue
+			}
+			out, err := f.runner.output(ctx, l.cmd)
+			var devices []nativeDeviceStatus
+			if err == nil {
+				devices, err = l.parse(out)
+			}
+			listed, listErrs[l.platform] = append(listed, devices...), err
 		}
 		if ctx.Err() != nil {
 			return false
@@ -220,6 +207,17 @@ func (f *nativeFollower) run(ctx context.Context) {
 	if list() {
 		every(ctx, f.pollEvery, list)
 	}
+}
+
+// nativeListings are the device listings, one a platform: `adb devices -l`
+// and `simctl list devices booted -j`, run when their tool was found.
+var nativeListings = []struct {
+	platform string
+	cmd      nativeCommand
+	parse    func(out []byte) ([]nativeDeviceStatus, error)
+}{
+	{nativeAndroid, adbDevicesCommand(), func(out []byte) ([]nativeDeviceStatus, error) { return parseADBDevices(string(out)), nil }},
+	{nativeIOS, simctlListCommand(), parseSimctlDevices},
 }
 
 // apps is NATIVE_APPS, the ids the project names (native_project.go) and
@@ -317,15 +315,12 @@ func (f *nativeFollower) reconcileUnlisted(wg *sync.WaitGroup, seen map[string]b
 
 // noteCrash keeps the last crash for the health check.
 func (f *nativeFollower) noteCrash(app nativeApp, e nativeEntry) {
-	summary := e.Message
-	if lines := splitLines(e.Message, 4); len(lines) > 0 {
-		summary = crashHeadline(e.Crash, lines)
-	}
+	summary := clipText(crashHeadline(e.Crash, splitLines(e.Message, 4)), 300)
 	f.mu.Lock()
 	f.lastCrash = &nativeCrashStatus{App: app.AppID, Device: cmp.Or(app.DeviceName, app.DeviceID), Kind: e.Crash, At: e.At,
-		Summary: clipText(summary, 300)}
+		Summary: summary}
 	f.mu.Unlock()
-	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", clipText(summary, 300))
+	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", summary)
 }
 
 // status is the native side's state.

@@ -3,12 +3,15 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
 )
 
 // followerOfBadDevice reconciles a listed device whose log command cannot
@@ -66,5 +69,41 @@ func TestAppIDsFromProjectRoot(t *testing.T) {
 	want := nativeAppSource{ID: "com.example.shop", From: filepath.Join(root, "android", "app", "build.gradle")}
 	if got := describeNative(f.status()).AppIDs; !slices.ContainsFunc(got, func(a healthNativeAppID) bool { return a.ID == want.ID && a.From == want.From }) {
 		t.Errorf("the health check's appIds %+v, want %+v among them", got, want)
+	}
+}
+
+// TestNativeToolPaths: a setting is looked up alone; else adb is the
+// Android SDK's (ANDROID_HOME, then ANDROID_SDK_ROOT) when it is an
+// executable file there, else the one on PATH.
+func TestNativeToolPaths(t *testing.T) {
+	home, root, bin := t.TempDir(), t.TempDir(), t.TempDir()
+	for _, p := range []string{filepath.Join(root, "platform-tools", "adb"), filepath.Join(bin, "adb"), filepath.Join(bin, "xcrun")} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(home, "platform-tools", "adb"), 0o755); err != nil { // a directory, not the tool
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	env := map[string]string{"ANDROID_HOME": home, "ANDROID_SDK_ROOT": root}
+	for _, tc := range []struct {
+		name string
+		cfg  config
+		env  map[string]string
+		want map[string]string
+	}{
+		{"sdk", config{}, env, map[string]string{nativeToolADB: filepath.Join(root, "platform-tools", "adb"), nativeToolXcrun: filepath.Join(bin, "xcrun")}},
+		{"path", config{}, nil, map[string]string{nativeToolADB: filepath.Join(bin, "adb"), nativeToolXcrun: filepath.Join(bin, "xcrun")}},
+		{"settings missing", config{ADBPath: filepath.Join(home, "nope"), XcrunPath: "nope"}, env, map[string]string{}},
+		{"settings", config{ADBPath: filepath.Join(bin, "xcrun"), XcrunPath: "adb"}, env, map[string]string{nativeToolADB: filepath.Join(bin, "xcrun"), nativeToolXcrun: filepath.Join(bin, "adb")}},
+	} {
+		got := nativeToolPaths(tc.cfg, func(k string) string { return tc.env[k] })
+		if diff := cmp.Diff(tc.want, got); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", tc.name, diff)
+		}
 	}
 }

@@ -67,29 +67,27 @@ func sameJSError(report, crash string) bool {
 	return r != "" && c != "" && (strings.HasPrefix(r, c) || strings.HasPrefix(c, r))
 }
 
-// isJSReport reports whether g is a JavaScript console error that a crash
-// of pid may fold in.
-func isJSReport(g *entryGroup, pid int) bool {
-	return g != nil && g.entry.JSConsole && g.entry.Level == "error" && g.entry.PID == pid && len(g.lines) > 0
-}
-
-// fold takes report's lines into crash: the first is the crash's own
-// message; the others go at its end, but for those it already has.
-func (crash *entryGroup) fold(report *entryGroup) {
+// foldIn folds report into crash when it is a JavaScript console error of
+// crash's pid that names the same error as line (the crash's exception):
+// report's first line is the crash's own message; the others go at its
+// end, but for those it already has (finish). It reports whether it did.
+func (crash *entryGroup) foldIn(report *entryGroup, line string) bool {
+	if report == nil || !report.entry.JSConsole || report.entry.Level != "error" || report.entry.PID != crash.entry.PID ||
+		len(report.lines) == 0 || !sameJSError(report.lines[0], line) {
+		return false
+	}
 	crash.folded = append(crash.folded, report.lines[1:]...)
+	return true
 }
 
 // foldJSReport folds the app's console report of the error that line
 // (the crash's JavascriptException) throws: the open message or the held
 // console error of the crash's pid, when it names the same error.
 func (a *logcatAssembler) foldJSReport(crash *entryGroup, line string) {
-	pid := crash.entry.PID
 	switch {
-	case isJSReport(a.message, pid) && sameJSError(a.message.lines[0], line):
-		crash.fold(a.message)
+	case crash.foldIn(a.message, line):
 		a.message = nil
-	case isJSReport(a.jsError, pid) && sameJSError(a.jsError.lines[0], line):
-		crash.fold(a.jsError)
+	case crash.foldIn(a.jsError, line):
 		a.jsError = nil
 	}
 }

@@ -76,18 +76,12 @@ func parseLogcatLine(line string) (logcatLine, error) {
 // logcatNumber reads spaces then a decimal number (a pid or tid).
 func logcatNumber(s string) (int, string, bool) {
 	t := strings.TrimLeft(s, " ")
-	if len(t) == len(s) {
-		return 0, s, false // at least one space before the number
-	}
 	end := 0
-	for end < len(t) && end < 10 && t[end] >= '0' && t[end] <= '9' {
+	for end < min(len(t), 10) && t[end] >= '0' && t[end] <= '9' {
 		end++
 	}
-	if end == 0 {
-		return 0, s, false
-	}
 	n, err := strconv.Atoi(t[:end])
-	if err != nil {
+	if len(t) == len(s) || err != nil { // no space before the number, or no digits
 		return 0, s, false
 	}
 	return n, t[end:], true
@@ -142,19 +136,16 @@ func logcatLevel(level byte) string {
 // cleanLogText makes device text safe to keep: valid UTF-8, and control
 // characters other than tab shown as U+FFFD.
 func cleanLogText(s string) string {
-	clean := utf8.ValidString(s)
-	for i := 0; clean && i < len(s); i++ {
-		if s[i] < 0x20 && s[i] != '\t' || s[i] == 0x7f {
-			clean = false
-		}
-	}
-	if clean {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, isLogControl) {
 		return s
 	}
 	return strings.Map(func(r rune) rune {
-		if r < 0x20 && r != '\t' || r == 0x7f {
+		if isLogControl(r) {
 			return utf8.RuneError
 		}
 		return r
 	}, strings.ToValidUTF8(s, string(utf8.RuneError)))
 }
+
+// isLogControl reports whether r is a control character other than tab.
+func isLogControl(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }

@@ -141,10 +141,10 @@ func FuzzParseSimctlDevices(f *testing.F) {
 		}
 		var list []device
 		for _, s := range sims {
-			if !validDeviceSerial(s.UDID) || cleanLogText(s.Name) != s.Name {
+			if !validDeviceSerial(s.ID) || s.Platform != nativeIOS || s.State != "device" || cleanLogText(s.Name) != s.Name {
 				t.Fatalf("%q: simulator %+v", out, s)
 			}
-			list = append(list, device{UDID: s.UDID, Name: s.Name, State: "Booted"})
+			list = append(list, device{UDID: s.ID, Name: s.Name, State: "Booted"})
 		}
 		for range 3 {
 			again, err := parseSimctlDevices(out)

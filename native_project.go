@@ -47,10 +47,10 @@ type nativeAppSource struct {
 	ID, From string
 }
 
-// projectFile is one file that may name the project's app ids, relative to
-// the project, and its reader.
+// projectFile is one file that may name the project's app ids, and its
+// reader; in projectFiles, the path is relative to the project.
 type projectFile struct {
-	rel  string
+	path string
 	read func(text string) []string
 }
 
@@ -80,11 +80,11 @@ func (p *projectAppIDs) read(dir string) []nativeAppSource {
 	if abs, err := filepath.Abs(dir); err == nil {
 		dir = abs
 	}
-	paths := projectPaths(dir)
+	files := projectPaths(dir)
 	stamp := dir
-	for _, path := range paths {
-		if info, err := os.Stat(path); err == nil {
-			stamp += "\x00" + path + "\x00" + info.ModTime().Format(time.RFC3339Nano) + "\x00" + strconv.FormatInt(info.Size(), 10)
+	for _, f := range files {
+		if info, err := os.Stat(f.path); err == nil {
+			stamp += "\x00" + f.path + "\x00" + info.ModTime().Format(time.RFC3339Nano) + "\x00" + strconv.FormatInt(info.Size(), 10)
 		}
 	}
 	p.mu.Lock()
@@ -93,35 +93,33 @@ func (p *projectAppIDs) read(dir string) []nativeAppSource {
 		return p.ids
 	}
 	p.stamp, p.ids = stamp, nil
-	for _, path := range paths {
-		text, err := readProjectFile(path)
+	for _, f := range files {
+		text, err := readProjectFile(f.path)
 		if err != nil {
 			continue
 		}
-		read := parsePBXBundleIDs
-		for _, f := range projectFiles {
-			if path == filepath.Join(dir, filepath.FromSlash(f.rel)) {
-				read = f.read
-			}
-		}
-		for _, id := range read(text) {
+		for _, id := range f.read(text) {
 			if validNativeAppID(id) && !slices.ContainsFunc(p.ids, func(s nativeAppSource) bool { return s.ID == id }) {
-				p.ids = append(p.ids, nativeAppSource{ID: id, From: path})
+				p.ids = append(p.ids, nativeAppSource{ID: id, From: f.path})
 			}
 		}
 	}
 	return p.ids
 }
 
-// projectPaths lists the files of dir that may name app ids.
-func projectPaths(dir string) []string {
-	var paths []string
+// projectPaths lists the files of dir that may name app ids, with their
+// readers.
+func projectPaths(dir string) []projectFile {
+	var files []projectFile
 	for _, f := range projectFiles {
-		paths = append(paths, filepath.Join(dir, filepath.FromSlash(f.rel)))
+		files = append(files, projectFile{filepath.Join(dir, filepath.FromSlash(f.path)), f.read})
 	}
 	xcode, _ := filepath.Glob(filepath.Join(dir, "ios", "*.xcodeproj", "project.pbxproj"))
 	slices.Sort(xcode)
-	return append(paths, xcode[:min(len(xcode), maxXcodeProjects)]...)
+	for _, path := range xcode[:min(len(xcode), maxXcodeProjects)] {
+		files = append(files, projectFile{path, parsePBXBundleIDs})
+	}
+	return files
 }
 
 // readProjectFile reads path's first maxProjectFileBytes.
@@ -208,13 +206,7 @@ func parseExpoAppJSON(text string) []string {
 	if app.Expo != nil {
 		c = *app.Expo
 	}
-	var ids []string
-	for _, id := range []string{c.Android.Package, c.IOS.BundleIdentifier} {
-		if id != "" {
-			ids = append(ids, id)
-		}
-	}
-	return ids
+	return slices.DeleteFunc([]string{c.Android.Package, c.IOS.BundleIdentifier}, func(id string) bool { return id == "" })
 }
 
 // parsePBXBundleIDs reads an Xcode project: the PRODUCT_BUNDLE_IDENTIFIER

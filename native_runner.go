@@ -191,9 +191,7 @@ func (r *nativeRunner) keepStreaming(ctx context.Context, c nativeCommand, line 
 		if ctx.Err() != nil {
 			return
 		}
-		if ended != nil {
-			ended(err)
-		}
+		ended(err)
 		if time.Since(start) >= nativeQuickExit {
 			retry.reset()
 		}

@@ -6,6 +6,10 @@ package main
 // JavaScript one (native_jscrash.go).
 
 import (
+	"cmp"
+	"maps"
+	"path"
+	"slices"
 	"strings"
 	"time"
 )
@@ -35,10 +39,7 @@ func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
 		}
 		return
 	}
-	tag := l.Subsystem
-	if tag == "" {
-		tag = simProcessName(l.ImagePath)
-	}
+	tag := cmp.Or(l.Subsystem, path.Base(l.ImagePath)) // else the executable's name (…/Shop.app/Shop → Shop)
 	e := nativeEntry{At: simTime(l.Timestamp, now), Level: simLevel(l.MessageType), Tag: tag, PID: pid, TID: int(l.TID),
 		JSConsole: l.Subsystem == "com.facebook.react.log"}
 	g := &entryGroup{app: app, entry: e}
@@ -49,8 +50,7 @@ func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
 		g.entry.Level, g.entry.Crash = "error", nativeCrashObjC
 		if isRCTFatal(l.Message) {
 			g.entry.Crash = nativeCrashJS
-			if isJSReport(a.jsError, pid) && sameJSError(a.jsError.lines[0], g.lines[0]) {
-				g.fold(a.jsError)
+			if g.foldIn(a.jsError, g.lines[0]) {
 				a.jsError = nil
 			}
 		}
@@ -89,13 +89,5 @@ func (a *simAssembler) flush(now time.Time, all bool) {
 
 // nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
-	if a.jsError != nil {
-		at, ok = a.jsError.due(), true
-	}
-	for _, g := range a.crash {
-		if d := g.due(); !ok || d.Before(at) {
-			at, ok = d, true
-		}
-	}
-	return at, ok
+	return earliestDue(append([]*entryGroup{a.jsError}, slices.Collect(maps.Values(a.crash))...))
 }

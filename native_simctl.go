@@ -81,12 +81,6 @@ func simLevel(messageType string) string {
 	return "info"
 }
 
-// simProcessName is the executable's name in the event's image path
-// (…/Shop.app/Shop → Shop).
-func simProcessName(imagePath string) string {
-	return path.Base(imagePath)
-}
-
 // simAppBundleName is the app bundle's name in the image path
 // (…/Shop.app/Shop → Shop), "" when the path is not inside a .app.
 func simAppBundleName(imagePath string) string {
@@ -98,16 +92,12 @@ func simAppBundleName(imagePath string) string {
 	return ""
 }
 
-// bootedSimulator is one booted simulator.
-type bootedSimulator struct {
-	UDID, Name string
-}
-
 // maxSimulators bounds the simulators followed at once.
 const maxSimulators = 16
 
-// parseSimctlDevices reads `simctl list devices booted -j`.
-func parseSimctlDevices(out []byte) ([]bootedSimulator, error) {
+// parseSimctlDevices reads `simctl list devices booted -j` into devices
+// ready to follow.
+func parseSimctlDevices(out []byte) ([]nativeDeviceStatus, error) {
 	var list struct {
 		Devices map[string][]struct {
 			UDID  string `json:"udid"`
@@ -118,13 +108,13 @@ func parseSimctlDevices(out []byte) ([]bootedSimulator, error) {
 	if err := json.Unmarshal(out, &list); err != nil {
 		return nil, fmt.Errorf("simctl list devices: %w", err)
 	}
-	var booted []bootedSimulator
+	var booted []nativeDeviceStatus
 	// Runtimes in order, so that the same list always reads the same (and
 	// past maxSimulators the same ones are followed).
 	for _, runtime := range slices.Sorted(maps.Keys(list.Devices)) {
 		for _, d := range list.Devices[runtime] {
 			if d.State == "Booted" && validDeviceSerial(d.UDID) && len(booted) < maxSimulators {
-				booted = append(booted, bootedSimulator{UDID: d.UDID, Name: cleanLogText(d.Name)})
+				booted = append(booted, nativeDeviceStatus{Platform: nativeIOS, ID: d.UDID, Name: cleanLogText(d.Name), State: "device"})
 			}
 		}
 	}

@@ -90,7 +90,7 @@ func TestParseSimctlDevices(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []bootedSimulator{{UDID: "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C", Name: "iPhone 15 Pro"}}
+	want := []nativeDeviceStatus{{Platform: nativeIOS, ID: "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C", Name: "iPhone 15 Pro", State: "device"}}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}

@@ -1,7 +1,7 @@
 package main
 
-// native_simulator.go is what is the iOS simulator's own: `simctl list devices
-// booted -j` read into devices; each log event attributed to a
+// native_simulator.go is what is the iOS simulator's own: each log event
+// (native_simctl.go reads them, and the listings) attributed to a
 // followed app by what it says of its process: a subsystem under the
 // bundle id, or an executable inside the app's bundle (Shop.app for
 // com.example.shop, compared as session names are: case, spaces, dots,
@@ -17,23 +17,6 @@ import (
 	"strings"
 	"time"
 )
-
-// listSimulators runs `simctl list devices booted -j`.
-func (f *nativeFollower) listSimulators(ctx context.Context) ([]nativeDeviceStatus, error) {
-	out, err := f.runner.output(ctx, simctlListCommand())
-	if err != nil {
-		return nil, err
-	}
-	sims, err := parseSimctlDevices(out)
-	if err != nil {
-		return nil, err
-	}
-	devices := make([]nativeDeviceStatus, 0, len(sims))
-	for _, s := range sims {
-		devices = append(devices, nativeDeviceStatus{Platform: nativeIOS, ID: s.UDID, Name: s.Name, State: "device"})
-	}
-	return devices, nil
-}
 
 // lookUpSimApps lists the simulator's running apps every poll until ctx
 // ends, and installs each followed app's pids as Android's lookups do

@@ -10,6 +10,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -85,8 +86,7 @@ func (t *stderrTail) endLineLocked() string {
 		return ""
 	}
 	if len(t.lines) == maxStderrLines {
-		copy(t.lines, t.lines[1:])
-		t.lines = t.lines[:maxStderrLines-1]
+		t.lines = slices.Delete(t.lines, 0, 1)
 	}
 	t.lines = append(t.lines, line)
 	return line
@@ -139,11 +139,14 @@ func (e *nativeCommandError) Said() string {
 	return said
 }
 
-// saidOnStderr is whether err is a command's failure with words of its
-// own on stderr (adb's `error: …`), not a silent exit status.
-func saidOnStderr(err error) bool {
+// saidOnStderr is what a command that failed with err said of why on
+// stderr (adb's `error: …`); "" for a silent exit status, or another error.
+func saidOnStderr(err error) string {
 	var ce *nativeCommandError
-	return errors.As(err, &ce) && ce.Said() != ""
+	if errors.As(err, &ce) {
+		return ce.Said()
+	}
+	return ""
 }
 
 // nativeServerStart is the last time an adb command started the adb

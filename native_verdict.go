@@ -106,17 +106,14 @@ func verdictLevel(end string, level byte) string {
 // line. Any other line of the writer's pid ends its open verdict.
 func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 	k := groupKey{roleVerdict, l.PID}
-	if g := a.groups[k]; g != nil {
-		if g.entry.End == nativeEndANR && g.key == logcatKey(l) {
-			if num, ok := strings.CutPrefix(l.Message, "PID: "); ok && g.entry.PID == 0 {
-				g.entry.PID, _ = strconv.Atoi(strings.TrimSpace(num))
-			}
-			g.add(l.Message, now)
-			return true
+	if g := a.groups[k]; g != nil && g.entry.End == nativeEndANR && g.key == logcatKey(l) {
+		if num, ok := strings.CutPrefix(l.Message, "PID: "); ok && g.entry.PID == 0 {
+			g.entry.PID, _ = strconv.Atoi(strings.TrimSpace(num))
 		}
-		a.finish(g)
-		delete(a.groups, k)
+		g.add(l.Message, now)
+		return true
 	}
+	a.finishKey(k)
 	if l.Tag != "ActivityManager" && l.Tag != "lowmemorykiller" && l.Tag != "lmkd" {
 		return false
 	}
@@ -136,8 +133,7 @@ func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 	}
 	for _, role := range []groupRole{roleJava, roleNative} {
 		if crash := a.groups[groupKey{role, v.PID}]; v.PID > 0 && crash != nil && crash.app == v.Pkg {
-			a.finish(crash) // the process is gone: its crash is whole, and goes first
-			delete(a.groups, groupKey{role, v.PID})
+			a.finishKey(groupKey{role, v.PID}) // the process is gone: its crash is whole, and goes first
 		}
 	}
 	a.finish(g)

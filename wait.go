@@ -58,6 +58,16 @@ func every(ctx context.Context, d time.Duration, f func() bool) {
 	}
 }
 
+// isClosed reports whether done is closed, without waiting.
+func isClosed(done <-chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
 // wake leaves a wake in ready (capacity 1) for the goroutine waiting on
 // it, unless one is there already.
 func wake(ready chan struct{}) {
