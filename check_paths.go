@@ -121,7 +121,7 @@ func (k *checkKit) snapshotState(ctx context.Context, stream string) (int64, []b
 	if fail != nil {
 		return 0, nil, nil, fail
 	}
-	root, err := dewireCodeJSON(snap.State)
+	root, err := decodeState(snap.State)
 	if err != nil {
 		return 0, nil, nil, checkFailed(checkSent("snapshot.get", map[string]any{"stream": stream}), "a state that is not JSON: %v", err)
 	}
@@ -136,7 +136,7 @@ func resolveInState(state []byte, segs []pathSegment) (any, *pathMiss, error) {
 	if err != nil || miss != nil {
 		return nil, miss, err
 	}
-	v, err := dewireCodeJSON(raw)
+	v, err := decodeState(raw)
 	return v, nil, err
 }
 
@@ -206,7 +206,7 @@ func checkPathValue(a checkPathAnswer) *checkOutcome {
 	if *got.Seq != a.seq {
 		return checkFailed(a.sent, "seq %d, not the %d asked for", *got.Seq, a.seq)
 	}
-	gotValue, _ := dewireCodeJSON(got.State)
+	gotValue, _ := decodeState(got.State)
 	if !checkEqualValues(gotValue, a.want) {
 		what := clipJSON(got.State)
 		if len(a.path.wire) > 0 && checkEqualValues(gotValue, a.root) {
