@@ -171,16 +171,8 @@ func (c *checkConn) handleHandshake(data []byte, token string) {
 }
 
 func (c *checkConn) handleOversized(prefix []byte, size int64) {
-	var typ, id []byte
-	_ = scanObject(prefix, func(key, value []byte) error {
-		switch string(key) {
-		case "type":
-			typ = value
-		case "id":
-			id = value
-		}
-		return nil
-	})
+	typ, _, _ := member(prefix, "type")
+	id, _, _ := member(prefix, "id")
 	t, _ := wireString(typ)
 	ids, idOK := wireString(id)
 	c.mu.Lock()
@@ -416,18 +408,9 @@ func (c *checkConn) takeStray() []string {
 // read an event but an agent does: a string type, an RFC 3339 timestamp
 // with milliseconds, and a payload. It returns the first problem, or "".
 func checkEventShape(raw []byte) string {
-	var typ, timestamp, payload []byte
-	_ = scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "type":
-			typ = value
-		case "timestamp":
-			timestamp = value
-		case "payload":
-			payload = value
-		}
-		return nil
-	})
+	typ, _, _ := member(raw, "type")
+	timestamp, _, _ := member(raw, "timestamp")
+	payload, _, _ := member(raw, "payload")
 	if t, ok := wireString(typ); !ok || t == "" {
 		return "type: must be a non-empty string, got " + clipJSON(typ)
 	}

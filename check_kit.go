@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -292,15 +293,7 @@ func (k *checkKit) run(ctx context.Context) ([]checkResult, error) {
 
 // offers reports whether the adapter's handshake names capability.
 func (k *checkKit) offers(capability string) bool {
-	if k.info == nil {
-		return false
-	}
-	for _, c := range k.info.Capabilities {
-		if c == capability {
-			return true
-		}
-	}
-	return false
+	return k.info != nil && slices.Contains(k.info.Capabilities, capability)
 }
 
 // Results of a check.
