@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -271,7 +272,7 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 			continue
 		}
 		if c, ok := m.inflight[k]; ok {
-			if !containsCall(waits, c) {
+			if !slices.Contains(waits, c) {
 				waits = append(waits, c)
 			}
 			continue
@@ -327,15 +328,10 @@ func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut
 func (m *symbolicator) answers(stacks []jsStack, sent [][]symbolicateKey, err error) ([][]mappedFrame, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([][]mappedFrame, len(stacks))
+	out := unmappedFrames(stacks)
 	for i, st := range stacks {
-		out[i] = make([]mappedFrame, len(st.Frames))
-		for j, f := range st.Frames {
-			out[i][j] = mappedFrame{jsFrame: f}
-			if sent[i][j].url == "" {
-				continue
-			}
-			cached, ok := m.cached(sent[i][j])
+		for j := range st.Frames {
+			cached, ok := m.cached(sent[i][j]) // a frame not sent has the zero key, never cached
 			if !ok {
 				continue
 			}
@@ -422,15 +418,6 @@ func bundleBase(url string) (string, bool) {
 		return url[:i], true
 	}
 	return url, false
-}
-
-func containsCall(calls []*symbolicateCall, c *symbolicateCall) bool {
-	for _, x := range calls {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 func countCalls(inflight map[symbolicateKey]*symbolicateCall) int {
