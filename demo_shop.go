@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 )
 
 // demo_shop.go is the simulated shop itself: its Redux, navigation and MMKV
@@ -230,18 +231,18 @@ func (a *demoApp) browseCategoryLocked() {
 	a.dispatchLocked("catalog/fetchStarted", map[string]string{"category": category}, func(s *demoReduxState) {
 		s.Catalog.Loading = true
 	})
-	var products []demoProduct
-	for _, p := range demoProducts {
-		if p.Category == category {
-			products = append(products, p)
-		}
-	}
+	products := demoProductsIn(category)
 	a.dispatchLocked("catalog/fetchSucceeded", map[string]any{"category": category, "products": products}, func(s *demoReduxState) {
 		for _, p := range products {
 			s.Catalog.ByID[p.SKU] = p
 		}
 		s.Catalog.Loading = false
 	})
+}
+
+// demoProductsIn is the catalog's products of one category.
+func demoProductsIn(category string) []demoProduct {
+	return slices.DeleteFunc(slices.Clone(demoProducts), func(p demoProduct) bool { return p.Category != category })
 }
 
 func (a *demoApp) focusedRouteLocked() demoRouteRef {

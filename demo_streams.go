@@ -188,10 +188,8 @@ func (a *demoApp) trafficLocked(events []*demoEvent) {
 		case "catalog/fetchStarted":
 			category := demoStr(p, "category")
 			var products []map[string]any
-			for _, prod := range demoProducts {
-				if prod.Category == category {
-					products = append(products, map[string]any{"sku": prod.SKU, "name": prod.Name, "price": prod.Price})
-				}
+			for _, prod := range demoProductsIn(category) {
+				products = append(products, map[string]any{"sku": prod.SKU, "name": prod.Name, "price": prod.Price})
 			}
 			ex := a.requestLocked("GET", "/products", map[string]string{"category": category}, nil, 200,
 				map[string]any{"products": products, "page": 1, "total": len(products)}, nil, "")
