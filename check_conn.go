@@ -316,10 +316,6 @@ func (c *checkConn) write(v any) {
 	if err != nil {
 		return
 	}
-	c.writeRaw(data)
-}
-
-func (c *checkConn) writeRaw(data []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout+time.Second)
 	defer cancel()
 	select {
@@ -357,12 +353,10 @@ func (c *checkConn) send(method string, params any, extra map[string]any) (strin
 // wait waits for the answer to id, giving up after the request timeout (the
 // kit then sends a cancel, as the server would).
 func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (checkAnswer, error) {
-	timer := time.NewTimer(c.timeout)
-	defer timer.Stop()
 	select {
 	case a := <-ch:
 		return a, nil
-	case <-timer.C:
+	case <-time.After(c.timeout):
 	case <-ctx.Done():
 	}
 	c.mu.Lock()

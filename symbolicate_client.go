@@ -305,15 +305,14 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 // await waits for the calls, at most m.wait, and gives the first error
 // one of them ended with, or, cut true, why the wait stopped before.
 func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut bool, err error) {
-	timer := time.NewTimer(m.wait)
-	defer timer.Stop()
+	deadline := time.After(m.wait)
 	for _, c := range waits {
 		select {
 		case <-c.done:
 			if c.err != nil && err == nil {
 				err = c.err
 			}
-		case <-timer.C:
+		case <-deadline:
 			return true, &errMetroSlow{Origin: m.origin, Wait: m.wait}
 		case <-ctx.Done():
 			return true, ctx.Err()
