@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -343,9 +344,7 @@ func (c *checkConn) send(method string, params any, extra map[string]any) (strin
 		params = struct{}{}
 	}
 	frame := map[string]any{"type": "request", "id": id, "method": method, "params": params}
-	for k, v := range extra {
-		frame[k] = v
-	}
+	maps.Copy(frame, extra)
 	c.write(frame)
 	return id, ch
 }

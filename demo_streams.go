@@ -12,6 +12,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -142,9 +143,7 @@ func (a *demoApp) requestLocked(method, path string, params map[string]string, b
 	} else {
 		resp := &demoHTTPResponse{Headers: map[string]string{"Content-Type": "application/json; charset=utf-8", "X-Request-Id": rid,
 			"Cache-Control": "no-store"}, Body: respBody}
-		for k, v := range respHeaders {
-			resp.Headers[k] = v
-		}
+		maps.Copy(resp.Headers, respHeaders)
 		ex.Status, ex.Response = &status, resp
 	}
 	a.recordAtLocked(t.network, "http_request", a.lastTimestampLocked(), ex)
