@@ -98,8 +98,7 @@ func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wir
 	if werr != nil {
 		return demoAt{}, werr
 	}
-	p, _ := demoParseParams(method, params) // getSnapshot has checked them
-	stream, _, _ := p.str("stream", true)
+	_, stream, _ := demoStreamParams(method, params) // getSnapshot has checked them
 	root, err := a.paths.tree(stream, snap.state)
 	if err != nil {
 		return demoAt{}, &wireError{Code: "INTERNAL", Message: fmt.Sprintf("%s: the snapshot does not decode: %v", method, err)}
