@@ -379,7 +379,7 @@ func (c *checkConn) request(ctx context.Context, method string, params any) (che
 	return c.wait(ctx, id, ch)
 }
 
-// snapshotOf copies what was recorded so far, for a check to read.
+// recorded copies what was recorded so far, for a check to read.
 func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []checkPush, pings int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
