@@ -134,14 +134,10 @@ type checkStream struct {
 func (k *checkKit) call(ctx context.Context, method string, params any) ([]byte, *checkOutcome) {
 	a, err := k.conn.request(ctx, method, params)
 	sent := checkSent(method, params)
-	switch {
-	case err != nil:
-		return nil, checkFailed(sent, "%v", err)
-	case a.oversized > 0:
-		return nil, checkFailed(sent, "a response of %d bytes, over maxPayload %d", a.oversized, k.conn.maxPayload)
-	case a.malformed != "":
-		return nil, checkFailed(sent, "a malformed response: %s", a.malformed)
-	case a.err != nil:
+	if out := k.answerShape(sent, a, err); out != nil {
+		return nil, out
+	}
+	if a.err != nil {
 		return nil, checkFailed(sent, "error %s: %s", a.err.Code, a.err.Message)
 	}
 	return a.result, nil
@@ -151,15 +147,27 @@ func (k *checkKit) call(ctx context.Context, method string, params any) ([]byte,
 func (k *checkKit) expectError(ctx context.Context, method string, params any, code string) *checkOutcome {
 	a, err := k.conn.request(ctx, method, params)
 	sent := checkSent(method, params)
-	switch {
-	case err != nil:
-		return checkFailed(sent, "%v", err)
-	case a.malformed != "":
-		return checkFailed(sent, "a malformed response: %s", a.malformed)
+	switch out := k.answerShape(sent, a, err); {
+	case out != nil:
+		return out
 	case a.err == nil:
 		return checkFailed(sent, "a result, %s, not error %s", clipJSON(a.result), code)
 	case a.err.Code != code:
 		return checkFailed(sent, "error %s (%s), not %s", a.err.Code, a.err.Message, code)
+	}
+	return nil
+}
+
+// answerShape fails an answer that did not come, is over maxPayload or is
+// malformed.
+func (k *checkKit) answerShape(sent string, a checkAnswer, err error) *checkOutcome {
+	switch {
+	case err != nil:
+		return checkFailed(sent, "%v", err)
+	case a.oversized > 0:
+		return checkFailed(sent, "a response of %d bytes, over maxPayload %d", a.oversized, k.conn.maxPayload)
+	case a.malformed != "":
+		return checkFailed(sent, "a malformed response: %s", a.malformed)
 	}
 	return nil
 }

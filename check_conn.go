@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"strconv"
 	"sync"
 	"time"
@@ -171,16 +172,8 @@ func (c *checkConn) handleHandshake(data []byte, token string) {
 }
 
 func (c *checkConn) handleOversized(prefix []byte, size int64) {
-	var typ, id []byte
-	_ = scanObject(prefix, func(key, value []byte) error {
-		switch string(key) {
-		case "type":
-			typ = value
-		case "id":
-			id = value
-		}
-		return nil
-	})
+	typ, _, _ := member(prefix, "type")
+	id, _, _ := member(prefix, "id")
 	t, _ := wireString(typ)
 	ids, idOK := wireString(id)
 	c.mu.Lock()
@@ -324,10 +317,6 @@ func (c *checkConn) write(v any) {
 	if err != nil {
 		return
 	}
-	c.writeRaw(data)
-}
-
-func (c *checkConn) writeRaw(data []byte) {
 	ctx, cancel := context.WithTimeout(context.Background(), c.timeout+time.Second)
 	defer cancel()
 	select {
@@ -355,9 +344,7 @@ func (c *checkConn) send(method string, params any, extra map[string]any) (strin
 		params = struct{}{}
 	}
 	frame := map[string]any{"type": "request", "id": id, "method": method, "params": params}
-	for k, v := range extra {
-		frame[k] = v
-	}
+	maps.Copy(frame, extra)
 	c.write(frame)
 	return id, ch
 }
@@ -365,12 +352,10 @@ func (c *checkConn) send(method string, params any, extra map[string]any) (strin
 // wait waits for the answer to id, giving up after the request timeout (the
 // kit then sends a cancel, as the server would).
 func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (checkAnswer, error) {
-	timer := time.NewTimer(c.timeout)
-	defer timer.Stop()
 	select {
 	case a := <-ch:
 		return a, nil
-	case <-timer.C:
+	case <-time.After(c.timeout):
 	case <-ctx.Done():
 	}
 	c.mu.Lock()
@@ -394,7 +379,7 @@ func (c *checkConn) request(ctx context.Context, method string, params any) (che
 	return c.wait(ctx, id, ch)
 }
 
-// snapshotOf copies what was recorded so far, for a check to read.
+// recorded copies what was recorded so far, for a check to read.
 func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []checkPush, pings int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -416,18 +401,9 @@ func (c *checkConn) takeStray() []string {
 // read an event but an agent does: a string type, an RFC 3339 timestamp
 // with milliseconds, and a payload. It returns the first problem, or "".
 func checkEventShape(raw []byte) string {
-	var typ, timestamp, payload []byte
-	_ = scanObject(raw, func(key, value []byte) error {
-		switch string(key) {
-		case "type":
-			typ = value
-		case "timestamp":
-			timestamp = value
-		case "payload":
-			payload = value
-		}
-		return nil
-	})
+	typ, _, _ := member(raw, "type")
+	timestamp, _, _ := member(raw, "timestamp")
+	payload, _, _ := member(raw, "payload")
 	if t, ok := wireString(typ); !ok || t == "" {
 		return "type: must be a non-empty string, got " + clipJSON(typ)
 	}

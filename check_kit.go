@@ -15,6 +15,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -81,15 +82,9 @@ func runCheckAdapter(ctx context.Context, opts checkOptions, stdout, stderr io.W
 		progress:    stderr,
 		conns:       make(chan *checkConn, 1),
 		nextPayload: opts.MaxPayload,
-		upgrade:     &adapterLink{allowedHosts: map[string]bool{}, allowedOrigins: map[string]bool{}},
-	}
-	for _, h := range opts.AllowedHosts {
-		k.upgrade.allowedHosts[h] = true
-	}
-	for _, o := range opts.AllowedOrigins {
-		if n, ok := normalizeWireOrigin(o); ok {
-			k.upgrade.allowedOrigins[n] = true
-		}
+		// The server's own link, never run: its upgrade checks, with the
+		// allowed hosts and origins read as the server reads them.
+		upgrade: newAdapterLink(config{WSAllowedHosts: opts.AllowedHosts, WSAllowedOrigins: opts.AllowedOrigins}, nil, nil),
 	}
 	ln, err := net.Listen("tcp", net.JoinHostPort(opts.Host, strconv.Itoa(opts.Port)))
 	if err != nil {
@@ -188,14 +183,12 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 		// One adapter at a time: a second one waits for nothing.
 		ws.Close(websocket.StatusTryAgainLater, "check-adapter tests one adapter at a time")
 	}
-	timer := time.NewTimer(k.opts.HandshakeTimeout)
 	select {
 	case <-c.handshaken:
 	case <-c.done:
-	case <-timer.C:
+	case <-time.After(k.opts.HandshakeTimeout):
 		c.expireHandshake()
 	}
-	timer.Stop()
 	select {
 	case <-c.done:
 	case <-ctx.Done():
@@ -217,8 +210,6 @@ func (k *checkKit) closeAll(code websocket.StatusCode, reason string) {
 
 // awaitConn waits up to timeout for the next connection and its handshake.
 func (k *checkKit) awaitConn(ctx context.Context, timeout time.Duration) (*checkConn, error) {
-	timer := time.NewTimer(timeout)
-	defer timer.Stop()
 	select {
 	case c := <-k.conns:
 		select {
@@ -227,7 +218,7 @@ func (k *checkKit) awaitConn(ctx context.Context, timeout time.Duration) (*check
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
-	case <-timer.C:
+	case <-time.After(timeout):
 		return nil, fmt.Errorf("no adapter connected within %s", timeout)
 	case <-ctx.Done():
 		return nil, ctx.Err()
@@ -292,15 +283,7 @@ func (k *checkKit) run(ctx context.Context) ([]checkResult, error) {
 
 // offers reports whether the adapter's handshake names capability.
 func (k *checkKit) offers(capability string) bool {
-	if k.info == nil {
-		return false
-	}
-	for _, c := range k.info.Capabilities {
-		if c == capability {
-			return true
-		}
-	}
-	return false
+	return k.info != nil && slices.Contains(k.info.Capabilities, capability)
 }
 
 // Results of a check.

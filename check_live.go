@@ -20,13 +20,11 @@ func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
 	if !slices.ContainsFunc(pushes, func(p checkPush) bool { return p.kind == "event" }) && k.opts.PushWait > 0 {
 		// An app pushes when something happens in it: give it a moment.
 		fmt.Fprintf(k.progress, "  waiting up to %s for the adapter to push an event\n", k.opts.PushWait)
-		timer := time.NewTimer(k.opts.PushWait)
 		select {
 		case <-k.conn.pushed:
-		case <-timer.C:
+		case <-time.After(k.opts.PushWait):
 		case <-ctx.Done():
 		}
-		timer.Stop()
 		_, _, _, pushes, _ = k.conn.recorded()
 	}
 	advertised := map[string]bool{}

@@ -85,7 +85,7 @@ func FuzzPickPaths(f *testing.F) {
 		f.Add([]byte(seed))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		root, err := dewireCodeJSON(data)
+		root, err := decodeState(data)
 		if err != nil {
 			return
 		}

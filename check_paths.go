@@ -48,18 +48,14 @@ func pickPaths(root any) []checkPath {
 	paths := []checkPath{{why: "the root", wire: []any{}}}
 	var misses []checkPath // asked last: a wrong hit is the clearer report
 	found := map[string]bool{}
-	add := func(kind string, wire []any) {
+	addTo := func(list *[]checkPath, kind string, wire []any) {
 		if !found[kind] {
 			found[kind] = true
-			paths = append(paths, checkPath{why: kind, wire: slices.Clone(wire)})
+			*list = append(*list, checkPath{why: kind, wire: slices.Clone(wire)})
 		}
 	}
-	addMiss := func(kind string, wire []any) {
-		if !found[kind] {
-			found[kind] = true
-			misses = append(misses, checkPath{why: kind, wire: slices.Clone(wire)})
-		}
-	}
+	add := func(kind string, wire []any) { addTo(&paths, kind, wire) }
+	addMiss := func(kind string, wire []any) { addTo(&misses, kind, wire) }
 	type node struct {
 		value any
 		wire  []any
@@ -121,7 +117,7 @@ func (k *checkKit) snapshotState(ctx context.Context, stream string) (int64, []b
 	if fail != nil {
 		return 0, nil, nil, fail
 	}
-	root, err := dewireCodeJSON(snap.State)
+	root, err := decodeState(snap.State)
 	if err != nil {
 		return 0, nil, nil, checkFailed(checkSent("snapshot.get", map[string]any{"stream": stream}), "a state that is not JSON: %v", err)
 	}
@@ -136,7 +132,7 @@ func resolveInState(state []byte, segs []pathSegment) (any, *pathMiss, error) {
 	if err != nil || miss != nil {
 		return nil, miss, err
 	}
-	v, err := dewireCodeJSON(raw)
+	v, err := decodeState(raw)
 	return v, nil, err
 }
 
@@ -176,7 +172,7 @@ func checkEachPath(ctx context.Context, k *checkKit, method string, check func(c
 				return checkFailed(sent, "a state the server cannot walk: %v", err)
 			}
 			a, err := k.conn.request(ctx, method, params)
-			if out := checkAnswerShape(sent, a, err); out != nil {
+			if out := k.answerShape(sent, a, err); out != nil {
 				return out
 			}
 			if miss != nil {
@@ -206,7 +202,7 @@ func checkPathValue(a checkPathAnswer) *checkOutcome {
 	if *got.Seq != a.seq {
 		return checkFailed(a.sent, "seq %d, not the %d asked for", *got.Seq, a.seq)
 	}
-	gotValue, _ := dewireCodeJSON(got.State)
+	gotValue, _ := decodeState(got.State)
 	if !checkEqualValues(gotValue, a.want) {
 		what := clipJSON(got.State)
 		if len(a.path.wire) > 0 && checkEqualValues(gotValue, a.root) {
@@ -214,19 +210,6 @@ func checkPathValue(a checkPathAnswer) *checkOutcome {
 		}
 		wantJSON, _ := json.Marshal(a.want)
 		return checkFailed(a.sent, "%s; the value at the path is %s", what, clipJSON(wantJSON))
-	}
-	return nil
-}
-
-// checkAnswerShape fails an answer that did not come or is malformed.
-func checkAnswerShape(sent string, a checkAnswer, err error) *checkOutcome {
-	switch {
-	case err != nil:
-		return checkFailed(sent, "%v", err)
-	case a.oversized > 0:
-		return checkFailed(sent, "a response of %d bytes, over maxPayload", a.oversized)
-	case a.malformed != "":
-		return checkFailed(sent, "a malformed response: %s", a.malformed)
 	}
 	return nil
 }

@@ -6,7 +6,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"strings"
 	"time"
 )
 
@@ -82,56 +81,14 @@ func checkSnapshotGet(ctx context.Context, k *checkKit) *checkOutcome {
 
 // checkSameJSON reports whether a and b encode the same JSON value.
 func checkSameJSON(a, b []byte) bool {
-	va, errA := dewireCodeJSON(a)
-	vb, errB := dewireCodeJSON(b)
+	va, errA := decodeState(a)
+	vb, errB := decodeState(b)
 	return errA == nil && errB == nil && checkEqualValues(va, vb)
 }
 
-func dewireCodeJSON(data []byte) (any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(data)))
-	dec.UseNumber()
-	var v any
-	err := dec.Decode(&v)
-	return v, err
-}
-
-// checkEqualValues compares decoded JSON; numbers by value.
+// checkEqualValues compares decoded JSON as the server's diff does
+// (diffValues): numbers by value, exactly.
 func checkEqualValues(a, b any) bool {
-	switch a := a.(type) {
-	case map[string]any:
-		b, ok := b.(map[string]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for key, va := range a {
-			vb, ok := b[key]
-			if !ok || !checkEqualValues(va, vb) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		b, ok := b.([]any)
-		if !ok || len(a) != len(b) {
-			return false
-		}
-		for i := range a {
-			if !checkEqualValues(a[i], b[i]) {
-				return false
-			}
-		}
-		return true
-	case json.Number:
-		b, ok := b.(json.Number)
-		if !ok {
-			return false
-		}
-		if a == b {
-			return true
-		}
-		fa, errA := a.Float64()
-		fb, errB := b.Float64()
-		return errA == nil && errB == nil && fa == fb
-	}
-	return a == b
+	_, changes := diffValues(a, b, 0)
+	return changes == 0
 }

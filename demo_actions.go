@@ -9,6 +9,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 )
 
 // demoCapabilities are the optional requests the shop offers.
@@ -131,12 +132,11 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 }
 
 func demoProductBySKU(sku string) (demoProduct, bool) {
-	for _, p := range demoProducts {
-		if p.SKU == sku {
-			return p, true
-		}
+	i := slices.IndexFunc(demoProducts, func(p demoProduct) bool { return p.SKU == sku })
+	if i < 0 {
+		return demoProduct{}, false
 	}
-	return demoProduct{}, false
+	return demoProducts[i], true
 }
 
 // demoSetQty sets (or, with add, raises) the quantity of a product in the

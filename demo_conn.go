@@ -21,7 +21,12 @@ import (
 
 // connectLogged is connect with a logger and a callback run once the
 // connection is live.
-func (a *demoApp) connectLogged(ctx context.Context, wsURL string, logger *slog.Logger, onLive func()) error {
+func (a *demoApp) connectLogged(ctx context.Context, wsURL string, logger *slog.Logger, onLive func()) (err error) {
+	defer func() {
+		if ctx.Err() != nil {
+			err = nil // stopped, not failed
+		}
+	}()
 	opts := &websocket.DialOptions{HTTPHeader: http.Header{}}
 	if u, err := url.Parse(wsURL); err == nil {
 		// React Native sends an Origin naming the host it dials; so do we,
@@ -34,9 +39,6 @@ func (a *demoApp) connectLogged(ctx context.Context, wsURL string, logger *slog.
 	}
 	conn, _, err := websocket.Dial(ctx, wsURL, opts)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
 		return fmt.Errorf("demo app: dial %s: %w", wsURL, err)
 	}
 	defer conn.CloseNow()
@@ -44,9 +46,6 @@ func (a *demoApp) connectLogged(ctx context.Context, wsURL string, logger *slog.
 
 	maxPayload, err := a.handshake(ctx, conn)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil
-		}
 		return fmt.Errorf("demo app: %s: %w", wsURL, err)
 	}
 	link := &demoLink{
@@ -66,11 +65,7 @@ func (a *demoApp) connectLogged(ctx context.Context, wsURL string, logger *slog.
 	if onLive != nil {
 		onLive()
 	}
-	err = a.serve(ctx, link)
-	if ctx.Err() != nil {
-		return nil
-	}
-	return fmt.Errorf("demo app: connection to %s ended: %w", wsURL, err)
+	return fmt.Errorf("demo app: connection to %s ended: %w", wsURL, a.serve(ctx, link))
 }
 
 func (a *demoApp) handshakeMessage() []byte {

@@ -98,8 +98,7 @@ func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wir
 	if werr != nil {
 		return demoAt{}, werr
 	}
-	p, _ := demoParseParams(method, params) // getSnapshot has checked them
-	stream, _, _ := p.str("stream", true)
+	_, stream, _ := demoStreamParams(method, params) // getSnapshot has checked them
 	root, err := a.paths.tree(stream, snap.state)
 	if err != nil {
 		return demoAt{}, &wireError{Code: "INTERNAL", Message: fmt.Sprintf("%s: the snapshot does not decode: %v", method, err)}
@@ -205,30 +204,20 @@ func (a *demoApp) snapshotKeys(params json.RawMessage) (*demoKeysResult, *wireEr
 		return nil, &wireError{Code: "INTERNAL", Message: method + ": the snapshot's encoding does not hold the path"}
 	}
 	res := &demoKeysResult{Seq: at.snap.seq, Timestamp: at.snap.timestamp, Type: rawKind(raw), Size: len(raw), Children: []demoKeysChild{}}
-	child := func(v []byte) demoKeysChild {
-		c := demoKeysChild{Type: rawKind(v), Size: len(v)}
+	add := func(c demoKeysChild, v []byte) bool {
+		c.Type, c.Size = rawKind(v), len(v)
 		if c.Type == "array" {
 			c.Length = demoArrayLength(v)
 		}
-		return c
+		res.Children = append(res.Children, c)
+		return true
 	}
 	switch res.Type {
 	case "object":
-		_ = eachMember(raw, func(name string, v []byte) bool {
-			c := child(v)
-			c.Key = &name
-			res.Children = append(res.Children, c)
-			return true
-		})
+		_ = eachMember(raw, func(name string, v []byte) bool { return add(demoKeysChild{Key: &name}, v) })
 	case "array":
-		_ = eachElement(raw, func(i int, v []byte) bool {
-			c := child(v)
-			c.Index = &i
-			res.Children = append(res.Children, c)
-			return true
-		})
-		res.Length = new(int)
-		*res.Length = len(res.Children)
+		_ = eachElement(raw, func(i int, v []byte) bool { return add(demoKeysChild{Index: &i}, v) })
+		res.Length = demoArrayLength(raw)
 	}
 	res.Total = len(res.Children)
 	slices.SortStableFunc(res.Children, func(x, y demoKeysChild) int { return cmp.Compare(y.Size, x.Size) })

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -20,29 +21,14 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 	case "streams.list":
 		return a.listStreams(), nil
 	case "events.query":
-		// Results are returned through explicit nils: a nil *demoEventsResult
-		// in an interface would not be a nil result.
-		res, werr := a.queryEvents(params)
-		if werr != nil {
-			return nil, werr
-		}
-		return res, nil
+		return demoResult(a.queryEvents(params))
 	case "snapshot.get":
-		get := a.getSnapshot
 		if demoAsksPath(params) {
-			get = a.getSnapshotAt // demo_paths.go
+			return demoResult(a.getSnapshotAt(params)) // demo_paths.go
 		}
-		res, werr := get(params)
-		if werr != nil {
-			return nil, werr
-		}
-		return res, nil
+		return demoResult(a.getSnapshot(params))
 	case "snapshot.keys":
-		res, werr := a.snapshotKeys(params)
-		if werr != nil {
-			return nil, werr
-		}
-		return res, nil
+		return demoResult(a.snapshotKeys(params))
 	}
 	if res, werr, ok := a.handleAction(method, params); ok {
 		return res, werr
@@ -52,6 +38,15 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query, snapshot.get and snapshot.keys", method),
 		Details: map[string]string{"method": method},
 	}
+}
+
+// demoResult is res, or werr when there is one: a nil *T in an interface
+// would not be a nil result.
+func demoResult[T any](res *T, werr *wireError) (any, *wireError) {
+	if werr != nil {
+		return nil, werr
+	}
+	return res, nil
 }
 
 type demoStreamInfo struct {
@@ -165,25 +160,17 @@ func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireErro
 	}
 	r := &s.ring
 	res := &demoEventsResult{events: []*demoEvent{}, oldestSeq: r.oldestSeq(), latestSeq: r.latestSeq()}
-	matches := func(ev *demoEvent) bool { return !hasType || ev.typ == eventType }
+	// Without since_seq the newest matches are wanted: the walk goes
+	// backwards, and the events are put back in order after it.
+	first, step := r.len()-1, -1
 	if hasSince {
-		first := 0
+		first, step = 0, 1
 		if r.len() > 0 && since >= r.oldestSeq() {
 			first = int(min(since-r.oldestSeq()+1, int64(r.len())))
 		}
-		for i := first; i < r.len(); i++ {
-			if ev := r.at(i); matches(ev) {
-				if len(res.events) == int(limit) {
-					res.hasMore = true
-					break
-				}
-				res.events = append(res.events, ev)
-			}
-		}
-		return res, nil
 	}
-	for i := r.len() - 1; i >= 0; i-- {
-		if ev := r.at(i); matches(ev) {
+	for i := first; i >= 0 && i < r.len(); i += step {
+		if ev := r.at(i); !hasType || ev.typ == eventType {
 			if len(res.events) == int(limit) {
 				res.hasMore = true
 				break
@@ -191,8 +178,8 @@ func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireErro
 			res.events = append(res.events, ev)
 		}
 	}
-	for i, j := 0, len(res.events)-1; i < j; i, j = i+1, j-1 {
-		res.events[i], res.events[j] = res.events[j], res.events[i]
+	if !hasSince {
+		slices.Reverse(res.events)
 	}
 	return res, nil
 }
@@ -343,14 +330,10 @@ func (p demoParams) int(name string, required bool, lo, hi int64) (int64, bool, 
 	if hi == math.MaxInt64 {
 		problem = fmt.Sprintf("must be an integer of at least %d", lo)
 	}
-	n, ok := wireInt(v)
-	if !ok {
-		return 0, false, demoInvalidParams(p.method, name, problem)
+	if n, ok := wireInt(v); ok && n >= lo && n <= hi {
+		return n, true, nil
 	}
-	if n < lo || n > hi {
-		return 0, false, demoInvalidParams(p.method, name, problem)
-	}
-	return n, true, nil
+	return 0, false, demoInvalidParams(p.method, name, problem)
 }
 
 // demoObject splits a JSON object into its members (the last of duplicates

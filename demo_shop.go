@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 )
 
 // demo_shop.go is the simulated shop itself: its Redux, navigation and MMKV
@@ -81,22 +83,20 @@ func (a *demoApp) encodeMMKV() json.RawMessage {
 
 const demoKeyAlphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz_-"
 
-// keyLocked returns a React Navigation style route key, "Home-xK3f…".
-func (a *demoApp) keyLocked(name string) string {
-	b := []byte(name + "-")
-	for range 10 {
-		b = append(b, demoKeyAlphabet[a.rng.IntN(len(demoKeyAlphabet))])
+// demoRandomKey is prefix followed by n characters of demoKeyAlphabet.
+func demoRandomKey(rng *rand.Rand, prefix string, n int) string {
+	b := []byte(prefix)
+	for range n {
+		b = append(b, demoKeyAlphabet[rng.IntN(len(demoKeyAlphabet))])
 	}
 	return string(b)
 }
 
-func (a *demoApp) tokenLocked() string {
-	b := []byte("eyJhbGciOiJIUzI1NiJ9.")
-	for range 32 {
-		b = append(b, demoKeyAlphabet[a.rng.IntN(len(demoKeyAlphabet))])
-	}
-	return string(b)
-}
+// keyLocked returns a React Navigation style route key, "Home-xK3f…".
+func (a *demoApp) keyLocked(name string) string { return demoRandomKey(a.rng, name+"-", 10) }
+
+// tokenLocked returns a new auth token.
+func (a *demoApp) tokenLocked() string { return demoRandomKey(a.rng, "eyJhbGciOiJIUzI1NiJ9.", 32) }
 
 // dispatchLocked records a Redux action after applying reduce to the store.
 func (a *demoApp) dispatchLocked(actionType string, payload any, reduce func(*demoReduxState)) {
@@ -179,19 +179,8 @@ func (a *demoApp) addToCartLocked() {
 	p := a.randomProductLocked()
 	item := demoCartItem{SKU: p.SKU, Name: p.Name, Qty: 1 + a.rng.IntN(2), Price: p.Price}
 	a.dispatchLocked("cart/addItem", item, func(s *demoReduxState) {
-		items := s.Cart.Items
-		found := false
-		for i := range items {
-			if items[i].SKU == item.SKU {
-				items[i].Qty += item.Qty
-				found = true
-			}
-		}
-		if !found {
-			items = append(items, item)
-		}
-		s.Cart.Items = items
-		s.Cart.Total = demoCartTotal(items)
+		s.Cart.Items = demoSetQty(s.Cart.Items, p, item.Qty, true)
+		s.Cart.Total = demoCartTotal(s.Cart.Items)
 	})
 	a.persistCartLocked()
 }
@@ -203,14 +192,8 @@ func (a *demoApp) removeFromCartLocked() {
 	}
 	sku := a.redux.Cart.Items[a.rng.IntN(len(a.redux.Cart.Items))].SKU
 	a.dispatchLocked("cart/removeItem", map[string]string{"sku": sku}, func(s *demoReduxState) {
-		items := make([]demoCartItem, 0, len(s.Cart.Items))
-		for _, it := range s.Cart.Items {
-			if it.SKU != sku {
-				items = append(items, it)
-			}
-		}
-		s.Cart.Items = items
-		s.Cart.Total = demoCartTotal(items)
+		s.Cart.Items = demoSetQty(s.Cart.Items, demoProduct{SKU: sku}, 0, false)
+		s.Cart.Total = demoCartTotal(s.Cart.Items)
 	})
 	a.persistCartLocked()
 }
@@ -248,18 +231,18 @@ func (a *demoApp) browseCategoryLocked() {
 	a.dispatchLocked("catalog/fetchStarted", map[string]string{"category": category}, func(s *demoReduxState) {
 		s.Catalog.Loading = true
 	})
-	var products []demoProduct
-	for _, p := range demoProducts {
-		if p.Category == category {
-			products = append(products, p)
-		}
-	}
+	products := demoProductsIn(category)
 	a.dispatchLocked("catalog/fetchSucceeded", map[string]any{"category": category, "products": products}, func(s *demoReduxState) {
 		for _, p := range products {
 			s.Catalog.ByID[p.SKU] = p
 		}
 		s.Catalog.Loading = false
 	})
+}
+
+// demoProductsIn is the catalog's products of one category.
+func demoProductsIn(category string) []demoProduct {
+	return slices.DeleteFunc(slices.Clone(demoProducts), func(p demoProduct) bool { return p.Category != category })
 }
 
 func (a *demoApp) focusedRouteLocked() demoRouteRef {

@@ -12,6 +12,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"net/url"
 	"strings"
@@ -142,9 +143,7 @@ func (a *demoApp) requestLocked(method, path string, params map[string]string, b
 	} else {
 		resp := &demoHTTPResponse{Headers: map[string]string{"Content-Type": "application/json; charset=utf-8", "X-Request-Id": rid,
 			"Cache-Control": "no-store"}, Body: respBody}
-		for k, v := range respHeaders {
-			resp.Headers[k] = v
-		}
+		maps.Copy(resp.Headers, respHeaders)
 		ex.Status, ex.Response = &status, resp
 	}
 	a.recordAtLocked(t.network, "http_request", a.lastTimestampLocked(), ex)
@@ -188,10 +187,8 @@ func (a *demoApp) trafficLocked(events []*demoEvent) {
 		case "catalog/fetchStarted":
 			category := demoStr(p, "category")
 			var products []map[string]any
-			for _, prod := range demoProducts {
-				if prod.Category == category {
-					products = append(products, map[string]any{"sku": prod.SKU, "name": prod.Name, "price": prod.Price})
-				}
+			for _, prod := range demoProductsIn(category) {
+				products = append(products, map[string]any{"sku": prod.SKU, "name": prod.Name, "price": prod.Price})
 			}
 			ex := a.requestLocked("GET", "/products", map[string]string{"category": category}, nil, 200,
 				map[string]any{"products": products, "page": 1, "total": len(products)}, nil, "")
@@ -222,13 +219,11 @@ func (a *demoApp) trafficLocked(events []*demoEvent) {
 			a.checkoutFailedTrafficLocked()
 		case "auth/refreshToken":
 			a.requestLocked("POST", "/auth/refresh", nil, map[string]any{"grantType": "refresh_token"}, 200,
-				map[string]any{"token": demoStr(p, "token"), "expiresIn": 3600},
-				map[string]string{"Set-Cookie": "sid=" + demoSessionCookie(t.rng) + "; Path=/; Secure; HttpOnly; SameSite=Lax"}, "")
+				map[string]any{"token": demoStr(p, "token"), "expiresIn": 3600}, demoSetSession(t.rng), "")
 			a.logLocked("info", "[auth] token refreshed", "")
 		case "auth/loginSucceeded":
 			a.requestLocked("POST", "/auth/login", nil, map[string]any{"email": demoAdmin.Email, "password": demoPassword}, 200,
-				map[string]any{"token": demoStr(p, "token"), "user": json.RawMessage(p["user"])},
-				map[string]string{"Set-Cookie": "sid=" + demoSessionCookie(t.rng) + "; Path=/; Secure; HttpOnly; SameSite=Lax"}, "")
+				map[string]any{"token": demoStr(p, "token"), "user": json.RawMessage(p["user"])}, demoSetSession(t.rng), "")
 			a.logLocked("info", "[auth] signed in as "+demoAdmin.Email, "")
 		case "auth/logout":
 			a.requestLocked("POST", "/auth/logout", nil, nil, 204, nil, map[string]string{"Set-Cookie": "sid=; Path=/; Max-Age=0"}, "")
@@ -297,12 +292,9 @@ const demoCheckoutStack = `Error: Request failed with status code 500
     at invokeGuardedCallbackImpl (node_modules/react-native/Libraries/Renderer/implementations/ReactNativeRenderer-dev.js:2304:16)
     at dispatchEvent (node_modules/react-native/Libraries/Renderer/implementations/ReactNativeRenderer-dev.js:3520:3)`
 
-func demoSessionCookie(rng *rand.Rand) string {
-	b := make([]byte, 24)
-	for i := range b {
-		b[i] = demoKeyAlphabet[rng.IntN(len(demoKeyAlphabet))]
-	}
-	return string(b)
+// demoSetSession is the header of a response that starts a session.
+func demoSetSession(rng *rand.Rand) map[string]string {
+	return map[string]string{"Set-Cookie": "sid=" + demoRandomKey(rng, "", 24) + "; Path=/; Secure; HttpOnly; SameSite=Lax"}
 }
 
 // checkoutFailsLocked decides whether the checkout being attempted fails:

@@ -37,7 +37,6 @@ package main
 // stacktrace-gps resolved to a source file.
 
 import (
-	"encoding/json"
 	"strconv"
 	"strings"
 )
@@ -161,11 +160,10 @@ func cdpCallFrame(method, url string, line0, column0 int64) jsFrame {
 func readJSStack(raw []byte) (jsStack, bool) {
 	switch rawKind(raw) {
 	case "string":
-		var s string
-		if json.Unmarshal(raw, &s) != nil {
-			return jsStack{}, false
+		if s, ok := wireString(raw); ok {
+			return parseJSStack(s), true
 		}
-		return parseJSStack(s), true
+		return jsStack{}, false
 	case "array":
 	default:
 		return jsStack{}, false
@@ -188,11 +186,7 @@ func readJSStack(raw []byte) (jsStack, bool) {
 // frame object in any of the shapes of the table above, told apart by
 // their member names.
 func readFrameValue(v []byte) (jsFrame, bool) {
-	if rawKind(v) == "string" {
-		var s string
-		if json.Unmarshal(v, &s) != nil {
-			return jsFrame{}, false
-		}
+	if s, ok := wireString(v); ok {
 		return parseFrameLine(s)
 	}
 	if rawKind(v) != "object" {

@@ -21,9 +21,6 @@ const maxFrameNumber = 1 << 30
 func parseJSStack(text string) jsStack {
 	var st jsStack
 	lines := strings.Split(text, "\n")
-	last := -1 // the last line that is not a frame
-	frames := make([]jsFrame, len(lines))
-	isFrame := make([]bool, len(lines))
 	for i, line := range lines {
 		line = strings.TrimRight(line, "\r")
 		lines[i] = line
@@ -31,18 +28,11 @@ func parseJSStack(text string) jsStack {
 			continue
 		}
 		if f, ok := parseFrameLine(line); ok {
-			frames[i], isFrame[i] = f, true
+			st.Frames = append(st.Frames, f)
 			continue
 		}
-		last = i
-	}
-	for i := range lines {
-		switch {
-		case i <= last:
-			st.Message = append(st.Message, lines[i])
-		case isFrame[i]:
-			st.Frames = append(st.Frames, frames[i])
-		}
+		// Not a frame: the message runs to here, the frames start after.
+		st.Message, st.Frames = lines[:i+1:i+1], nil
 	}
 	return st
 }

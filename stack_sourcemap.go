@@ -18,6 +18,7 @@ import (
 	"errors"
 	"math"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -371,12 +372,7 @@ func sortsBefore(a, b mapSegment) bool {
 	if b.fields < 5 {
 		kb[3] = -1
 	}
-	for i := range ka {
-		if ka[i] != kb[i] {
-			return ka[i] < kb[i]
-		}
-	}
-	return false
+	return slices.Compare(ka[:], kb[:]) < 0
 }
 
 // mapDecoder reads the segments of a mappings text one at a time,
@@ -404,25 +400,14 @@ func (d *mapDecoder) next() (mapSegment, bool, error) {
 			continue
 		}
 		seg := d.seg
+		fields := [...]*int32{&seg.col, &seg.src, &seg.oline, &seg.ocol, &seg.name}
 		var n uint8
 		for d.at < len(d.s) && d.s[d.at] != ',' && d.s[d.at] != ';' {
 			v, err := d.vlq()
-			if err != nil || n == 5 {
+			if err != nil || int(n) == len(fields) {
 				return mapSegment{}, false, errNotSourceMap
 			}
-			var field *int32
-			switch n {
-			case 0:
-				field = &seg.col
-			case 1:
-				field = &seg.src
-			case 2:
-				field = &seg.oline
-			case 3:
-				field = &seg.ocol
-			case 4:
-				field = &seg.name
-			}
+			field := fields[n]
 			sum := int64(*field) + v
 			if sum < math.MinInt32 || sum > math.MaxInt32 {
 				return mapSegment{}, false, errNotSourceMap

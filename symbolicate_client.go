@@ -22,6 +22,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -271,7 +272,7 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 			continue
 		}
 		if c, ok := m.inflight[k]; ok {
-			if !containsCall(waits, c) {
+			if !slices.Contains(waits, c) {
 				waits = append(waits, c)
 			}
 			continue
@@ -304,15 +305,14 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 // await waits for the calls, at most m.wait, and gives the first error
 // one of them ended with, or, cut true, why the wait stopped before.
 func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut bool, err error) {
-	timer := time.NewTimer(m.wait)
-	defer timer.Stop()
+	deadline := time.After(m.wait)
 	for _, c := range waits {
 		select {
 		case <-c.done:
 			if c.err != nil && err == nil {
 				err = c.err
 			}
-		case <-timer.C:
+		case <-deadline:
 			return true, &errMetroSlow{Origin: m.origin, Wait: m.wait}
 		case <-ctx.Done():
 			return true, ctx.Err()
@@ -327,15 +327,10 @@ func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut
 func (m *symbolicator) answers(stacks []jsStack, sent [][]symbolicateKey, err error) ([][]mappedFrame, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([][]mappedFrame, len(stacks))
+	out := unmappedFrames(stacks)
 	for i, st := range stacks {
-		out[i] = make([]mappedFrame, len(st.Frames))
-		for j, f := range st.Frames {
-			out[i][j] = mappedFrame{jsFrame: f}
-			if sent[i][j].url == "" {
-				continue
-			}
-			cached, ok := m.cached(sent[i][j])
+		for j := range st.Frames {
+			cached, ok := m.cached(sent[i][j]) // a frame not sent has the zero key, never cached
 			if !ok {
 				continue
 			}
@@ -422,15 +417,6 @@ func bundleBase(url string) (string, bool) {
 		return url[:i], true
 	}
 	return url, false
-}
-
-func containsCall(calls []*symbolicateCall, c *symbolicateCall) bool {
-	for _, x := range calls {
-		if x == c {
-			return true
-		}
-	}
-	return false
 }
 
 func countCalls(inflight map[symbolicateKey]*symbolicateCall) int {

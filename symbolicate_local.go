@@ -21,7 +21,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -297,13 +296,7 @@ func (r *releaseMaps) evict() {
 
 // touch makes path the most recently used; r.mu is held.
 func (r *releaseMaps) touch(path string) {
-	for i, p := range r.order {
-		if p == path {
-			r.order = append(r.order[:i], r.order[i+1:]...)
-			break
-		}
-	}
-	r.order = append(r.order, path)
+	r.order = append(slices.DeleteFunc(r.order, func(p string) bool { return p == path }), path)
 }
 
 // find picks the bundle's map: SOURCE_MAPS' first (a file that names
@@ -388,22 +381,15 @@ func scanMaps(dir string) []string {
 // newestMap is the most recently built of paths (found under dir) that
 // fit the bundle.
 func newestMap(paths []string, dir, bundle string) (string, fs.FileInfo) {
-	type file struct {
-		path string
-		info fs.FileInfo
-	}
-	var files []file
+	var newest string
+	var newestInfo fs.FileInfo
 	for _, p := range paths {
 		if rel, err := filepath.Rel(dir, p); err != nil || !mapFits(rel, bundle, false) {
 			continue
 		}
-		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() {
-			files = append(files, file{p, info})
+		if info, err := os.Stat(p); err == nil && info.Mode().IsRegular() && (newestInfo == nil || info.ModTime().After(newestInfo.ModTime())) {
+			newest, newestInfo = p, info
 		}
 	}
-	if len(files) == 0 {
-		return "", nil
-	}
-	sort.SliceStable(files, func(i, j int) bool { return files[i].info.ModTime().After(files[j].info.ModTime()) })
-	return files[0].path, files[0].info
+	return newest, newestInfo
 }
