@@ -2,9 +2,11 @@ package main
 
 import "fmt"
 
-// The one duplicate-member check. encoding/json keeps the last of repeated
-// members silently; the server refuses a repeat of a member it reads, so
-// that a message means one thing to it and to anything else reading it.
+// The one duplicate-member check, and the one reader of named members.
+// encoding/json keeps the last of repeated members silently; where a
+// repeat could make a message mean two things (tool arguments, a
+// handshake), the server refuses it (scanMembers); where it only reads an
+// answer's fields, it keeps the last, as encoding/json does (scanFields).
 
 // duplicateMemberError reports a member that appears twice.
 type duplicateMemberError struct{ member string }

@@ -99,8 +99,9 @@ func (m *keyMatcher) match(name []byte) bool {
 	return matched
 }
 
-// scan is match that also reports whether name holds a byte where a text
-// rule may match, or an escape: a name without one needs no other look.
+// scan reports whether name holds one of the words, and whether it holds
+// a byte where a text rule may match, or an escape: a name without one
+// needs no other look.
 func (m *keyMatcher) scan(name []byte) (matched, closer bool) {
 	s := 0
 	for _, c := range name {

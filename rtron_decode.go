@@ -110,7 +110,7 @@ func (d *reactotronDecoder) stringValue() (undefined bool, err error) {
 }
 
 func (d *reactotronDecoder) object(depth int) error {
-	return d.container('}', "after object key:value pair", func(sep bool) (bool, error) {
+	return d.copyContainer('}', "after object key:value pair", func(sep bool) (bool, error) {
 		key, err := d.key() // unescaped: written back as sent, or escaped anew
 		if err != nil {
 			return false, reactotronMalformed(err)
@@ -129,7 +129,7 @@ func (d *reactotronDecoder) object(depth int) error {
 }
 
 func (d *reactotronDecoder) array(depth int) error {
-	return d.container(']', "after array element", func(sep bool) (bool, error) {
+	return d.copyContainer(']', "after array element", func(sep bool) (bool, error) {
 		if sep {
 			d.out = append(d.out, ',')
 		}
@@ -141,10 +141,10 @@ func (d *reactotronDecoder) array(depth int) error {
 	})
 }
 
-// container copies the object or array at d.pos up to its closer. elem
+// copyContainer copies the object or array at d.pos up to its closer. elem
 // copies one member or element, after a comma when sep, and reports
 // whether it wrote one.
-func (d *reactotronDecoder) container(closer byte, after string, elem func(sep bool) (wrote bool, err error)) error {
+func (d *reactotronDecoder) copyContainer(closer byte, after string, elem func(sep bool) (wrote bool, err error)) error {
 	d.out = append(d.out, d.data[d.pos])
 	d.pos++
 	if d.skipSpace(); d.pos < len(d.data) && d.data[d.pos] == closer {

@@ -247,7 +247,9 @@ func addRelayNote(result []byte, note map[string]any) []byte {
 	if err != nil {
 		return result
 	}
-	content[0] = map[string]any{"type": "text", "text": string(text)}
+	if item, ok := content[0].(map[string]any); ok {
+		item["text"] = string(text) // other members of the item stay
+	}
 	data, err := json.Marshal(r)
 	if err != nil {
 		return result
