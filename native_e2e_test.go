@@ -96,7 +96,7 @@ func toolCall(t *testing.T, ts *testServer, id int, name string, args map[string
 // after a generous deadline.
 func pollLogs(t *testing.T, ts *testServer, id *int, args map[string]any, done func([]map[string]any) bool) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		*id++
 		sc := toolCall(t, ts, *id, "debug_get_logs", args)
@@ -115,7 +115,7 @@ func pollLogs(t *testing.T, ts *testServer, id *int, args map[string]any, done f
 
 func pollHealth(t *testing.T, ts *testServer, id *int, done func(native map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		*id++
 		sc := toolCall(t, ts, *id, "debug_health_check", map[string]any{})
@@ -189,7 +189,7 @@ func TestNativeAndroidApp(t *testing.T) {
 
 	// The process is gone: the native session ends.
 	writeStandin(t, dir, "pidof-com.example.shop", "")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(jsonText(toolCall(t, ts, 800, "debug_health_check", map[string]any{})["sessions"]), `"connected":false`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the native session stayed live after the app's process ended")
@@ -268,7 +268,7 @@ func TestNativeAndroidApp(t *testing.T) {
 // opened n times: what is appended from then on is streamed.
 func waitStandinReading(t *testing.T, dir, name string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, _ := os.ReadFile(filepath.Join(dir, name+".reading"))
 		if strings.Count(string(data), "started") >= n {
@@ -363,7 +363,7 @@ func TestNativeWithoutTools(t *testing.T) {
 // waitSessionEnded polls the health check until no session is live.
 func waitSessionEnded(t *testing.T, ts *testServer, id *int, why string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		*id++
 		sessions := jsonText(toolCall(t, ts, *id, "debug_health_check", map[string]any{})["sessions"])

@@ -87,7 +87,7 @@ func (n *notingServer) ends(session, reason string) int {
 // and, when ends > 0, it has ended with app_ended that many times.
 func (n *notingServer) waitSession(t *testing.T, session string, live bool, ends int, why string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		sc := n.tool(t, "debug_health_check", map[string]any{})
 		var h struct {
@@ -192,7 +192,7 @@ func TestNativeSimulatorListingFails(t *testing.T) {
 	}
 	// Two more listings started: the first, failed, has been read.
 	launchctls := func() int { return strings.Count(strings.Join(standinCommands(t, dir), "\n"), "launchctl list") }
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for before := launchctls(); launchctls() < before+2; {
 		if time.Now().After(deadline) {
 			t.Fatal("launchctl was not run again")
