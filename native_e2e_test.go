@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,9 +172,17 @@ func TestNativeAndroidApp(t *testing.T) {
 		t.Errorf("lines of another process or garbage were kept: %v", entries)
 	}
 
-	// debug_wait_for wakes on the Java crash, which arrives whole.
+	// debug_wait_for wakes on the Java crash, which arrives whole. It
+	// waits from since_seq, the seq of the lines read so far: without it
+	// only what comes after the wait has started counts, and the crash
+	// appended at once may be read before then.
+	id++
+	since, _ := toolCall(t, ts, id, "debug_get_logs", map[string]any{"session": session})["latestSeq"].(float64)
+	if since == 0 {
+		t.Fatal("debug_get_logs gave no latestSeq")
+	}
 	ts.send(`{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"debug_wait_for","arguments":{"session":"` + session +
-		`","stream":"console","level":"error","timeout_ms":20000}}}`)
+		`","stream":"console","level":"error","since_seq":` + strconv.Itoa(int(since)) + `,"timeout_ms":60000}}}`)
 	appendStandin(t, dir, "logcat-emulator-5554", logcatJavaCrash)
 	var woke map[string]any
 	for woke == nil {
