@@ -173,6 +173,9 @@ func TestExpoOriginThroughLink(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "devbox.test", "1")
 		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), func(c *config) { c.MetroAllowedHosts = []string{"devbox.test"} }, patientDial)
+		// The stand-in notes the Origin once the upgrade is answered, which
+		// the link may see first: it is read once the socket is counted.
+		waitUntil(t, "page attached", func() bool { return e.attachedCount() == 1 })
 		waitUntil(t, "the link says attached", func() bool {
 			p, _ := pageStatus(link, "dev-1-1")
 			return p.Attached
