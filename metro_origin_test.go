@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // expoFrontend is the devtoolsFrontendUrl dev-middleware 0.88 writes: the ws
@@ -132,11 +133,15 @@ func FuzzParseManifestHost(f *testing.F) {
 // refused Origin and the setting.
 func TestExpoOriginThroughLink(t *testing.T) {
 	t.Parallel()
+	// Every debugger socket here must open, refused or not: a dial that
+	// outlasts the 3 s limit under load would hold the page for the test's
+	// hour-long backoff, so the dial has a minute.
+	patientDial := func(l *metroLink) { l.dialTimeout = time.Minute }
 	for _, host := range []string{"127.0.0.1", "localhost"} {
 		t.Run(host, func(t *testing.T) {
 			t.Parallel()
 			e := startExpoStandIn(t, "", "1")
-			link, _ := startMetroLinkAt(t, "http://"+host+":"+e.port(), nil)
+			link, _ := startMetroLinkAt(t, "http://"+host+":"+e.port(), nil, patientDial)
 			waitUntil(t, "page attached", func() bool { return e.attachedCount() == 1 })
 			waitUntil(t, "the link says attached", func() bool {
 				p, _ := pageStatus(link, "dev-1-1")
@@ -151,7 +156,7 @@ func TestExpoOriginThroughLink(t *testing.T) {
 	t.Run("REACT_NATIVE_PACKAGER_HOSTNAME not allowed", func(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "devbox.test", "1")
-		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), nil)
+		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), nil, patientDial)
 		waitUntil(t, "the page held after a refusal", func() bool {
 			p, _ := pageStatus(link, "dev-1-1")
 			return p.Reason == metroClosedOnAttach
@@ -167,7 +172,10 @@ func TestExpoOriginThroughLink(t *testing.T) {
 	t.Run("REACT_NATIVE_PACKAGER_HOSTNAME allowed", func(t *testing.T) {
 		t.Parallel()
 		e := startExpoStandIn(t, "devbox.test", "1")
-		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), func(c *config) { c.MetroAllowedHosts = []string{"devbox.test"} })
+		link, _ := startMetroLinkAt(t, "http://127.0.0.1:"+e.port(), func(c *config) { c.MetroAllowedHosts = []string{"devbox.test"} }, patientDial)
+		// The stand-in notes the Origin once the upgrade is answered, which
+		// the link may see first: it is read once the socket is counted.
+		waitUntil(t, "page attached", func() bool { return e.attachedCount() == 1 })
 		waitUntil(t, "the link says attached", func() bool {
 			p, _ := pageStatus(link, "dev-1-1")
 			return p.Attached

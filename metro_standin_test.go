@@ -271,7 +271,7 @@ func (m *metroStandIn) nextDialling() string {
 	select {
 	case page := <-m.dialling:
 		return page
-	case <-time.After(10 * time.Second):
+	case <-time.After(30 * time.Second):
 		m.t.Fatal("no debugger upgrade reached its gate")
 		return ""
 	}
@@ -312,7 +312,7 @@ func readMetroFrames(t testing.TB, path string) [][]byte {
 // waitUntil polls cond until it holds, failing the test after a deadline.
 func waitUntil(t testing.TB, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+	for deadline := time.Now().Add(30 * time.Second); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("never: %s", what)
 		}

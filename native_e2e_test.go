@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -96,7 +97,7 @@ func toolCall(t *testing.T, ts *testServer, id int, name string, args map[string
 // after a generous deadline.
 func pollLogs(t *testing.T, ts *testServer, id *int, args map[string]any, done func([]map[string]any) bool) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		*id++
 		sc := toolCall(t, ts, *id, "debug_get_logs", args)
@@ -115,7 +116,7 @@ func pollLogs(t *testing.T, ts *testServer, id *int, args map[string]any, done f
 
 func pollHealth(t *testing.T, ts *testServer, id *int, done func(native map[string]any) bool) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		*id++
 		sc := toolCall(t, ts, *id, "debug_health_check", map[string]any{})
@@ -171,9 +172,17 @@ func TestNativeAndroidApp(t *testing.T) {
 		t.Errorf("lines of another process or garbage were kept: %v", entries)
 	}
 
-	// debug_wait_for wakes on the Java crash, which arrives whole.
+	// debug_wait_for wakes on the Java crash, which arrives whole. It
+	// waits from since_seq, the seq of the lines read so far: without it
+	// only what comes after the wait has started counts, and the crash
+	// appended at once may be read before then.
+	id++
+	since, _ := toolCall(t, ts, id, "debug_get_logs", map[string]any{"session": session})["latestSeq"].(float64)
+	if since == 0 {
+		t.Fatal("debug_get_logs gave no latestSeq")
+	}
 	ts.send(`{"jsonrpc":"2.0","id":900,"method":"tools/call","params":{"name":"debug_wait_for","arguments":{"session":"` + session +
-		`","stream":"console","level":"error","timeout_ms":20000}}}`)
+		`","stream":"console","level":"error","since_seq":` + strconv.Itoa(int(since)) + `,"timeout_ms":60000}}}`)
 	appendStandin(t, dir, "logcat-emulator-5554", logcatJavaCrash)
 	var woke map[string]any
 	for woke == nil {
@@ -189,7 +198,7 @@ func TestNativeAndroidApp(t *testing.T) {
 
 	// The process is gone: the native session ends.
 	writeStandin(t, dir, "pidof-com.example.shop", "")
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for !strings.Contains(jsonText(toolCall(t, ts, 800, "debug_health_check", map[string]any{})["sessions"]), `"connected":false`) {
 		if time.Now().After(deadline) {
 			t.Fatal("the native session stayed live after the app's process ended")
@@ -268,7 +277,7 @@ func TestNativeAndroidApp(t *testing.T) {
 // opened n times: what is appended from then on is streamed.
 func waitStandinReading(t *testing.T, dir, name string, n int) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		data, _ := os.ReadFile(filepath.Join(dir, name+".reading"))
 		if strings.Count(string(data), "started") >= n {
@@ -363,7 +372,7 @@ func TestNativeWithoutTools(t *testing.T) {
 // waitSessionEnded polls the health check until no session is live.
 func waitSessionEnded(t *testing.T, ts *testServer, id *int, why string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		*id++
 		sessions := jsonText(toolCall(t, ts, *id, "debug_health_check", map[string]any{})["sessions"])

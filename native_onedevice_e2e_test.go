@@ -25,7 +25,7 @@ func nativeMetroServer(t *testing.T, page map[string]any) (*testServer, string) 
 // waitMetroLive polls the health check until session is live.
 func waitMetroLive(t *testing.T, ts *testServer, id *int, session string) {
 	t.Helper()
-	for deadline := time.Now().Add(15 * time.Second); ; {
+	for deadline := time.Now().Add(30 * time.Second); ; {
 		*id++
 		sessions := jsonText(toolCall(t, ts, *id, "debug_health_check", map[string]any{})["sessions"])
 		if strings.Contains(sessions, `"connected":true`) && strings.Contains(sessions, `"id":"`+session+`"`) {

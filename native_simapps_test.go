@@ -72,6 +72,26 @@ func (n *notingServer) tool(t *testing.T, name string, args map[string]any) map[
 	}
 }
 
+// pollLogs is pollLogs through n.tool: a session's end told while it
+// polls is kept for ends.
+func (n *notingServer) pollLogs(t *testing.T, args map[string]any, done func([]map[string]any) bool) []map[string]any {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		sc := n.tool(t, "debug_get_logs", args)
+		var entries []map[string]any
+		raw, _ := json.Marshal(sc["entries"])
+		_ = json.Unmarshal(raw, &entries)
+		if sc != nil && done(entries) {
+			return entries
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("debug_get_logs %v never satisfied the test; last: %s\n%s", args, raw, n.ts.stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
 // ends counts the notifications that session ended with reason.
 func (n *notingServer) ends(session, reason string) int {
 	count := 0
@@ -87,7 +107,7 @@ func (n *notingServer) ends(session, reason string) int {
 // and, when ends > 0, it has ended with app_ended that many times.
 func (n *notingServer) waitSession(t *testing.T, session string, live bool, ends int, why string) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		sc := n.tool(t, "debug_health_check", map[string]any{})
 		var h struct {
@@ -192,7 +212,7 @@ func TestNativeSimulatorListingFails(t *testing.T) {
 	}
 	// Two more listings started: the first, failed, has been read.
 	launchctls := func() int { return strings.Count(strings.Join(standinCommands(t, dir), "\n"), "launchctl list") }
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for before := launchctls(); launchctls() < before+2; {
 		if time.Now().After(deadline) {
 			t.Fatal("launchctl was not run again")

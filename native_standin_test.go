@@ -183,7 +183,7 @@ func processAlive(pid int) bool {
 // generous deadline.
 func waitNoStandin(t *testing.T, dir string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(30 * time.Second)
 	for {
 		var alive []int
 		for _, pid := range standinPIDs(t, dir) {

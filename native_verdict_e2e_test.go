@@ -96,7 +96,9 @@ func TestNativeLateVerdictEndsAgain(t *testing.T) {
 	n.waitSession(t, session, false, 1, "pidof named no pid")
 	appendStandin(t, dir, "logcat-emulator-5554",
 		"11-27 05:31:00.001   398   398 I lowmemorykiller: Kill 'com.example.shop' (4242), uid 10190, oom_score_adj 900 to free 81234kB rss, 12345kB swap; reason: low watermark is breached\n")
-	pollLogs(t, ts, &n.id, map[string]any{"session": session}, func(e []map[string]any) bool {
+	// Polled through n: the end the verdict's session comes to may be told
+	// while the logs are polled, and ends must count it.
+	n.pollLogs(t, map[string]any{"session": session}, func(e []map[string]any) bool {
 		return entryWith(e, "Kill 'com.example.shop' (4242)") != nil
 	})
 	n.waitSession(t, session, false, 2, "the late verdict's session")
