@@ -29,6 +29,7 @@ package main
 // answer at most storeProbeTimeout, then fails with errNoStore.
 
 import (
+	"cmp"
 	"context"
 	"time"
 )
@@ -138,7 +139,7 @@ func (c *reactotronConn) awaitStore(ctx context.Context, stream, method string) 
 	if err := c.sendProbe(ctx, false); err != nil {
 		return errReactotronGone
 	}
-	timer := time.NewTimer(min(storeProbeTimeout, c.bridge.cfg.RequestTimeout))
+	timer := time.NewTimer(min(cmp.Or(c.bridge.cfg.Tune.StoreProbe, storeProbeTimeout), c.bridge.cfg.RequestTimeout))
 	defer timer.Stop()
 	select {
 	case <-exists:
