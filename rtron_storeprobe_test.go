@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -145,12 +146,22 @@ var reactotronReduxReads = map[string]bool{"state.keys.request": true, "state.va
 	"state.backup.request": true, "state.action.dispatch": true, "state.restore.request": true}
 
 // startStoreProbeE2E runs the server with a Reactotron bridge whose reads
-// wait for the store probe's answer only briefly, so that a read of an
-// app without a store fails at once, while everything answered has a
-// request timeout no loaded machine reaches.
-func startStoreProbeE2E(t *testing.T) (*e2e, string) {
+// wait for the store probe's answer only briefly until storeMade is
+// called, so that a read of an app without a store fails at once; after
+// it, and for everything answered, the wait is one no loaded machine
+// reaches.
+func startStoreProbeE2E(t *testing.T) (e *e2e, url string, storeMade func()) {
 	t.Helper()
-	return startBridgeE2EWith(t, time.Minute, func(cfg *config) { cfg.Tune.StoreProbe = 20 * time.Millisecond })
+	var made atomic.Bool
+	e, url = startBridgeE2EWith(t, time.Minute, func(cfg *config) {
+		cfg.Tune.StoreProbe = func() time.Duration {
+			if made.Load() {
+				return time.Minute
+			}
+			return 20 * time.Millisecond
+		}
+	})
+	return e, url, func() { made.Store(true) }
 }
 
 // waitSessions waits until debug_health_check lists n sessions.
@@ -168,7 +179,7 @@ func (e *e2e) waitSessions(n int) {
 // the state.
 func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 	t.Parallel()
-	e, url := startStoreProbeE2E(t)
+	e, url, storeMade := startStoreProbeE2E(t)
 	late := readLifecycle(t, "testdata/reactotron/redux_late.jsonl", "LateReduxApp")
 	probed, backedUp := late.answer(t, probeOnRead), late.answer(t, backupAsk)
 	var mu sync.Mutex
@@ -202,6 +213,7 @@ func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 	mu.Lock()
 	created = true
 	mu.Unlock()
+	storeMade()
 	snap := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "redux"})
 	if got, _ := json.Marshal(snap["state"]); string(got) != `{"cart":{"items":[],"total":0}}` {
 		t.Errorf("the first read after the store exists = %s, want the store's state", got)
@@ -213,7 +225,7 @@ func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 // a request nobody waits for), and one before it says there is no store.
 func TestReactotronMSTTrackedLate(t *testing.T) {
 	t.Parallel()
-	e, url := startStoreProbeE2E(t)
+	e, url, storeMade := startStoreProbeE2E(t)
 	late := readLifecycle(t, "testdata/reactotron/mst_late.jsonl", "LateMstApp")
 	probed, backedUp := late.answer(t, probeOnRead), late.answer(t, backupAsk)
 	var mu sync.Mutex
@@ -239,6 +251,7 @@ func TestReactotronMSTTrackedLate(t *testing.T) {
 	mu.Lock()
 	tracked = true
 	mu.Unlock()
+	storeMade()
 	snap := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "redux"})
 	if got, _ := json.Marshal(snap["state"]); string(got) != `{"todos":[{"done":false,"title":"milk"}]}` {
 		t.Errorf("the first read after trackMstNode = %s, want the tree", got)
