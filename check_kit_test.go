@@ -451,6 +451,10 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 	}, {
 		// response.id alone asks for 8 events, last of its 8 requests in flight.
 		name: "answers under the id of another request in flight", check: "response.id", want: "events.query limit 8: no response within",
+		// Not given up by the relay: the kit must read the answer under the
+		// wrong id before it gives up, or the answer is reported by the
+		// frames check as well; nothing in the relay can tell when it has.
+		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toKit: func(rc *checkRelayConn, f []byte) []byte {
 			rc.mu.Lock()
 			defer rc.mu.Unlock()
@@ -466,7 +470,6 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 			if eighth == "" || rc.idOf(f) != eighth {
 				return f
 			}
-			rc.giveUps.giveUp(eighth) // its answer goes under another id
 			return editJSON(f, func(m map[string]any) { m["id"] = first })
 		},
 	}, {
