@@ -43,7 +43,8 @@ type checkConn struct {
 	ws         *websocket.Conn
 	maxPayload int64 // announced in handshake_ack
 	upgradeBad string
-	timeout    time.Duration // request timeout
+	timeout    time.Duration                   // request timeout
+	giveUp     func(id string) <-chan struct{} // tests: checkOptions.GiveUp; nil for none
 
 	handshaken chan struct{} // closed once the handshake was acked, refused or timed out
 	pushed     chan struct{} // gets a value (capacity 1) when an event is pushed
@@ -352,10 +353,15 @@ func (c *checkConn) send(method string, params any, extra map[string]any) (strin
 // wait waits for the answer to id, giving up after the request timeout (the
 // kit then sends a cancel, as the server would).
 func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (checkAnswer, error) {
+	var givenUp <-chan struct{} // nil: never
+	if c.giveUp != nil {
+		givenUp = c.giveUp(id)
+	}
 	select {
 	case a := <-ch:
 		return a, nil
 	case <-time.After(c.timeout):
+	case <-givenUp:
 	case <-ctx.Done():
 	}
 	c.mu.Lock()

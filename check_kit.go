@@ -53,6 +53,11 @@ type checkOptions struct {
 
 	Listening func(addr string) // tests: told the address once bound
 	Connected func()            // tests: called once the first handshake is answered, before any check
+	// GiveUp (tests) is asked at each wait for an answer: a receive from the
+	// channel it returns gives the wait up as RequestTimeout passing would,
+	// so that a request a test drops need not wait out a short timeout that
+	// every request must then share.
+	GiveUp func(id string) <-chan struct{}
 }
 
 // checkKit runs one check-adapter session.
@@ -166,6 +171,7 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 		maxPayload: k.nextPayload,
 		upgradeBad: refusal,
 		timeout:    k.opts.RequestTimeout,
+		giveUp:     k.opts.GiveUp,
 		handshaken: make(chan struct{}),
 		pushed:     make(chan struct{}, 1),
 		done:       make(chan struct{}),

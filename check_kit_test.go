@@ -18,17 +18,19 @@ import (
 )
 
 // checkTestOptions are check-adapter's settings for tests: any free port,
-// and timeouts that no healthy exchange comes near.
+// and timeouts that no healthy exchange comes near, even on a loaded
+// machine. A test that wants a timeout sets a short one, or gives up a
+// request it dropped (checkGiveUps).
 func checkTestOptions() checkOptions {
 	return checkOptions{
 		Host:             "127.0.0.1",
 		MaxPayload:       524288,
 		SmallPayload:     checkSmallPayload,
-		RequestTimeout:   5 * time.Second,
-		HandshakeTimeout: 5 * time.Second,
-		WaitTimeout:      10 * time.Second,
-		ReconnectTimeout: 5 * time.Second,
-		PongTimeout:      5 * time.Second,
+		RequestTimeout:   linkWaitLimit,
+		HandshakeTimeout: linkWaitLimit,
+		WaitTimeout:      linkWaitLimit,
+		ReconnectTimeout: linkWaitLimit,
+		PongTimeout:      linkWaitLimit,
 		JSON:             true,
 		AllowActions:     true,
 	}
@@ -52,7 +54,7 @@ func runCheckTest(t *testing.T, opts checkOptions, app *demoApp, start func(ctx 
 	if app != nil {
 		opts.Connected = func() {
 			// The app takes its connection as live once it has read the ack.
-			deadline := time.Now().Add(5 * time.Second)
+			deadline := time.Now().Add(linkWaitLimit)
 			for time.Now().Before(deadline) {
 				app.mu.Lock()
 				live := app.link != nil
@@ -107,11 +109,58 @@ func TestCheckAdapterPassesTheDemo(t *testing.T) {
 // requests the kit has sent on it that are not yet answered or cancelled.
 type checkRelayConn struct {
 	n       int // 1 for the first connection
+	giveUps *checkGiveUps
 	frames  int // frames from the app so far
 	mu      sync.Mutex
 	pending []string // ids, oldest first
 	methods map[string]string
 	asked   map[string]string // request frames by id
+}
+
+// checkGiveUps end the kit's waits for answers the relay dropped
+// (checkOptions.GiveUp), by request id, on the connection the kit talks
+// to: the wait ends as the request timeout passing would, with no clock.
+type checkGiveUps struct {
+	mu sync.Mutex
+	ch map[string]chan struct{}
+}
+
+// of is the channel that gives up the wait for id.
+func (g *checkGiveUps) of(id string) <-chan struct{} {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.ofLocked(id)
+}
+
+func (g *checkGiveUps) ofLocked(id string) chan struct{} {
+	if g.ch == nil {
+		g.ch = map[string]chan struct{}{}
+	}
+	c, ok := g.ch[id]
+	if !ok {
+		c = make(chan struct{})
+		g.ch[id] = c
+	}
+	return c
+}
+
+// giveUp ends the kit's wait for id's answer, now or once it starts.
+func (g *checkGiveUps) giveUp(id string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c := g.ofLocked(id)
+	select {
+	case <-c:
+	default:
+		close(c)
+	}
+}
+
+// reset forgets every id: a new connection numbers its requests afresh.
+func (g *checkGiveUps) reset() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.ch = nil
 }
 
 // checkRelay stands between the demo app and the kit, passing frames on
@@ -122,6 +171,7 @@ type checkRelay struct {
 	toApp, toKit    func(rc *checkRelayConn, frame []byte) []byte
 	refuseReconnect bool
 	origin          string // sent to the kit when not ""
+	giveUps         checkGiveUps
 	conns           atomic.Int32
 	wg              sync.WaitGroup
 }
@@ -132,7 +182,10 @@ func (r *checkRelay) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	app.SetReadLimit(-1)
-	rc := &checkRelayConn{n: int(r.conns.Add(1)), methods: map[string]string{}, asked: map[string]string{}}
+	rc := &checkRelayConn{n: int(r.conns.Add(1)), giveUps: &r.giveUps, methods: map[string]string{}, asked: map[string]string{}}
+	if rc.n > 1 {
+		r.giveUps.reset()
+	}
 	if r.refuseReconnect && rc.n > 1 {
 		app.Close(websocket.StatusTryAgainLater, "relay: no second connection")
 		return
@@ -388,9 +441,9 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 		},
 	}, {
 		name: "an unknown method never answered", check: "unknown-method", want: "no response within",
-		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toApp: func(rc *checkRelayConn, f []byte) []byte {
 			if isRequest(f, "check-adapter.noSuchMethod") {
+				rc.giveUps.giveUp(rc.idOf(f))
 				return nil
 			}
 			return f
@@ -398,6 +451,9 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 	}, {
 		// response.id alone asks for 8 events, last of its 8 requests in flight.
 		name: "answers under the id of another request in flight", check: "response.id", want: "events.query limit 8: no response within",
+		// Not given up by the relay: the kit must read the answer under the
+		// wrong id before it gives up, or the answer is reported by the
+		// frames check as well; nothing in the relay can tell when it has.
 		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toKit: func(rc *checkRelayConn, f []byte) []byte {
 			rc.mu.Lock()
@@ -418,9 +474,9 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 		},
 	}, {
 		name: "a request with an unknown member is dropped", check: "forward-compat", want: "no response within",
-		opts: func(o *checkOptions) { o.RequestTimeout = time.Second },
 		toApp: func(rc *checkRelayConn, f []byte) []byte {
 			if bytes.Contains(f, []byte(`"check":{`)) {
+				rc.giveUps.giveUp(rc.idOf(f))
 				return nil
 			}
 			return f
@@ -534,6 +590,7 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 			app := newDemoApp(appOpts)
 			app.untilCheckoutFailed(500)
 			relay := &checkRelay{toApp: tt.toApp, toKit: tt.toKit, refuseReconnect: tt.refuse, origin: tt.origin}
+			opts.GiveUp = relay.giveUps.of
 			report, progress, err := runCheckTest(t, opts, app, func(ctx context.Context, addr string) {
 				relay.kitURL = "ws://" + addr + "/"
 				srv := httptest.NewServer(relay)

@@ -151,12 +151,16 @@ func startBridgeE2E(t *testing.T) (*e2e, string) {
 	return startBridgeE2EWith(t, 2*time.Second)
 }
 
-// startBridgeE2EWith is startBridgeE2E with a request timeout.
-func startBridgeE2EWith(t *testing.T, requestTimeout time.Duration) (*e2e, string) {
+// startBridgeE2EWith is startBridgeE2E with a request timeout, and the
+// config changed by tweaks.
+func startBridgeE2EWith(t *testing.T, requestTimeout time.Duration, tweaks ...func(*config)) (*e2e, string) {
 	t.Helper()
 	cfg := testConfig(t)
 	cfg.Reactotron, cfg.ReactotronPort = true, 0 // any free port
 	cfg.RequestTimeout = requestTimeout
+	for _, tweak := range tweaks {
+		tweak(&cfg)
+	}
 	ts := startServer(t, cfg)
 	ts.initialize()
 	e := &e2e{testServer: ts, nextID: 100}
@@ -169,10 +173,11 @@ func startBridgeE2EWith(t *testing.T, requestTimeout time.Duration) (*e2e, strin
 	return e, url
 }
 
-// waitHealthRaw polls debug_health_check until ok holds, with a deadline.
+// waitHealthRaw polls debug_health_check until ok holds, with a deadline
+// generous enough for a loaded machine.
 func (e *e2e) waitHealthRaw(ok func(map[string]any) bool) map[string]any {
 	e.t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); ; {
+	for deadline := time.Now().Add(linkWaitLimit); ; {
 		res, isError := e.callTool("debug_health_check", nil)
 		if isError {
 			e.t.Fatalf("health check failed: %s", res)

@@ -159,10 +159,10 @@ func (l smallBufferListener) Accept() (net.Conn, error) {
 }
 
 // testDesktopOptions are bounds for tests: backoffs short enough never to
-// be waited on for long.
+// be waited on for long, and timeouts no loaded machine reaches.
 func testDesktopOptions(addr string) *reactotronDesktopOptions {
 	return &reactotronDesktopOptions{Addr: addr, MinBackoff: time.Millisecond, MaxBackoff: 20 * time.Millisecond,
-		DialTimeout: 5 * time.Second, WriteTimeout: time.Minute, PingInterval: time.Hour, PongTimeout: time.Minute, QueueFrames: 100, QueueBytes: 1 << 20,
+		DialTimeout: linkWaitLimit, WriteTimeout: time.Minute, PingInterval: time.Hour, PongTimeout: time.Minute, QueueFrames: 100, QueueBytes: 1 << 20,
 		AppQueueFrames: 16, PendingTimeout: time.Minute, MaxPending: 64, MaxFrame: 1 << 20}
 }
 
@@ -521,12 +521,15 @@ func TestDesktopRelayDesktopNeverPongs(t *testing.T) {
 	d.noPong = true
 	d.start()
 	opts := testDesktopOptions(d.addr)
-	opts.PingInterval, opts.PongTimeout = 5*time.Millisecond, 20*time.Millisecond
+	// The pong timeout also bounds the ping's write, which must succeed: a
+	// write cut by it closes the socket, and the reader may then report the
+	// close first. 200 ms leaves a loaded machine room for the write.
+	opts.PingInterval, opts.PongTimeout = 5*time.Millisecond, 200*time.Millisecond
 	opts.MinBackoff, opts.MaxBackoff = time.Hour, time.Hour // the first failure's reason stays to be read
 	b, _, url := startRelayBridge(t, opts)
 	app := dialReactotron(t, url, map[string][]json.RawMessage{"state.values.subscribe": {reduxProbeAnswer}})
 	app.send([]byte(`{"type":"client.intro","payload":{"name":"ShopApp","clientId":"c1"}}`))
-	waitUntil(t, "the relay to drop the desktop for its late pong", func() bool {
+	linkWaitFor(t, "the relay to drop the desktop for its late pong", func() bool {
 		r := b.desktopStatus()["c1"]
 		return r != nil && r.LastError == errDesktopPongLate.Error() && !r.Connected
 	})

@@ -138,7 +138,11 @@ func (c *reactotronConn) awaitStore(ctx context.Context, stream, method string) 
 	if err := c.sendProbe(ctx, false); err != nil {
 		return errReactotronGone
 	}
-	timer := time.NewTimer(min(storeProbeTimeout, c.bridge.cfg.RequestTimeout))
+	wait := storeProbeTimeout
+	if f := c.bridge.cfg.Tune.StoreProbe; f != nil {
+		wait = f()
+	}
+	timer := time.NewTimer(min(wait, c.bridge.cfg.RequestTimeout))
 	defer timer.Stop()
 	select {
 	case <-exists:

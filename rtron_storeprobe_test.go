@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -144,13 +145,41 @@ const (
 var reactotronReduxReads = map[string]bool{"state.keys.request": true, "state.values.request": true,
 	"state.backup.request": true, "state.action.dispatch": true, "state.restore.request": true}
 
+// startStoreProbeE2E runs the server with a Reactotron bridge whose reads
+// wait for the store probe's answer only briefly until storeMade is
+// called, so that a read of an app without a store fails at once; after
+// it, and for everything answered, the wait is one no loaded machine
+// reaches.
+func startStoreProbeE2E(t *testing.T) (e *e2e, url string, storeMade func()) {
+	t.Helper()
+	var made atomic.Bool
+	e, url = startBridgeE2EWith(t, time.Minute, func(cfg *config) {
+		cfg.Tune.StoreProbe = func() time.Duration {
+			if made.Load() {
+				return time.Minute
+			}
+			return 20 * time.Millisecond
+		}
+	})
+	return e, url, func() { made.Store(true) }
+}
+
+// waitSessions waits until debug_health_check lists n sessions.
+func (e *e2e) waitSessions(n int) {
+	e.t.Helper()
+	e.waitHealthRaw(func(h map[string]any) bool {
+		s, _ := h["sessions"].([]any)
+		return len(s) == n
+	})
+}
+
 // A reactotron-redux app whose store is created after it connects: nothing
 // the server sends makes the plugin throw, a read before the store answers
 // at once that there is none yet, and the first read after it answers with
 // the state.
 func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 	t.Parallel()
-	e, url := startBridgeE2EWith(t, 300*time.Millisecond)
+	e, url, storeMade := startStoreProbeE2E(t)
 	late := readLifecycle(t, "testdata/reactotron/redux_late.jsonl", "LateReduxApp")
 	probed, backedUp := late.answer(t, probeOnRead), late.answer(t, backupAsk)
 	var mu sync.Mutex
@@ -170,6 +199,7 @@ func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 	})
 	app.send(late.intro)
 	linkWaitFor(t, "the probe on introduction", func() bool { return len(app.serverFrames()) >= 3 })
+	e.waitSessions(1) // the probe is sent before the session is registered
 
 	before := e.toolError("debug_get_snapshot", map[string]any{"stream": "redux"})
 	if before["code"] != codeStreamUnavailable || before["details"].(map[string]any)["noStoreYet"] != true ||
@@ -183,6 +213,7 @@ func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 	mu.Lock()
 	created = true
 	mu.Unlock()
+	storeMade()
 	snap := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "redux"})
 	if got, _ := json.Marshal(snap["state"]); string(got) != `{"cart":{"items":[],"total":0}}` {
 		t.Errorf("the first read after the store exists = %s, want the store's state", got)
@@ -194,7 +225,7 @@ func TestReactotronReduxStoreCreatedLate(t *testing.T) {
 // a request nobody waits for), and one before it says there is no store.
 func TestReactotronMSTTrackedLate(t *testing.T) {
 	t.Parallel()
-	e, url := startBridgeE2EWith(t, 300*time.Millisecond)
+	e, url, storeMade := startStoreProbeE2E(t)
 	late := readLifecycle(t, "testdata/reactotron/mst_late.jsonl", "LateMstApp")
 	probed, backedUp := late.answer(t, probeOnRead), late.answer(t, backupAsk)
 	var mu sync.Mutex
@@ -213,12 +244,14 @@ func TestReactotronMSTTrackedLate(t *testing.T) {
 	})
 	app.send(late.intro)
 	linkWaitFor(t, "the probe on introduction", func() bool { return len(app.serverFrames()) >= 3 })
+	e.waitSessions(1) // the probe is sent before the session is registered
 	if got := e.toolError("debug_get_snapshot", map[string]any{"stream": "redux"}); got["details"].(map[string]any)["noStoreYet"] != true {
 		t.Errorf("a read before trackMstNode = %v, want the no-store error", got)
 	}
 	mu.Lock()
 	tracked = true
 	mu.Unlock()
+	storeMade()
 	snap := e.toolJSON("debug_get_snapshot", map[string]any{"stream": "redux"})
 	if got, _ := json.Marshal(snap["state"]); string(got) != `{"todos":[{"done":false,"title":"milk"}]}` {
 		t.Errorf("the first read after trackMstNode = %s, want the tree", got)
@@ -234,7 +267,7 @@ func TestReactotronMSTTrackedLate(t *testing.T) {
 // shows it, and a read goes straight to the state.
 func TestReactotronStoreKnownOnIntro(t *testing.T) {
 	t.Parallel()
-	e, url := startBridgeE2EWith(t, 2*time.Second)
+	e, url := startBridgeE2EWith(t, time.Minute)
 	ready := readLifecycle(t, "testdata/reactotron/redux_late.jsonl", "ReadyReduxApp")
 	probed := ready.answer(t, probeOnIntro)
 	app := dialPluginApp(t, url, func(typ string, paths []string) ([]json.RawMessage, bool) {
