@@ -97,10 +97,18 @@ func toolCall(t *testing.T, ts *testServer, id int, name string, args map[string
 // after a generous deadline.
 func pollLogs(t *testing.T, ts *testServer, id *int, args map[string]any, done func([]map[string]any) bool) []map[string]any {
 	t.Helper()
+	return pollLogsBy(t, ts, args, done, func() map[string]any {
+		*id++
+		return toolCall(t, ts, *id, "debug_get_logs", args)
+	})
+}
+
+// pollLogsBy is pollLogs through call, which asks debug_get_logs once.
+func pollLogsBy(t *testing.T, ts *testServer, args map[string]any, done func([]map[string]any) bool, call func() map[string]any) []map[string]any {
+	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		*id++
-		sc := toolCall(t, ts, *id, "debug_get_logs", args)
+		sc := call()
 		var entries []map[string]any
 		raw, _ := json.Marshal(sc["entries"])
 		_ = json.Unmarshal(raw, &entries)

@@ -76,20 +76,7 @@ func (n *notingServer) tool(t *testing.T, name string, args map[string]any) map[
 // polls is kept for ends.
 func (n *notingServer) pollLogs(t *testing.T, args map[string]any, done func([]map[string]any) bool) []map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for {
-		sc := n.tool(t, "debug_get_logs", args)
-		var entries []map[string]any
-		raw, _ := json.Marshal(sc["entries"])
-		_ = json.Unmarshal(raw, &entries)
-		if sc != nil && done(entries) {
-			return entries
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("debug_get_logs %v never satisfied the test; last: %s\n%s", args, raw, n.ts.stderr.String())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	return pollLogsBy(t, n.ts, args, done, func() map[string]any { return n.tool(t, "debug_get_logs", args) })
 }
 
 // ends counts the notifications that session ended with reason.
