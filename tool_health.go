@@ -59,11 +59,7 @@ type healthListener struct {
 // describeListener reports the Reactotron bridge's listener; its URL is
 // null when there is none.
 func describeListener(st listenerStatus) *healthListener {
-	h := &healthListener{ListenError: st.ListenError, Listening: st.Listening}
-	if st.URL != "" {
-		h.URL = st.URL
-	}
-	return h
+	return &healthListener{ListenError: st.ListenError, Listening: st.Listening, URL: nullable(st.URL)}
 }
 
 type healthSession struct {
@@ -304,10 +300,7 @@ func describeMetro(st metroStatus) *healthMetro {
 	default:
 		h.Status = "Metro is running"
 	}
-	for i, p := range st.Pages {
-		if i == maxHealthMetroPages {
-			break
-		}
+	for _, p := range st.Pages[:min(len(st.Pages), maxHealthMetroPages)] {
 		hp := healthMetroPage{ID: p.ID, App: p.App, Device: p.Device, Attached: p.Attached, Session: p.Session}
 		switch p.Reason {
 		case metroNotMultiDebugger:

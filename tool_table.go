@@ -214,10 +214,11 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	snap, value, err := ts.redactedStateAt(ctx, a.session, stream, scope, segs)
+	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs)
 	if err != nil {
 		return nil, scopeError(err)
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("stream", stream)
 	o.raw("seq", snap.seq)
@@ -234,23 +235,14 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := ts.redactedStateAt(ctx, a.session, "redux", path, segs)
+	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs)
 	if err != nil {
 		return nil, err
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("path", path)
 	return focusedResult(&o, "value", value, segs, "Call debug_get_state_path again with one of the outline's paths."), nil
-}
-
-// redactedStateAt is the state of stream at path (segs), redacted as
-// agents see it, and the snapshot it is from.
-func (ts *toolSet) redactedStateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
-	snap, value, err := ts.stateAt(ctx, s, stream, path, segs)
-	if err != nil {
-		return snap, nil, err
-	}
-	return snap, ts.redact.At(segs, value), nil
 }
 
 // focusedResult closes o with value, the state at segs, as its member key:
@@ -308,20 +300,22 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 	wg.Go(func() { base, baseErr = ts.fetchSnapshot(ctx, a.session, stream, baseSeq) })
 	target, targetErr = ts.fetchSnapshot(ctx, a.session, stream, targetSeq)
 	wg.Wait()
-	var missing []string
+	var missing, named []string // named: each missing argument with its value
 	for _, e := range []struct {
 		name string
+		seq  int64
 		err  error
-	}{{"base_seq", baseErr}, {"target_seq", targetErr}} {
+	}{{"base_seq", baseSeq, baseErr}, {"target_seq", targetSeq, targetErr}} {
 		if te := toolErrorOf(e.err); te != nil && te.Code == codeSnapshotNotFound {
 			missing = append(missing, e.name)
+			named = append(named, fmt.Sprintf("%s %d", e.name, e.seq))
 		} else if e.err != nil {
 			return nil, e.err
 		}
 	}
 	if len(missing) > 0 {
 		return nil, newToolError(codeSnapshotNotFound, map[string]any{"missing": missing},
-			"no snapshot event with %s in stream %q", describeMissing(missing, baseSeq, targetSeq), stream)
+			"no snapshot event with %s in stream %q", strings.Join(named, " or "), stream)
 	}
 	changes, total, err := diffStates(base, target, maxDiffChanges)
 	if err != nil {
@@ -371,16 +365,6 @@ func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string,
 	}
 	return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"base_seq", "target_seq"}},
 		"stream %q holds %d snapshot event(s) within reach; a diff needs two", stream, len(seqs))
-}
-
-// describeMissing names the missing seq arguments with their values.
-func describeMissing(missing []string, baseSeq, targetSeq int64) string {
-	seqs := map[string]int64{"base_seq": baseSeq, "target_seq": targetSeq}
-	parts := make([]string, len(missing))
-	for i, m := range missing {
-		parts[i] = fmt.Sprintf("%s %d", m, seqs[m])
-	}
-	return strings.Join(parts, " or ")
 }
 
 // whoAnswered is the output-schema properties of what sayWhoAnswered adds
