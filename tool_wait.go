@@ -213,9 +213,6 @@ func (ts *toolSet) mapWaitStacks(ctx context.Context, stream string, matches [][
 			logs, at = append(logs, ev), append(at, i)
 		}
 	}
-	if len(logs) == 0 {
-		return nil
-	}
 	entries := make([]logEntry, len(logs))
 	for i, ev := range logs {
 		entries[i] = readLogEntry(ev)
