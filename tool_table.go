@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,17 +81,13 @@ func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 			continue // listed nowhere; a call is refused (toolSet.call)
 		}
 		ts.names = append(ts.names, t.name)
-		hints := readOnlyHints
-		if t.hints != nil {
-			hints = *t.hints
-		}
 		list = append(list, map[string]any{
 			"name":         t.name,
 			"title":        t.title,
 			"description":  t.description,
 			"inputSchema":  inputSchema(t.args),
 			"outputSchema": json.RawMessage(t.outputSchema),
-			"annotations":  hints,
+			"annotations":  *cmp.Or(t.hints, &readOnlyHints),
 		})
 	}
 	data, err := json.Marshal(map[string]any{"tools": list})
