@@ -356,10 +356,7 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 	if !ok {
 		return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
 	}
-	hi := int64(math.MaxInt64)
-	if s.max != 0 {
-		hi = s.max
-	}
+	hi := cmp.Or(s.max, math.MaxInt64) // max 0: unbounded
 	switch {
 	case n >= s.min && n <= hi:
 		return n, nil

@@ -339,20 +339,17 @@ func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string,
 	if err != nil {
 		return 0, 0, err
 	}
-	seqs := make([]int64, 0, len(res.events))
-	for _, ev := range res.events {
-		seq, _ := wireInt(rawMember(ev, "seq"))
-		seqs = append(seqs, seq)
+	seqs := make([]int64, len(res.events))
+	for i, ev := range res.events {
+		seqs[i], _ = wireInt(rawMember(ev, "seq"))
 	}
-	switch {
-	case int64(len(seqs)) == want && hasTarget:
+	switch found := int64(len(seqs)) == want; {
+	case found && hasTarget:
 		return seqs[0], targetSeq, nil
-	case int64(len(seqs)) == want && hasBase:
+	case found && hasBase:
 		return baseSeq, seqs[0], nil
-	case int64(len(seqs)) == want:
+	case found:
 		return seqs[0], seqs[1], nil
-	}
-	switch {
 	case hasTarget:
 		return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"base_seq"}},
 			"stream %q has no snapshot event before target_seq %d to diff it with", stream, targetSeq)
