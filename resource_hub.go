@@ -219,16 +219,14 @@ func (h *resourceHub) sessionList() ([]byte, error) {
 func describeSessionResource(s *session) ([]byte, error) {
 	v := s.view()
 	a := v.Info
-	streams := make([]map[string]any, len(a.Streams))
-	for i, s := range a.Streams {
+	shown := a.Streams[:min(len(a.Streams), maxHealthStreams)]
+	streams := make([]map[string]any, len(shown))
+	for i, s := range shown {
 		m := map[string]any{"name": s.Name, "active": s.Active, "eventCount": s.EventCount, "latestSeq": s.LatestSeq, "lastEventAt": formatTime(s.LastEventAt)}
 		if s.Instances != nil {
 			m["instances"] = s.Instances
 		}
 		streams[i] = m
-	}
-	if len(streams) > maxHealthStreams {
-		streams = streams[:maxHealthStreams]
 	}
 	out := map[string]any{
 		"via":            v.Via,

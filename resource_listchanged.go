@@ -52,17 +52,11 @@ func newListAnnouncer(listing func() string, send func(params any), interval tim
 		wake: make(chan struct{}, 1)}
 }
 
-// mayHaveChanged tells the announcer to look at the listing. It never
-// blocks.
-func (a *listAnnouncer) mayHaveChanged() {
-	wake(a.wake)
-}
-
 // relayedChange tells the announcer that the process holding the adapter
 // port announced a change of its listing. It never blocks.
 func (a *listAnnouncer) relayedChange() {
 	a.relayed.Store(true)
-	a.mayHaveChanged()
+	wake(a.wake)
 }
 
 // run announces changes until ctx ends; serve runs it.
@@ -102,5 +96,5 @@ func (h *resourceHub) listingKey() string {
 }
 
 // listMayHaveChanged tells the hub that an app came, went or changed its
-// streams; clients hear of it only if the listing changed.
-func (h *resourceHub) listMayHaveChanged() { h.lists.mayHaveChanged() }
+// streams; clients hear of it only if the listing changed. It never blocks.
+func (h *resourceHub) listMayHaveChanged() { wake(h.lists.wake) }

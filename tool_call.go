@@ -15,13 +15,14 @@ import (
 // strict parsing, the input schema generated from them, and the result
 // envelope — redaction, the result budget, which session answered.
 
-// argKind is the JSON type a tool argument must have.
-type argKind int
+// argKind is the JSON type a tool argument must have, as its input schema
+// names it.
+type argKind string
 
 const (
-	argString argKind = iota
-	argInteger
-	argObject // a JSON object, kept as JSON
+	argString  argKind = "string"
+	argInteger argKind = "integer"
+	argObject  argKind = "object" // a JSON object, kept as JSON
 )
 
 // argSpec describes one tool argument. The input schema is generated from
@@ -104,32 +105,25 @@ func progressFrom(ctx context.Context) progressFunc {
 	return report
 }
 
+// schemaProperty is one argument in an input schema, its members in the
+// order encoding/json gives a map's.
+type schemaProperty struct {
+	Default int64 `json:"default,omitempty"`
+	// An argument said once elsewhere (the health check says what
+	// `session` takes) costs no words in every tool's schema.
+	Description string `json:"description,omitempty"`
+	Maximum     int64  `json:"maximum,omitempty"`
+	Minimum     *int64 `json:"minimum,omitempty"`
+	Type        string `json:"type"`
+}
+
 func inputSchema(args []argSpec) map[string]any {
-	props := map[string]any{}
+	props := map[string]schemaProperty{}
 	required := []string{}
 	for _, a := range args {
-		p := map[string]any{}
-		if a.description != "" {
-			// An argument said once elsewhere (the health check says what
-			// `session` takes) costs no words in every tool's schema.
-			p["description"] = a.description
-		}
-		switch a.kind {
-		case argString:
-			p["type"] = "string"
-		case argInteger:
-			p["type"] = "integer"
-			if !a.clamp {
-				p["minimum"] = a.min
-				if a.max != 0 {
-					p["maximum"] = a.max
-				}
-			}
-			if a.def != 0 {
-				p["default"] = a.def
-			}
-		case argObject:
-			p["type"] = "object"
+		p := schemaProperty{Default: a.def, Description: a.description, Type: string(a.kind)}
+		if a.kind == argInteger && !a.clamp {
+			p.Minimum, p.Maximum = &a.min, a.max
 		}
 		props[a.name] = p
 		if a.required {
@@ -362,10 +356,7 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 	if !ok {
 		return 0, invalidParams(s.name, fmt.Sprintf("must be an integer, not %s", v))
 	}
-	hi := int64(math.MaxInt64)
-	if s.max != 0 {
-		hi = s.max
-	}
+	hi := cmp.Or(s.max, math.MaxInt64) // max 0: unbounded
 	switch {
 	case n >= s.min && n <= hi:
 		return n, nil

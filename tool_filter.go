@@ -76,12 +76,7 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 				(stream == networkStream && rawMember(shaped, "url") == nil) {
 				return textContains(shaped, lower) // an event the tool shows as the app sent it
 			}
-			for _, name := range fields {
-				if textContains(rawMember(shaped, name), lower) {
-					return true
-				}
-			}
-			return false
+			return slices.ContainsFunc(fields, func(name string) bool { return textContains(rawMember(shaped, name), lower) })
 		})
 	}
 	if len(keeps) == 0 {

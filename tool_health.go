@@ -59,11 +59,7 @@ type healthListener struct {
 // describeListener reports the Reactotron bridge's listener; its URL is
 // null when there is none.
 func describeListener(st listenerStatus) *healthListener {
-	h := &healthListener{ListenError: st.ListenError, Listening: st.Listening}
-	if st.URL != "" {
-		h.URL = st.URL
-	}
-	return h
+	return &healthListener{ListenError: st.ListenError, Listening: st.Listening, URL: nullable(st.URL)}
 }
 
 type healthSession struct {
@@ -145,15 +141,13 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 		}
 		out.Stale = true
 	}
-	if len(out.Streams) > maxHealthStreams {
-		out.StreamsTotal = len(out.Streams)
-		out.Streams = out.Streams[:maxHealthStreams]
-	}
+	out.Streams, out.StreamsTotal = firstN(out.Streams, out.StreamsTotal, maxHealthStreams)
 	return ts.healthResult(out)
 }
 
-// firstSessions keeps the first n sessions, recording how many there were.
-func firstSessions(all []healthSession, total, n int) ([]healthSession, int) {
+// firstN keeps the first n of a list, raising total, which counts the list
+// when it is cut, to how many there were.
+func firstN[T any](all []T, total, n int) ([]T, int) {
 	if len(all) <= n {
 		return all, total
 	}
@@ -169,24 +163,14 @@ func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 	steps := []func(){
 		func() {
 			for i := range out.Sessions {
-				if n := len(out.Sessions[i].Streams); n > 0 {
-					out.Sessions[i].StreamsTotal = max(out.Sessions[i].StreamsTotal, n)
-					out.Sessions[i].Streams = []string{}
-				}
+				h := &out.Sessions[i]
+				h.Streams, h.StreamsTotal = firstN(h.Streams, h.StreamsTotal, 0)
 			}
 		},
-		func() {
-			if len(out.Streams) > 5 {
-				out.StreamsTotal = max(out.StreamsTotal, len(out.Streams))
-				out.Streams = out.Streams[:5]
-			}
-		},
-		func() { out.Sessions, out.SessionsTotal = firstSessions(out.Sessions, out.SessionsTotal, 3) },
-		func() { out.Sessions, out.SessionsTotal = firstSessions(out.Sessions, out.SessionsTotal, 1) },
-		func() {
-			out.StreamsTotal = max(out.StreamsTotal, len(out.Streams))
-			out.Streams = []healthStream{}
-		},
+		func() { out.Streams, out.StreamsTotal = firstN(out.Streams, out.StreamsTotal, 5) },
+		func() { out.Sessions, out.SessionsTotal = firstN(out.Sessions, out.SessionsTotal, 3) },
+		func() { out.Sessions, out.SessionsTotal = firstN(out.Sessions, out.SessionsTotal, 1) },
+		func() { out.Streams, out.StreamsTotal = firstN(out.Streams, out.StreamsTotal, 0) },
 	}
 	res, err := encodeResult(out, "")
 	for _, step := range steps {
@@ -207,13 +191,10 @@ func describeSession(v sessionView) healthSession {
 	if !v.Connected {
 		h.DisconnectedAt = formatTime(v.DisconnectedAt)
 	}
-	for i, st := range v.Info.Streams {
-		if i == maxHealthStreams {
-			h.StreamsTotal = len(v.Info.Streams)
-			break
-		}
+	for _, st := range v.Info.Streams {
 		h.Streams = append(h.Streams, st.Name)
 	}
+	h.Streams, h.StreamsTotal = firstN(h.Streams, 0, maxHealthStreams)
 	return h
 }
 
@@ -304,10 +285,7 @@ func describeMetro(st metroStatus) *healthMetro {
 	default:
 		h.Status = "Metro is running"
 	}
-	for i, p := range st.Pages {
-		if i == maxHealthMetroPages {
-			break
-		}
+	for _, p := range st.Pages[:min(len(st.Pages), maxHealthMetroPages)] {
 		hp := healthMetroPage{ID: p.ID, App: p.App, Device: p.Device, Attached: p.Attached, Session: p.Session}
 		switch p.Reason {
 		case metroNotMultiDebugger:

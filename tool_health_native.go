@@ -90,10 +90,7 @@ func describeNative(st nativeStatus) *healthNative {
 		h.LogTags = "ANDROID_LOG_TAGS=" + st.LogTags + " is set in the server's environment and ignored: adb would hand it to logcat as its filter"
 	}
 	following := 0
-	for i, d := range st.Devices {
-		if i == maxHealthNativeDevices {
-			break
-		}
+	for _, d := range st.Devices[:min(len(st.Devices), maxHealthNativeDevices)] {
 		hd := healthNativeDevice{Platform: d.Platform, ID: d.ID, Name: d.Name, State: d.State, Following: d.Following,
 			Apps: []healthNativeApp{}, Dropped: d.Dropped, Ended: d.Ended}
 		if twins := sameNameDevices(st.Devices, d); len(twins) > 0 {
@@ -111,11 +108,7 @@ func describeNative(st nativeStatus) *healthNative {
 			hd.Kept = "not followed while " + d.State + "; its apps' sessions stay until it is online again or gone"
 		}
 		for _, a := range d.Apps {
-			pids := a.PIDs
-			if pids == nil {
-				pids = []int{}
-			}
-			hd.Apps = append(hd.Apps, healthNativeApp{ID: a.ID, Processes: pids})
+			hd.Apps = append(hd.Apps, healthNativeApp{ID: a.ID, Processes: append([]int{}, a.PIDs...)}) // [] when not running
 		}
 		if d.Following {
 			following++
@@ -133,13 +126,6 @@ func describeNative(st nativeStatus) *healthNative {
 	if c := st.LastCrash; c != nil {
 		h.LastCrash = &healthNativeCrash{App: c.App, Device: c.Device, Kind: c.Kind, At: c.At.UTC().Format(timeFormat), Summary: c.Summary}
 	}
-	describeNativeApps(h, st)
-	return h
-}
-
-// describeNativeApps words the apps followed, with where each came from,
-// and how an app last ended.
-func describeNativeApps(h *healthNative, st nativeStatus) {
 	for _, a := range st.AppIDs {
 		h.AppIDs = append(h.AppIDs, healthNativeAppID(a))
 	}
@@ -147,4 +133,5 @@ func describeNativeApps(h *healthNative, st nativeStatus) {
 		h.LastEnd = &healthNativeEnd{App: e.App, Device: e.Device, How: e.How, Kind: e.Kind, PID: e.PID,
 			At: e.At.UTC().Format(timeFormat), Reason: e.Reason}
 	}
+	return h
 }

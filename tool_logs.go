@@ -54,14 +54,13 @@ func (q *adapterQueries) fetchEventsFrom(ctx context.Context, s *session, p even
 	if err != nil {
 		return eventPage{}, err
 	}
-	var page eventPage
 	events, hasMore, oldest, latest, err := splitEventsAnswer(raw)
 	if err != nil {
 		return eventPage{}, err
 	}
+	page := eventPage{hasMore: string(hasMore) == "true"}
 	page.oldestSeq, _ = wireInt(oldest)
 	page.latestSeq, _ = wireInt(latest)
-	page.hasMore = string(hasMore) == "true"
 	bad := false
 	_ = eachElement(events, func(_ int, ev []byte) bool {
 		seq, ok := wireInt(rawMember(ev, "seq"))
@@ -125,7 +124,6 @@ func (q *adapterQueries) scanEvents(ctx context.Context, s *session, sc eventSca
 // scanAfter is scanEvents with since: it pages forward from since until a
 // match past limit, the stream's end or the bound.
 func (q *adapterQueries) scanAfter(ctx context.Context, s *session, sc eventScan) (scanResult, error) {
-	var matches [][]byte
 	res := scanResult{cursor: *sc.since}
 	for pages := 0; pages < maxScanEvents/scanPage; pages++ {
 		cursor := res.cursor
@@ -136,21 +134,20 @@ func (q *adapterQueries) scanAfter(ctx context.Context, s *session, sc eventScan
 		res.latestSeq = page.latestSeq
 		for i, ev := range page.events {
 			if sc.keep(ev) {
-				if int64(len(matches)) == sc.limit {
-					res.events, res.hasMore = matches, true
+				if int64(len(res.events)) == sc.limit {
+					res.hasMore = true
 					return res, nil
 				}
-				matches = append(matches, ev)
+				res.events = append(res.events, ev)
 			}
 			res.cursor = page.seqs[i]
 			res.scanned++
 		}
 		if !page.hasMore || len(page.events) == 0 {
-			res.events = matches
 			return res, nil
 		}
 	}
-	res.events, res.hasMore = matches, true
+	res.hasMore = true
 	return res, nil
 }
 

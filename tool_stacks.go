@@ -12,6 +12,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -199,15 +200,10 @@ func (ls *logStacks) rewrite(entries []logEntry, mapped [][]mappedFrame) bool {
 // mappable reports whether a stack holds a frame worth mapping: one in a
 // bundle the dev server served, or in a release build's bundle.
 func mappable(st jsStack) bool {
-	for _, f := range st.Frames {
-		if f.Kind == frameURL {
-			return true
-		}
-		if _, _, _, ok := releasePosition(f, st.Bundle); ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(st.Frames, func(f jsFrame) bool {
+		_, _, _, release := releasePosition(f, st.Bundle)
+		return f.Kind == frameURL || release
+	})
 }
 
 // mapUsedLine names the release build's source map that mapped frames,

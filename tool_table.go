@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -80,17 +81,13 @@ func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 			continue // listed nowhere; a call is refused (toolSet.call)
 		}
 		ts.names = append(ts.names, t.name)
-		hints := readOnlyHints
-		if t.hints != nil {
-			hints = *t.hints
-		}
 		list = append(list, map[string]any{
 			"name":         t.name,
 			"title":        t.title,
 			"description":  t.description,
 			"inputSchema":  inputSchema(t.args),
 			"outputSchema": json.RawMessage(t.outputSchema),
-			"annotations":  hints,
+			"annotations":  *cmp.Or(t.hints, &readOnlyHints),
 		})
 	}
 	data, err := json.Marshal(map[string]any{"tools": list})
@@ -214,10 +211,11 @@ func getSnapshot(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if err != nil {
 		return nil, err
 	}
-	snap, value, err := ts.redactedStateAt(ctx, a.session, stream, scope, segs)
+	snap, value, err := ts.stateAt(ctx, a.session, stream, scope, segs)
 	if err != nil {
 		return nil, scopeError(err)
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("stream", stream)
 	o.raw("seq", snap.seq)
@@ -234,23 +232,14 @@ func getStatePath(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if err != nil {
 		return nil, err
 	}
-	_, value, err := ts.redactedStateAt(ctx, a.session, "redux", path, segs)
+	_, value, err := ts.stateAt(ctx, a.session, "redux", path, segs)
 	if err != nil {
 		return nil, err
 	}
+	value = ts.redact.At(segs, value)
 	var o jsonObject
 	o.value("path", path)
 	return focusedResult(&o, "value", value, segs, "Call debug_get_state_path again with one of the outline's paths."), nil
-}
-
-// redactedStateAt is the state of stream at path (segs), redacted as
-// agents see it, and the snapshot it is from.
-func (ts *toolSet) redactedStateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
-	snap, value, err := ts.stateAt(ctx, s, stream, path, segs)
-	if err != nil {
-		return snap, nil, err
-	}
-	return snap, ts.redact.At(segs, value), nil
 }
 
 // focusedResult closes o with value, the state at segs, as its member key:
@@ -308,20 +297,22 @@ func diffSnapshots(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, e
 	wg.Go(func() { base, baseErr = ts.fetchSnapshot(ctx, a.session, stream, baseSeq) })
 	target, targetErr = ts.fetchSnapshot(ctx, a.session, stream, targetSeq)
 	wg.Wait()
-	var missing []string
+	var missing, named []string // named: each missing argument with its value
 	for _, e := range []struct {
 		name string
+		seq  int64
 		err  error
-	}{{"base_seq", baseErr}, {"target_seq", targetErr}} {
+	}{{"base_seq", baseSeq, baseErr}, {"target_seq", targetSeq, targetErr}} {
 		if te := toolErrorOf(e.err); te != nil && te.Code == codeSnapshotNotFound {
 			missing = append(missing, e.name)
+			named = append(named, fmt.Sprintf("%s %d", e.name, e.seq))
 		} else if e.err != nil {
 			return nil, e.err
 		}
 	}
 	if len(missing) > 0 {
 		return nil, newToolError(codeSnapshotNotFound, map[string]any{"missing": missing},
-			"no snapshot event with %s in stream %q", describeMissing(missing, baseSeq, targetSeq), stream)
+			"no snapshot event with %s in stream %q", strings.Join(named, " or "), stream)
 	}
 	changes, total, err := diffStates(base, target, maxDiffChanges)
 	if err != nil {
@@ -348,20 +339,17 @@ func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string,
 	if err != nil {
 		return 0, 0, err
 	}
-	seqs := make([]int64, 0, len(res.events))
-	for _, ev := range res.events {
-		seq, _ := wireInt(rawMember(ev, "seq"))
-		seqs = append(seqs, seq)
+	seqs := make([]int64, len(res.events))
+	for i, ev := range res.events {
+		seqs[i], _ = wireInt(rawMember(ev, "seq"))
 	}
-	switch {
-	case int64(len(seqs)) == want && hasTarget:
+	switch found := int64(len(seqs)) == want; {
+	case found && hasTarget:
 		return seqs[0], targetSeq, nil
-	case int64(len(seqs)) == want && hasBase:
+	case found && hasBase:
 		return baseSeq, seqs[0], nil
-	case int64(len(seqs)) == want:
+	case found:
 		return seqs[0], seqs[1], nil
-	}
-	switch {
 	case hasTarget:
 		return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"base_seq"}},
 			"stream %q has no snapshot event before target_seq %d to diff it with", stream, targetSeq)
@@ -371,16 +359,6 @@ func (ts *toolSet) pickSnapshots(ctx context.Context, s *session, stream string,
 	}
 	return 0, 0, newToolError(codeSnapshotNotFound, map[string]any{"missing": []string{"base_seq", "target_seq"}},
 		"stream %q holds %d snapshot event(s) within reach; a diff needs two", stream, len(seqs))
-}
-
-// describeMissing names the missing seq arguments with their values.
-func describeMissing(missing []string, baseSeq, targetSeq int64) string {
-	seqs := map[string]int64{"base_seq": baseSeq, "target_seq": targetSeq}
-	parts := make([]string, len(missing))
-	for i, m := range missing {
-		parts[i] = fmt.Sprintf("%s %d", m, seqs[m])
-	}
-	return strings.Join(parts, " or ")
 }
 
 // whoAnswered is the output-schema properties of what sayWhoAnswered adds

@@ -82,8 +82,8 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	if eventType == "" {
 		eventType = map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream]
 	}
-	sc, err := ts.filteredScan(a, stream, eventType)
-	if err != nil {
+	var err error
+	if w.sc, err = ts.filteredScan(a, stream, eventType); err != nil {
 		return nil, err
 	}
 	s := a.session
@@ -95,7 +95,6 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 
 	w.count, _ = a.int("count")
 	timeoutMs, _ := a.int("timeout_ms")
-	w.sc = sc
 	var given bool
 	w.cursor, given = a.int("since_seq")
 	// Without since_seq only what happens next counts; with it, what the
@@ -212,9 +211,6 @@ func (ts *toolSet) mapWaitStacks(ctx context.Context, stream string, matches [][
 		if typ, _ := wireString(rawMember(ev, "type")); stream == consoleStream && typ == logEventType {
 			logs, at = append(logs, ev), append(at, i)
 		}
-	}
-	if len(logs) == 0 {
-		return nil
 	}
 	entries := make([]logEntry, len(logs))
 	for i, ev := range logs {

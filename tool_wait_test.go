@@ -484,10 +484,10 @@ func TestWaitForRefusesOutOfRange(t *testing.T) {
 		}
 	}
 	// The schema says the range too.
-	props := inputSchema(waitTool.args)["properties"].(map[string]any)
+	props := inputSchema(waitTool.args)["properties"].(map[string]schemaProperty)
 	for arg, max := range map[string]int64{"count": 50, "timeout_ms": 60000} {
-		p := props[arg].(map[string]any)
-		if p["minimum"] != int64(1) || p["maximum"] != max {
+		p := props[arg]
+		if p.Minimum == nil || *p.Minimum != 1 || p.Maximum != max {
 			t.Errorf("schema of %s = %v, want minimum 1 and maximum %d", arg, p, max)
 		}
 	}
