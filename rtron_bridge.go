@@ -256,23 +256,11 @@ func (c *reactotronConn) handle(data []byte) {
 		return
 	}
 	switch f.Type {
-	case "state.values.response":
-		var r reactotronValuesResponse
-		if r, err = parseReactotronValuesResponse(f.Payload); err == nil {
-			c.deliver(valuesKey(r.Path), reactotronAnswer{value: r.Value, missing: r.Value == nil})
-		}
-	case "state.keys.response":
-		var r reactotronKeysResponse
-		r, err = parseReactotronKeysResponse(f.Payload)
-		switch {
-		case err != nil:
-		case r.State != nil:
-			// reactotron-redux answers a values request without a path
-			// with the whole state as "keys".
-			c.deliver(valuesKey(""), reactotronAnswer{value: r.State})
-		default:
-			keys, _ := json.Marshal(r.Keys)
-			c.deliver(keysKey(r.Path), reactotronAnswer{value: keys, missing: r.Keys == nil})
+	case "state.values.response", "state.keys.response":
+		var key string
+		var a reactotronAnswer
+		if key, a, err = reactotronAnswerOf(f); err == nil {
+			c.deliver(key, a)
 		}
 	case "customCommand.register", "customCommand.unregister":
 		var cmd reactotronCommand

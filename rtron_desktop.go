@@ -334,22 +334,11 @@ func (r *desktopRelay) ownsLocked(w chan reactotronAnswer) bool {
 // reactotronAnswerKey is the key an answer frame is matched under, as
 // handle matches them for the bridge's requests.
 func reactotronAnswerKey(f reactotronFrame) (string, bool) {
-	switch f.Type {
-	case "state.values.response":
-		if v, err := parseReactotronValuesResponse(f.Payload); err == nil {
-			return valuesKey(v.Path), true
-		}
-	case "state.keys.response":
-		if k, err := parseReactotronKeysResponse(f.Payload); err == nil {
-			if k.State != nil {
-				return valuesKey(""), true
-			}
-			return keysKey(k.Path), true
-		}
-	case "state.backup.response":
+	if f.Type == "state.backup.response" {
 		return backupKey, true
 	}
-	return "", false
+	key, _, err := reactotronAnswerOf(f)
+	return key, err == nil
 }
 
 // desktopRequestKey reads a frame from the desktop: its type and, for a
