@@ -70,7 +70,9 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
 	defer tried()
 	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
-		err = b.portHeld(err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
+		}
 		b.mu.Lock()
 		repeated := err != nil && b.listenErr == err.Error()
 		if err != nil {
@@ -99,14 +101,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	b.mu.Lock()
 	b.listening, b.listenErr = false, ""
 	b.mu.Unlock()
-}
-
-// portHeld names a bind failure because the port is in use as such.
-func (b *reactotronBridge) portHeld(err error) error {
-	if err != nil && errors.Is(err, syscall.EADDRINUSE) {
-		return &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
-	}
-	return err
 }
 
 // listenerStatus is a listener's state as the links report it: the URL
@@ -306,7 +300,10 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 			return
 		}
 	}
-	c.probeOnConnect() // answered only once this returns: messages are handled in order
+	// The probe is answered only once this returns: messages are handled in order.
+	if err := c.sendProbe(context.Background(), true); err != nil {
+		b.logger.Debug("could not send the store probe", "remote", c.remote, "err", err)
+	}
 	// Logged before the registry announces the connect, as for a wire
 	// adapter: a Reactotron session's id is the client's id.
 	b.logger.Info("Reactotron app connected", "session", intro.ClientID, "app", intro.Name, "remote", c.remote)

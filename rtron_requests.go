@@ -106,8 +106,8 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 // p.Path when it names one, and records the whole state as a
 // state_snapshot event.
 func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession, p snapshotParams) (json.RawMessage, error) {
-	if err := c.reduxAnswerable(s); err != nil {
-		return nil, err
+	if !canAnswerRedux(s.statePlugins()) {
+		return nil, noReduxPlugin(s)
 	}
 	if err := c.awaitStore(ctx, "redux", "snapshot.get"); err != nil {
 		return nil, err

@@ -186,15 +186,6 @@ func cmpTime(t time.Time) time.Time {
 	return t
 }
 
-// reduxAnswerable is errNoStatePlugin when no plugin of the app answers
-// Redux requests.
-func (c *reactotronConn) reduxAnswerable(sink reactotronStateSink) error {
-	if canAnswerRedux(sink.statePlugins()) {
-		return nil
-	}
-	return noReduxPlugin(sink)
-}
-
 // noReduxPlugin says that no state plugin of the app answers for redux.
 func noReduxPlugin(sink reactotronStateSink) error {
 	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}

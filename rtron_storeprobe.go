@@ -118,13 +118,6 @@ func (c *reactotronConn) sendProbe(ctx context.Context, onIntro bool) error {
 	return c.writeSubscriptionLocked(ctx)
 }
 
-// probeOnConnect sends the probe to a newly introduced app.
-func (c *reactotronConn) probeOnConnect() {
-	if err := c.sendProbe(context.Background(), true); err != nil {
-		c.bridge.logger.Debug("could not send the store probe", "remote", c.remote, "err", err)
-	}
-}
-
 // awaitStore returns nil once the app has shown a store, probing for one
 // when none is known; errNoStore when none shows within storeProbeTimeout
 // (or the request timeout, when shorter).

@@ -181,11 +181,11 @@ func TestBackupAnsweredWithStoresEndsTheWait(t *testing.T) {
 	default:
 		t.Fatal("the Redux backup request is still waiting")
 	}
-	if err := c.reduxAnswerable(sink); err == nil {
+	if canAnswerRedux(sink.statePlugins()) {
 		t.Error("a stores-only app is asked for Redux state")
 	}
 	var e *errNoStatePlugin
-	if te := toolErrorOf(c.reduxAnswerable(sink)); te == nil || te.Code != codeStreamUnavailable || !errors.As(c.reduxAnswerable(sink), &e) {
+	if te := toolErrorOf(noReduxPlugin(sink)); te == nil || te.Code != codeStreamUnavailable || !errors.As(noReduxPlugin(sink), &e) {
 		t.Errorf("the refusal is worded as %+v", te)
 	}
 
