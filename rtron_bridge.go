@@ -133,7 +133,7 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 	opts := socketOptions{limit: b.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout}
 	b.host.upgrade(w, r, b.logger, "Reactotron", opts, func(sock *wireSocket) *reactotronConn {
 		return &reactotronConn{bridge: b, sock: sock, remote: sock.remote,
-			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{})}
+			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{}), storeShown: make(chan struct{})}
 	}, (*reactotronConn).serve)
 }
 
@@ -157,7 +157,9 @@ type reactotronConn struct {
 	// subscribed are the store names the app was last asked to report
 	// changes of (rtron_state.go).
 	subscribed []string
-	store      storeState // whether the app has shown a store (rtron_storeprobe.go)
+	// storeShown is closed once the app has shown a store
+	// (rtron_storeprobe.go); closed by noteStore under mu.
+	storeShown chan struct{}
 }
 
 // serve reads messages until the connection ends.

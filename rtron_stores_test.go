@@ -156,7 +156,8 @@ func (f *fakeStateSink) statePlugins() []string { return f.plugins }
 
 func testReactotronConn() *reactotronConn {
 	b := &reactotronBridge{logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return &reactotronConn{bridge: b, waiters: map[string][]chan reactotronAnswer{}, subscribed: []string{"cart"}}
+	return &reactotronConn{bridge: b, waiters: map[string][]chan reactotronAnswer{}, subscribed: []string{"cart"},
+		storeShown: make(chan struct{})}
 }
 
 // A backup request waiting for a Redux state is answered at once when the
