@@ -132,8 +132,8 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 	}
 	opts := socketOptions{limit: b.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout}
 	b.host.upgrade(w, r, b.logger, "Reactotron", opts, func(sock *wireSocket) *reactotronConn {
-		return &reactotronConn{bridge: b, sock: sock, remote: sock.remote,
-			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{}), storeShown: make(chan struct{})}
+		return &reactotronConn{bridge: b, sock: sock, remote: sock.remote, waiters: make(map[string][]chan reactotronAnswer),
+			done: make(chan struct{}), storeShown: make(chan struct{})}
 	}, (*reactotronConn).serve)
 }
 
