@@ -167,10 +167,14 @@ func (c *reactotronConn) keepStores(sink reactotronStateSink, f reactotronFrame,
 		c.subscribed = names
 	}
 	c.mu.Unlock()
-	if fresh {
-		if err := c.sendSubscription(context.Background()); err != nil {
-			c.bridge.logger.Debug("could not subscribe to the app's stores", "remote", c.remote, "err", err)
-		}
+	if !fresh {
+		return
+	}
+	c.writeMu.Lock()
+	err := c.writeSubscriptionLocked(context.Background())
+	c.writeMu.Unlock()
+	if err != nil {
+		c.bridge.logger.Debug("could not subscribe to the app's stores", "remote", c.remote, "err", err)
 	}
 }
 

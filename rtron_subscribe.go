@@ -112,17 +112,10 @@ func (c *reactotronConn) desktopPaths() (paths, ever []string) {
 	return c.relay.paths, c.relay.pathsEver
 }
 
-// sendSubscription writes the union of the desktop's and the bridge's
-// lists to the app. Both writers of subscriptions hold writeMu while they
-// read the lists and write, so the app's last list is the latest union.
-func (c *reactotronConn) sendSubscription(ctx context.Context) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	return c.writeSubscriptionLocked(ctx)
-}
-
-// writeSubscriptionLocked writes the union of the lists; the caller holds
-// writeMu.
+// writeSubscriptionLocked writes the union of the desktop's and the
+// bridge's lists to the app; the caller holds writeMu. Every writer of
+// subscriptions holds writeMu while it reads the lists and writes, so the
+// app's last list is the latest union.
 func (c *reactotronConn) writeSubscriptionLocked(ctx context.Context) error {
 	c.mu.Lock()
 	desktop, _ := c.desktopPaths()
