@@ -131,8 +131,7 @@ func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysRespons
 }
 
 // reactotronAnswerOf reads a state.values.response or state.keys.response:
-// the key it is matched under and the answer. reactotron-redux answers a
-// values request without a path with the whole state as "keys".
+// the key it is matched under (see reactotronKeysResponse) and the answer.
 func reactotronAnswerOf(f reactotronFrame) (key string, a reactotronAnswer, err error) {
 	switch f.Type {
 	case "state.values.response":
