@@ -18,6 +18,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -83,11 +84,8 @@ func (c *reactotronConn) forget(asks []reactotronAsk, ws []chan reactotronAnswer
 	for i, w := range ws {
 		key := asks[i].key
 		list := c.waiters[key]
-		for j, x := range list {
-			if x == w {
-				c.waiters[key] = append(list[:j:j], list[j+1:]...)
-				break
-			}
+		if j := slices.Index(list, w); j >= 0 {
+			c.waiters[key] = append(list[:j:j], list[j+1:]...)
 		}
 		if len(c.waiters[key]) == 0 {
 			delete(c.waiters, key)

@@ -70,7 +70,9 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	tried := sync.OnceFunc(func() { close(b.bindTried) })
 	defer tried()
 	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
-		err = b.portHeld(err)
+		if errors.Is(err, syscall.EADDRINUSE) {
+			err = &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
+		}
 		b.mu.Lock()
 		repeated := err != nil && b.listenErr == err.Error()
 		if err != nil {
@@ -99,14 +101,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	b.mu.Lock()
 	b.listening, b.listenErr = false, ""
 	b.mu.Unlock()
-}
-
-// portHeld names a bind failure because the port is in use as such.
-func (b *reactotronBridge) portHeld(err error) error {
-	if err != nil && errors.Is(err, syscall.EADDRINUSE) {
-		return &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
-	}
-	return err
 }
 
 // listenerStatus is a listener's state as the links report it: the URL
@@ -138,8 +132,8 @@ func (b *reactotronBridge) serveUpgrade(w http.ResponseWriter, r *http.Request) 
 	}
 	opts := socketOptions{limit: b.cfg.MaxPayloadSize, closeTimeout: linkCloseTimeout, writeTimeout: linkWriteTimeout}
 	b.host.upgrade(w, r, b.logger, "Reactotron", opts, func(sock *wireSocket) *reactotronConn {
-		return &reactotronConn{bridge: b, sock: sock, remote: sock.remote,
-			waiters: make(map[string][]chan reactotronAnswer), done: make(chan struct{})}
+		return &reactotronConn{bridge: b, sock: sock, remote: sock.remote, waiters: make(map[string][]chan reactotronAnswer),
+			done: make(chan struct{}), storeShown: make(chan struct{})}
 	}, (*reactotronConn).serve)
 }
 
@@ -163,7 +157,9 @@ type reactotronConn struct {
 	// subscribed are the store names the app was last asked to report
 	// changes of (rtron_state.go).
 	subscribed []string
-	store      storeState // whether the app has shown a store (rtron_storeprobe.go)
+	// storeShown is closed once the app has shown a store
+	// (rtron_storeprobe.go); closed by noteStore under mu.
+	storeShown chan struct{}
 }
 
 // serve reads messages until the connection ends.
@@ -256,23 +252,11 @@ func (c *reactotronConn) handle(data []byte) {
 		return
 	}
 	switch f.Type {
-	case "state.values.response":
-		var r reactotronValuesResponse
-		if r, err = parseReactotronValuesResponse(f.Payload); err == nil {
-			c.deliver(valuesKey(r.Path), reactotronAnswer{value: r.Value, missing: r.Value == nil})
-		}
-	case "state.keys.response":
-		var r reactotronKeysResponse
-		r, err = parseReactotronKeysResponse(f.Payload)
-		switch {
-		case err != nil:
-		case r.State != nil:
-			// reactotron-redux answers a values request without a path
-			// with the whole state as "keys".
-			c.deliver(valuesKey(""), reactotronAnswer{value: r.State})
-		default:
-			keys, _ := json.Marshal(r.Keys)
-			c.deliver(keysKey(r.Path), reactotronAnswer{value: keys, missing: r.Keys == nil})
+	case "state.values.response", "state.keys.response":
+		var key string
+		var a reactotronAnswer
+		if key, a, err = reactotronAnswerOf(f); err == nil {
+			c.deliver(key, a)
 		}
 	case "customCommand.register", "customCommand.unregister":
 		var cmd reactotronCommand
@@ -318,7 +302,10 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 			return
 		}
 	}
-	c.probeOnConnect() // answered only once this returns: messages are handled in order
+	// The probe is answered only once this returns: messages are handled in order.
+	if err := c.sendProbe(context.Background(), true); err != nil {
+		b.logger.Debug("could not send the store probe", "remote", c.remote, "err", err)
+	}
 	// Logged before the registry announces the connect, as for a wire
 	// adapter: a Reactotron session's id is the client's id.
 	b.logger.Info("Reactotron app connected", "session", intro.ClientID, "app", intro.Name, "remote", c.remote)

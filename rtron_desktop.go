@@ -92,19 +92,10 @@ type desktopRelay struct {
 	toDesktopReady chan struct{} // a frame was queued for the desktop
 	toAppReady     chan struct{}
 
-	mu          sync.Mutex
-	toDesktop   queue[queuedFrame]
-	toApp       queue[queuedFrame]
-	connected   bool
-	connects    int64
-	lastErr     string
-	clientIDs   int64 // setClientId frames of the desktop's, not relayed
-	oversized   int64 // frames from the desktop over MaxFrame
-	untracked   int64 // desktop requests beyond MaxPending, relayed unmatched
-	expired     int64 // desktop requests that gave up their place
-	toDesktopN  int64 // frames written to the desktop, intros included
-	toAppN      int64 // frames written to the app
-	answersKept int64 // answers to the bridge's requests, not relayed
+	mu        sync.Mutex
+	toDesktop queue[queuedFrame]
+	toApp     queue[queuedFrame]
+	stats     relayStatus // its counters and connection state; status fills in the rest
 
 	// owned marks the waiters of the desktop's requests among the app
 	// connection's waiters, with when they were written. Guarded by app.mu.
@@ -143,16 +134,16 @@ type relayStatus struct {
 	QueuedBytes      int64  `json:"queuedBytes"`
 	QueueLimit       int    `json:"queueLimit"`
 	QueueBytesLimit  int64  `json:"queueBytesLimit"`
-	SentToDesktop    int64  `json:"sentToDesktop"`
+	SentToDesktop    int64  `json:"sentToDesktop"` // frames written to the desktop, intros included
 	DroppedToDesktop int64  `json:"droppedToDesktop"`
-	SentToApp        int64  `json:"sentToApp"`
+	SentToApp        int64  `json:"sentToApp"` // frames written to the app
 	DroppedToApp     int64  `json:"droppedToApp"`
 	AppQueueLimit    int    `json:"appQueueLimit"`
-	AnswersKept      int64  `json:"answersKept"`
-	ClientIDsIgnored int64  `json:"clientIdsIgnored"`
-	Oversized        int64  `json:"oversized"`
-	Untracked        int64  `json:"untracked"`
-	Expired          int64  `json:"expired"`
+	AnswersKept      int64  `json:"answersKept"`      // answers to the bridge's requests, not relayed
+	ClientIDsIgnored int64  `json:"clientIdsIgnored"` // setClientId frames of the desktop's, not relayed
+	Oversized        int64  `json:"oversized"`        // frames from the desktop over MaxFrame
+	Untracked        int64  `json:"untracked"`        // desktop requests beyond MaxPending, relayed unmatched
+	Expired          int64  `json:"expired"`          // desktop requests that gave up their place
 }
 
 // desktopStatus lists the relays of the live app connections by session id.
@@ -172,11 +163,11 @@ func (b *reactotronBridge) desktopStatus() map[string]*relayStatus {
 func (r *desktopRelay) status() *relayStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return &relayStatus{Address: r.opts.Addr, Connected: r.connected, Connects: r.connects, LastError: r.lastErr,
-		Queued: r.toDesktop.len(), QueuedBytes: r.toDesktop.bytes, QueueLimit: r.opts.QueueFrames, QueueBytesLimit: r.opts.QueueBytes,
-		SentToDesktop: r.toDesktopN, DroppedToDesktop: r.toDesktop.dropped, SentToApp: r.toAppN, DroppedToApp: r.toApp.dropped,
-		AppQueueLimit: r.opts.AppQueueFrames, AnswersKept: r.answersKept, ClientIDsIgnored: r.clientIDs, Oversized: r.oversized,
-		Untracked: r.untracked, Expired: r.expired}
+	st := r.stats
+	st.Address, st.AppQueueLimit = r.opts.Addr, r.opts.AppQueueFrames
+	st.Queued, st.QueuedBytes, st.DroppedToDesktop = r.toDesktop.len(), r.toDesktop.bytes, r.toDesktop.dropped
+	st.QueueLimit, st.QueueBytesLimit, st.DroppedToApp = r.opts.QueueFrames, r.opts.QueueBytes, r.toApp.dropped
+	return &st
 }
 
 // startRelay starts relaying an app that has just introduced itself with
@@ -259,7 +250,7 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	case r == nil:
 		return true
 	case owner == ownerBridge:
-		r.count(&r.answersKept)
+		r.count(&r.stats.AnswersKept)
 		return true
 	}
 	if f.Type == "state.values.change" {
@@ -302,7 +293,7 @@ func (r *desktopRelay) claim(key string) int {
 		if now.Sub(at) <= r.opts.PendingTimeout {
 			return ownerDesktop
 		}
-		r.count(&r.expired)
+		r.count(&r.stats.Expired)
 	}
 	return ownerNobody
 }
@@ -334,22 +325,11 @@ func (r *desktopRelay) ownsLocked(w chan reactotronAnswer) bool {
 // reactotronAnswerKey is the key an answer frame is matched under, as
 // handle matches them for the bridge's requests.
 func reactotronAnswerKey(f reactotronFrame) (string, bool) {
-	switch f.Type {
-	case "state.values.response":
-		if v, err := parseReactotronValuesResponse(f.Payload); err == nil {
-			return valuesKey(v.Path), true
-		}
-	case "state.keys.response":
-		if k, err := parseReactotronKeysResponse(f.Payload); err == nil {
-			if k.State != nil {
-				return valuesKey(""), true
-			}
-			return keysKey(k.Path), true
-		}
-	case "state.backup.response":
+	if f.Type == "state.backup.response" {
 		return backupKey, true
 	}
-	return "", false
+	key, _, err := reactotronAnswerOf(f)
+	return key, err == nil
 }
 
 // desktopRequestKey reads a frame from the desktop: its type and, for a

@@ -45,8 +45,8 @@ func (r *desktopRelay) connectLoop() {
 		}
 		delay := retry.next()
 		r.mu.Lock()
-		first := r.lastErr == ""
-		r.lastErr = err.Error()
+		first := r.stats.LastError == ""
+		r.stats.LastError = err.Error()
 		r.mu.Unlock()
 		if first {
 			r.logger.Info("the Reactotron desktop app is not reachable; the app stays with the agent, and the relay retries", "err", err)
@@ -68,8 +68,8 @@ var errDesktopPongLate = errors.New("the desktop app did not answer a ping in ti
 func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
 	defer sock.finish()
 	r.mu.Lock()
-	r.connected, r.lastErr = true, ""
-	r.connects++
+	r.stats.Connected, r.stats.LastError = true, ""
+	r.stats.Connects++
 	r.mu.Unlock()
 	r.logger.Info("relaying a Reactotron app to the desktop app")
 	var rerr error
@@ -95,7 +95,7 @@ func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
 		err = rerr
 	}
 	r.mu.Lock()
-	r.connected = false
+	r.stats.Connected = false
 	r.mu.Unlock()
 	if err == nil {
 		err = errors.New("connection closed")
@@ -115,7 +115,7 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readDone <-chan st
 	if err := write(r.intro); err != nil {
 		return err
 	}
-	r.count(&r.toDesktopN)
+	r.count(&r.stats.SentToDesktop)
 	for {
 		f, ok := r.nextFrame(&r.toDesktop, r.toDesktopReady, readDone)
 		if !ok {
@@ -132,7 +132,7 @@ func (r *desktopRelay) writeDesktop(write func([]byte) error, readDone <-chan st
 			r.mu.Unlock()
 			return err
 		}
-		r.count(&r.toDesktopN)
+		r.count(&r.stats.SentToDesktop)
 	}
 }
 
@@ -152,7 +152,7 @@ func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 			return err
 		}
 		if data == nil {
-			r.count(&r.oversized)
+			r.count(&r.stats.Oversized)
 			continue
 		}
 		typ, key, ask := desktopRequestKey(data)
@@ -160,7 +160,7 @@ func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 		r.mu.Lock()
 		if typ == "setClientId" {
 			// The bridge gave the app its id before the intro went out.
-			r.clientIDs++
+			r.stats.ClientIDsIgnored++
 		} else {
 			r.toApp.push(queuedFrame{data: data, key: key, ask: ask, sub: sub, paths: paths})
 		}
@@ -176,7 +176,7 @@ func (r *desktopRelay) writeApp() {
 		if !ok || r.app.writeForDesktop(r, f) != nil {
 			return // the app's connection is ending
 		}
-		r.count(&r.toAppN)
+		r.count(&r.stats.SentToApp)
 	}
 }
 
@@ -220,7 +220,7 @@ func (c *reactotronConn) writeForDesktop(r *desktopRelay, f queuedFrame) error {
 			c.waiters[f.key] = append(c.waiters[f.key], w)
 			r.owned[w] = time.Now()
 		} else {
-			r.count(&r.untracked)
+			r.count(&r.stats.Untracked)
 		}
 		c.mu.Unlock()
 	}

@@ -45,8 +45,8 @@ func TestDesktopWriteFailureKeepsFrame(t *testing.T) {
 	if got := queuedData(&r.toDesktop); !slices.Equal(got, []string{"b"}) || r.toDesktop.bytes != 1 || r.toDesktop.dropped != 0 {
 		t.Errorf("queue %q (%d bytes, %d dropped), want the failed frame alone", got, r.toDesktop.bytes, r.toDesktop.dropped)
 	}
-	if r.toDesktopN != 2 {
-		t.Errorf("sent %d, want 2: a failed write is not sent", r.toDesktopN)
+	if r.stats.SentToDesktop != 2 {
+		t.Errorf("sent %d, want 2: a failed write is not sent", r.stats.SentToDesktop)
 	}
 
 	// The next connection, until the app's ends.

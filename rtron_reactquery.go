@@ -49,14 +49,13 @@ const reactQueryValuesPrefix = "React Query ("
 
 // reactQueryDisplayTypes maps the query cache notifications the plugin
 // sends as display messages to event types.
-var reactQueryDisplayTypes = []struct{ notification, event string }{
-	// observerAdded before added: names are matched by prefix.
-	{"observerAdded", "observer_added"},
-	{"observerRemoved", "observer_removed"},
-	{"observerResultsUpdated", "query_updated"},
-	{"added", "query_added"},
-	{"removed", "query_removed"},
-	{"updated", "query_updated"},
+var reactQueryDisplayTypes = map[string]string{
+	"observerAdded":          "observer_added",
+	"observerRemoved":        "observer_removed",
+	"observerResultsUpdated": "query_updated",
+	"added":                  "query_added",
+	"removed":                "query_removed",
+	"updated":                "query_updated",
 }
 
 // reactQueryState is the part of a query's state that events carry. A
@@ -117,11 +116,8 @@ func reactQueryFromValues(payload json.RawMessage) (typ string, ev json.RawMessa
 // reactQueryFromDisplay recognises the plugin's display message for a
 // query cache notification.
 func reactQueryFromDisplay(payload json.RawMessage) (typ string, ev json.RawMessage, ok bool) {
-	var d struct {
-		Name  string          `json:"name"`
-		Value json.RawMessage `json:"value"`
-	}
-	if rawKind(payload) != "object" || json.Unmarshal(payload, &d) != nil || rawKind(d.Value) != "object" {
+	name, value, ok := reactotronDisplay(payload)
+	if !ok {
 		return "", nil, false
 	}
 	var q struct {
@@ -130,10 +126,10 @@ func reactQueryFromDisplay(payload json.RawMessage) (typ string, ev json.RawMess
 		State     json.RawMessage   `json:"state"`
 		Observers []json.RawMessage `json:"observers"`
 	}
-	if json.Unmarshal(d.Value, &q) != nil || q.QueryHash == nil {
+	if json.Unmarshal(value, &q) != nil || q.QueryHash == nil {
 		return "", nil, false
 	}
-	if typ = reactQueryEventType(d.Name, *q.QueryHash); typ == "" {
+	if typ = reactQueryEventType(name, *q.QueryHash); typ == "" {
 		return "", nil, false
 	}
 	n := len(q.Observers)
@@ -196,11 +192,7 @@ func reactQueryKey(hash string, key json.RawMessage) json.RawMessage {
 // <notification><queryHash>; "" for one the plugin does not send.
 func reactQueryEventType(name, hash string) string {
 	if notification, ok := strings.CutSuffix(name, hash); ok {
-		for _, t := range reactQueryDisplayTypes {
-			if t.notification == notification {
-				return t.event
-			}
-		}
+		return reactQueryDisplayTypes[notification]
 	}
 	return ""
 }

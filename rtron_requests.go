@@ -8,8 +8,7 @@ import (
 
 // rtron_requests.go is what a Reactotron session asks its app: the whole
 // state (state.backup.request), the value at a path (state.values.request),
-// dispatches and custom commands. Reactotron answers carry no id, so answers
-// are matched to requests by type and path, oldest first.
+// dispatches and custom commands, matched to answers as rtron_asks.go says.
 
 // reactotronAnswer is what the client sent back for a request: the value,
 // or missing when the app had nothing at the path.
@@ -106,8 +105,8 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 // p.Path when it names one, and records the whole state as a
 // state_snapshot event.
 func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession, p snapshotParams) (json.RawMessage, error) {
-	if err := c.reduxAnswerable(s); err != nil {
-		return nil, err
+	if !canAnswerRedux(s.statePlugins()) {
+		return nil, noReduxPlugin(s)
 	}
 	if err := c.awaitStore(ctx, "redux", "snapshot.get"); err != nil {
 		return nil, err

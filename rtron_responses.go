@@ -130,6 +130,24 @@ func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysRespons
 	return r, err
 }
 
+// reactotronAnswerOf reads a state.values.response or state.keys.response:
+// the key it is matched under (see reactotronKeysResponse) and the answer.
+func reactotronAnswerOf(f reactotronFrame) (key string, a reactotronAnswer, err error) {
+	switch f.Type {
+	case "state.values.response":
+		r, err := parseReactotronValuesResponse(f.Payload)
+		return valuesKey(r.Path), reactotronAnswer{value: r.Value, missing: r.Value == nil}, err
+	case "state.keys.response":
+		r, err := parseReactotronKeysResponse(f.Payload)
+		if r.State != nil {
+			return valuesKey(""), reactotronAnswer{value: r.State}, err
+		}
+		keys, _ := json.Marshal(r.Keys)
+		return keysKey(r.Path), reactotronAnswer{value: keys, missing: r.Keys == nil}, err
+	}
+	return "", reactotronAnswer{}, errReactotronMessage // not an answer
+}
+
 // parseReactotronBackup returns the state of a decoded state.backup.response
 // payload.
 func parseReactotronBackup(payload json.RawMessage) (json.RawMessage, error) {

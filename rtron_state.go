@@ -167,10 +167,14 @@ func (c *reactotronConn) keepStores(sink reactotronStateSink, f reactotronFrame,
 		c.subscribed = names
 	}
 	c.mu.Unlock()
-	if fresh {
-		if err := c.sendSubscription(context.Background()); err != nil {
-			c.bridge.logger.Debug("could not subscribe to the app's stores", "remote", c.remote, "err", err)
-		}
+	if !fresh {
+		return
+	}
+	c.writeMu.Lock()
+	err := c.writeSubscriptionLocked(context.Background())
+	c.writeMu.Unlock()
+	if err != nil {
+		c.bridge.logger.Debug("could not subscribe to the app's stores", "remote", c.remote, "err", err)
 	}
 }
 
@@ -184,15 +188,6 @@ func cmpTime(t time.Time) time.Time {
 		return time.Now()
 	}
 	return t
-}
-
-// reduxAnswerable is errNoStatePlugin when no plugin of the app answers
-// Redux requests.
-func (c *reactotronConn) reduxAnswerable(sink reactotronStateSink) error {
-	if canAnswerRedux(sink.statePlugins()) {
-		return nil
-	}
-	return noReduxPlugin(sink)
 }
 
 // noReduxPlugin says that no state plugin of the app answers for redux.

@@ -54,29 +54,12 @@ func (e *errNoStore) Error() string {
 	return "the app has no store yet for stream " + e.Stream + " (" + e.Method + " not sent)"
 }
 
-// storeState is what a connection knows of the app's store. Guarded by
-// reactotronConn.mu.
-type storeState struct {
-	known  bool
-	exists chan struct{} // closed once known; made on first use
-}
-
-// existsLocked is the channel closed once a store is known; the caller
-// holds c.mu.
-func (s *storeState) existsLocked() chan struct{} {
-	if s.exists == nil {
-		s.exists = make(chan struct{})
-	}
-	return s.exists
-}
-
 // noteStore records that the app has a store.
 func (c *reactotronConn) noteStore() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.store.known {
-		c.store.known = true
-		close(c.store.existsLocked())
+	if !isClosed(c.storeShown) {
+		close(c.storeShown)
 	}
 }
 
@@ -118,21 +101,11 @@ func (c *reactotronConn) sendProbe(ctx context.Context, onIntro bool) error {
 	return c.writeSubscriptionLocked(ctx)
 }
 
-// probeOnConnect sends the probe to a newly introduced app.
-func (c *reactotronConn) probeOnConnect() {
-	if err := c.sendProbe(context.Background(), true); err != nil {
-		c.bridge.logger.Debug("could not send the store probe", "remote", c.remote, "err", err)
-	}
-}
-
 // awaitStore returns nil once the app has shown a store, probing for one
 // when none is known; errNoStore when none shows within storeProbeTimeout
 // (or the request timeout, when shorter).
 func (c *reactotronConn) awaitStore(ctx context.Context, stream, method string) error {
-	c.mu.Lock()
-	known, exists := c.store.known, c.store.existsLocked()
-	c.mu.Unlock()
-	if known {
+	if isClosed(c.storeShown) {
 		return nil
 	}
 	if err := c.sendProbe(ctx, false); err != nil {
@@ -145,7 +118,7 @@ func (c *reactotronConn) awaitStore(ctx context.Context, stream, method string) 
 	timer := time.NewTimer(min(wait, c.bridge.cfg.RequestTimeout))
 	defer timer.Stop()
 	select {
-	case <-exists:
+	case <-c.storeShown:
 		return nil
 	case <-timer.C:
 		return &errNoStore{Stream: stream, Method: method}

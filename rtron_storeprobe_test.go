@@ -304,7 +304,7 @@ func waitStoreKnown(t *testing.T, b *reactotronBridge, clientID string) {
 	linkWaitFor(t, "the probe's answer", func() bool {
 		for _, c := range b.host.open() {
 			c.mu.Lock()
-			id, known := c.clientID, c.store.known
+			id, known := c.clientID, isClosed(c.storeShown)
 			c.mu.Unlock()
 			if id == clientID && known {
 				return true

@@ -23,7 +23,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 )
 
 // maxStoreNames bounds the store names one connection subscribes to.
@@ -103,21 +105,16 @@ func isFunctionText(x any) bool {
 func dropFunctions(x any) any {
 	switch v := x.(type) {
 	case map[string]any:
+		maps.DeleteFunc(v, func(_ string, e any) bool { return isFunctionText(e) })
 		for k, e := range v {
-			if isFunctionText(e) {
-				delete(v, k)
-			} else {
-				v[k] = dropFunctions(e)
-			}
+			v[k] = dropFunctions(e)
 		}
 	case []any:
-		out := v[:0]
-		for _, e := range v {
-			if !isFunctionText(e) {
-				out = append(out, dropFunctions(e))
-			}
+		v = slices.DeleteFunc(v, isFunctionText)
+		for i, e := range v {
+			v[i] = dropFunctions(e)
 		}
-		return out
+		return v
 	}
 	return x
 }

@@ -156,7 +156,8 @@ func (f *fakeStateSink) statePlugins() []string { return f.plugins }
 
 func testReactotronConn() *reactotronConn {
 	b := &reactotronBridge{logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	return &reactotronConn{bridge: b, waiters: map[string][]chan reactotronAnswer{}, subscribed: []string{"cart"}}
+	return &reactotronConn{bridge: b, waiters: map[string][]chan reactotronAnswer{}, subscribed: []string{"cart"},
+		storeShown: make(chan struct{})}
 }
 
 // A backup request waiting for a Redux state is answered at once when the
@@ -181,11 +182,11 @@ func TestBackupAnsweredWithStoresEndsTheWait(t *testing.T) {
 	default:
 		t.Fatal("the Redux backup request is still waiting")
 	}
-	if err := c.reduxAnswerable(sink); err == nil {
+	if canAnswerRedux(sink.statePlugins()) {
 		t.Error("a stores-only app is asked for Redux state")
 	}
 	var e *errNoStatePlugin
-	if te := toolErrorOf(c.reduxAnswerable(sink)); te == nil || te.Code != codeStreamUnavailable || !errors.As(c.reduxAnswerable(sink), &e) {
+	if te := toolErrorOf(noReduxPlugin(sink)); te == nil || te.Code != codeStreamUnavailable || !errors.As(noReduxPlugin(sink), &e) {
 		t.Errorf("the refusal is worded as %+v", te)
 	}
 

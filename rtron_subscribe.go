@@ -30,13 +30,12 @@ package main
 // entry but those the bridge's list alone asked for and the app has no
 // value for: reactotron-redux reports a store name of the bridge's, which
 // its state lacks, as undefined, and that entry would only clutter the
-// desktop's view of the whole state. A change the app formed before it got the latest list may hold
-// paths the desktop has since dropped: the bridge takes no entry of a path
-// the desktop ever subscribed to on this connection unless its own list
-// covers it, so that such a path never becomes a store of the bridge's. The desktop gets the app's frame unchanged when every entry is
-// its, the frame with only its entries otherwise, and nothing when none
-// is (a change with no entries, the answer to an empty list, is its).
-// The bridge records only its entries in the stores stream: the whole
+// desktop's view of the whole state. A change the app formed before it
+// got the latest list may hold paths the desktop has since dropped: the
+// bridge takes no entry of a path the desktop ever subscribed to on this
+// connection unless its own list covers it, so that such a path never
+// becomes a store of the bridge's (changeForDesktop says what the desktop
+// gets). The bridge records only its entries in the stores stream: the whole
 // Redux state that a desktop's "*" makes the app push on every action is
 // the desktop's alone, and the bridge's redux stream keeps reading state
 // on demand, through backups.
@@ -112,17 +111,10 @@ func (c *reactotronConn) desktopPaths() (paths, ever []string) {
 	return c.relay.paths, c.relay.pathsEver
 }
 
-// sendSubscription writes the union of the desktop's and the bridge's
-// lists to the app. Both writers of subscriptions hold writeMu while they
-// read the lists and write, so the app's last list is the latest union.
-func (c *reactotronConn) sendSubscription(ctx context.Context) error {
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	return c.writeSubscriptionLocked(ctx)
-}
-
-// writeSubscriptionLocked writes the union of the lists; the caller holds
-// writeMu.
+// writeSubscriptionLocked writes the union of the desktop's and the
+// bridge's lists to the app; the caller holds writeMu. Every writer of
+// subscriptions holds writeMu while it reads the lists and writes, so the
+// app's last list is the latest union.
 func (c *reactotronConn) writeSubscriptionLocked(ctx context.Context) error {
 	c.mu.Lock()
 	desktop, _ := c.desktopPaths()
@@ -179,9 +171,10 @@ func (c *reactotronConn) ourStores(stores []reactotronStoreValue) []reactotronSt
 
 // changeForDesktop is the app's state.values.change frame as the desktop
 // gets it: data itself when every entry is the desktop's (or the frame
-// cannot be read), the frame with the other entries left out, or nil when
-// no entry is the desktop's. Entries are copied byte for byte; an entry
-// without a readable path is the desktop's.
+// cannot be read; a change with no entries, the answer to an empty list,
+// is the desktop's), the frame with the other entries left out, or nil
+// when no entry is the desktop's. Entries are copied byte for byte; an
+// entry without a readable path is the desktop's.
 func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	payload := rawMember(data, "payload")
 	changes := rawMember(payload, "changes")

@@ -364,18 +364,15 @@ func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, erro
 // reactotronMMKVEvent recognises the MMKV plugin's display message
 // {name: "MMKV", value: {key, value}}.
 func reactotronMMKVEvent(payload json.RawMessage) (json.RawMessage, bool) {
-	var d struct {
-		Name  string          `json:"name"`
-		Value json.RawMessage `json:"value"`
-	}
-	if rawKind(payload) != "object" || json.Unmarshal(payload, &d) != nil || d.Name != "MMKV" || rawKind(d.Value) != "object" {
+	name, value, ok := reactotronDisplay(payload)
+	if !ok || name != "MMKV" {
 		return nil, false
 	}
 	var kv struct {
 		Key   *string         `json:"key"`
 		Value json.RawMessage `json:"value"`
 	}
-	if json.Unmarshal(d.Value, &kv) != nil || kv.Key == nil {
+	if json.Unmarshal(value, &kv) != nil || kv.Key == nil {
 		return nil, false
 	}
 	ev := struct {
@@ -391,6 +388,19 @@ func reactotronMMKVEvent(payload json.RawMessage) (json.RawMessage, bool) {
 	return p, err == nil
 }
 
+// reactotronDisplay reads a display message {name, value} whose value is
+// an object.
+func reactotronDisplay(payload json.RawMessage) (name string, value json.RawMessage, ok bool) {
+	var d struct {
+		Name  string          `json:"name"`
+		Value json.RawMessage `json:"value"`
+	}
+	if rawKind(payload) != "object" || json.Unmarshal(payload, &d) != nil || rawKind(d.Value) != "object" {
+		return "", nil, false
+	}
+	return d.Name, d.Value, true
+}
+
 // reactotronEachPayloadMember checks that payload is an object and calls fn with each
 // member.
 func reactotronEachPayloadMember(what string, payload json.RawMessage, fn func(name string, value json.RawMessage) error) error {
@@ -401,10 +411,8 @@ func reactotronEachPayloadMember(what string, payload json.RawMessage, fn func(n
 }
 
 func reactotronWantBool(name string, value json.RawMessage) (bool, error) {
-	switch k := rawKind(value); k {
-	case "boolean":
-		return string(value) == "true", nil
-	default:
+	if k := rawKind(value); k != "boolean" {
 		return false, fmt.Errorf("%w: %s: want a boolean, got %s", errReactotronMessage, name, k)
 	}
+	return string(value) == "true", nil
 }
