@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,7 +66,6 @@ type checkConn struct {
 	stray       []string // responses to no pending request, described
 	malformed   []string // frames that are not a JSON object with a string type
 	pushes      []checkPush
-	pings       int
 	readErr     error
 }
 
@@ -237,9 +238,6 @@ func (c *checkConn) handleMessage(data []byte) {
 		}
 		c.keepPush(p)
 	case "ping":
-		c.mu.Lock()
-		c.pings++
-		c.mu.Unlock()
 		c.write(map[string]string{"type": "pong"})
 	}
 	// Other types are ignored, as the server ignores them (§1).
@@ -386,11 +384,10 @@ func (c *checkConn) request(ctx context.Context, method string, params any) (che
 }
 
 // recorded copies what was recorded so far, for a check to read.
-func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []checkPush, pings int) {
+func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []checkPush) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]string(nil), c.oversized...), append([]string(nil), c.stray...),
-		append([]string(nil), c.malformed...), append([]checkPush(nil), c.pushes...), c.pings
+	return slices.Clone(c.oversized), slices.Clone(c.stray), slices.Clone(c.malformed), slices.Clone(c.pushes)
 }
 
 // takeStray returns the stray responses recorded so far and forgets them,
@@ -426,14 +423,7 @@ func checkEventShape(raw []byte) string {
 // checkHasMillis reports whether an RFC 3339 time has a fraction of at
 // least three digits.
 func checkHasMillis(ts string) bool {
-	for i := 0; i < len(ts); i++ {
-		if ts[i] == '.' {
-			n := 0
-			for i++; i < len(ts) && ts[i] >= '0' && ts[i] <= '9'; i++ {
-				n++
-			}
-			return n >= 3
-		}
-	}
-	return false
+	_, fraction, found := strings.Cut(ts, ".")
+	digits := len(fraction) - len(strings.TrimLeft(fraction, "0123456789"))
+	return found && digits >= 3
 }

@@ -203,12 +203,16 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	}
 }
 
-func (k *checkKit) closeAll(code websocket.StatusCode, reason string) {
+// allConns returns every connection so far.
+func (k *checkKit) allConns() []*checkConn {
 	k.mu.Lock()
-	conns := append([]*checkConn(nil), k.all...)
-	k.mu.Unlock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.all)
+}
+
+func (k *checkKit) closeAll(code websocket.StatusCode, reason string) {
 	var closing sync.WaitGroup
-	for _, c := range conns {
+	for _, c := range k.allConns() {
 		closing.Go(func() { c.ws.Close(code, reason) })
 	}
 	closing.Wait()

@@ -16,7 +16,7 @@ import (
 )
 
 func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
-	_, _, _, pushes, _ := k.conn.recorded()
+	_, _, _, pushes := k.conn.recorded()
 	if !slices.ContainsFunc(pushes, func(p checkPush) bool { return p.kind == "event" }) && k.opts.PushWait > 0 {
 		// An app pushes when something happens in it: give it a moment.
 		fmt.Fprintf(k.progress, "  waiting up to %s for the adapter to push an event\n", k.opts.PushWait)
@@ -25,7 +25,7 @@ func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
 		case <-time.After(k.opts.PushWait):
 		case <-ctx.Done():
 		}
-		_, _, _, pushes, _ = k.conn.recorded()
+		_, _, _, pushes = k.conn.recorded()
 	}
 	advertised := map[string]bool{}
 	for _, s := range k.info.Streams {
@@ -79,7 +79,7 @@ func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
 }
 
 func checkPushStreams(ctx context.Context, k *checkKit) *checkOutcome {
-	_, _, _, pushes, _ := k.conn.recorded()
+	_, _, _, pushes := k.conn.recorded()
 	var latest []streamState
 	for _, p := range pushes {
 		if p.kind == "streams" && p.problem != "" {
@@ -231,11 +231,8 @@ func checkMaxPayload(ctx context.Context, k *checkKit) *checkOutcome {
 			}
 		}
 	}
-	k.mu.Lock()
-	conns := slices.Clone(k.all)
-	k.mu.Unlock()
-	for _, c := range conns {
-		if oversized, _, _, _, _ := c.recorded(); len(oversized) > 0 && out == nil {
+	for _, c := range k.allConns() {
+		if oversized, _, _, _ := c.recorded(); len(oversized) > 0 && out == nil {
 			out = checkFailed("(nothing: read every frame)", "%s", strings.Join(oversized, "; "))
 		}
 	}
@@ -243,11 +240,8 @@ func checkMaxPayload(ctx context.Context, k *checkKit) *checkOutcome {
 }
 
 func checkFrames(_ context.Context, k *checkKit) *checkOutcome {
-	k.mu.Lock()
-	conns := slices.Clone(k.all)
-	k.mu.Unlock()
-	for _, c := range conns {
-		_, stray, malformed, _, _ := c.recorded()
+	for _, c := range k.allConns() {
+		_, stray, malformed, _ := c.recorded()
 		if len(malformed) > 0 {
 			return checkFailed("(nothing: read every frame)", "frames that are not a JSON object with a string type: %s", strings.Join(malformed, "; "))
 		}

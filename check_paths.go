@@ -11,29 +11,16 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 )
 
-// checkPath is a path picked from a state: as sent on the wire and as the
-// server's resolver reads it.
+// checkPath is a path picked from a state, as sent on the wire;
+// pathFromWire reads it as the server does (a string is always a key).
 type checkPath struct {
 	why  string // what kind of path it is, for the report
 	wire []any  // strings and ints
-}
-
-// segments reads a wire path as the server does (a string is always a key).
-func (p checkPath) segments() []pathSegment {
-	segs := make([]pathSegment, 0, len(p.wire))
-	for _, v := range p.wire {
-		switch v := v.(type) {
-		case int:
-			segs = append(segs, pathSegment{Key: strconv.Itoa(v)})
-		case string:
-			segs = append(segs, pathSegment{Key: v, Quoted: isCanonicalDecimal(v)})
-		}
-	}
-	return segs
 }
 
 // maxCheckWalk bounds the nodes pickPaths visits in a large state.
@@ -66,15 +53,10 @@ func pickPaths(root any) []checkPath {
 		queue = queue[1:]
 		switch v := n.value.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for key := range v {
-				keys = append(keys, key)
-			}
-			slices.Sort(keys)
 			if len(n.wire) == 0 {
 				addMiss("a missing key", []any{"check-adapter: no such key"})
 			}
-			for _, key := range keys {
+			for _, key := range slices.Sorted(maps.Keys(v)) {
 				wire := append(slices.Clip(n.wire), key)
 				switch {
 				case isCanonicalDecimal(key) && len(key) < 10:
@@ -167,7 +149,7 @@ func checkEachPath(ctx context.Context, k *checkKit, method string, check func(c
 		for _, p := range pickPaths(root) {
 			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
 			sent := checkSent(method, params) + " (" + p.why + ")"
-			want, miss, err := resolveInState(state, p.segments())
+			want, miss, err := resolveInState(state, pathFromWire(p.wire))
 			if err != nil {
 				return checkFailed(sent, "a state the server cannot walk: %v", err)
 			}
