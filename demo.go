@@ -322,15 +322,19 @@ func appendEventHead(dst []byte, stream string, seq int64, typ, timestamp string
 	return append(dst, `,"payload":`...)
 }
 
-// recordLocked records a non-snapshot event.
-func (a *demoApp) recordLocked(s *demoStream, typ string, payload any) *demoEvent {
+// recordLocked records a non-snapshot event, timestamped now.
+func (a *demoApp) recordLocked(s *demoStream, typ string, payload any) {
+	a.recordAtLocked(s, typ, demoTimestamp(a.now()), payload)
+}
+
+// recordAtLocked records a non-snapshot event with the given timestamp.
+func (a *demoApp) recordAtLocked(s *demoStream, typ, timestamp string, payload any) {
 	p := demoMarshal(payload)
 	s.seq++
-	ev := &demoEvent{seq: s.seq, typ: typ, timestamp: demoTimestamp(a.now())}
+	ev := &demoEvent{seq: s.seq, typ: typ, timestamp: timestamp}
 	ev.head = appendEventHead(make([]byte, 0, 96+len(p)), s.name, ev.seq, typ, ev.timestamp)
 	ev.head = append(append(ev.head, p...), '}')
 	a.keepLocked(s, ev)
-	return ev
 }
 
 // snapshotLocked records a snapshot event of the stream's current state.

@@ -61,7 +61,7 @@ func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
 		return nil, demoInvalidParams(method, "action", "required")
 	}
 	action, err := demoObject(actionRaw)
-	typ, isString := demoString(action["type"])
+	typ, isString := wireString(action["type"])
 	if err != nil || !isString || typ == "" {
 		return nil, demoInvalidParams(method, "action", "must be an object with a non-empty string type")
 	}

@@ -64,10 +64,6 @@ type demoStreamsResult struct {
 	Streams []demoStreamInfo `json:"streams"`
 }
 
-func (r *demoStreamsResult) appendJSON(dst []byte) []byte { return append(dst, demoMarshal(r)...) }
-
-func (r *demoStreamsResult) encodedSize() int { return len(demoMarshal(r)) }
-
 func (a *demoApp) listStreams() *demoStreamsResult {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -98,16 +94,6 @@ type demoEventsResult struct {
 	oldestSeq, latestSeq int64
 }
 
-func (r *demoEventsResult) appendTail(dst []byte) []byte {
-	dst = append(dst, `],"hasMore":`...)
-	dst = strconv.AppendBool(dst, r.hasMore)
-	dst = append(dst, `,"oldestSeq":`...)
-	dst = strconv.AppendInt(dst, r.oldestSeq, 10)
-	dst = append(dst, `,"latestSeq":`...)
-	dst = strconv.AppendInt(dst, r.latestSeq, 10)
-	return append(dst, '}')
-}
-
 func (r *demoEventsResult) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"events":[`...)
 	for i, ev := range r.events {
@@ -116,19 +102,13 @@ func (r *demoEventsResult) appendJSON(dst []byte) []byte {
 		}
 		dst = ev.appendJSON(dst)
 	}
-	return r.appendTail(dst)
-}
-
-func (r *demoEventsResult) encodedSize() int {
-	var tail [80]byte
-	n := len(`{"events":[`) + len(r.appendTail(tail[:0]))
-	for i, ev := range r.events {
-		if i > 0 {
-			n++
-		}
-		n += ev.encodedSize()
-	}
-	return n
+	dst = append(dst, `],"hasMore":`...)
+	dst = strconv.AppendBool(dst, r.hasMore)
+	dst = append(dst, `,"oldestSeq":`...)
+	dst = strconv.AppendInt(dst, r.oldestSeq, 10)
+	dst = append(dst, `,"latestSeq":`...)
+	dst = strconv.AppendInt(dst, r.latestSeq, 10)
+	return append(dst, '}')
 }
 
 func (r *demoEventsResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
@@ -192,21 +172,13 @@ type demoSnapshotResult struct {
 	state     json.RawMessage
 }
 
-func (r *demoSnapshotResult) appendHead(dst []byte) []byte {
+func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"seq":`...)
 	dst = strconv.AppendInt(dst, r.seq, 10)
 	dst = append(dst, `,"timestamp":`...)
 	dst = demoAppendString(dst, r.timestamp)
-	return append(dst, `,"state":`...)
-}
-
-func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
-	return append(append(r.appendHead(dst), r.state...), '}')
-}
-
-func (r *demoSnapshotResult) encodedSize() int {
-	var head [96]byte
-	return len(r.appendHead(head[:0])) + len(r.state) + 1
+	dst = append(dst, `,"state":`...)
+	return append(append(dst, r.state...), '}')
 }
 
 func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
@@ -347,14 +319,6 @@ func demoObject(data []byte) (map[string]json.RawMessage, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return m, nil
-}
-
-func demoString(v json.RawMessage) (string, bool) {
-	var s string
-	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 func demoMarshal(v any) []byte {

@@ -91,16 +91,6 @@ func (a *demoApp) lastTimestampLocked() string {
 	return latest
 }
 
-// recordAtLocked records a non-snapshot event with the given timestamp.
-func (a *demoApp) recordAtLocked(s *demoStream, typ, timestamp string, payload any) {
-	p := demoMarshal(payload)
-	s.seq++
-	ev := &demoEvent{seq: s.seq, typ: typ, timestamp: timestamp}
-	ev.head = appendEventHead(make([]byte, 0, 96+len(p)), s.name, ev.seq, typ, ev.timestamp)
-	ev.head = append(append(ev.head, p...), '}')
-	a.keepLocked(s, ev)
-}
-
 func (a *demoApp) logLocked(level, message, stack string) {
 	a.recordAtLocked(a.traffic.console, "log", a.lastTimestampLocked(), demoLog{Level: level, Message: message, Stack: stack})
 }
@@ -170,7 +160,7 @@ func demoActionOf(ev *demoEvent) (string, map[string]json.RawMessage, bool) {
 }
 
 func demoStr(fields map[string]json.RawMessage, name string) string {
-	s, _ := demoString(fields[name])
+	s, _ := wireString(fields[name])
 	return s
 }
 
