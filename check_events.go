@@ -26,8 +26,7 @@ type checkEventsAnswer struct {
 }
 
 // query sends events.query and reads the answer's shape with the server's
-// reader. Only checkEventsOrder judges the events themselves, so that a
-// defect there fails that check alone.
+// reader.
 func (k *checkKit) query(ctx context.Context, params map[string]any) (checkEventsAnswer, *checkOutcome) {
 	var ans checkEventsAnswer
 	raw, fail := k.call(ctx, "events.query", params)
@@ -233,8 +232,6 @@ func checkEventsParams(ctx context.Context, k *checkKit) *checkOutcome {
 	}
 	return k.expectError(ctx, "events.query", map[string]any{"stream": "check-adapter.no-such-stream", "limit": 1}, wireCodeStreamUnavailable)
 }
-
-// Adapter error codes of §4, as the kit expects them.
 
 // checkMaxLimit is the largest events.query limit (§4).
 const checkMaxLimit = 200

@@ -7,7 +7,6 @@ package main
 // resolver (json_path.go) resolves it.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -302,8 +301,8 @@ func checkKeys(sent string, raw []byte, value any) *checkOutcome {
 			return checkFailed(sent, "children[%d] (%d bytes) is larger than children[%d] (%d bytes): not largest first", i, c.Size, i-1, (*ans.Children)[i-1].Size)
 		}
 	}
-	slices.SortFunc(got, cmp.Compare)
-	slices.SortFunc(wantChildren, cmp.Compare)
+	slices.Sort(got)
+	slices.Sort(wantChildren)
 	if !slices.Equal(got, wantChildren) {
 		return checkFailed(sent, "children %s; the value's are %s", clipJSON(mustCheckJSON(got)), clipJSON(mustCheckJSON(wantChildren)))
 	}

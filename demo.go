@@ -147,6 +147,7 @@ func newDemoApp(opts demoOptions) *demoApp {
 		now:       opts.Now,
 		sessionID: opts.SessionID,
 		rng:       rand.New(rand.NewPCG(uint64(opts.Seed), 0x5b0c_a9e1)),
+		paths:     demoTrees{streams: map[string]demoTree{}},
 	}
 	if a.now == nil {
 		a.now = time.Now

@@ -34,22 +34,6 @@ var demoCommands = []demoCommand{
 		Args: []demoCommandArg{{Name: "offline", Type: "boolean"}}},
 }
 
-// handleAction answers the requests that act on the shop; ok is false for
-// other methods.
-func (a *demoApp) handleAction(method string, params json.RawMessage) (result any, werr *wireError, ok bool) {
-	switch method {
-	case "state.dispatch":
-		result, werr = a.dispatchRequest(params)
-	case "commands.list":
-		result = map[string]any{"commands": demoCommands}
-	case "commands.run":
-		result, werr = a.runCommandRequest(params)
-	default:
-		return nil, nil, false
-	}
-	return result, werr, true
-}
-
 func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
 	const method = "state.dispatch"
 	p, werr := demoParseParams(method, raw)

@@ -45,19 +45,13 @@ func (t *demoTrees) tree(stream string, encoding json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.streams == nil {
-		t.streams = map[string]demoTree{}
-	}
 	t.streams[stream] = demoTree{encoding: encoding, root: root}
 	return root, nil
 }
 
 // demoAsksPath reports whether params carry a path (null counts as absent).
 func demoAsksPath(params json.RawMessage) bool {
-	p, werr := demoParseParams("snapshot.get", params)
-	if werr != nil {
-		return false
-	}
+	p, _ := demoParseParams("snapshot.get", params) // params that do not parse hold no path
 	_, ok := p.get("path")
 	return ok
 }

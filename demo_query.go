@@ -6,10 +6,7 @@ package main
 // whose request fails with a 401; and an add-to-cart mutation. The agent
 // sees a failing query without a phone.
 
-import (
-	"encoding/json"
-	"strconv"
-)
+import "encoding/json"
 
 // demoQueryRefetchEvery is how many steps pass between refetches of the
 // product list.
@@ -20,8 +17,8 @@ const demoQueryRefetchEvery = 7
 type demoQueryCache struct {
 	stream    *demoStream
 	queries   map[string]*demoQuery
-	mutations map[string]*demoMutation
-	clock     int64 // milliseconds since the epoch, advanced per fetch
+	mutations map[string]*demoMutation // by mutationId
+	clock     int64                    // milliseconds since the epoch, advanced per fetch
 }
 
 // demoQuery is a query as the cache_snapshot shows it.
@@ -133,10 +130,5 @@ func (a *demoApp) queryEventLocked(typ, hash string) {
 
 // encodeQueries is the cache_snapshot state.
 func (a *demoApp) encodeQueries() json.RawMessage {
-	c := &a.queries
-	mutations := make(map[string]*demoMutation, len(c.mutations))
-	for _, m := range c.mutations {
-		mutations[strconv.Itoa(m.MutationID)] = m
-	}
-	return demoMarshal(map[string]any{"queries": c.queries, "mutations": mutations})
+	return demoMarshal(map[string]any{"queries": a.queries.queries, "mutations": a.queries.mutations})
 }

@@ -29,9 +29,12 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 		return demoResult(a.getSnapshot(params))
 	case "snapshot.keys":
 		return demoResult(a.snapshotKeys(params))
-	}
-	if res, werr, ok := a.handleAction(method, params); ok {
-		return res, werr
+	case "state.dispatch": // this and the commands: demo_actions.go
+		return a.dispatchRequest(params)
+	case "commands.list":
+		return map[string]any{"commands": demoCommands}, nil
+	case "commands.run":
+		return a.runCommandRequest(params)
 	}
 	return nil, &wireError{
 		Code:    demoCodeUnknownMethod,
@@ -69,17 +72,13 @@ func (a *demoApp) listStreams() *demoStreamsResult {
 	defer a.mu.Unlock()
 	res := &demoStreamsResult{Streams: make([]demoStreamInfo, 0, len(a.streams))}
 	for _, s := range a.streams {
+		// The ring drops its oldest first: when the latest snapshot is gone, all are.
 		info := demoStreamInfo{Name: s.name, Active: true, EventCount: s.ring.len(),
-			OldestSeq: s.ring.oldestSeq(), LatestSeq: s.ring.latestSeq(), Instances: s.instances}
+			OldestSeq: s.ring.oldestSeq(), LatestSeq: s.ring.latestSeq(), Instances: s.instances,
+			HasSnapshot: s.lastSnapshot != nil && s.ring.find(s.lastSnapshot.seq) == s.lastSnapshot}
 		if s.ring.len() > 0 {
 			at := s.ring.at(s.ring.len() - 1).timestamp
 			info.LastEventAt = &at
-		}
-		for i := range s.ring.len() {
-			if s.ring.at(i).isSnapshot() {
-				info.HasSnapshot = true
-				break
-			}
 		}
 		res.Streams = append(res.Streams, info)
 	}
