@@ -3,8 +3,8 @@ package main
 // check_conn.go is check-adapter's side of one adapter connection: it vets
 // the handshake with the server's own reader (parseWireHandshake), then
 // sends requests and matches responses by id, and records everything the
-// adapter sends unasked (pushes, pings, stray responses, frames over
-// maxPayload) for the checks that judge it afterwards.
+// adapter sends unasked (pushes, stray responses, malformed frames, frames
+// over maxPayload) for the checks that judge it afterwards.
 
 import (
 	"context"

@@ -210,33 +210,28 @@ func checkSessionID(_ context.Context, k *checkKit) *checkOutcome {
 // PAYLOAD_TOO_LARGE, then checks that no frame of the run was over the
 // maxPayload of its connection.
 func checkMaxPayload(ctx context.Context, k *checkKit) *checkOutcome {
-	var out *checkOutcome
 	if k.conn.maxPayload == k.opts.SmallPayload && k.opts.SmallPayload < k.opts.MaxPayload {
-		if names, skip := k.snapshotStreams(ctx); skip == nil && len(names) > 0 {
-			for _, name := range names {
-				params := map[string]any{"stream": name}
-				a, err := k.conn.request(ctx, "snapshot.get", params)
-				sent := checkSent("snapshot.get", params) + fmt.Sprintf(" with maxPayload %d", k.conn.maxPayload)
-				switch {
-				case err != nil:
-					out = checkFailed(sent, "%v", err)
-				case a.oversized > 0:
-					out = checkFailed(sent, "a response of %d bytes, over maxPayload %d, not PAYLOAD_TOO_LARGE", a.oversized, k.conn.maxPayload)
-				case a.err != nil && a.err.Code != wireCodePayloadTooLarge:
-					out = checkFailed(sent, "error %s, not PAYLOAD_TOO_LARGE", a.err.Code)
-				}
-				if out != nil {
-					break
-				}
+		names, _ := k.snapshotStreams(ctx) // none: nothing to ask for
+		for _, name := range names {
+			params := map[string]any{"stream": name}
+			a, err := k.conn.request(ctx, "snapshot.get", params)
+			sent := checkSent("snapshot.get", params) + fmt.Sprintf(" with maxPayload %d", k.conn.maxPayload)
+			switch {
+			case err != nil:
+				return checkFailed(sent, "%v", err)
+			case a.oversized > 0:
+				return checkFailed(sent, "a response of %d bytes, over maxPayload %d, not PAYLOAD_TOO_LARGE", a.oversized, k.conn.maxPayload)
+			case a.err != nil && a.err.Code != wireCodePayloadTooLarge:
+				return checkFailed(sent, "error %s, not PAYLOAD_TOO_LARGE", a.err.Code)
 			}
 		}
 	}
 	for _, c := range k.allConns() {
-		if oversized, _, _, _ := c.recorded(); len(oversized) > 0 && out == nil {
-			out = checkFailed("(nothing: read every frame)", "%s", strings.Join(oversized, "; "))
+		if oversized, _, _, _ := c.recorded(); len(oversized) > 0 {
+			return checkFailed("(nothing: read every frame)", "%s", strings.Join(oversized, "; "))
 		}
 	}
-	return out
+	return nil
 }
 
 func checkFrames(_ context.Context, k *checkKit) *checkOutcome {

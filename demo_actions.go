@@ -12,9 +12,6 @@ import (
 	"slices"
 )
 
-// demoCapabilities are the optional requests the shop offers.
-var demoCapabilities = []string{demoCapStateDispatch, demoCapCommands}
-
 type demoCommandArg struct {
 	Name string `json:"name"`
 	Type string `json:"type"`

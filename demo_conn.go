@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
@@ -93,11 +92,11 @@ func (a *demoApp) handshakeMessage() []byte {
 		StartedAt:       a.startedAt,
 		App:             map[string]string{"name": "ShopApp", "version": "2.4.0", "bundleId": "com.example.shop"},
 		Device:          map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
-		Capabilities:    demoCapabilities,
+		Capabilities:    []string{demoCapStateDispatch, demoCapCommands}, // demo_actions.go
 		Token:           a.opts.Token,
 	}
 	if !a.opts.WithoutPathRequests {
-		msg.Capabilities = append(slices.Clone(demoCapabilities), demoPathCapabilities...)
+		msg.Capabilities = append(msg.Capabilities, demoCapSnapshotPath, demoCapSnapshotKeys)
 	}
 	a.mu.Lock()
 	for _, s := range a.streams {

@@ -16,10 +16,6 @@ import (
 	"sync"
 )
 
-// demoPathCapabilities are the capabilities the simulated app advertises
-// unless demoOptions.WithoutPathRequests is set.
-var demoPathCapabilities = []string{demoCapSnapshotPath, demoCapSnapshotKeys}
-
 // demoTrees holds the decoded tree of the latest snapshot asked for with a
 // path, per stream. Snapshot encodings never change once recorded, so an
 // encoding's identity says whether its tree is still the right one.
