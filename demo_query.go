@@ -69,14 +69,12 @@ func (a *demoApp) startQueries() {
 		c.queries = map[string]*demoQuery{}
 		c.mutations = map[string]*demoMutation{}
 		c.clock = a.now().UnixMilli()
-		for _, q := range []struct {
-			hash string
-			key  []any
-		}{{demoProductsHash, []any{"products"}}, {demoUserHash, []any{"user", "me"}}} {
-			c.queries[q.hash] = &demoQuery{QueryKey: q.key, Status: "pending", FetchStatus: "idle"}
-			a.queryEventLocked("query_added", q.hash)
-			c.queries[q.hash].ObserverCount = 1
-			a.queryEventLocked("observer_added", q.hash)
+		for _, key := range [][]any{{"products"}, {"user", "me"}} {
+			hash := string(demoMarshal(key)) // demoProductsHash, demoUserHash
+			c.queries[hash] = &demoQuery{QueryKey: key, Status: "pending", FetchStatus: "idle"}
+			a.queryEventLocked("query_added", hash)
+			c.queries[hash].ObserverCount = 1
+			a.queryEventLocked("observer_added", hash)
 		}
 		a.fetchLocked(demoProductsHash)
 		a.fetchLocked(demoUserHash)
