@@ -52,23 +52,6 @@ func demoAsksPath(params json.RawMessage) bool {
 	return ok
 }
 
-// demoPathParam reads the required path param.
-func demoPathParam(method string, params json.RawMessage) ([]pathSegment, *wireError) {
-	p, werr := demoParseParams(method, params)
-	if werr != nil {
-		return nil, werr
-	}
-	raw, ok := p.get("path")
-	if !ok {
-		return nil, demoInvalidParams(method, "path", "required")
-	}
-	segs, err := parseWirePath(raw)
-	if err != nil {
-		return nil, demoInvalidParams(method, "path", err.Error())
-	}
-	return segs, nil
-}
-
 // demoAt is a resolved path: the snapshot it was resolved in, the decoded
 // value, and the path's segments.
 type demoAt struct {
@@ -80,15 +63,23 @@ type demoAt struct {
 // resolveAt takes the snapshot that snapshot.get would answer with params
 // and resolves the params' path in it.
 func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wireError) {
-	segs, werr := demoPathParam(method, params)
+	p, werr := demoParseParams(method, params)
 	if werr != nil {
 		return demoAt{}, werr
+	}
+	rawPath, ok := p.get("path")
+	if !ok {
+		return demoAt{}, demoInvalidParams(method, "path", "required")
+	}
+	segs, err := parseWirePath(rawPath)
+	if err != nil {
+		return demoAt{}, demoInvalidParams(method, "path", err.Error())
 	}
 	snap, werr := a.getSnapshot(params)
 	if werr != nil {
 		return demoAt{}, werr
 	}
-	_, stream, _ := demoStreamParams(method, params) // getSnapshot has checked them
+	stream, _, _ := p.str("stream", true) // getSnapshot has checked it
 	root, err := a.paths.tree(stream, snap.state)
 	if err != nil {
 		return demoAt{}, &wireError{Code: "INTERNAL", Message: fmt.Sprintf("%s: the snapshot does not decode: %v", method, err)}

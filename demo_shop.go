@@ -270,22 +270,13 @@ func (a *demoApp) navigateToTabLocked(tab string) {
 	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: tab}}, func() {
 		a.nav.Routes = a.nav.Routes[:1]
 		a.nav.Index = 0
-		for i, name := range demoTabs {
-			if name == tab {
-				a.nav.Routes[0].State.Index = i
-			}
-		}
+		a.nav.Routes[0].State.Index = slices.Index(demoTabs, tab)
 	})
 }
 
 func (a *demoApp) switchTabLocked() {
 	current := a.focusedRouteLocked().Name
-	var choices []string
-	for _, tab := range demoTabs {
-		if tab != current {
-			choices = append(choices, tab)
-		}
-	}
+	choices := slices.DeleteFunc(slices.Clone(demoTabs), func(tab string) bool { return tab == current })
 	a.navigateToTabLocked(choices[a.rng.IntN(len(choices))])
 }
 
