@@ -231,10 +231,6 @@ func (a *demoApp) step() {
 	})
 }
 
-// Streams, events and ring buffers. demo_requests.go answers requests over
-// them, demo_conn.go is the connection, demo_shop.go the shop's state and
-// user actions.
-
 // demoEvent is one recorded debug event, encoded once when recorded and
 // never changed afterwards, so it may be read without locks. A snapshot
 // event's encoding is head + state + "}}", with state shared between

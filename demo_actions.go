@@ -64,19 +64,15 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 	switch typ {
 	case "cart/clear":
 		reduce = func(s *demoReduxState) { s.Cart.Items, s.Cart.Total = []demoCartItem{}, 0 }
-	case "cart/addItem", "cart/setQuantity":
-		sku := demoStr(p, "sku")
-		var qty int
-		if json.Unmarshal(p["qty"], &qty) != nil || qty < 0 {
+	case "cart/addItem", "cart/setQuantity", "cart/removeItem":
+		qty := 0 // removeItem: quantity 0
+		if typ != "cart/removeItem" && (json.Unmarshal(p["qty"], &qty) != nil || qty < 0) {
 			qty = 1
 		}
-		if prod, found := demoProductBySKU(sku); found {
-			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, qty, typ == "cart/addItem") }
-		}
-	case "cart/removeItem":
 		sku := demoStr(p, "sku")
-		if prod, found := demoProductBySKU(sku); found {
-			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, 0, false) }
+		if i := slices.IndexFunc(demoProducts, func(p demoProduct) bool { return p.SKU == sku }); i >= 0 {
+			prod := demoProducts[i]
+			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, qty, typ == "cart/addItem") }
 		}
 	case "ui/setTheme":
 		if theme := demoStr(p, "theme"); theme != "" {
@@ -110,14 +106,6 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 	}
 	a.trafficLocked(a.outbox[n:])
 	return seq
-}
-
-func demoProductBySKU(sku string) (demoProduct, bool) {
-	i := slices.IndexFunc(demoProducts, func(p demoProduct) bool { return p.SKU == sku })
-	if i < 0 {
-		return demoProduct{}, false
-	}
-	return demoProducts[i], true
 }
 
 // demoSetQty sets (or, with add, raises) the quantity of a product in the
