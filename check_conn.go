@@ -390,16 +390,6 @@ func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []c
 	return slices.Clone(c.oversized), slices.Clone(c.stray), slices.Clone(c.malformed), slices.Clone(c.pushes)
 }
 
-// takeStray returns the stray responses recorded so far and forgets them,
-// so that they are reported once.
-func (c *checkConn) takeStray() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	stray := c.stray
-	c.stray = nil
-	return stray
-}
-
 // checkEventShape applies the rules of §3 that the server does not need to
 // read an event but an agent does: a string type, an RFC 3339 timestamp
 // with milliseconds, and a payload. It returns the first problem, or "".

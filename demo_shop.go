@@ -205,7 +205,7 @@ func (a *demoApp) checkoutLocked() {
 		a.addToCartLocked()
 		return
 	}
-	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: "Checkout"}}, func() {
+	a.navigateLocked(demoAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: "Checkout"}}, func() {
 		a.nav.Routes = append(a.nav.Routes, demoRoute{Key: a.keyLocked("Checkout"), Name: "Checkout"})
 		a.nav.Index = len(a.nav.Routes) - 1
 	})
@@ -255,7 +255,7 @@ func (a *demoApp) focusedRouteLocked() demoRouteRef {
 
 // navigateLocked changes the navigation state with apply and records the
 // route_change and the ui/screenChanged action that follows it.
-func (a *demoApp) navigateLocked(action demoNavAction, apply func()) {
+func (a *demoApp) navigateLocked(action demoAction, apply func()) {
 	from := a.focusedRouteLocked()
 	apply()
 	to := a.focusedRouteLocked()
@@ -267,7 +267,7 @@ func (a *demoApp) navigateLocked(action demoNavAction, apply func()) {
 }
 
 func (a *demoApp) navigateToTabLocked(tab string) {
-	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: tab}}, func() {
+	a.navigateLocked(demoAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: tab}}, func() {
 		a.nav.Routes = a.nav.Routes[:1]
 		a.nav.Index = 0
 		a.nav.Routes[0].State.Index = slices.Index(demoTabs, tab)
@@ -282,7 +282,7 @@ func (a *demoApp) switchTabLocked() {
 
 func (a *demoApp) openProductLocked() {
 	if len(a.nav.Routes) >= 3 {
-		a.navigateLocked(demoNavAction{Type: "GO_BACK"}, func() {
+		a.navigateLocked(demoAction{Type: "GO_BACK"}, func() {
 			a.nav.Routes = a.nav.Routes[:len(a.nav.Routes)-1]
 			a.nav.Index = len(a.nav.Routes) - 1
 		})
@@ -290,7 +290,7 @@ func (a *demoApp) openProductLocked() {
 	}
 	p := a.randomProductLocked()
 	params := map[string]string{"sku": p.SKU}
-	a.navigateLocked(demoNavAction{Type: "PUSH", Payload: &demoRouteRef{Name: "ProductDetail", Params: params}}, func() {
+	a.navigateLocked(demoAction{Type: "PUSH", Payload: &demoRouteRef{Name: "ProductDetail", Params: params}}, func() {
 		a.nav.Routes = append(a.nav.Routes, demoRoute{Key: a.keyLocked("ProductDetail"), Name: "ProductDetail", Params: params})
 		a.nav.Index = len(a.nav.Routes) - 1
 	})
