@@ -111,9 +111,7 @@ func (c *checkConn) readLoop(token string) {
 func (c *checkConn) expireHandshake() {
 	c.mu.Lock()
 	late := c.info == nil && c.refusal == nil
-	if late {
-		c.noHandshake = true
-	}
+	c.noHandshake = late
 	c.mu.Unlock()
 	if late {
 		c.closeHandshake()
@@ -214,13 +212,10 @@ func (c *checkConn) handleMessage(data []byte) {
 	case "response":
 		c.handleResponse(&m, data)
 	case "event":
-		p := checkPush{kind: "event", frame: checkClip(data)}
-		head, err := parseWireEvent(m.Event)
+		head, err := parseWireEvent(m.Event) // the zero head on an error
+		p := checkPush{kind: "event", frame: checkClip(data), event: head, problem: checkEventShape(m.Event)}
 		if err != nil {
 			p.problem = err.Error()
-		} else {
-			p.event = head
-			p.problem = checkEventShape(m.Event)
 		}
 		c.keepPush(p)
 		select {

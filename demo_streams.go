@@ -237,8 +237,7 @@ func (a *demoApp) trafficLocked(events []*demoEvent) {
 // recommendationsLocked fetches the home screen's recommendations, a
 // request that sometimes times out without any response.
 func (a *demoApp) recommendationsLocked() {
-	t := &a.traffic
-	if t.rng.IntN(3) == 0 {
+	if a.traffic.rng.IntN(3) == 0 {
 		a.recommendationsTimedOutLocked()
 		return
 	}
