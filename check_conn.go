@@ -372,7 +372,6 @@ func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (c
 	return checkAnswer{}, fmt.Errorf("%w within %d ms", errCheckNoAnswer, c.timeout.Milliseconds())
 }
 
-// request sends method with params and waits for its answer.
 func (c *checkConn) request(ctx context.Context, method string, params any) (checkAnswer, error) {
 	id, ch := c.send(method, params, nil)
 	return c.wait(ctx, id, ch)

@@ -203,7 +203,6 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	}
 }
 
-// allConns returns every connection so far.
 func (k *checkKit) allConns() []*checkConn {
 	k.mu.Lock()
 	defer k.mu.Unlock()
@@ -291,7 +290,6 @@ func (k *checkKit) run(ctx context.Context) ([]checkResult, error) {
 	return results, nil
 }
 
-// offers reports whether the adapter's handshake names capability.
 func (k *checkKit) offers(capability string) bool {
 	return k.info != nil && slices.Contains(k.info.Capabilities, capability)
 }

@@ -192,12 +192,10 @@ func (a *demoApp) mutate(f func()) {
 	defer a.pushMu.Unlock()
 	a.mu.Lock()
 	f()
-	events, link := a.takeOutboxLocked()
+	events, link := a.takeOutboxLocked() // no events without a link
 	a.mu.Unlock()
-	if link != nil {
-		for _, ev := range events {
-			link.offer(ev)
-		}
+	for _, ev := range events {
+		link.offer(ev)
 	}
 }
 
@@ -324,7 +322,6 @@ func (a *demoApp) recordLocked(s *demoStream, typ string, payload any) {
 	a.recordAtLocked(s, typ, demoTimestamp(a.now()), payload)
 }
 
-// recordAtLocked records a non-snapshot event with the given timestamp.
 func (a *demoApp) recordAtLocked(s *demoStream, typ, timestamp string, payload any) {
 	p := demoMarshal(payload)
 	s.seq++

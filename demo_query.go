@@ -120,7 +120,6 @@ func (a *demoApp) fetchLocked(hash string) {
 	c.stream.markChanged()
 }
 
-// queryEventLocked records a query event with the query's current state.
 func (a *demoApp) queryEventLocked(typ, hash string) {
 	a.recordLocked(a.queries.stream, typ, demoQueryEvent{QueryHash: hash, demoQuery: *a.queries.queries[hash]})
 	a.queries.stream.markChanged()

@@ -95,7 +95,6 @@ func demoRandomKey(rng *rand.Rand, prefix string, n int) string {
 // keyLocked returns a React Navigation style route key, "Home-xK3f…".
 func (a *demoApp) keyLocked(name string) string { return demoRandomKey(a.rng, name+"-", 10) }
 
-// tokenLocked returns a new auth token.
 func (a *demoApp) tokenLocked() string { return demoRandomKey(a.rng, "eyJhbGciOiJIUzI1NiJ9.", 32) }
 
 // dispatchLocked records a Redux action after applying reduce to the store.
@@ -240,7 +239,6 @@ func (a *demoApp) browseCategoryLocked() {
 	})
 }
 
-// demoProductsIn is the catalog's products of one category.
 func demoProductsIn(category string) []demoProduct {
 	return slices.DeleteFunc(slices.Clone(demoProducts), func(p demoProduct) bool { return p.Category != category })
 }

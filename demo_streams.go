@@ -245,8 +245,6 @@ func (a *demoApp) recommendationsLocked() {
 		map[string]any{"skus": []string{"A-2", "B-4", "C-1"}}, nil, "")
 }
 
-// recommendationsTimedOutLocked is a recommendations request that got no
-// response.
 func (a *demoApp) recommendationsTimedOutLocked() {
 	a.requestLocked("GET", "/recommendations", map[string]string{"user": demoAdmin.ID}, nil, 0, nil, nil,
 		"Network request failed: the request timed out after 10000 ms")
