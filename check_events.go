@@ -83,18 +83,16 @@ func (k *checkKit) eachStream(ctx context.Context, f func(s checkStream) *checkO
 	if fail != nil {
 		return fail
 	}
-	ran := false
+	if !slices.ContainsFunc(list, func(s checkStream) bool { return *s.EventCount > 0 }) {
+		return checkSkip("no stream has events")
+	}
 	for _, s := range list {
 		if *s.EventCount == 0 {
 			continue
 		}
-		ran = true
 		if out := f(s); out != nil {
 			return out
 		}
-	}
-	if !ran {
-		return checkSkip("no stream has events")
 	}
 	return nil
 }
