@@ -273,7 +273,11 @@ func checkResponseIDs(ctx context.Context, k *checkKit) *checkOutcome {
 			}
 		}
 	}
-	if stray := c.takeStray(); len(stray) > 0 {
+	c.mu.Lock()
+	stray := c.stray
+	c.stray = nil // reported here, not again by the frames check
+	c.mu.Unlock()
+	if len(stray) > 0 {
 		problems = append(problems, "responses to no pending request: "+strings.Join(stray, "; "))
 	}
 	if len(problems) > 0 {

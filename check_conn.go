@@ -3,8 +3,8 @@ package main
 // check_conn.go is check-adapter's side of one adapter connection: it vets
 // the handshake with the server's own reader (parseWireHandshake), then
 // sends requests and matches responses by id, and records everything the
-// adapter sends unasked (pushes, pings, stray responses, frames over
-// maxPayload) for the checks that judge it afterwards.
+// adapter sends unasked (pushes, stray responses, malformed frames, frames
+// over maxPayload) for the checks that judge it afterwards.
 
 import (
 	"context"
@@ -13,7 +13,9 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -64,7 +66,6 @@ type checkConn struct {
 	stray       []string // responses to no pending request, described
 	malformed   []string // frames that are not a JSON object with a string type
 	pushes      []checkPush
-	pings       int
 	readErr     error
 }
 
@@ -110,9 +111,7 @@ func (c *checkConn) readLoop(token string) {
 func (c *checkConn) expireHandshake() {
 	c.mu.Lock()
 	late := c.info == nil && c.refusal == nil
-	if late {
-		c.noHandshake = true
-	}
+	c.noHandshake = late
 	c.mu.Unlock()
 	if late {
 		c.closeHandshake()
@@ -213,13 +212,10 @@ func (c *checkConn) handleMessage(data []byte) {
 	case "response":
 		c.handleResponse(&m, data)
 	case "event":
-		p := checkPush{kind: "event", frame: checkClip(data)}
-		head, err := parseWireEvent(m.Event)
+		head, err := parseWireEvent(m.Event) // the zero head on an error
+		p := checkPush{kind: "event", frame: checkClip(data), event: head, problem: checkEventShape(m.Event)}
 		if err != nil {
 			p.problem = err.Error()
-		} else {
-			p.event = head
-			p.problem = checkEventShape(m.Event)
 		}
 		c.keepPush(p)
 		select {
@@ -237,9 +233,6 @@ func (c *checkConn) handleMessage(data []byte) {
 		}
 		c.keepPush(p)
 	case "ping":
-		c.mu.Lock()
-		c.pings++
-		c.mu.Unlock()
 		c.write(map[string]string{"type": "pong"})
 	}
 	// Other types are ignored, as the server ignores them (§1).
@@ -379,28 +372,16 @@ func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (c
 	return checkAnswer{}, fmt.Errorf("%w within %d ms", errCheckNoAnswer, c.timeout.Milliseconds())
 }
 
-// request sends method with params and waits for its answer.
 func (c *checkConn) request(ctx context.Context, method string, params any) (checkAnswer, error) {
 	id, ch := c.send(method, params, nil)
 	return c.wait(ctx, id, ch)
 }
 
 // recorded copies what was recorded so far, for a check to read.
-func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []checkPush, pings int) {
+func (c *checkConn) recorded() (oversized, stray, malformed []string, pushes []checkPush) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return append([]string(nil), c.oversized...), append([]string(nil), c.stray...),
-		append([]string(nil), c.malformed...), append([]checkPush(nil), c.pushes...), c.pings
-}
-
-// takeStray returns the stray responses recorded so far and forgets them,
-// so that they are reported once.
-func (c *checkConn) takeStray() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	stray := c.stray
-	c.stray = nil
-	return stray
+	return slices.Clone(c.oversized), slices.Clone(c.stray), slices.Clone(c.malformed), slices.Clone(c.pushes)
 }
 
 // checkEventShape applies the rules of §3 that the server does not need to
@@ -426,14 +407,7 @@ func checkEventShape(raw []byte) string {
 // checkHasMillis reports whether an RFC 3339 time has a fraction of at
 // least three digits.
 func checkHasMillis(ts string) bool {
-	for i := 0; i < len(ts); i++ {
-		if ts[i] == '.' {
-			n := 0
-			for i++; i < len(ts) && ts[i] >= '0' && ts[i] <= '9'; i++ {
-				n++
-			}
-			return n >= 3
-		}
-	}
-	return false
+	_, fraction, found := strings.Cut(ts, ".")
+	digits := len(fraction) - len(strings.TrimLeft(fraction, "0123456789"))
+	return found && digits >= 3
 }

@@ -203,12 +203,15 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	}
 }
 
-func (k *checkKit) closeAll(code websocket.StatusCode, reason string) {
+func (k *checkKit) allConns() []*checkConn {
 	k.mu.Lock()
-	conns := append([]*checkConn(nil), k.all...)
-	k.mu.Unlock()
+	defer k.mu.Unlock()
+	return slices.Clone(k.all)
+}
+
+func (k *checkKit) closeAll(code websocket.StatusCode, reason string) {
 	var closing sync.WaitGroup
-	for _, c := range conns {
+	for _, c := range k.allConns() {
 		closing.Go(func() { c.ws.Close(code, reason) })
 	}
 	closing.Wait()
@@ -287,7 +290,6 @@ func (k *checkKit) run(ctx context.Context) ([]checkResult, error) {
 	return results, nil
 }
 
-// offers reports whether the adapter's handshake names capability.
 func (k *checkKit) offers(capability string) bool {
 	return k.info != nil && slices.Contains(k.info.Capabilities, capability)
 }

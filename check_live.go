@@ -16,7 +16,7 @@ import (
 )
 
 func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
-	_, _, _, pushes, _ := k.conn.recorded()
+	_, _, _, pushes := k.conn.recorded()
 	if !slices.ContainsFunc(pushes, func(p checkPush) bool { return p.kind == "event" }) && k.opts.PushWait > 0 {
 		// An app pushes when something happens in it: give it a moment.
 		fmt.Fprintf(k.progress, "  waiting up to %s for the adapter to push an event\n", k.opts.PushWait)
@@ -25,7 +25,7 @@ func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
 		case <-time.After(k.opts.PushWait):
 		case <-ctx.Done():
 		}
-		_, _, _, pushes, _ = k.conn.recorded()
+		_, _, _, pushes = k.conn.recorded()
 	}
 	advertised := map[string]bool{}
 	for _, s := range k.info.Streams {
@@ -79,7 +79,7 @@ func checkPushEvents(ctx context.Context, k *checkKit) *checkOutcome {
 }
 
 func checkPushStreams(ctx context.Context, k *checkKit) *checkOutcome {
-	_, _, _, pushes, _ := k.conn.recorded()
+	_, _, _, pushes := k.conn.recorded()
 	var latest []streamState
 	for _, p := range pushes {
 		if p.kind == "streams" && p.problem != "" {
@@ -210,44 +210,33 @@ func checkSessionID(_ context.Context, k *checkKit) *checkOutcome {
 // PAYLOAD_TOO_LARGE, then checks that no frame of the run was over the
 // maxPayload of its connection.
 func checkMaxPayload(ctx context.Context, k *checkKit) *checkOutcome {
-	var out *checkOutcome
 	if k.conn.maxPayload == k.opts.SmallPayload && k.opts.SmallPayload < k.opts.MaxPayload {
-		if names, skip := k.snapshotStreams(ctx); skip == nil && len(names) > 0 {
-			for _, name := range names {
-				params := map[string]any{"stream": name}
-				a, err := k.conn.request(ctx, "snapshot.get", params)
-				sent := checkSent("snapshot.get", params) + fmt.Sprintf(" with maxPayload %d", k.conn.maxPayload)
-				switch {
-				case err != nil:
-					out = checkFailed(sent, "%v", err)
-				case a.oversized > 0:
-					out = checkFailed(sent, "a response of %d bytes, over maxPayload %d, not PAYLOAD_TOO_LARGE", a.oversized, k.conn.maxPayload)
-				case a.err != nil && a.err.Code != wireCodePayloadTooLarge:
-					out = checkFailed(sent, "error %s, not PAYLOAD_TOO_LARGE", a.err.Code)
-				}
-				if out != nil {
-					break
-				}
+		names, _ := k.snapshotStreams(ctx) // none: nothing to ask for
+		for _, name := range names {
+			params := map[string]any{"stream": name}
+			a, err := k.conn.request(ctx, "snapshot.get", params)
+			sent := checkSent("snapshot.get", params) + fmt.Sprintf(" with maxPayload %d", k.conn.maxPayload)
+			switch {
+			case err != nil:
+				return checkFailed(sent, "%v", err)
+			case a.oversized > 0:
+				return checkFailed(sent, "a response of %d bytes, over maxPayload %d, not PAYLOAD_TOO_LARGE", a.oversized, k.conn.maxPayload)
+			case a.err != nil && a.err.Code != wireCodePayloadTooLarge:
+				return checkFailed(sent, "error %s, not PAYLOAD_TOO_LARGE", a.err.Code)
 			}
 		}
 	}
-	k.mu.Lock()
-	conns := slices.Clone(k.all)
-	k.mu.Unlock()
-	for _, c := range conns {
-		if oversized, _, _, _, _ := c.recorded(); len(oversized) > 0 && out == nil {
-			out = checkFailed("(nothing: read every frame)", "%s", strings.Join(oversized, "; "))
+	for _, c := range k.allConns() {
+		if oversized, _, _, _ := c.recorded(); len(oversized) > 0 {
+			return checkFailed("(nothing: read every frame)", "%s", strings.Join(oversized, "; "))
 		}
 	}
-	return out
+	return nil
 }
 
 func checkFrames(_ context.Context, k *checkKit) *checkOutcome {
-	k.mu.Lock()
-	conns := slices.Clone(k.all)
-	k.mu.Unlock()
-	for _, c := range conns {
-		_, stray, malformed, _, _ := c.recorded()
+	for _, c := range k.allConns() {
+		_, stray, malformed, _ := c.recorded()
 		if len(malformed) > 0 {
 			return checkFailed("(nothing: read every frame)", "frames that are not a JSON object with a string type: %s", strings.Join(malformed, "; "))
 		}

@@ -91,7 +91,7 @@ func FuzzPickPaths(f *testing.F) {
 		}
 		missing := false
 		for _, p := range pickPaths(root) {
-			_, miss := resolvePath(root, p.segments())
+			_, miss := resolvePath(root, pathFromWire(p.wire))
 			if (miss != nil) != checkMissKinds[p.why] {
 				t.Fatalf("%s %v: miss %v", p.why, p.wire, miss)
 			}

@@ -7,33 +7,19 @@ package main
 // resolver (json_path.go) resolves it.
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 )
 
-// checkPath is a path picked from a state: as sent on the wire and as the
-// server's resolver reads it.
+// checkPath is a path picked from a state, as sent on the wire;
+// pathFromWire reads it as the server does (a string is always a key).
 type checkPath struct {
 	why  string // what kind of path it is, for the report
 	wire []any  // strings and ints
-}
-
-// segments reads a wire path as the server does (a string is always a key).
-func (p checkPath) segments() []pathSegment {
-	segs := make([]pathSegment, 0, len(p.wire))
-	for _, v := range p.wire {
-		switch v := v.(type) {
-		case int:
-			segs = append(segs, pathSegment{Key: strconv.Itoa(v)})
-		case string:
-			segs = append(segs, pathSegment{Key: v, Quoted: isCanonicalDecimal(v)})
-		}
-	}
-	return segs
 }
 
 // maxCheckWalk bounds the nodes pickPaths visits in a large state.
@@ -66,15 +52,10 @@ func pickPaths(root any) []checkPath {
 		queue = queue[1:]
 		switch v := n.value.(type) {
 		case map[string]any:
-			keys := make([]string, 0, len(v))
-			for key := range v {
-				keys = append(keys, key)
-			}
-			slices.Sort(keys)
 			if len(n.wire) == 0 {
 				addMiss("a missing key", []any{"check-adapter: no such key"})
 			}
-			for _, key := range keys {
+			for _, key := range slices.Sorted(maps.Keys(v)) {
 				wire := append(slices.Clip(n.wire), key)
 				switch {
 				case isCanonicalDecimal(key) && len(key) < 10:
@@ -110,32 +91,6 @@ func pickPaths(root any) []checkPath {
 	return append(paths, misses...)
 }
 
-// snapshotState fetches a stream's current snapshot: its seq, the state as
-// sent and decoded.
-func (k *checkKit) snapshotState(ctx context.Context, stream string) (int64, []byte, any, *checkOutcome) {
-	snap, fail := k.snapshot(ctx, map[string]any{"stream": stream})
-	if fail != nil {
-		return 0, nil, nil, fail
-	}
-	root, err := decodeState(snap.State)
-	if err != nil {
-		return 0, nil, nil, checkFailed(checkSent("snapshot.get", map[string]any{"stream": stream}), "a state that is not JSON: %v", err)
-	}
-	return *snap.Seq, snap.State, root, nil
-}
-
-// resolveInState resolves segs in a whole state the way the server does
-// when it slices a snapshot itself (resolveRaw), so that the kit holds an
-// adapter's snapshot.path to the server's own reading of a path.
-func resolveInState(state []byte, segs []pathSegment) (any, *pathMiss, error) {
-	raw, miss, err := resolveRaw(state, segs)
-	if err != nil || miss != nil {
-		return nil, miss, err
-	}
-	v, err := decodeState(raw)
-	return v, nil, err
-}
-
 func checkSnapshotPath(ctx context.Context, k *checkKit) *checkOutcome {
 	return checkEachPath(ctx, k, "snapshot.get", checkPathValue)
 }
@@ -160,14 +115,26 @@ func checkEachPath(ctx context.Context, k *checkKit, method string, check func(c
 		return out
 	}
 	for _, name := range names {
-		seq, state, root, fail := k.snapshotState(ctx, name)
+		snap, fail := k.snapshot(ctx, map[string]any{"stream": name})
 		if fail != nil {
 			return fail
+		}
+		seq := *snap.Seq
+		root, err := decodeState(snap.State)
+		if err != nil {
+			return checkFailed(checkSent("snapshot.get", map[string]any{"stream": name}), "a state that is not JSON: %v", err)
 		}
 		for _, p := range pickPaths(root) {
 			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
 			sent := checkSent(method, params) + " (" + p.why + ")"
-			want, miss, err := resolveInState(state, p.segments())
+			// Resolved in the whole state as the server does when it slices a
+			// snapshot itself, so that the kit holds an adapter's answer to
+			// the server's own reading of a path.
+			raw, miss, err := resolveRaw(snap.State, pathFromWire(p.wire))
+			var want any
+			if err == nil && miss == nil {
+				want, err = decodeState(raw)
+			}
 			if err != nil {
 				return checkFailed(sent, "a state the server cannot walk: %v", err)
 			}
@@ -273,13 +240,12 @@ type checkKeysAnswer struct {
 }
 
 func checkSnapshotKeys(ctx context.Context, k *checkKit) *checkOutcome {
-	return checkEachPath(ctx, k, "snapshot.keys", func(a checkPathAnswer) *checkOutcome {
-		return checkKeys(a.sent, a.result, a.want)
-	})
+	return checkEachPath(ctx, k, "snapshot.keys", checkKeys)
 }
 
 // checkKeys compares a snapshot.keys answer with the value it describes.
-func checkKeys(sent string, raw []byte, value any) *checkOutcome {
+func checkKeys(a checkPathAnswer) *checkOutcome {
+	sent, raw, value := a.sent, a.result, a.want
 	var ans checkKeysAnswer
 	if err := json.Unmarshal(raw, &ans); err != nil || ans.Seq == nil || ans.Size == nil || ans.Total == nil || ans.Children == nil {
 		return checkFailed(sent, "%s, not {seq, timestamp, type, size, total, children}", clipJSON(raw))
@@ -320,8 +286,8 @@ func checkKeys(sent string, raw []byte, value any) *checkOutcome {
 			return checkFailed(sent, "children[%d] (%d bytes) is larger than children[%d] (%d bytes): not largest first", i, c.Size, i-1, (*ans.Children)[i-1].Size)
 		}
 	}
-	slices.SortFunc(got, cmp.Compare)
-	slices.SortFunc(wantChildren, cmp.Compare)
+	slices.Sort(got)
+	slices.Sort(wantChildren)
 	if !slices.Equal(got, wantChildren) {
 		return checkFailed(sent, "children %s; the value's are %s", clipJSON(mustCheckJSON(got)), clipJSON(mustCheckJSON(wantChildren)))
 	}

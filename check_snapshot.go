@@ -79,7 +79,6 @@ func checkSnapshotGet(ctx context.Context, k *checkKit) *checkOutcome {
 	return nil
 }
 
-// checkSameJSON reports whether a and b encode the same JSON value.
 func checkSameJSON(a, b []byte) bool {
 	va, errA := decodeState(a)
 	vb, errB := decodeState(b)

@@ -147,6 +147,7 @@ func newDemoApp(opts demoOptions) *demoApp {
 		now:       opts.Now,
 		sessionID: opts.SessionID,
 		rng:       rand.New(rand.NewPCG(uint64(opts.Seed), 0x5b0c_a9e1)),
+		paths:     demoTrees{streams: map[string]demoTree{}},
 	}
 	if a.now == nil {
 		a.now = time.Now
@@ -191,12 +192,10 @@ func (a *demoApp) mutate(f func()) {
 	defer a.pushMu.Unlock()
 	a.mu.Lock()
 	f()
-	events, link := a.takeOutboxLocked()
+	events, link := a.takeOutboxLocked() // no events without a link
 	a.mu.Unlock()
-	if link != nil {
-		for _, ev := range events {
-			link.offer(ev)
-		}
+	for _, ev := range events {
+		link.offer(ev)
 	}
 }
 
@@ -229,10 +228,6 @@ func (a *demoApp) step() {
 		}
 	})
 }
-
-// Streams, events and ring buffers. demo_requests.go answers requests over
-// them, demo_conn.go is the connection, demo_shop.go the shop's state and
-// user actions.
 
 // demoEvent is one recorded debug event, encoded once when recorded and
 // never changed afterwards, so it may be read without locks. A snapshot
@@ -322,15 +317,18 @@ func appendEventHead(dst []byte, stream string, seq int64, typ, timestamp string
 	return append(dst, `,"payload":`...)
 }
 
-// recordLocked records a non-snapshot event.
-func (a *demoApp) recordLocked(s *demoStream, typ string, payload any) *demoEvent {
+// recordLocked records a non-snapshot event, timestamped now.
+func (a *demoApp) recordLocked(s *demoStream, typ string, payload any) {
+	a.recordAtLocked(s, typ, demoTimestamp(a.now()), payload)
+}
+
+func (a *demoApp) recordAtLocked(s *demoStream, typ, timestamp string, payload any) {
 	p := demoMarshal(payload)
 	s.seq++
-	ev := &demoEvent{seq: s.seq, typ: typ, timestamp: demoTimestamp(a.now())}
+	ev := &demoEvent{seq: s.seq, typ: typ, timestamp: timestamp}
 	ev.head = appendEventHead(make([]byte, 0, 96+len(p)), s.name, ev.seq, typ, ev.timestamp)
 	ev.head = append(append(ev.head, p...), '}')
 	a.keepLocked(s, ev)
-	return ev
 }
 
 // snapshotLocked records a snapshot event of the stream's current state.

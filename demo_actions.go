@@ -12,9 +12,6 @@ import (
 	"slices"
 )
 
-// demoCapabilities are the optional requests the shop offers.
-var demoCapabilities = []string{demoCapStateDispatch, demoCapCommands}
-
 type demoCommandArg struct {
 	Name string `json:"name"`
 	Type string `json:"type"`
@@ -34,22 +31,6 @@ var demoCommands = []demoCommand{
 		Args: []demoCommandArg{{Name: "offline", Type: "boolean"}}},
 }
 
-// handleAction answers the requests that act on the shop; ok is false for
-// other methods.
-func (a *demoApp) handleAction(method string, params json.RawMessage) (result any, werr *wireError, ok bool) {
-	switch method {
-	case "state.dispatch":
-		result, werr = a.dispatchRequest(params)
-	case "commands.list":
-		result = map[string]any{"commands": demoCommands}
-	case "commands.run":
-		result, werr = a.runCommandRequest(params)
-	default:
-		return nil, nil, false
-	}
-	return result, werr, true
-}
-
 func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
 	const method = "state.dispatch"
 	p, werr := demoParseParams(method, raw)
@@ -61,7 +42,7 @@ func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
 		return nil, demoInvalidParams(method, "action", "required")
 	}
 	action, err := demoObject(actionRaw)
-	typ, isString := demoString(action["type"])
+	typ, isString := wireString(action["type"])
 	if err != nil || !isString || typ == "" {
 		return nil, demoInvalidParams(method, "action", "must be an object with a non-empty string type")
 	}
@@ -83,19 +64,15 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 	switch typ {
 	case "cart/clear":
 		reduce = func(s *demoReduxState) { s.Cart.Items, s.Cart.Total = []demoCartItem{}, 0 }
-	case "cart/addItem", "cart/setQuantity":
-		sku := demoStr(p, "sku")
-		var qty int
-		if json.Unmarshal(p["qty"], &qty) != nil || qty < 0 {
+	case "cart/addItem", "cart/setQuantity", "cart/removeItem":
+		qty := 0 // removeItem: quantity 0
+		if typ != "cart/removeItem" && (json.Unmarshal(p["qty"], &qty) != nil || qty < 0) {
 			qty = 1
 		}
-		if prod, found := demoProductBySKU(sku); found {
-			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, qty, typ == "cart/addItem") }
-		}
-	case "cart/removeItem":
 		sku := demoStr(p, "sku")
-		if prod, found := demoProductBySKU(sku); found {
-			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, 0, false) }
+		if i := slices.IndexFunc(demoProducts, func(p demoProduct) bool { return p.SKU == sku }); i >= 0 {
+			prod := demoProducts[i]
+			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, qty, typ == "cart/addItem") }
 		}
 	case "ui/setTheme":
 		if theme := demoStr(p, "theme"); theme != "" {
@@ -129,14 +106,6 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 	}
 	a.trafficLocked(a.outbox[n:])
 	return seq
-}
-
-func demoProductBySKU(sku string) (demoProduct, bool) {
-	i := slices.IndexFunc(demoProducts, func(p demoProduct) bool { return p.SKU == sku })
-	if i < 0 {
-		return demoProduct{}, false
-	}
-	return demoProducts[i], true
 }
 
 // demoSetQty sets (or, with add, raises) the quantity of a product in the

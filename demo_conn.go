@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"slices"
 	"sync"
 	"time"
 
@@ -93,11 +92,11 @@ func (a *demoApp) handshakeMessage() []byte {
 		StartedAt:       a.startedAt,
 		App:             map[string]string{"name": "ShopApp", "version": "2.4.0", "bundleId": "com.example.shop"},
 		Device:          map[string]any{"platform": "ios", "osVersion": "18.1", "model": "iPhone 16", "isEmulator": true},
-		Capabilities:    demoCapabilities,
+		Capabilities:    []string{demoCapStateDispatch, demoCapCommands}, // demo_actions.go
 		Token:           a.opts.Token,
 	}
 	if !a.opts.WithoutPathRequests {
-		msg.Capabilities = append(slices.Clone(demoCapabilities), demoPathCapabilities...)
+		msg.Capabilities = append(msg.Capabilities, demoCapSnapshotPath, demoCapSnapshotKeys)
 	}
 	a.mu.Lock()
 	for _, s := range a.streams {
@@ -127,7 +126,7 @@ func (a *demoApp) handshake(ctx context.Context, conn *websocket.Conn) (int, err
 		if err != nil {
 			continue
 		}
-		switch t, _ := demoString(fields["type"]); t {
+		switch t, _ := wireString(fields["type"]); t {
 		case "handshake_ack":
 			var maxPayload int
 			if json.Unmarshal(fields["maxPayload"], &maxPayload) != nil || maxPayload < 0 {
@@ -135,8 +134,8 @@ func (a *demoApp) handshake(ctx context.Context, conn *websocket.Conn) (int, err
 			}
 			return maxPayload, nil
 		case "handshake_error":
-			code, _ := demoString(fields["code"])
-			message, _ := demoString(fields["message"])
+			code, _ := wireString(fields["code"])
+			message, _ := wireString(fields["message"])
 			return 0, &demoHandshakeError{Code: code, Message: message}
 		}
 	}
@@ -219,14 +218,14 @@ func (a *demoApp) readLoop(ctx context.Context, l *demoLink) error {
 			l.logger.Debug("ignoring malformed message", "err", err)
 			continue
 		}
-		switch t, _ := demoString(fields["type"]); t {
+		switch t, _ := wireString(fields["type"]); t {
 		case "request":
-			id, ok := demoString(fields["id"])
+			id, ok := wireString(fields["id"])
 			if !ok {
 				l.logger.Debug("ignoring request without a string id")
 				continue
 			}
-			method, _ := demoString(fields["method"])
+			method, _ := wireString(fields["method"])
 			params := fields["params"]
 			select {
 			case l.slots <- struct{}{}:
@@ -235,7 +234,7 @@ func (a *demoApp) readLoop(ctx context.Context, l *demoLink) error {
 			}
 			l.start(ctx, id, func(reqCtx context.Context) { a.serveRequest(reqCtx, l, id, method, params) })
 		case "cancel":
-			if id, ok := demoString(fields["id"]); ok {
+			if id, ok := wireString(fields["id"]); ok {
 				l.cancel(id)
 			}
 		}
@@ -293,16 +292,17 @@ func (a *demoApp) serveRequest(ctx context.Context, l *demoLink, id, method stri
 		return // cancelled: the server no longer waits for the answer
 	}
 	quotedID := demoAppendString(nil, id)
-	if werr == nil && l.maxPayload > 0 && !l.sendOversized {
-		if size := demoResponseSize(quotedID, result); size > l.maxPayload {
-			result, werr = nil, &wireError{
+	err := l.write(ctx, func(dst []byte) []byte {
+		frame := demoAppendResponse(dst, quotedID, result, werr)
+		if size := len(frame); werr == nil && l.maxPayload > 0 && !l.sendOversized && size > l.maxPayload {
+			return demoAppendResponse(frame[:0], quotedID, nil, &wireError{
 				Code:    demoCodePayloadTooLarge,
 				Message: fmt.Sprintf("%s: the response is %d bytes, over the server's maxPayload of %d", method, size, l.maxPayload),
 				Details: map[string]int{"bytes": size, "maxPayload": l.maxPayload},
-			}
+			})
 		}
-	}
-	err := l.write(ctx, func(dst []byte) []byte { return demoAppendResponse(dst, quotedID, result, werr) })
+		return frame
+	})
 	if err != nil && ctx.Err() == nil {
 		l.logger.Debug("writing response failed", "id", id, "method", method, "err", err)
 	}
@@ -312,34 +312,20 @@ func (a *demoApp) serveRequest(ctx context.Context, l *demoLink, id, method stri
 // states are copied once into the frame rather than re-marshalled.
 type demoEncoded interface {
 	appendJSON(dst []byte) []byte
-	encodedSize() int
-}
-
-const (
-	demoResponseHead = `{"type":"response","id":`
-	demoResultKey    = `,"result":`
-)
-
-func demoResponseSize(quotedID []byte, result any) int {
-	n := len(demoResponseHead) + len(quotedID) + len(demoResultKey) + 1
-	if enc, ok := result.(demoEncoded); ok {
-		return n + enc.encodedSize()
-	}
-	return n + len(demoMarshal(result))
 }
 
 func demoAppendResponse(dst, quotedID []byte, result any, werr *wireError) []byte {
-	dst = append(dst, demoResponseHead...)
+	dst = append(dst, `{"type":"response","id":`...)
 	dst = append(dst, quotedID...)
 	switch enc, ok := result.(demoEncoded); {
 	case werr != nil:
 		dst = append(dst, `,"error":`...)
 		dst = append(dst, demoMarshal(werr)...)
 	case ok:
-		dst = append(dst, demoResultKey...)
+		dst = append(dst, `,"result":`...)
 		dst = enc.appendJSON(dst)
 	default:
-		dst = append(dst, demoResultKey...)
+		dst = append(dst, `,"result":`...)
 		dst = append(dst, demoMarshal(result)...)
 	}
 	return append(dst, '}')

@@ -107,15 +107,10 @@ type demoRouteRef struct {
 	Params map[string]string `json:"params,omitempty"`
 }
 
-type demoNavAction struct {
-	Type    string        `json:"type"`
-	Payload *demoRouteRef `json:"payload,omitempty"`
-}
-
 type demoRouteChange struct {
-	From   *demoRouteRef  `json:"from"`
-	To     demoRouteRef   `json:"to"`
-	Action *demoNavAction `json:"action,omitempty"`
+	From   *demoRouteRef `json:"from"`
+	To     demoRouteRef  `json:"to"`
+	Action *demoAction   `json:"action,omitempty"` // a navigation action: its payload a *demoRouteRef
 }
 
 type demoMMKVMutation struct {

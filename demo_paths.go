@@ -16,10 +16,6 @@ import (
 	"sync"
 )
 
-// demoPathCapabilities are the capabilities the simulated app advertises
-// unless demoOptions.WithoutPathRequests is set.
-var demoPathCapabilities = []string{demoCapSnapshotPath, demoCapSnapshotKeys}
-
 // demoTrees holds the decoded tree of the latest snapshot asked for with a
 // path, per stream. Snapshot encodings never change once recorded, so an
 // encoding's identity says whether its tree is still the right one.
@@ -45,38 +41,15 @@ func (t *demoTrees) tree(stream string, encoding json.RawMessage) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t.streams == nil {
-		t.streams = map[string]demoTree{}
-	}
 	t.streams[stream] = demoTree{encoding: encoding, root: root}
 	return root, nil
 }
 
 // demoAsksPath reports whether params carry a path (null counts as absent).
 func demoAsksPath(params json.RawMessage) bool {
-	p, werr := demoParseParams("snapshot.get", params)
-	if werr != nil {
-		return false
-	}
+	p, _ := demoParseParams("snapshot.get", params) // params that do not parse hold no path
 	_, ok := p.get("path")
 	return ok
-}
-
-// demoPathParam reads the required path param.
-func demoPathParam(method string, params json.RawMessage) ([]pathSegment, *wireError) {
-	p, werr := demoParseParams(method, params)
-	if werr != nil {
-		return nil, werr
-	}
-	raw, ok := p.get("path")
-	if !ok {
-		return nil, demoInvalidParams(method, "path", "required")
-	}
-	segs, err := parseWirePath(raw)
-	if err != nil {
-		return nil, demoInvalidParams(method, "path", err.Error())
-	}
-	return segs, nil
 }
 
 // demoAt is a resolved path: the snapshot it was resolved in, the decoded
@@ -90,15 +63,23 @@ type demoAt struct {
 // resolveAt takes the snapshot that snapshot.get would answer with params
 // and resolves the params' path in it.
 func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wireError) {
-	segs, werr := demoPathParam(method, params)
+	p, werr := demoParseParams(method, params)
 	if werr != nil {
 		return demoAt{}, werr
+	}
+	rawPath, ok := p.get("path")
+	if !ok {
+		return demoAt{}, demoInvalidParams(method, "path", "required")
+	}
+	segs, err := parseWirePath(rawPath)
+	if err != nil {
+		return demoAt{}, demoInvalidParams(method, "path", err.Error())
 	}
 	snap, werr := a.getSnapshot(params)
 	if werr != nil {
 		return demoAt{}, werr
 	}
-	_, stream, _ := demoStreamParams(method, params) // getSnapshot has checked them
+	stream, _, _ := p.str("stream", true) // getSnapshot has checked it
 	root, err := a.paths.tree(stream, snap.state)
 	if err != nil {
 		return demoAt{}, &wireError{Code: "INTERNAL", Message: fmt.Sprintf("%s: the snapshot does not decode: %v", method, err)}

@@ -6,10 +6,7 @@ package main
 // whose request fails with a 401; and an add-to-cart mutation. The agent
 // sees a failing query without a phone.
 
-import (
-	"encoding/json"
-	"strconv"
-)
+import "encoding/json"
 
 // demoQueryRefetchEvery is how many steps pass between refetches of the
 // product list.
@@ -20,8 +17,8 @@ const demoQueryRefetchEvery = 7
 type demoQueryCache struct {
 	stream    *demoStream
 	queries   map[string]*demoQuery
-	mutations map[string]*demoMutation
-	clock     int64 // milliseconds since the epoch, advanced per fetch
+	mutations map[string]*demoMutation // by mutationId
+	clock     int64                    // milliseconds since the epoch, advanced per fetch
 }
 
 // demoQuery is a query as the cache_snapshot shows it.
@@ -72,14 +69,12 @@ func (a *demoApp) startQueries() {
 		c.queries = map[string]*demoQuery{}
 		c.mutations = map[string]*demoMutation{}
 		c.clock = a.now().UnixMilli()
-		for _, q := range []struct {
-			hash string
-			key  []any
-		}{{demoProductsHash, []any{"products"}}, {demoUserHash, []any{"user", "me"}}} {
-			c.queries[q.hash] = &demoQuery{QueryKey: q.key, Status: "pending", FetchStatus: "idle"}
-			a.queryEventLocked("query_added", q.hash)
-			c.queries[q.hash].ObserverCount = 1
-			a.queryEventLocked("observer_added", q.hash)
+		for _, key := range [][]any{{"products"}, {"user", "me"}} {
+			hash := string(demoMarshal(key)) // demoProductsHash, demoUserHash
+			c.queries[hash] = &demoQuery{QueryKey: key, Status: "pending", FetchStatus: "idle"}
+			a.queryEventLocked("query_added", hash)
+			c.queries[hash].ObserverCount = 1
+			a.queryEventLocked("observer_added", hash)
 		}
 		a.fetchLocked(demoProductsHash)
 		a.fetchLocked(demoUserHash)
@@ -125,7 +120,6 @@ func (a *demoApp) fetchLocked(hash string) {
 	c.stream.markChanged()
 }
 
-// queryEventLocked records a query event with the query's current state.
 func (a *demoApp) queryEventLocked(typ, hash string) {
 	a.recordLocked(a.queries.stream, typ, demoQueryEvent{QueryHash: hash, demoQuery: *a.queries.queries[hash]})
 	a.queries.stream.markChanged()
@@ -133,10 +127,5 @@ func (a *demoApp) queryEventLocked(typ, hash string) {
 
 // encodeQueries is the cache_snapshot state.
 func (a *demoApp) encodeQueries() json.RawMessage {
-	c := &a.queries
-	mutations := make(map[string]*demoMutation, len(c.mutations))
-	for _, m := range c.mutations {
-		mutations[strconv.Itoa(m.MutationID)] = m
-	}
-	return demoMarshal(map[string]any{"queries": c.queries, "mutations": mutations})
+	return demoMarshal(map[string]any{"queries": a.queries.queries, "mutations": a.queries.mutations})
 }

@@ -29,9 +29,12 @@ func (a *demoApp) handle(method string, params json.RawMessage) (result any, err
 		return demoResult(a.getSnapshot(params))
 	case "snapshot.keys":
 		return demoResult(a.snapshotKeys(params))
-	}
-	if res, werr, ok := a.handleAction(method, params); ok {
-		return res, werr
+	case "state.dispatch": // this and the commands: demo_actions.go
+		return a.dispatchRequest(params)
+	case "commands.list":
+		return map[string]any{"commands": demoCommands}, nil
+	case "commands.run":
+		return a.runCommandRequest(params)
 	}
 	return nil, &wireError{
 		Code:    demoCodeUnknownMethod,
@@ -64,26 +67,18 @@ type demoStreamsResult struct {
 	Streams []demoStreamInfo `json:"streams"`
 }
 
-func (r *demoStreamsResult) appendJSON(dst []byte) []byte { return append(dst, demoMarshal(r)...) }
-
-func (r *demoStreamsResult) encodedSize() int { return len(demoMarshal(r)) }
-
 func (a *demoApp) listStreams() *demoStreamsResult {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	res := &demoStreamsResult{Streams: make([]demoStreamInfo, 0, len(a.streams))}
 	for _, s := range a.streams {
+		// The ring drops its oldest first: when the latest snapshot is gone, all are.
 		info := demoStreamInfo{Name: s.name, Active: true, EventCount: s.ring.len(),
-			OldestSeq: s.ring.oldestSeq(), LatestSeq: s.ring.latestSeq(), Instances: s.instances}
+			OldestSeq: s.ring.oldestSeq(), LatestSeq: s.ring.latestSeq(), Instances: s.instances,
+			HasSnapshot: s.lastSnapshot != nil && s.ring.find(s.lastSnapshot.seq) == s.lastSnapshot}
 		if s.ring.len() > 0 {
 			at := s.ring.at(s.ring.len() - 1).timestamp
 			info.LastEventAt = &at
-		}
-		for i := range s.ring.len() {
-			if s.ring.at(i).isSnapshot() {
-				info.HasSnapshot = true
-				break
-			}
 		}
 		res.Streams = append(res.Streams, info)
 	}
@@ -98,16 +93,6 @@ type demoEventsResult struct {
 	oldestSeq, latestSeq int64
 }
 
-func (r *demoEventsResult) appendTail(dst []byte) []byte {
-	dst = append(dst, `],"hasMore":`...)
-	dst = strconv.AppendBool(dst, r.hasMore)
-	dst = append(dst, `,"oldestSeq":`...)
-	dst = strconv.AppendInt(dst, r.oldestSeq, 10)
-	dst = append(dst, `,"latestSeq":`...)
-	dst = strconv.AppendInt(dst, r.latestSeq, 10)
-	return append(dst, '}')
-}
-
 func (r *demoEventsResult) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"events":[`...)
 	for i, ev := range r.events {
@@ -116,19 +101,13 @@ func (r *demoEventsResult) appendJSON(dst []byte) []byte {
 		}
 		dst = ev.appendJSON(dst)
 	}
-	return r.appendTail(dst)
-}
-
-func (r *demoEventsResult) encodedSize() int {
-	var tail [80]byte
-	n := len(`{"events":[`) + len(r.appendTail(tail[:0]))
-	for i, ev := range r.events {
-		if i > 0 {
-			n++
-		}
-		n += ev.encodedSize()
-	}
-	return n
+	dst = append(dst, `],"hasMore":`...)
+	dst = strconv.AppendBool(dst, r.hasMore)
+	dst = append(dst, `,"oldestSeq":`...)
+	dst = strconv.AppendInt(dst, r.oldestSeq, 10)
+	dst = append(dst, `,"latestSeq":`...)
+	dst = strconv.AppendInt(dst, r.latestSeq, 10)
+	return append(dst, '}')
 }
 
 func (r *demoEventsResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
@@ -192,21 +171,13 @@ type demoSnapshotResult struct {
 	state     json.RawMessage
 }
 
-func (r *demoSnapshotResult) appendHead(dst []byte) []byte {
+func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
 	dst = append(dst, `{"seq":`...)
 	dst = strconv.AppendInt(dst, r.seq, 10)
 	dst = append(dst, `,"timestamp":`...)
 	dst = demoAppendString(dst, r.timestamp)
-	return append(dst, `,"state":`...)
-}
-
-func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
-	return append(append(r.appendHead(dst), r.state...), '}')
-}
-
-func (r *demoSnapshotResult) encodedSize() int {
-	var head [96]byte
-	return len(r.appendHead(head[:0])) + len(r.state) + 1
+	dst = append(dst, `,"state":`...)
+	return append(append(dst, r.state...), '}')
 }
 
 func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
@@ -347,14 +318,6 @@ func demoObject(data []byte) (map[string]json.RawMessage, error) {
 		return nil, errors.New("not a JSON object")
 	}
 	return m, nil
-}
-
-func demoString(v json.RawMessage) (string, bool) {
-	var s string
-	if len(v) == 0 || v[0] != '"' || json.Unmarshal(v, &s) != nil {
-		return "", false
-	}
-	return s, true
 }
 
 func demoMarshal(v any) []byte {

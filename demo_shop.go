@@ -95,7 +95,6 @@ func demoRandomKey(rng *rand.Rand, prefix string, n int) string {
 // keyLocked returns a React Navigation style route key, "Home-xK3f…".
 func (a *demoApp) keyLocked(name string) string { return demoRandomKey(a.rng, name+"-", 10) }
 
-// tokenLocked returns a new auth token.
 func (a *demoApp) tokenLocked() string { return demoRandomKey(a.rng, "eyJhbGciOiJIUzI1NiJ9.", 32) }
 
 // dispatchLocked records a Redux action after applying reduce to the store.
@@ -205,7 +204,7 @@ func (a *demoApp) checkoutLocked() {
 		a.addToCartLocked()
 		return
 	}
-	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: "Checkout"}}, func() {
+	a.navigateLocked(demoAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: "Checkout"}}, func() {
 		a.nav.Routes = append(a.nav.Routes, demoRoute{Key: a.keyLocked("Checkout"), Name: "Checkout"})
 		a.nav.Index = len(a.nav.Routes) - 1
 	})
@@ -240,7 +239,6 @@ func (a *demoApp) browseCategoryLocked() {
 	})
 }
 
-// demoProductsIn is the catalog's products of one category.
 func demoProductsIn(category string) []demoProduct {
 	return slices.DeleteFunc(slices.Clone(demoProducts), func(p demoProduct) bool { return p.Category != category })
 }
@@ -255,7 +253,7 @@ func (a *demoApp) focusedRouteLocked() demoRouteRef {
 
 // navigateLocked changes the navigation state with apply and records the
 // route_change and the ui/screenChanged action that follows it.
-func (a *demoApp) navigateLocked(action demoNavAction, apply func()) {
+func (a *demoApp) navigateLocked(action demoAction, apply func()) {
 	from := a.focusedRouteLocked()
 	apply()
 	to := a.focusedRouteLocked()
@@ -267,31 +265,22 @@ func (a *demoApp) navigateLocked(action demoNavAction, apply func()) {
 }
 
 func (a *demoApp) navigateToTabLocked(tab string) {
-	a.navigateLocked(demoNavAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: tab}}, func() {
+	a.navigateLocked(demoAction{Type: "NAVIGATE", Payload: &demoRouteRef{Name: tab}}, func() {
 		a.nav.Routes = a.nav.Routes[:1]
 		a.nav.Index = 0
-		for i, name := range demoTabs {
-			if name == tab {
-				a.nav.Routes[0].State.Index = i
-			}
-		}
+		a.nav.Routes[0].State.Index = slices.Index(demoTabs, tab)
 	})
 }
 
 func (a *demoApp) switchTabLocked() {
 	current := a.focusedRouteLocked().Name
-	var choices []string
-	for _, tab := range demoTabs {
-		if tab != current {
-			choices = append(choices, tab)
-		}
-	}
+	choices := slices.DeleteFunc(slices.Clone(demoTabs), func(tab string) bool { return tab == current })
 	a.navigateToTabLocked(choices[a.rng.IntN(len(choices))])
 }
 
 func (a *demoApp) openProductLocked() {
 	if len(a.nav.Routes) >= 3 {
-		a.navigateLocked(demoNavAction{Type: "GO_BACK"}, func() {
+		a.navigateLocked(demoAction{Type: "GO_BACK"}, func() {
 			a.nav.Routes = a.nav.Routes[:len(a.nav.Routes)-1]
 			a.nav.Index = len(a.nav.Routes) - 1
 		})
@@ -299,7 +288,7 @@ func (a *demoApp) openProductLocked() {
 	}
 	p := a.randomProductLocked()
 	params := map[string]string{"sku": p.SKU}
-	a.navigateLocked(demoNavAction{Type: "PUSH", Payload: &demoRouteRef{Name: "ProductDetail", Params: params}}, func() {
+	a.navigateLocked(demoAction{Type: "PUSH", Payload: &demoRouteRef{Name: "ProductDetail", Params: params}}, func() {
 		a.nav.Routes = append(a.nav.Routes, demoRoute{Key: a.keyLocked("ProductDetail"), Name: "ProductDetail", Params: params})
 		a.nav.Index = len(a.nav.Routes) - 1
 	})

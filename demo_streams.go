@@ -91,16 +91,6 @@ func (a *demoApp) lastTimestampLocked() string {
 	return latest
 }
 
-// recordAtLocked records a non-snapshot event with the given timestamp.
-func (a *demoApp) recordAtLocked(s *demoStream, typ, timestamp string, payload any) {
-	p := demoMarshal(payload)
-	s.seq++
-	ev := &demoEvent{seq: s.seq, typ: typ, timestamp: timestamp}
-	ev.head = appendEventHead(make([]byte, 0, 96+len(p)), s.name, ev.seq, typ, ev.timestamp)
-	ev.head = append(append(ev.head, p...), '}')
-	a.keepLocked(s, ev)
-}
-
 func (a *demoApp) logLocked(level, message, stack string) {
 	a.recordAtLocked(a.traffic.console, "log", a.lastTimestampLocked(), demoLog{Level: level, Message: message, Stack: stack})
 }
@@ -170,7 +160,7 @@ func demoActionOf(ev *demoEvent) (string, map[string]json.RawMessage, bool) {
 }
 
 func demoStr(fields map[string]json.RawMessage, name string) string {
-	s, _ := demoString(fields[name])
+	s, _ := wireString(fields[name])
 	return s
 }
 
@@ -247,8 +237,7 @@ func (a *demoApp) trafficLocked(events []*demoEvent) {
 // recommendationsLocked fetches the home screen's recommendations, a
 // request that sometimes times out without any response.
 func (a *demoApp) recommendationsLocked() {
-	t := &a.traffic
-	if t.rng.IntN(3) == 0 {
+	if a.traffic.rng.IntN(3) == 0 {
 		a.recommendationsTimedOutLocked()
 		return
 	}
@@ -256,8 +245,6 @@ func (a *demoApp) recommendationsLocked() {
 		map[string]any{"skus": []string{"A-2", "B-4", "C-1"}}, nil, "")
 }
 
-// recommendationsTimedOutLocked is a recommendations request that got no
-// response.
 func (a *demoApp) recommendationsTimedOutLocked() {
 	a.requestLocked("GET", "/recommendations", map[string]string{"user": demoAdmin.ID}, nil, 0, nil, nil,
 		"Network request failed: the request timed out after 10000 ms")
