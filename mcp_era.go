@@ -13,7 +13,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -219,13 +218,8 @@ func modernResult(methodName string, result any, err error) (any, error) {
 func (s *mcpServer) discover(context.Context, json.RawMessage) (any, error) {
 	return map[string]any{
 		"supportedVersions": supportedVersions(),
-		"capabilities": map[string]any{
-			"tools":       map[string]any{},
-			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
-			"completions": map[string]any{},
-			"prompts":     map[string]bool{"listChanged": false},
-		},
-		"instructions": serverInstructions,
+		"capabilities":      serverCapabilities(),
+		"instructions":      serverInstructions,
 	}, nil
 }
 
@@ -249,12 +243,6 @@ func (l *listener) deliver(method string, params map[string]any) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.send(method, params)
-}
-
-func (s *mcpServer) listenerList() []*listener {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.listeners))
 }
 
 // listen serves subscriptions/listen: it acknowledges the notification types

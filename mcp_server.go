@@ -207,18 +207,25 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 	if c := callFrom(ctx).client; c != nil {
 		c.initialized.Store(true)
 	}
+	caps := serverCapabilities()
+	caps["logging"] = map[string]any{}
 	return map[string]any{
 		"protocolVersion": negotiated,
-		"capabilities": map[string]any{
-			"tools":       map[string]any{},
-			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
-			"logging":     map[string]any{},
-			"completions": map[string]any{},
-			"prompts":     map[string]bool{"listChanged": false},
-		},
-		"serverInfo":   json.RawMessage(serverInfoJSON),
-		"instructions": serverInstructions,
+		"capabilities":    caps,
+		"serverInfo":      json.RawMessage(serverInfoJSON),
+		"instructions":    serverInstructions,
 	}, nil
+}
+
+// serverCapabilities are the capabilities both eras announce; the legacy
+// era adds logging, which 2026-07-28 replaced by a per-request log level.
+func serverCapabilities() map[string]any {
+	return map[string]any{
+		"tools":       map[string]any{},
+		"resources":   map[string]bool{"subscribe": true, "listChanged": true},
+		"completions": map[string]any{},
+		"prompts":     map[string]bool{"listChanged": false},
+	}
 }
 
 func (s *mcpServer) ping(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil }
@@ -304,10 +311,15 @@ func (s *mcpServer) resourceUpdated(params any) {
 	}
 }
 
-func (s *mcpServer) clientList() []*client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.clients))
+func (s *mcpServer) clientList() []*client { return lockedKeys(&s.mu, s.clients) }
+
+func (s *mcpServer) listenerList() []*listener { return lockedKeys(&s.mu, s.listeners) }
+
+// lockedKeys returns the keys of m, read with mu held.
+func lockedKeys[K comparable, V any](mu *sync.Mutex, m map[K]V) []K {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Collect(maps.Keys(m))
 }
 
 func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, error) {
