@@ -3,18 +3,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 )
 
 // Reading the params of MCP requests: decoded as encoding/json decodes
 // them, with errors that name the member at fault and never echo much of
 // the client's input.
-
-// quoteClipped quotes s, clipped to limit characters: an error must not
-// echo a megabyte of the client's input.
-func quoteClipped(s string, limit int) string {
-	return strconv.Quote(clipText(s, limit))
-}
 
 // decodeParams decodes method params into dst; absent params decode as {}.
 // Member names of method params are matched as encoding/json does; tool

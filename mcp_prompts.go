@@ -301,22 +301,19 @@ func completePrompt(ctx context.Context, data promptLookups, promptName, argName
 	case argInstance:
 		candidates = data.mmkvInstanceNames()
 	case argSession:
-		// The other side of a comparison is not offered twice.
+		// The other side of a comparison (compare-sessions' a and b) is not
+		// offered twice.
+		other := context["a"]
+		if argName == "a" {
+			other = context["b"]
+		}
 		for _, name := range data.sessionNames() {
-			if other := context[otherSide(argName)]; other == "" || name != other {
+			if other == "" || name != other {
 				candidates = append(candidates, name)
 			}
 		}
 	}
 	return matchPrefix(candidates, typed), nil
-}
-
-// otherSide names the other argument of compare-sessions.
-func otherSide(arg string) string {
-	if arg == "a" {
-		return "b"
-	}
-	return "a"
 }
 
 // matchPrefix returns the candidates starting with typed, then those that

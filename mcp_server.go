@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -365,8 +366,10 @@ func (s *mcpServer) listResources(_ context.Context, params json.RawMessage) (an
 	if p.Cursor != nil {
 		pos, ok := parseListCursor(*p.Cursor)
 		if !ok {
+			// Clipped: an error must not echo a megabyte of the client's input.
 			return nil, rpcErrorf(errInvalidParams, nil,
-				"invalid params: cursor %s was not issued by this server; pass a nextCursor back unchanged, or none for the first page", quoteClipped(*p.Cursor, 64))
+				"invalid params: cursor %s was not issued by this server; pass a nextCursor back unchanged, or none for the first page",
+				strconv.Quote(clipText(*p.Cursor, 64)))
 		}
 		start = pos
 	}

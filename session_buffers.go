@@ -250,12 +250,7 @@ func (s *session) keepCommands(method string, raw json.RawMessage) {
 	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
 		return
 	}
-	s.setCommands(res.Commands)
-}
-
-// setCommands records the commands the app registered.
-func (s *session) setCommands(commands []json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.commands = commands
+	s.commands = res.Commands
 }
