@@ -331,11 +331,7 @@ func matchPrefix(candidates []string, typed string) []string {
 	}
 	slices.Sort(exact)
 	slices.Sort(folded)
-	out := append(slices.Compact(exact), slices.Compact(folded)...)
-	if out == nil {
-		return []string{}
-	}
-	return out
+	return append(append([]string{}, slices.Compact(exact)...), slices.Compact(folded)...)
 }
 
 // completeStatePath completes a state path typed so far: the part before

@@ -187,14 +187,12 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	wasLive := s.feed == feed && feed != nil
 	if wasLive {
 		s.feed = nil
 		s.disconnectedAt = time.Now()
 		s.wakeLocked()
-	}
-	s.mu.Unlock()
-	if wasLive {
 		r.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
 	}
 	return wasLive
