@@ -102,19 +102,18 @@ func typedToolError(err error) *toolError {
 	case *errNotConnected:
 		return notConnectedError(e.Reason, e.WSURL, e.ListenError)
 	case *errTooManyPending:
+		format := "too many requests pending on the app adapter (limit %d); it is not answering"
 		if e.Via == sessionViaReactotron {
-			return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
+			format = "too many requests waiting on the Reactotron app (limit %d); it is not answering"
 		}
-		return newToolError(codeAdapterError, nil,
-			"too many requests pending on the app adapter (limit %d); it is not answering", e.Limit)
+		return newToolError(codeAdapterError, nil, format, e.Limit)
 	case *errAdapterTimeout:
-		ms := e.After.Milliseconds()
+		format := "the app adapter did not answer %s within %d ms"
 		if e.Via == sessionViaReactotron {
-			return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
-				"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
+			format = "the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)"
 		}
-		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
-			"the app adapter did not answer %s within %d ms", e.Method, ms)
+		ms := e.After.Milliseconds()
+		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms}, format, e.Method, ms)
 	case *errFrameTooLarge:
 		te := newToolError(codePayloadTooLarge, linkPayloadDetails{Size: e.Size, Limit: e.Limit},
 			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", e.Method, e.Size, e.Limit)

@@ -151,9 +151,8 @@ func (s *session) queryCacheSnapshot(from any) (json.RawMessage, error) {
 
 // keepStores merges named stores into those held and, when any changed,
 // records them all as a stores_snapshot event {state: {<name>: state},
-// changed: [names]}. It
-// returns the names held, sorted, without "*" and "" (which plugins read
-// as "everything").
+// changed: [names]}. It returns the names held, sorted, without "*" and ""
+// (which plugins read as "everything").
 func (s *session) keepStores(from any, at time.Time, stores []reactotronStoreValue) []string {
 	s.mu.Lock()
 	k := s.keptLocked()
