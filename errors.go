@@ -54,7 +54,6 @@ type toolError struct {
 
 func (e *toolError) Error() string { return e.Code + ": " + e.Message }
 
-// newToolError builds a toolError with a formatted message.
 func newToolError(code string, details any, format string, args ...any) *toolError {
 	return &toolError{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
 }

@@ -178,7 +178,6 @@ func (s *subscriptionSet) changed() {
 	}
 }
 
-// list returns the URIs held.
 func (s *subscriptionSet) list() []string { return lockedKeys(&s.mu, s.uris) }
 
 func (s *subscriptionSet) remove(hub *resourceHub, uri string) {

@@ -64,7 +64,6 @@ const promptPageSize = 20
 // names of the arguments it takes.
 type toolCatalog map[string][]string
 
-// has reports whether the tool is registered.
 func (c toolCatalog) has(tool string) bool { _, ok := c[tool]; return ok }
 
 // takes reports whether the tool is registered and takes the argument.
@@ -83,7 +82,6 @@ func catalogOf(ts *toolSet) toolCatalog {
 	return c
 }
 
-// promptByName finds a prompt of allPrompts.
 func promptByName(name string) *prompt {
 	if i := slices.IndexFunc(allPrompts, func(p *prompt) bool { return p.name == name }); i >= 0 {
 		return allPrompts[i]
@@ -253,7 +251,6 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 	return args, nil
 }
 
-// promptArgNames lists the names of p's arguments.
 func promptArgNames(p *prompt) []string {
 	names := make([]string, len(p.args))
 	for i, a := range p.args {

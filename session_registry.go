@@ -268,7 +268,6 @@ func (r *sessionRegistry) hasConnected() bool {
 	return r.everConnected
 }
 
-// count is how many sessions the registry holds.
 func (r *sessionRegistry) count() int {
 	return len(r.list())
 }
