@@ -259,11 +259,8 @@ func (s *mcpServer) listen(ctx context.Context, params json.RawMessage) (any, er
 			ResourceSubscriptions []string `json:"resourceSubscriptions"`
 		} `json:"notifications"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "notifications", &p.Notifications); err != nil {
 		return nil, err
-	}
-	if p.Notifications == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "notifications" is required`)
 	}
 	if call.send == nil || call.id == nil {
 		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: subscriptions/listen needs a request with an id on a transport that can stream")

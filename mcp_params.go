@@ -23,6 +23,18 @@ func decodeParams(params json.RawMessage, dst any) error {
 	return nil
 }
 
+// decodeRequired decodes params into p, of which *field is the member named
+// member, and refuses them when that member is absent or null.
+func decodeRequired[T any](params json.RawMessage, p any, member string, field **T) error {
+	if err := decodeParams(params, p); err != nil {
+		return err
+	}
+	if *field == nil {
+		return rpcErrorf(errInvalidParams, nil, "invalid params: %q is required", member)
+	}
+	return nil
+}
+
 func describeJSONError(err error) string {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) && te.Field != "" {
@@ -53,11 +65,8 @@ func uriParam(params json.RawMessage) (string, error) {
 	var p struct {
 		URI *string `json:"uri"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "uri", &p.URI); err != nil {
 		return "", err
-	}
-	if p.URI == nil {
-		return "", rpcErrorf(errInvalidParams, nil, `invalid params: "uri" is required`)
 	}
 	return *p.URI, nil
 }

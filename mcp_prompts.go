@@ -170,11 +170,8 @@ func (s *mcpServer) getPrompt(_ context.Context, params json.RawMessage) (any, e
 		Name      *string         `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "name", &p.Name); err != nil {
 		return nil, err
-	}
-	if p.Name == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "name" is required`)
 	}
 	pr := promptByName(*p.Name)
 	if pr == nil {

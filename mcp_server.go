@@ -195,11 +195,8 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 	var p struct {
 		ProtocolVersion *string `json:"protocolVersion"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "protocolVersion", &p.ProtocolVersion); err != nil {
 		return nil, err
-	}
-	if p.ProtocolVersion == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "protocolVersion" is required`)
 	}
 	negotiated := protocolVersions[len(protocolVersions)-1]
 	if slices.Contains(protocolVersions, *p.ProtocolVersion) {
@@ -245,11 +242,8 @@ func (s *mcpServer) setLevel(ctx context.Context, params json.RawMessage) (any, 
 	var p struct {
 		Level *string `json:"level"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "level", &p.Level); err != nil {
 		return nil, err
-	}
-	if p.Level == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "level" is required`)
 	}
 	i := slices.Index(logLevels, *p.Level)
 	if i < 0 {
