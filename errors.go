@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -260,24 +261,20 @@ type linkAdapterErrorDetails struct {
 // SNAPSHOT_NOT_FOUND and PAYLOAD_TOO_LARGE (and PATH_NOT_FOUND of a snapshot
 // request) on as they are; any other code is an ADAPTER_ERROR (spec §4).
 func adapterAnsweredError(e *errAdapterAnswered) *toolError {
+	answered := fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
 	pathMiss := e.Code == codePathNotFound && (e.Method == "snapshot.get" || e.Method == "snapshot.keys")
 	switch {
 	case e.Code == codeStreamUnavailable, e.Code == codeSnapshotNotFound, e.Code == codePayloadTooLarge, pathMiss:
-		msg := e.Message
-		if msg == "" {
-			msg = fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
-		}
-		var d any
+		var d any // a nil interface, not a nil json.RawMessage, when the app gave no details
 		if e.Details != nil {
 			d = e.Details
 		}
-		return &toolError{Code: e.Code, Message: msg, Details: d}
+		return &toolError{Code: e.Code, Message: cmp.Or(e.Message, answered), Details: d}
 	}
-	text := fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
 	if e.Message != "" {
-		text += ": " + e.Message
+		answered += ": " + e.Message
 	}
-	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: e.Code, AdapterMessage: e.Message}, "%s", text)
+	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: e.Code, AdapterMessage: e.Message}, "%s", answered)
 }
 
 // unknownSessionError is the INVALID_PARAMS error of a session argument
