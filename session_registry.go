@@ -246,17 +246,15 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 		return all[i], nil
 	}
 	var byApp []*session
-	for _, s := range all {
-		if strings.EqualFold(s.view().AppName(), ref) {
+	views := make([]sessionView, len(all))
+	for i, s := range all {
+		views[i] = s.view()
+		if strings.EqualFold(views[i].AppName(), ref) {
 			byApp = append(byApp, s)
 		}
 	}
 	if len(byApp) == 1 {
 		return byApp[0], nil
-	}
-	views := make([]sessionView, len(all))
-	for i, s := range all {
-		views[i] = s.view()
 	}
 	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
