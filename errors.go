@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"net/url"
@@ -54,7 +55,6 @@ type toolError struct {
 
 func (e *toolError) Error() string { return e.Code + ": " + e.Message }
 
-// newToolError builds a toolError with a formatted message.
 func newToolError(code string, details any, format string, args ...any) *toolError {
 	return &toolError{Code: code, Message: fmt.Sprintf(format, args...), Details: details}
 }
@@ -102,19 +102,18 @@ func typedToolError(err error) *toolError {
 	case *errNotConnected:
 		return notConnectedError(e.Reason, e.WSURL, e.ListenError)
 	case *errTooManyPending:
+		format := "too many requests pending on the app adapter (limit %d); it is not answering"
 		if e.Via == sessionViaReactotron {
-			return newToolError(codeAdapterError, nil, "too many requests waiting on the Reactotron app (limit %d); it is not answering", e.Limit)
+			format = "too many requests waiting on the Reactotron app (limit %d); it is not answering"
 		}
-		return newToolError(codeAdapterError, nil,
-			"too many requests pending on the app adapter (limit %d); it is not answering", e.Limit)
+		return newToolError(codeAdapterError, nil, format, e.Limit)
 	case *errAdapterTimeout:
-		ms := e.After.Milliseconds()
+		format := "the app adapter did not answer %s within %d ms"
 		if e.Via == sessionViaReactotron {
-			return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
-				"the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)", e.Method, ms)
+			format = "the Reactotron app did not answer %s within %d ms (is reactotron-redux set up in it?)"
 		}
-		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms},
-			"the app adapter did not answer %s within %d ms", e.Method, ms)
+		ms := e.After.Milliseconds()
+		return newToolError(codeTimeout, linkTimeoutDetails{Method: e.Method, TimeoutMs: ms}, format, e.Method, ms)
 	case *errFrameTooLarge:
 		te := newToolError(codePayloadTooLarge, linkPayloadDetails{Size: e.Size, Limit: e.Limit},
 			"the app adapter's answer to %s is %d bytes, over MAX_PAYLOAD_SIZE (%d bytes)", e.Method, e.Size, e.Limit)
@@ -262,24 +261,20 @@ type linkAdapterErrorDetails struct {
 // SNAPSHOT_NOT_FOUND and PAYLOAD_TOO_LARGE (and PATH_NOT_FOUND of a snapshot
 // request) on as they are; any other code is an ADAPTER_ERROR (spec §4).
 func adapterAnsweredError(e *errAdapterAnswered) *toolError {
+	answered := fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
 	pathMiss := e.Code == codePathNotFound && (e.Method == "snapshot.get" || e.Method == "snapshot.keys")
 	switch {
 	case e.Code == codeStreamUnavailable, e.Code == codeSnapshotNotFound, e.Code == codePayloadTooLarge, pathMiss:
-		msg := e.Message
-		if msg == "" {
-			msg = fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
-		}
-		var d any
+		var d any // a nil interface, not a nil json.RawMessage, when the app gave no details
 		if e.Details != nil {
 			d = e.Details
 		}
-		return &toolError{Code: e.Code, Message: msg, Details: d}
+		return &toolError{Code: e.Code, Message: cmp.Or(e.Message, answered), Details: d}
 	}
-	text := fmt.Sprintf("the app adapter answered %s with %s", e.Method, e.Code)
 	if e.Message != "" {
-		text += ": " + e.Message
+		answered += ": " + e.Message
 	}
-	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: e.Code, AdapterMessage: e.Message}, "%s", text)
+	return newToolError(codeAdapterError, linkAdapterErrorDetails{AdapterCode: e.Code, AdapterMessage: e.Message}, "%s", answered)
 }
 
 // unknownSessionError is the INVALID_PARAMS error of a session argument

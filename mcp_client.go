@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -179,12 +178,7 @@ func (s *subscriptionSet) changed() {
 	}
 }
 
-// list returns the URIs held.
-func (s *subscriptionSet) list() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.uris))
-}
+func (s *subscriptionSet) list() []string { return lockedKeys(&s.mu, s.uris) }
 
 func (s *subscriptionSet) remove(hub *resourceHub, uri string) {
 	s.mu.Lock()

@@ -13,9 +13,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"maps"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -42,12 +40,11 @@ const (
 )
 
 // Error codes 2026-07-28 defines (basic/index, "Error Codes"). No method of
-// this server needs a client capability, so -32021 is never sent; it is
-// named here so that the codes stay reserved in one place.
+// this server needs a client capability, so -32021 (missing required client
+// capability) is never sent.
 var (
-	errHeaderMismatch                  = &rpcError{Code: -32020, Message: "header mismatch"}
-	errMissingRequiredClientCapability = &rpcError{Code: -32021, Message: "missing required client capability"}
-	errUnsupportedProtocolVersion      = &rpcError{Code: -32022, Message: "unsupported protocol version"}
+	errHeaderMismatch             = &rpcError{Code: -32020, Message: "header mismatch"}
+	errUnsupportedProtocolVersion = &rpcError{Code: -32022, Message: "unsupported protocol version"}
 )
 
 // requestMeta is what a 2026-07-28 request says about itself.
@@ -161,6 +158,9 @@ var serverInfoJSON = func() []byte {
 	return data
 }()
 
+// serverInfoMeta is the _meta of every 2026-07-28 result: the server's identity.
+var serverInfoMeta = []byte(`{"` + metaServerInfo + `":` + string(serverInfoJSON) + `}`)
+
 // modernResult gives a handler's answer the 2026-07-28 shape: errors with
 // that revision's codes, results with resultType, the server's identity in
 // _meta and, where cachePolicy says, ttlMs and cacheScope.
@@ -187,44 +187,30 @@ func modernResult(methodName string, result any, err error) (any, error) {
 		return json.RawMessage(data), nil
 	}
 	hasMeta, hasType := false, false
-	empty := true
 	_ = eachMember(data, func(name string, _ []byte) bool {
-		empty = false
 		hasMeta = hasMeta || name == "_meta"
 		hasType = hasType || name == "resultType"
 		return true
 	})
-	out := make([]byte, 0, len(data)+160)
-	out = append(out, '{')
-	sep := func() {
-		if len(out) > 1 {
-			out = append(out, ',')
-		}
-	}
+	var o jsonObject
 	if !hasType {
-		out = append(out, `"resultType":"complete"`...)
+		o.raw("resultType", []byte(`"complete"`))
 	}
 	if p, ok := cachePolicy[methodName]; ok {
-		sep()
-		out = append(out, `"ttlMs":`...)
-		out = strconv.AppendInt(out, int64(p.ttlMs), 10)
-		out = append(out, `,"cacheScope":"`...)
-		out = append(out, p.scope...)
-		out = append(out, '"')
+		o.value("ttlMs", int64(p.ttlMs))
+		o.value("cacheScope", p.scope)
 	}
 	if !hasMeta {
-		sep()
-		out = append(out, `"_meta":{"`+metaServerInfo+`":`...)
-		out = append(out, serverInfoJSON...)
-		out = append(out, '}')
+		o.raw("_meta", serverInfoMeta)
 	}
-	if !empty {
-		sep()
-		out = append(out, bytes.TrimLeft(data[1:], " \t\n\r")...)
-	} else {
-		out = append(out, '}')
+	switch rest := bytes.TrimLeft(data[1:], " \t\n\r"); {
+	case len(o.buf) == 0:
+		return json.RawMessage(append([]byte{'{'}, rest...)), nil
+	case rest[0] == '}':
+		return json.RawMessage(o.close()), nil
+	default:
+		return json.RawMessage(append(append(o.buf, ','), rest...)), nil
 	}
-	return json.RawMessage(out), nil
 }
 
 // discover answers server/discover: the versions, capabilities and
@@ -232,13 +218,8 @@ func modernResult(methodName string, result any, err error) (any, error) {
 func (s *mcpServer) discover(context.Context, json.RawMessage) (any, error) {
 	return map[string]any{
 		"supportedVersions": supportedVersions(),
-		"capabilities": map[string]any{
-			"tools":       map[string]any{},
-			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
-			"completions": map[string]any{},
-			"prompts":     map[string]bool{"listChanged": false},
-		},
-		"instructions": serverInstructions,
+		"capabilities":      serverCapabilities(),
+		"instructions":      serverInstructions,
 	}, nil
 }
 
@@ -264,12 +245,6 @@ func (l *listener) deliver(method string, params map[string]any) {
 	l.send(method, params)
 }
 
-func (s *mcpServer) listenerList() []*listener {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.listeners))
-}
-
 // listen serves subscriptions/listen: it acknowledges the notification types
 // it will honour, then delivers them until the client cancels (stdio:
 // notifications/cancelled; HTTP: closing the stream), which gets no reply,
@@ -284,11 +259,8 @@ func (s *mcpServer) listen(ctx context.Context, params json.RawMessage) (any, er
 			ResourceSubscriptions []string `json:"resourceSubscriptions"`
 		} `json:"notifications"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "notifications", &p.Notifications); err != nil {
 		return nil, err
-	}
-	if p.Notifications == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "notifications" is required`)
 	}
 	if call.send == nil || call.id == nil {
 		return nil, rpcErrorf(errInvalidRequest, nil, "invalid request: subscriptions/listen needs a request with an id on a transport that can stream")

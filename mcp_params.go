@@ -3,18 +3,11 @@ package main
 import (
 	"encoding/json"
 	"errors"
-	"strconv"
 )
 
 // Reading the params of MCP requests: decoded as encoding/json decodes
 // them, with errors that name the member at fault and never echo much of
 // the client's input.
-
-// quoteClipped quotes s, clipped to limit characters: an error must not
-// echo a megabyte of the client's input.
-func quoteClipped(s string, limit int) string {
-	return strconv.Quote(clipText(s, limit))
-}
 
 // decodeParams decodes method params into dst; absent params decode as {}.
 // Member names of method params are matched as encoding/json does; tool
@@ -26,6 +19,18 @@ func decodeParams(params json.RawMessage, dst any) error {
 	}
 	if err := json.Unmarshal(params, dst); err != nil {
 		return rpcErrorf(errInvalidParams, nil, "invalid params: %v", describeJSONError(err))
+	}
+	return nil
+}
+
+// decodeRequired decodes params into p, of which *field is the member named
+// member, and refuses them when that member is absent or null.
+func decodeRequired[T any](params json.RawMessage, p any, member string, field **T) error {
+	if err := decodeParams(params, p); err != nil {
+		return err
+	}
+	if *field == nil {
+		return rpcErrorf(errInvalidParams, nil, "invalid params: %q is required", member)
 	}
 	return nil
 }
@@ -60,11 +65,8 @@ func uriParam(params json.RawMessage) (string, error) {
 	var p struct {
 		URI *string `json:"uri"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "uri", &p.URI); err != nil {
 		return "", err
-	}
-	if p.URI == nil {
-		return "", rpcErrorf(errInvalidParams, nil, `invalid params: "uri" is required`)
 	}
 	return *p.URI, nil
 }

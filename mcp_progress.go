@@ -28,13 +28,8 @@ func progressToken(params json.RawMessage) json.RawMessage {
 	if !json.Valid(token) {
 		return nil // params that reach a handler are valid JSON; a token must be too, to be sent back
 	}
-	switch rawKind(token) {
-	case "string":
+	if _, isInt := wireInt(token); isInt || rawKind(token) == "string" {
 		return token
-	case "number":
-		if _, ok := wireInt(token); ok {
-			return token
-		}
 	}
 	return nil
 }

@@ -64,7 +64,6 @@ const promptPageSize = 20
 // names of the arguments it takes.
 type toolCatalog map[string][]string
 
-// has reports whether the tool is registered.
 func (c toolCatalog) has(tool string) bool { _, ok := c[tool]; return ok }
 
 // takes reports whether the tool is registered and takes the argument.
@@ -83,7 +82,6 @@ func catalogOf(ts *toolSet) toolCatalog {
 	return c
 }
 
-// promptByName finds a prompt of allPrompts.
 func promptByName(name string) *prompt {
 	if i := slices.IndexFunc(allPrompts, func(p *prompt) bool { return p.name == name }); i >= 0 {
 		return allPrompts[i]
@@ -172,11 +170,8 @@ func (s *mcpServer) getPrompt(_ context.Context, params json.RawMessage) (any, e
 		Name      *string         `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "name", &p.Name); err != nil {
 		return nil, err
-	}
-	if p.Name == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "name" is required`)
 	}
 	pr := promptByName(*p.Name)
 	if pr == nil {
@@ -253,7 +248,6 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 	return args, nil
 }
 
-// promptArgNames lists the names of p's arguments.
 func promptArgNames(p *prompt) []string {
 	names := make([]string, len(p.args))
 	for i, a := range p.args {
@@ -301,22 +295,19 @@ func completePrompt(ctx context.Context, data promptLookups, promptName, argName
 	case argInstance:
 		candidates = data.mmkvInstanceNames()
 	case argSession:
-		// The other side of a comparison is not offered twice.
+		// The other side of a comparison (compare-sessions' a and b) is not
+		// offered twice.
+		other := context["a"]
+		if argName == "a" {
+			other = context["b"]
+		}
 		for _, name := range data.sessionNames() {
-			if other := context[otherSide(argName)]; other == "" || name != other {
+			if other == "" || name != other {
 				candidates = append(candidates, name)
 			}
 		}
 	}
 	return matchPrefix(candidates, typed), nil
-}
-
-// otherSide names the other argument of compare-sessions.
-func otherSide(arg string) string {
-	if arg == "a" {
-		return "b"
-	}
-	return "a"
 }
 
 // matchPrefix returns the candidates starting with typed, then those that
@@ -334,11 +325,7 @@ func matchPrefix(candidates []string, typed string) []string {
 	}
 	slices.Sort(exact)
 	slices.Sort(folded)
-	out := append(slices.Compact(exact), slices.Compact(folded)...)
-	if out == nil {
-		return []string{}
-	}
-	return out
+	return append(append([]string{}, slices.Compact(exact)...), slices.Compact(folded)...)
 }
 
 // completeStatePath completes a state path typed so far: the part before

@@ -178,14 +178,12 @@ func storageAuditText(args map[string]string, tools toolCatalog) string {
 	sessionNote(&t, tools, `debug_get_snapshot(stream="mmkv", session="<id>")`)
 
 	t.next(`debug_health_check() — check that the app offers an "mmkv" stream (and note an "async_storage" stream if there is one).`)
-	if one {
-		t.next("debug_get_snapshot(stream=\"mmkv\", scope=%s) — the instance's keys with their values and its totalSize in bytes. If the instance does not exist, the error lists those that do: report them and stop.", jsonQuote(formatPath([]pathSegment{{Key: instance}})))
-	} else {
-		t.next(`debug_get_snapshot(stream="mmkv") — every instance with its keys, values and totalSize in bytes. If the answer is too large, its outline lists the instances; read them one by one with debug_get_snapshot(stream="mmkv", scope="<instance>").`)
-	}
 	only := ""
 	if one {
+		t.next("debug_get_snapshot(stream=\"mmkv\", scope=%s) — the instance's keys with their values and its totalSize in bytes. If the instance does not exist, the error lists those that do: report them and stop.", jsonQuote(formatPath([]pathSegment{{Key: instance}})))
 		only = " Keep those of instance " + jsonQuote(instance) + "."
+	} else {
+		t.next(`debug_get_snapshot(stream="mmkv") — every instance with its keys, values and totalSize in bytes. If the answer is too large, its outline lists the instances; read them one by one with debug_get_snapshot(stream="mmkv", scope="<instance>").`)
 	}
 	t.next(`Recent writes: debug_query_events(stream="mmkv", event_type="mmkv_mutation", limit=100) — each with instance, key, op (set, delete, clear) and timestamp.%s For each key note when it was last written; keys never written in this history are candidates for stale data (the history is bounded, so say "not written recently", not "never").`, only)
 	t.next(`Cross-check with Redux: for keys that mirror Redux state (same or similar names: theme, token, user or userId, cart, settings, onboarding flags), read the Redux side with debug_get_state_path(path="<path>") and compare the values.`)

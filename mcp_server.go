@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -194,11 +195,8 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 	var p struct {
 		ProtocolVersion *string `json:"protocolVersion"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "protocolVersion", &p.ProtocolVersion); err != nil {
 		return nil, err
-	}
-	if p.ProtocolVersion == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "protocolVersion" is required`)
 	}
 	negotiated := protocolVersions[len(protocolVersions)-1]
 	if slices.Contains(protocolVersions, *p.ProtocolVersion) {
@@ -207,18 +205,25 @@ func (s *mcpServer) initialize(ctx context.Context, params json.RawMessage) (any
 	if c := callFrom(ctx).client; c != nil {
 		c.initialized.Store(true)
 	}
+	caps := serverCapabilities()
+	caps["logging"] = map[string]any{}
 	return map[string]any{
 		"protocolVersion": negotiated,
-		"capabilities": map[string]any{
-			"tools":       map[string]any{},
-			"resources":   map[string]bool{"subscribe": true, "listChanged": true},
-			"logging":     map[string]any{},
-			"completions": map[string]any{},
-			"prompts":     map[string]bool{"listChanged": false},
-		},
-		"serverInfo":   json.RawMessage(serverInfoJSON),
-		"instructions": serverInstructions,
+		"capabilities":    caps,
+		"serverInfo":      json.RawMessage(serverInfoJSON),
+		"instructions":    serverInstructions,
 	}, nil
+}
+
+// serverCapabilities are the capabilities both eras announce; the legacy
+// era adds logging, which 2026-07-28 replaced by a per-request log level.
+func serverCapabilities() map[string]any {
+	return map[string]any{
+		"tools":       map[string]any{},
+		"resources":   map[string]bool{"subscribe": true, "listChanged": true},
+		"completions": map[string]any{},
+		"prompts":     map[string]bool{"listChanged": false},
+	}
 }
 
 func (s *mcpServer) ping(context.Context, json.RawMessage) (any, error) { return struct{}{}, nil }
@@ -237,11 +242,8 @@ func (s *mcpServer) setLevel(ctx context.Context, params json.RawMessage) (any, 
 	var p struct {
 		Level *string `json:"level"`
 	}
-	if err := decodeParams(params, &p); err != nil {
+	if err := decodeRequired(params, &p, "level", &p.Level); err != nil {
 		return nil, err
-	}
-	if p.Level == nil {
-		return nil, rpcErrorf(errInvalidParams, nil, `invalid params: "level" is required`)
 	}
 	i := slices.Index(logLevels, *p.Level)
 	if i < 0 {
@@ -304,10 +306,15 @@ func (s *mcpServer) resourceUpdated(params any) {
 	}
 }
 
-func (s *mcpServer) clientList() []*client {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Collect(maps.Keys(s.clients))
+func (s *mcpServer) clientList() []*client { return lockedKeys(&s.mu, s.clients) }
+
+func (s *mcpServer) listenerList() []*listener { return lockedKeys(&s.mu, s.listeners) }
+
+// lockedKeys returns the keys of m, read with mu held.
+func lockedKeys[K comparable, V any](mu *sync.Mutex, m map[K]V) []K {
+	mu.Lock()
+	defer mu.Unlock()
+	return slices.Collect(maps.Keys(m))
 }
 
 func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, error) {
@@ -353,8 +360,10 @@ func (s *mcpServer) listResources(_ context.Context, params json.RawMessage) (an
 	if p.Cursor != nil {
 		pos, ok := parseListCursor(*p.Cursor)
 		if !ok {
+			// Clipped: an error must not echo a megabyte of the client's input.
 			return nil, rpcErrorf(errInvalidParams, nil,
-				"invalid params: cursor %s was not issued by this server; pass a nextCursor back unchanged, or none for the first page", quoteClipped(*p.Cursor, 64))
+				"invalid params: cursor %s was not issued by this server; pass a nextCursor back unchanged, or none for the first page",
+				strconv.Quote(clipText(*p.Cursor, 64)))
 		}
 		start = pos
 	}

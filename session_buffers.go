@@ -131,24 +131,22 @@ func (s *session) eventsLocked(p eventsParams) json.RawMessage {
 // snapshotLocked answers snapshot.get from the snapshot events held and the
 // last snapshot fetched.
 func (s *session) snapshotLocked(p snapshotParams) (json.RawMessage, error) {
-	r := s.rings[p.Stream]
-	if r != nil {
-		if p.Seq == 0 {
-			ev := r.newestSnapshot()
-			if r.snapshot != nil && (ev == nil || r.snapshotSeq >= ev.seq) {
-				return bytes.Clone(r.snapshot), nil
-			}
-			if ev != nil {
-				return snapshotAnswer(ev.raw), nil
-			}
-		} else {
-			if r.snapshot != nil && r.snapshotSeq == p.Seq {
-				return bytes.Clone(r.snapshot), nil
-			}
-			for i := range r.events.len() {
-				if e := r.events.at(i); e.seq == p.Seq && isSnapshotEvent(e.raw) {
-					return snapshotAnswer(e.raw), nil
-				}
+	switch r := s.rings[p.Stream]; {
+	case r == nil:
+	case p.Seq == 0:
+		ev := r.newestSnapshot()
+		if r.snapshot != nil && (ev == nil || r.snapshotSeq >= ev.seq) {
+			return bytes.Clone(r.snapshot), nil
+		}
+		if ev != nil {
+			return snapshotAnswer(ev.raw), nil
+		}
+	case r.snapshot != nil && r.snapshotSeq == p.Seq:
+		return bytes.Clone(r.snapshot), nil
+	default:
+		for i := range r.events.len() {
+			if e := r.events.at(i); e.seq == p.Seq && isSnapshotEvent(e.raw) {
+				return snapshotAnswer(e.raw), nil
 			}
 		}
 	}
@@ -250,12 +248,7 @@ func (s *session) keepCommands(method string, raw json.RawMessage) {
 	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
 		return
 	}
-	s.setCommands(res.Commands)
-}
-
-// setCommands records the commands the app registered.
-func (s *session) setCommands(commands []json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.commands = commands
+	s.commands = res.Commands
 }

@@ -27,6 +27,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -90,14 +91,21 @@ func (r *sessionRegistry) nativeTarget(app nativeApp) (target *session, jsConsol
 // nativeSession is app's native session, attached (live) again when it
 // is not.
 func (r *sessionRegistry) nativeSession(app nativeApp) *session {
-	id := nativeSessionID(app)
-	for _, s := range r.list() {
-		if s.via == sessionViaNative && s.id == id && s.isLive() {
-			return s
-		}
+	if s := r.heldNativeSession(app); s != nil && s.isLive() {
+		return s
 	}
-	s, _ := r.attach(sessionViaNative, id, "", nativeInfo(app, time.Now()), nativeFeed{})
+	s, _ := r.attach(sessionViaNative, nativeSessionID(app), "", nativeInfo(app, time.Now()), nativeFeed{})
 	return s
+}
+
+// heldNativeSession is app's native session, live or not, or nil: attach
+// keeps one session per link and id.
+func (r *sessionRegistry) heldNativeSession(app nativeApp) *session {
+	all := r.list()
+	if i := slices.IndexFunc(all, func(s *session) bool { return s.via == sessionViaNative && s.id == nativeSessionID(app) }); i >= 0 {
+		return all[i]
+	}
+	return nil
 }
 
 // deliverNative files entries of app (nativeSink).
@@ -122,11 +130,7 @@ func (r *sessionRegistry) nativeAppEnded(app nativeApp) {
 }
 
 func (r *sessionRegistry) endNativeSession(app nativeApp, reason string) {
-	id := nativeSessionID(app)
-	for _, s := range r.list() {
-		if s.via != sessionViaNative || s.id != id {
-			continue
-		}
+	if s := r.heldNativeSession(app); s != nil {
 		s.mu.Lock()
 		feed := s.feed
 		s.mu.Unlock()

@@ -100,8 +100,8 @@ func pathMissFromAnswer(raw []byte, segs []pathSegment) (*pathMiss, error) {
 			return nil, errors.New("available: want an array of keys or {length}")
 		}
 		miss.Available = map[string]int{"length": int(length)}
-	case "":
-	default:
+	default: // absent ("nothing") is malformed too: the protocol requires available
+
 		if string(availableRaw) != "null" {
 			return nil, errors.New("available: want an array of keys or {length}")
 		}

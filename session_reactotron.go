@@ -86,17 +86,13 @@ func (s *session) registerCommand(cmd reactotronCommand, register bool) {
 	if !register || len(s.commands) >= maxReactotronCommands {
 		return
 	}
-	entry := map[string]any{"command": cmd.Command}
-	if cmd.Title != "" {
-		entry["title"] = cmd.Title
-	}
-	if cmd.Description != "" {
-		entry["description"] = cmd.Description
-	}
-	if len(cmd.Args) > 0 {
-		entry["args"] = cmd.Args
-	}
-	raw, _ := json.Marshal(entry)
+	// Members in the order commands.list has always written them: by name.
+	raw, _ := json.Marshal(struct {
+		Args        []reactotronCommandArg `json:"args,omitempty"`
+		Command     string                 `json:"command"`
+		Description string                 `json:"description,omitempty"`
+		Title       string                 `json:"title,omitempty"`
+	}{cmd.Args, cmd.Command, cmd.Description, cmd.Title})
 	s.commands = append(s.commands, raw)
 }
 

@@ -187,14 +187,12 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	wasLive := s.feed == feed && feed != nil
 	if wasLive {
 		s.feed = nil
 		s.disconnectedAt = time.Now()
 		s.wakeLocked()
-	}
-	s.mu.Unlock()
-	if wasLive {
 		r.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
 	}
 	return wasLive
@@ -248,17 +246,15 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 		return all[i], nil
 	}
 	var byApp []*session
-	for _, s := range all {
-		if strings.EqualFold(s.view().AppName(), ref) {
+	views := make([]sessionView, len(all))
+	for i, s := range all {
+		views[i] = s.view()
+		if strings.EqualFold(views[i].AppName(), ref) {
 			byApp = append(byApp, s)
 		}
 	}
 	if len(byApp) == 1 {
 		return byApp[0], nil
-	}
-	views := make([]sessionView, len(all))
-	for i, s := range all {
-		views[i] = s.view()
 	}
 	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
@@ -270,7 +266,6 @@ func (r *sessionRegistry) hasConnected() bool {
 	return r.everConnected
 }
 
-// count is how many sessions the registry holds.
 func (r *sessionRegistry) count() int {
 	return len(r.list())
 }

@@ -8,8 +8,8 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
-	"sort"
 	"time"
 )
 
@@ -151,9 +151,8 @@ func (s *session) queryCacheSnapshot(from any) (json.RawMessage, error) {
 
 // keepStores merges named stores into those held and, when any changed,
 // records them all as a stores_snapshot event {state: {<name>: state},
-// changed: [names]}. It
-// returns the names held, sorted, without "*" and "" (which plugins read
-// as "everything").
+// changed: [names]}. It returns the names held, sorted, without "*" and ""
+// (which plugins read as "everything").
 func (s *session) keepStores(from any, at time.Time, stores []reactotronStoreValue) []string {
 	s.mu.Lock()
 	k := s.keptLocked()
@@ -168,20 +167,13 @@ func (s *session) keepStores(from any, at time.Time, stores []reactotronStoreVal
 		}
 		k.stores[st.Name] = st.Value
 	}
-	names := make([]string, 0, len(k.stores))
-	state := make(map[string]json.RawMessage, len(k.stores))
-	for name, v := range k.stores {
-		state[name] = v
-		if name != "" && name != "*" {
-			names = append(names, name)
-		}
-	}
+	state := maps.Clone(k.stores)
 	s.mu.Unlock()
-	sort.Strings(names)
+	names := slices.DeleteFunc(slices.Sorted(maps.Keys(state)), func(name string) bool { return name == "" || name == "*" })
 	if len(changed) == 0 {
 		return names // a change that changes nothing (a plugin resends every store it reports) is no event
 	}
-	sort.Strings(changed)
+	slices.Sort(changed)
 	body, err := reactotronMarshal(map[string]any{"state": state, "changed": changed})
 	if err != nil {
 		return names

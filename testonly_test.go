@@ -9,9 +9,7 @@ import (
 
 // unusedOnPurpose lists the product's names that no product code uses, each
 // with its reason.
-var unusedOnPurpose = map[string]string{
-	"errMissingRequiredClientCapability": "reserves 2026-07-28's -32021 beside the codes the server sends",
-}
+var unusedOnPurpose = map[string]string{}
 
 // TestProductHoldsNoTestOnlyCode type-checks the non-test files alone and
 // fails for every unexported function, method, variable or constant that

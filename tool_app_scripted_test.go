@@ -331,7 +331,7 @@ func TestRunCommandFireAndForget(t *testing.T) {
 		s, _ := registryOf(link).attach(sessionViaReactotron, "rt", "", info, feed)
 		feed.s = s
 		s.appendEvent(feed, "console", "log", time.Now(), []byte(`{"level":"info","message":"before"}`))
-		s.setCommands([]json.RawMessage{json.RawMessage(`{"command":"clearCart","title":"Clear cart"}`)})
+		s.registerCommand(reactotronCommand{Command: "clearCart", Title: "Clear cart"}, true)
 		ts := newTestToolSet(cfg, link)
 
 		res, isError := callToolDirect(t, ts, "debug_list_commands", nil)
