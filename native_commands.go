@@ -36,7 +36,7 @@ var nativeCommandTemplates = []string{
 	cmdADBPidof:     "adb -s SERIAL shell pidof PACKAGE",
 	cmdSimctlList:   "xcrun simctl list devices booted -j",
 	cmdSimctlStream: "xcrun simctl spawn UDID log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
-	cmdSimctlApps:   "xcrun simctl spawn UDID launchctl list",
+	cmdSimctlApps:   "xcrun simctl spawn UDID launchctl list", // read only: `launchctl list` changes nothing
 }
 
 // Indexes of nativeCommandTemplates.
@@ -89,14 +89,6 @@ func fillPlaceholder(word string, values []string) string {
 	return word
 }
 
-func adbDevicesCommand() nativeCommand {
-	return fromTemplate(cmdADBDevices)
-}
-
-func adbLogcatCommand(serial string) (nativeCommand, error) {
-	return deviceCommand(cmdADBLogcat, serial)
-}
-
 // adbPidofCommand runs pidof on the device: its shell reads the line, so
 // the package name is held to the characters a package name has.
 func adbPidofCommand(serial, pkg string) (nativeCommand, error) {
@@ -104,20 +96,6 @@ func adbPidofCommand(serial, pkg string) (nativeCommand, error) {
 		return nativeCommand{}, fmt.Errorf("%w: package %q", errNativeArgument, pkg)
 	}
 	return deviceCommand(cmdADBPidof, serial, "PACKAGE", pkg)
-}
-
-func simctlListCommand() nativeCommand {
-	return fromTemplate(cmdSimctlList)
-}
-
-func simctlLogCommand(udid string) (nativeCommand, error) {
-	return deviceCommand(cmdSimctlStream, udid)
-}
-
-// simctlAppsCommand lists the simulator's launchd jobs, its running apps
-// among them (read only: `launchctl list` changes nothing).
-func simctlAppsCommand(udid string) (nativeCommand, error) {
-	return deviceCommand(cmdSimctlApps, udid)
 }
 
 // deviceCommand fills template i for one device, whose serial (adb) or

@@ -154,13 +154,13 @@ func (d *nativeDevice) follows(appID string) bool {
 // the server stops), then ends every app of it still running.
 func (d *nativeDevice) follow(ctx context.Context) {
 	f := d.follower
-	var cmd nativeCommand
-	var err error
+	stream, lookUp, intake := cmdSimctlStream, d.lookUpSimApps, deviceIntake(newSimIntake(d))
 	if d.platform == nativeAndroid {
-		cmd, err = adbLogcatCommand(d.id)
-	} else {
-		cmd, err = simctlLogCommand(d.id)
+		in := newAndroidIntake(d)
+		in.live = ctx.Done()
+		stream, lookUp, intake = cmdADBLogcat, d.lookUpPIDs, in
 	}
+	cmd, err := deviceCommand(stream, d.id)
 	if err != nil { // never for a listed device: the listings keep only serials the list takes
 		d.setEnded(err.Error())
 		return
@@ -193,15 +193,8 @@ func (d *nativeDevice) follow(ctx context.Context) {
 			d.setEnded(cmp.Or(errText(err), "the log stream ended"))
 		})
 	})
-	if d.platform == nativeAndroid {
-		wg.Go(func() { d.lookUpPIDs(ctx) })
-		in := newAndroidIntake(d)
-		in.live = ctx.Done()
-		d.consume(ctx, lines, in)
-	} else {
-		wg.Go(func() { d.lookUpSimApps(ctx) })
-		d.consume(ctx, lines, newSimIntake(d))
-	}
+	wg.Go(func() { lookUp(ctx) })
+	d.consume(ctx, lines, intake)
 	wg.Wait()
 	d.dropped.Add(int64(lines.q.clear())) // read, never taken: they go with this follow (its reader has ended)
 	if !d.keepApps.Load() {

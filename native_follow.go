@@ -216,8 +216,8 @@ var nativeListings = []struct {
 	cmd      nativeCommand
 	parse    func(out []byte) ([]nativeDeviceStatus, error)
 }{
-	{nativeAndroid, adbDevicesCommand(), func(out []byte) ([]nativeDeviceStatus, error) { return parseADBDevices(string(out)), nil }},
-	{nativeIOS, simctlListCommand(), parseSimctlDevices},
+	{nativeAndroid, fromTemplate(cmdADBDevices), func(out []byte) ([]nativeDeviceStatus, error) { return parseADBDevices(string(out)), nil }},
+	{nativeIOS, fromTemplate(cmdSimctlList), parseSimctlDevices},
 }
 
 // apps is NATIVE_APPS, the ids the project names (native_project.go) and

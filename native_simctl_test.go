@@ -171,13 +171,13 @@ func FuzzParseLaunchctlList(f *testing.F) {
 // with the udid in its place, and refuses a udid that is not one.
 func TestSimctlAppsCommand(t *testing.T) {
 	t.Parallel()
-	c, err := simctlAppsCommand("6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
+	c, err := deviceCommand(cmdSimctlApps, "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
 	if err != nil || c.String() != "xcrun simctl spawn 6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C launchctl list" ||
 		strings.ReplaceAll(c.String(), "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C", "UDID") != nativeCommandTemplates[cmdSimctlApps] {
 		t.Errorf("the command: %q, %v", c, err)
 	}
 	for _, udid := range []string{"", "-d", "a b", "x;reboot", "$(id)"} {
-		if _, err := simctlAppsCommand(udid); !errors.Is(err, errNativeArgument) {
+		if _, err := deviceCommand(cmdSimctlApps, udid); !errors.Is(err, errNativeArgument) {
 			t.Errorf("udid %q: %v", udid, err)
 		}
 	}

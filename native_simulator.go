@@ -25,7 +25,7 @@ import (
 // listing that fails says nothing of the apps and changes nothing; the
 // device keeps why, as it does when pidof cannot ask (askFailed).
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
-	cmd, err := simctlAppsCommand(d.id)
+	cmd, err := deviceCommand(cmdSimctlApps, d.id)
 	if err != nil {
 		return
 	}
