@@ -304,7 +304,7 @@ type androidIntake struct {
 }
 
 func newAndroidIntake(d *nativeDevice) *androidIntake {
-	asm := newLogcatAssembler(d.appOf, d.follows, d.emit)
+	asm := newLogcatAssembler(d.appOf, d.follows, d.pending.add)
 	asm.pidGeneration = d.pidGeneration
 	return &androidIntake{device: d, asm: asm}
 }

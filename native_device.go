@@ -207,12 +207,10 @@ func (d *nativeDevice) follow(ctx context.Context) {
 // line will say when they do.
 func (d *nativeDevice) endAll() {
 	d.mu.Lock()
-	apps := slices.Collect(maps.Keys(d.running))
 	for app := range d.endsDue {
-		if !d.running[app] {
-			apps = append(apps, app)
-		}
+		d.running[app] = true
 	}
+	apps := slices.Sorted(maps.Keys(d.running))
 	clear(d.running)
 	clear(d.endsDue)
 	clear(d.endsHeld)
@@ -221,7 +219,6 @@ func (d *nativeDevice) endAll() {
 	clear(d.learnt)
 	d.waits = nil
 	d.mu.Unlock()
-	slices.Sort(apps)
 	for _, app := range apps {
 		d.follower.sink.nativeAppEnded(d.app(app))
 	}
@@ -390,6 +387,7 @@ type pendingEntries struct {
 	entries map[string][]nativeEntry
 }
 
+// add collects an entry of app for the next delivery.
 func (p *pendingEntries) add(app string, e nativeEntry) {
 	if p.entries == nil {
 		p.entries = map[string][]nativeEntry{}
@@ -398,11 +396,6 @@ func (p *pendingEntries) add(app string, e nativeEntry) {
 		p.apps = append(p.apps, app)
 	}
 	p.entries[app] = append(p.entries[app], e)
-}
-
-// emit collects an entry of app for the next delivery.
-func (d *nativeDevice) emit(app string, e nativeEntry) {
-	d.pending.add(app, e)
 }
 
 // deliver hands the batch's entries to the sink, app by app.

@@ -86,7 +86,7 @@ type simIntake struct {
 }
 
 func newSimIntake(d *nativeDevice) *simIntake {
-	return &simIntake{device: d, asm: newSimAssembler(d.emit)}
+	return &simIntake{device: d, asm: newSimAssembler(d.pending.add)}
 }
 
 func (in *simIntake) add(line []byte, now time.Time) {
