@@ -105,16 +105,15 @@ func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 // nothing about the app, whose pids stay, and the device notes why.
 func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error) {
 	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		d.setAskFailed("")
-		d.setPIDsSince(app, parsePidof(string(out)), since)
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "":
-		d.setAskFailed("")
-		d.setPIDsSince(app, nil, since)
-	default:
-		d.setAskFailedBy(err)
+	if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
+		out, err = nil, nil // it named none
 	}
+	if err != nil {
+		d.setAskFailedBy(err)
+		return
+	}
+	d.setAskFailed("")
+	d.setPIDsSince(app, parsePidof(string(out)), since)
 }
 
 // setAskFailedBy keeps why a lookup could not ask the device: the tool's

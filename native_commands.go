@@ -60,12 +60,13 @@ type nativeCommand struct {
 var errNativeArgument = errors.New("not a safe command argument")
 
 // fromTemplate fills template i's placeholders with values (placeholder,
-// value, …), each already checked. Each word of the template is filled
-// once, from the template alone: a value is never read again as a
-// placeholder, so a serial that is literally "PACKAGE" stays the serial.
+// value, …), each already checked, so none holds a space or a quote. The
+// template is filled once, from the template alone: a value is never read
+// again as a placeholder, so a serial that is literally "PACKAGE" stays the
+// serial.
 func fromTemplate(i int, values ...string) nativeCommand {
 	var words []string
-	for rest := nativeCommandTemplates[i]; rest != ""; {
+	for rest := strings.NewReplacer(values...).Replace(nativeCommandTemplates[i]); rest != ""; {
 		rest = strings.TrimLeft(rest, " ")
 		var word string
 		if strings.HasPrefix(rest, "'") {
@@ -73,20 +74,9 @@ func fromTemplate(i int, values ...string) nativeCommand {
 		} else {
 			word, rest, _ = strings.Cut(rest, " ")
 		}
-		words = append(words, fillPlaceholder(word, values))
+		words = append(words, word)
 	}
 	return nativeCommand{tool: words[0], args: words[1:]}
-}
-
-// fillPlaceholder is word's value when word is one of values'
-// placeholders, else word.
-func fillPlaceholder(word string, values []string) string {
-	for j := 0; j+1 < len(values); j += 2 {
-		if word == values[j] {
-			return values[j+1]
-		}
-	}
-	return word
 }
 
 // adbPidofCommand runs pidof on the device: its shell reads the line, so

@@ -65,13 +65,11 @@ func parseAndroidVerdict(tag, msg string) (v androidVerdict, ok bool) {
 }
 
 func parseActivityVerdict(msg string) (androidVerdict, bool) {
-	if rest, ok := strings.CutPrefix(msg, "ANR in "); ok {
-		pkg, _, _ := strings.Cut(rest, " ")
-		return androidVerdict{End: nativeEndANR, Pkg: pkg}, true
-	}
-	if rest, ok := strings.CutPrefix(msg, "Force stopping "); ok {
-		pkg, _, _ := strings.Cut(rest, " ")
-		return androidVerdict{End: nativeEndStopped, Pkg: pkg}, true
+	for prefix, end := range map[string]string{"ANR in ": nativeEndANR, "Force stopping ": nativeEndStopped} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			pkg, _, _ := strings.Cut(rest, " ")
+			return androidVerdict{End: end, Pkg: pkg}, true
+		}
 	}
 	if rest, ok := strings.CutPrefix(msg, "Process "); ok {
 		pkg, rest, found := strings.Cut(rest, " (pid ")
