@@ -181,10 +181,7 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 	case l.Tag == "DEBUG" && a.addTombstone(l, now):
 		return
 	case l.Tag == "libc" && l.Level == 'F' && strings.HasPrefix(l.Message, "Fatal signal "):
-		app := a.appOf(l.PID)
-		if app == "" {
-			app = fatalSignalProcess(l.Message)
-		}
+		app := cmp.Or(a.appOf(l.PID), fatalSignalProcess(l.Message))
 		if !a.follows(app) {
 			return
 		}

@@ -89,8 +89,7 @@ func failed(c nativeCommand, cmd *exec.Cmd, err error) error {
 	if err == nil {
 		return nil
 	}
-	var tail *stderrTail // nil (nothing kept) for a child that is not command's
-	tail, _ = cmd.Stderr.(*stderrTail)
+	tail, _ := cmd.Stderr.(*stderrTail) // nil (nothing kept) for a child that is not command's
 	return &nativeCommandError{Command: c.String(), Err: err, Stderr: tail.kept()}
 }
 

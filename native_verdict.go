@@ -112,14 +112,9 @@ func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 		return true
 	}
 	a.finishKey(k)
-	if l.Tag != "ActivityManager" && l.Tag != "lowmemorykiller" && l.Tag != "lmkd" {
-		return false
-	}
-	if a.appOf(l.PID) != "" {
-		return false // any process may use the tag: an app's own line is no verdict
-	}
 	v, ok := parseAndroidVerdict(l.Tag, l.Message)
-	if !ok || !a.follows(v.Pkg) {
+	// Any process may use the tags: an app's own line is no verdict.
+	if !ok || !a.follows(v.Pkg) || a.appOf(l.PID) != "" {
 		return false
 	}
 	g := a.newGroup(l, v.Pkg, now, "")
