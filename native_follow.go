@@ -129,7 +129,7 @@ type nativeFollower struct {
 	mu        sync.Mutex
 	devices   map[string]*nativeDevice // by platform + id
 	listError string
-	lastCrash *nativeCrashStatus
+	lastCrash *nativeCrashStatus // replaced, never changed: status hands it out
 
 	project projectAppIDs // the apps followed and where they came from (native_project.go)
 	ends    appEnds       // how the apps last ended (native_verdict.go)
@@ -329,11 +329,7 @@ func (f *nativeFollower) status() nativeStatus {
 	defer f.mu.Unlock()
 	st := nativeStatus{ADB: f.runner.paths[nativeToolADB], Xcrun: f.runner.paths[nativeToolXcrun], ListError: f.listError,
 		CutLines: f.runner.cutLines.Load(), ADBServer: f.runner.serverStart(), LogTags: f.runner.logTags}
-	if f.lastCrash != nil {
-		c := *f.lastCrash
-		st.LastCrash = &c
-	}
-	st.AppIDs, st.LastEnd = f.project.followed(), f.ends.last()
+	st.AppIDs, st.LastEnd, st.LastCrash = f.project.followed(), f.ends.last(), f.lastCrash
 	for _, dev := range f.devices {
 		st.Devices = append(st.Devices, dev.status())
 	}

@@ -178,13 +178,10 @@ func (r *appEnds) note(app nativeApp, e nativeEntry) {
 	r.end = end
 }
 
-// last is the last end noted; nil when none.
+// last is the last end noted; nil when none. note replaces it, never
+// changes it: it is safe to read without the lock.
 func (r *appEnds) last() *nativeEndStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.end == nil {
-		return nil
-	}
-	c := *r.end
-	return &c
+	return r.end
 }
