@@ -53,12 +53,8 @@ func thrownJSMessage(line string) string {
 		_, line, _ = strings.Cut(line, ": ")
 	}
 	line = strings.TrimPrefix(line, "Unhandled JS Exception: ")
-	if i := strings.Index(line, ", js engine: "); i >= 0 {
-		line = line[:i]
-	}
-	if i := strings.Index(line, ", stack:"); i >= 0 {
-		line = line[:i]
-	}
+	line, _, _ = strings.Cut(line, ", js engine: ")
+	line, _, _ = strings.Cut(line, ", stack:")
 	return strings.TrimSpace(line)
 }
 

@@ -31,7 +31,7 @@ func TestParseSimLogLine(t *testing.T) {
 	want := simLogLine{Timestamp: "2026-11-27 05:30:01.123456+0000", MessageType: "Default", EventType: "logEvent",
 		Message: `Running "shop" with {"rootTag":1}`, PID: 4300, TID: 4711,
 		ImagePath: "/Users/dev/Library/Developer/CoreSimulator/Devices/UDID/data/Containers/Bundle/Application/UUID/Shop.app/Shop",
-		Subsystem: "com.facebook.react.log", Category: "javascript"}
+		Subsystem: "com.facebook.react.log"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -62,7 +62,7 @@ func FuzzParseSimLogLine(f *testing.F) {
 			}
 			return
 		}
-		for _, s := range []string{l.Timestamp, l.MessageType, l.ImagePath, l.Subsystem, l.Category} {
+		for _, s := range []string{l.Timestamp, l.MessageType, l.ImagePath, l.Subsystem} {
 			if cleanLogText(s) != s {
 				t.Fatalf("%q: field %q is not clean", line, s)
 			}
