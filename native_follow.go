@@ -250,10 +250,7 @@ func (f *nativeFollower) apps() []string {
 func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErrs map[string]error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.listError = ""
-	if err := errors.Join(listErrs[nativeAndroid], listErrs[nativeIOS]); err != nil {
-		f.listError = err.Error()
-	}
+	f.listError = errText(errors.Join(listErrs[nativeAndroid], listErrs[nativeIOS]))
 	seen := map[string]bool{}
 	for _, d := range listed {
 		key := d.Platform + "/" + d.ID
