@@ -15,7 +15,6 @@ import (
 	"strings"
 )
 
-// The tools the native side runs.
 const (
 	nativeToolADB   = "adb"
 	nativeToolXcrun = "xcrun"
@@ -39,7 +38,6 @@ var nativeCommandTemplates = []string{
 	cmdSimctlApps:   "xcrun simctl spawn UDID launchctl list", // read only: `launchctl list` changes nothing
 }
 
-// Indexes of nativeCommandTemplates.
 const (
 	cmdADBDevices = iota
 	cmdADBLogcat

@@ -58,7 +58,6 @@ const (
 	maxEntryBytes = 64 << 10
 )
 
-// The kinds of crash.
 const (
 	nativeCrashJava   = "java"
 	nativeCrashNative = "native"

@@ -48,7 +48,6 @@ const (
 	nativeEventType = "log"
 )
 
-// Platforms.
 const (
 	nativeAndroid = "android"
 	nativeIOS     = "ios"

@@ -28,7 +28,6 @@ type logcatLine struct {
 	Message  string // valid UTF-8, control characters other than tab replaced
 }
 
-// errLogcatLine is a line that is not a threadtime entry.
 var errLogcatLine = errors.New("not a logcat threadtime line")
 
 // logcatStampLen is the length of "MM-DD HH:MM:SS.mmm".

@@ -29,7 +29,6 @@ type simLogLine struct {
 	Subsystem   string `json:"subsystem"`
 }
 
-// errSimLogLine is a line that is not a log event.
 var errSimLogLine = errors.New("not a simulator log event")
 
 // parseSimLogLine reads one ndjson line. Every text field comes back valid

@@ -51,10 +51,8 @@ func parseAndroidVerdict(tag, msg string) (v androidVerdict, ok bool) {
 		v, ok = parseActivityVerdict(msg)
 	case "lowmemorykiller", "lmkd":
 		// `Kill 'pkg' (5400), uid …`; older ones `Killing 'pkg' (5400), adj …`.
-		rest, found := strings.CutPrefix(msg, "Kill '")
-		if !found {
-			rest, found = strings.CutPrefix(msg, "Killing '")
-		}
+		verb, rest, found := strings.Cut(msg, " '")
+		found = found && (verb == "Kill" || verb == "Killing")
 		pkg, rest, quoted := strings.Cut(rest, "' (")
 		num, _, closed := strings.Cut(rest, ")")
 		pid, err := strconv.Atoi(num)
