@@ -322,12 +322,11 @@ func (in *androidIntake) add(line []byte, now time.Time) {
 }
 
 func (in *androidIntake) flush(now time.Time, all bool) {
-	if in.live == nil || isClosed(in.live) { // the follow ends: everything goes out
-		in.asm.flush(now, all)
-		return
+	live := in.live != nil && !isClosed(in.live) // else the follow ends: everything goes out
+	in.asm.flush(now, all, live)
+	if live {
+		in.device.holdEnds(in.asm.tombstoneWaits())
 	}
-	in.asm.flushHolding(now, all, true)
-	in.device.holdEnds(in.asm.tombstoneWaits())
 }
 
 func (in *androidIntake) nextFlush() (time.Time, bool) { return in.asm.nextFlush() }

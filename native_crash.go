@@ -334,10 +334,6 @@ func (a *logcatAssembler) emitJSError() {
 	}
 }
 
-// flush emits every group due at now; with all, every group. The kept
-// lines of pids now known are taken first.
-func (a *logcatAssembler) flush(now time.Time, all bool) { a.flushHolding(now, all, false) }
-
 // waitsForTombstone says whether g is a native crash whose tombstone has
 // not come yet.
 func (g *entryGroup) waitsForTombstone() bool {
@@ -357,9 +353,10 @@ func (a *logcatAssembler) tombstoneWaits() []string {
 	return apps
 }
 
-// flushHolding is flush; with hold, all leaves a native crash that waits
-// for its tombstone until it is due (its app's end waits for it).
-func (a *logcatAssembler) flushHolding(now time.Time, all, hold bool) {
+// flush emits every group due at now; with all, every group, but with
+// hold a native crash that waits for its tombstone until it is due (its
+// app's end waits for it). The kept lines of pids now known are taken first.
+func (a *logcatAssembler) flush(now time.Time, all, hold bool) {
 	if a.pidGeneration == nil {
 		a.replayPending(nil)
 	} else if gen := a.pidGeneration(); gen != a.seenPIDGen { // read before the look, so a pid added during it is looked for next time
