@@ -27,8 +27,7 @@ const nativeSimPredicate = `processImagePath CONTAINS "/Containers/Bundle/Applic
 
 // nativeCommandTemplates is every command line the server may run, with
 // SERIAL, PACKAGE and UDID standing for the validated values; an argument
-// with spaces stands in single quotes. The builders below fill these in:
-// nothing else makes a command line.
+// with spaces stands in single quotes.
 var nativeCommandTemplates = []string{
 	cmdADBDevices:   "adb devices -l",
 	cmdADBLogcat:    "adb -s SERIAL logcat -v threadtime -b main,system,crash -T 1",

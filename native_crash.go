@@ -21,14 +21,9 @@ package main
 //   - on iOS, `*** Terminating app due to uncaught exception …` and what the
 //     process logs after it (the call stack) (native_simcrash.go).
 //
-// Android's own verdicts about an app (an ANR, a kill, a death, a force
-// stop), which system_server and lmkd write under their own pids, are
-// attributed by the package and pid they name (native_verdict.go).
-//
-// Ordinary lines of a pid that is no followed app's yet are kept a while
-// (native_pending.go): once the pid is an app's, or a crash names the app
-// of its pid, they are grouped before its newer lines, so an app's first
-// lines are not lost.
+// Android's own verdicts about an app (an ANR, a kill) are read in
+// native_verdict.go; the lines of a pid no followed app owns yet wait in
+// native_pending.go until it is one's.
 //
 // A group is emitted once nativeIdleFlush has passed since its last line
 // (a native crash without its tombstone waits nativeTombstoneWait for it).

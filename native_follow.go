@@ -219,9 +219,8 @@ var nativeListings = []struct {
 	{nativeIOS, fromTemplate(cmdSimctlList), parseSimctlDevices},
 }
 
-// apps is NATIVE_APPS, the ids the project names (native_project.go) and
-// the ids the sessions name, at most maxNativeApps; where each came from
-// is kept for the health check.
+// apps is the apps to follow (see above), at most maxNativeApps; where
+// each came from is kept for the health check.
 func (f *nativeFollower) apps() []string {
 	var sources []nativeAppSource
 	for _, id := range f.cfg.NativeApps {

@@ -89,7 +89,8 @@ func failed(c nativeCommand, cmd *exec.Cmd, err error) error {
 	if err == nil {
 		return nil
 	}
-	tail, _ := cmd.Stderr.(*stderrTail) // nil (nothing kept) for a child that is not command's
+	var tail *stderrTail // nil (nothing kept) for a child that is not command's
+	tail, _ = cmd.Stderr.(*stderrTail)
 	return &nativeCommandError{Command: c.String(), Err: err, Stderr: tail.kept()}
 }
 
