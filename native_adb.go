@@ -261,7 +261,6 @@ func (d *nativeDevice) learnPID(app string, pid int) {
 	d.pidsChanged(emptied, false)
 }
 
-// forgetUnfollowed drops the pids of apps no longer followed.
 func (d *nativeDevice) forgetUnfollowed(apps []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()

@@ -318,7 +318,6 @@ func (f *nativeFollower) noteCrash(app nativeApp, e nativeEntry) {
 	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", summary)
 }
 
-// status is the native side's state.
 func (f *nativeFollower) status() nativeStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
