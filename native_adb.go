@@ -105,16 +105,15 @@ func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 // nothing about the app, whose pids stay, and the device notes why.
 func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error) {
 	var exit *exec.ExitError
-	switch {
-	case err == nil:
-		d.setAskFailed("")
-		d.setPIDsSince(app, parsePidof(string(out)), since)
-	case errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "":
-		d.setAskFailed("")
-		d.setPIDsSince(app, nil, since)
-	default:
-		d.setAskFailedBy(err)
+	if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
+		out, err = nil, nil // it named none
 	}
+	if err != nil {
+		d.setAskFailedBy(err)
+		return
+	}
+	d.setAskFailed("")
+	d.setPIDsSince(app, parsePidof(string(out)), since)
 }
 
 // setAskFailedBy keeps why a lookup could not ask the device: the tool's
@@ -262,7 +261,6 @@ func (d *nativeDevice) learnPID(app string, pid int) {
 	d.pidsChanged(emptied, false)
 }
 
-// forgetUnfollowed drops the pids of apps no longer followed.
 func (d *nativeDevice) forgetUnfollowed(apps []string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -304,7 +302,7 @@ type androidIntake struct {
 }
 
 func newAndroidIntake(d *nativeDevice) *androidIntake {
-	asm := newLogcatAssembler(d.appOf, d.follows, d.emit)
+	asm := newLogcatAssembler(d.appOf, d.follows, d.pending.add)
 	asm.pidGeneration = d.pidGeneration
 	return &androidIntake{device: d, asm: asm}
 }
@@ -323,12 +321,11 @@ func (in *androidIntake) add(line []byte, now time.Time) {
 }
 
 func (in *androidIntake) flush(now time.Time, all bool) {
-	if in.live == nil || isClosed(in.live) { // the follow ends: everything goes out
-		in.asm.flush(now, all)
-		return
+	live := in.live != nil && !isClosed(in.live) // else the follow ends: everything goes out
+	in.asm.flush(now, all, live)
+	if live {
+		in.device.holdEnds(in.asm.tombstoneWaits())
 	}
-	in.asm.flushHolding(now, all, true)
-	in.device.holdEnds(in.asm.tombstoneWaits())
 }
 
 func (in *androidIntake) nextFlush() (time.Time, bool) { return in.asm.nextFlush() }

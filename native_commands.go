@@ -15,7 +15,6 @@ import (
 	"strings"
 )
 
-// The tools the native side runs.
 const (
 	nativeToolADB   = "adb"
 	nativeToolXcrun = "xcrun"
@@ -28,18 +27,16 @@ const nativeSimPredicate = `processImagePath CONTAINS "/Containers/Bundle/Applic
 
 // nativeCommandTemplates is every command line the server may run, with
 // SERIAL, PACKAGE and UDID standing for the validated values; an argument
-// with spaces stands in single quotes. The builders below fill these in:
-// nothing else makes a command line.
+// with spaces stands in single quotes.
 var nativeCommandTemplates = []string{
 	cmdADBDevices:   "adb devices -l",
 	cmdADBLogcat:    "adb -s SERIAL logcat -v threadtime -b main,system,crash -T 1",
 	cmdADBPidof:     "adb -s SERIAL shell pidof PACKAGE",
 	cmdSimctlList:   "xcrun simctl list devices booted -j",
 	cmdSimctlStream: "xcrun simctl spawn UDID log stream --style ndjson --level debug --predicate '" + nativeSimPredicate + "'",
-	cmdSimctlApps:   "xcrun simctl spawn UDID launchctl list",
+	cmdSimctlApps:   "xcrun simctl spawn UDID launchctl list", // read only: `launchctl list` changes nothing
 }
 
-// Indexes of nativeCommandTemplates.
 const (
 	cmdADBDevices = iota
 	cmdADBLogcat
@@ -60,12 +57,13 @@ type nativeCommand struct {
 var errNativeArgument = errors.New("not a safe command argument")
 
 // fromTemplate fills template i's placeholders with values (placeholder,
-// value, …), each already checked. Each word of the template is filled
-// once, from the template alone: a value is never read again as a
-// placeholder, so a serial that is literally "PACKAGE" stays the serial.
+// value, …), each already checked, so none holds a space or a quote. The
+// template is filled once, from the template alone: a value is never read
+// again as a placeholder, so a serial that is literally "PACKAGE" stays the
+// serial.
 func fromTemplate(i int, values ...string) nativeCommand {
 	var words []string
-	for rest := nativeCommandTemplates[i]; rest != ""; {
+	for rest := strings.NewReplacer(values...).Replace(nativeCommandTemplates[i]); rest != ""; {
 		rest = strings.TrimLeft(rest, " ")
 		var word string
 		if strings.HasPrefix(rest, "'") {
@@ -73,28 +71,9 @@ func fromTemplate(i int, values ...string) nativeCommand {
 		} else {
 			word, rest, _ = strings.Cut(rest, " ")
 		}
-		words = append(words, fillPlaceholder(word, values))
+		words = append(words, word)
 	}
 	return nativeCommand{tool: words[0], args: words[1:]}
-}
-
-// fillPlaceholder is word's value when word is one of values'
-// placeholders, else word.
-func fillPlaceholder(word string, values []string) string {
-	for j := 0; j+1 < len(values); j += 2 {
-		if word == values[j] {
-			return values[j+1]
-		}
-	}
-	return word
-}
-
-func adbDevicesCommand() nativeCommand {
-	return fromTemplate(cmdADBDevices)
-}
-
-func adbLogcatCommand(serial string) (nativeCommand, error) {
-	return deviceCommand(cmdADBLogcat, serial)
 }
 
 // adbPidofCommand runs pidof on the device: its shell reads the line, so
@@ -104,20 +83,6 @@ func adbPidofCommand(serial, pkg string) (nativeCommand, error) {
 		return nativeCommand{}, fmt.Errorf("%w: package %q", errNativeArgument, pkg)
 	}
 	return deviceCommand(cmdADBPidof, serial, "PACKAGE", pkg)
-}
-
-func simctlListCommand() nativeCommand {
-	return fromTemplate(cmdSimctlList)
-}
-
-func simctlLogCommand(udid string) (nativeCommand, error) {
-	return deviceCommand(cmdSimctlStream, udid)
-}
-
-// simctlAppsCommand lists the simulator's launchd jobs, its running apps
-// among them (read only: `launchctl list` changes nothing).
-func simctlAppsCommand(udid string) (nativeCommand, error) {
-	return deviceCommand(cmdSimctlApps, udid)
 }
 
 // deviceCommand fills template i for one device, whose serial (adb) or

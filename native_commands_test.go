@@ -14,10 +14,10 @@ import (
 // templates, with its values in the placeholders' places.
 func TestNativeCommandsAreTheTemplates(t *testing.T) {
 	t.Parallel()
-	logcat, _ := adbLogcatCommand("emulator-5554")
+	logcat, _ := deviceCommand(cmdADBLogcat, "emulator-5554")
 	pidof, _ := adbPidofCommand("127.0.0.1:5555", "com.example.shop")
-	simlog, _ := simctlLogCommand("6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
-	got := []string{adbDevicesCommand().String(), logcat.String(), pidof.String(), simctlListCommand().String(), simlog.String()}
+	simlog, _ := deviceCommand(cmdSimctlStream, "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
+	got := []string{fromTemplate(cmdADBDevices).String(), logcat.String(), pidof.String(), fromTemplate(cmdSimctlList).String(), simlog.String()}
 	want := []string{
 		"adb devices -l",
 		"adb -s emulator-5554 logcat -v threadtime -b main,system,crash -T 1",
@@ -42,10 +42,10 @@ func TestNativeCommandsAreTheTemplates(t *testing.T) {
 func TestNativeCommandArguments(t *testing.T) {
 	t.Parallel()
 	for _, serial := range []string{"", "-d", "a b", "x;reboot", "$(id)", "a'b", strings.Repeat("a", 200)} {
-		if _, err := adbLogcatCommand(serial); !errors.Is(err, errNativeArgument) {
+		if _, err := deviceCommand(cmdADBLogcat, serial); !errors.Is(err, errNativeArgument) {
 			t.Errorf("serial %q: %v", serial, err)
 		}
-		if _, err := simctlLogCommand(serial); !errors.Is(err, errNativeArgument) {
+		if _, err := deviceCommand(cmdSimctlStream, serial); !errors.Is(err, errNativeArgument) {
 			t.Errorf("udid %q: %v", serial, err)
 		}
 	}
@@ -111,12 +111,12 @@ func FuzzNativeCommandValues(f *testing.F) {
 				t.Errorf("pidof of %q on %q: %q", pkg, serial, c)
 			}
 		}
-		if c, err := adbLogcatCommand(serial); err == nil {
+		if c, err := deviceCommand(cmdADBLogcat, serial); err == nil {
 			if want := []string{"-s", serial, "logcat", "-v", "threadtime", "-b", "main,system,crash", "-T", "1"}; !slicesEqual(c.args, want) {
 				t.Errorf("logcat of %q: %q", serial, c)
 			}
 		}
-		if c, err := simctlLogCommand(serial); err == nil && (len(c.args) < 3 || c.args[2] != serial || c.args[len(c.args)-1] != nativeSimPredicate) {
+		if c, err := deviceCommand(cmdSimctlStream, serial); err == nil && (len(c.args) < 3 || c.args[2] != serial || c.args[len(c.args)-1] != nativeSimPredicate) {
 			t.Errorf("simulator log of %q: %q", serial, c)
 		}
 	})

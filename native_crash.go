@@ -21,14 +21,9 @@ package main
 //   - on iOS, `*** Terminating app due to uncaught exception …` and what the
 //     process logs after it (the call stack) (native_simcrash.go).
 //
-// Android's own verdicts about an app (an ANR, a kill, a death, a force
-// stop), which system_server and lmkd write under their own pids, are
-// attributed by the package and pid they name (native_verdict.go).
-//
-// Ordinary lines of a pid that is no followed app's yet are kept a while
-// (native_pending.go): once the pid is an app's, or a crash names the app
-// of its pid, they are grouped before its newer lines, so an app's first
-// lines are not lost.
+// Android's own verdicts about an app (an ANR, a kill) are read in
+// native_verdict.go; the lines of a pid no followed app owns yet wait in
+// native_pending.go until it is one's.
 //
 // A group is emitted once nativeIdleFlush has passed since its last line
 // (a native crash without its tombstone waits nativeTombstoneWait for it).
@@ -58,7 +53,6 @@ const (
 	maxEntryBytes = 64 << 10
 )
 
-// The kinds of crash.
 const (
 	nativeCrashJava   = "java"
 	nativeCrashNative = "native"
@@ -181,10 +175,7 @@ func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 	case l.Tag == "DEBUG" && a.addTombstone(l, now):
 		return
 	case l.Tag == "libc" && l.Level == 'F' && strings.HasPrefix(l.Message, "Fatal signal "):
-		app := a.appOf(l.PID)
-		if app == "" {
-			app = fatalSignalProcess(l.Message)
-		}
+		app := cmp.Or(a.appOf(l.PID), fatalSignalProcess(l.Message))
 		if !a.follows(app) {
 			return
 		}
@@ -338,10 +329,6 @@ func (a *logcatAssembler) emitJSError() {
 	}
 }
 
-// flush emits every group due at now; with all, every group. The kept
-// lines of pids now known are taken first.
-func (a *logcatAssembler) flush(now time.Time, all bool) { a.flushHolding(now, all, false) }
-
 // waitsForTombstone says whether g is a native crash whose tombstone has
 // not come yet.
 func (g *entryGroup) waitsForTombstone() bool {
@@ -361,9 +348,10 @@ func (a *logcatAssembler) tombstoneWaits() []string {
 	return apps
 }
 
-// flushHolding is flush; with hold, all leaves a native crash that waits
-// for its tombstone until it is due (its app's end waits for it).
-func (a *logcatAssembler) flushHolding(now time.Time, all, hold bool) {
+// flush emits every group due at now; with all, every group, but with
+// hold a native crash that waits for its tombstone until it is due (its
+// app's end waits for it). The kept lines of pids now known are taken first.
+func (a *logcatAssembler) flush(now time.Time, all, hold bool) {
 	if a.pidGeneration == nil {
 		a.replayPending(nil)
 	} else if gen := a.pidGeneration(); gen != a.seenPIDGen { // read before the look, so a pid added during it is looked for next time

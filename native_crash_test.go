@@ -59,7 +59,7 @@ func TestCrashIsOneEntry(t *testing.T) {
 			continue
 		}
 		out.clock = now
-		a.flush(now, false)
+		a.flush(now, false, false)
 	}
 	if len(out.entries) != 3 {
 		t.Fatalf("want the Java crash, the Process line and the native crash, got %d: %+v", len(out.entries), out.entries)
@@ -91,7 +91,7 @@ func TestNativeCrashWaitsForItsTombstone(t *testing.T) {
 	start := time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC)
 	lines := strings.SplitN(logcatNativeCrash, "\n", 2)
 	a, out, last := assembleLogcat(t, lines[0], start)
-	a.flush(last.Add(nativeIdleFlush), false)
+	a.flush(last.Add(nativeIdleFlush), false, false)
 	if len(out.entries) != 0 {
 		t.Fatalf("the signal line went out before its tombstone could come: %+v", out.entries)
 	}
@@ -100,7 +100,7 @@ func TestNativeCrashWaitsForItsTombstone(t *testing.T) {
 		l, _ := parseLogcatLine(line)
 		a.add(l, now)
 	}
-	a.flush(now.Add(nativeIdleFlush), false)
+	a.flush(now.Add(nativeIdleFlush), false, false)
 	if len(out.entries) != 1 || !strings.Contains(out.entries[0].Message, "backtrace:") {
 		t.Fatalf("want one entry with the tombstone, got %+v", out.entries)
 	}
@@ -114,7 +114,7 @@ func TestTombstoneOfAnotherApp(t *testing.T) {
 	other = strings.ReplaceAll(other, " 4300 ", " 7000 ")
 	other = strings.ReplaceAll(other, "pid: 4300", "pid: 7000")
 	a, out, last := assembleLogcat(t, other, time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC))
-	a.flush(last.Add(time.Hour), true)
+	a.flush(last.Add(time.Hour), true, false)
 	if len(out.entries) != 0 {
 		t.Errorf("another app's crash was kept: %+v", out.entries)
 	}
@@ -129,7 +129,7 @@ func TestMultiLineMessage(t *testing.T) {
 		"11-27 05:30:00.200  4242  4290 E ReactNativeJS: onPress@1:678\n" +
 		"11-27 05:30:00.201  4242  4290 I ReactNativeJS: next\n"
 	a, out, last := assembleLogcat(t, text, time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC))
-	a.flush(last.Add(nativeIdleFlush), false)
+	a.flush(last.Add(nativeIdleFlush), false, false)
 	if len(out.entries) != 2 {
 		t.Fatalf("want 2 entries, got %+v", out.entries)
 	}
@@ -148,7 +148,7 @@ func TestEntryBounded(t *testing.T) {
 		b.WriteString("11-27 05:30:00.200  4242  4242 I Shop    : line\n")
 	}
 	a, out, last := assembleLogcat(t, b.String(), time.Date(2026, 11, 27, 5, 30, 0, 0, time.UTC))
-	a.flush(last.Add(nativeIdleFlush), false)
+	a.flush(last.Add(nativeIdleFlush), false, false)
 	if len(out.entries) != 1 || !strings.HasSuffix(out.entries[0].Message, "… (5 more lines)") {
 		t.Errorf("got %d entries ending %q", len(out.entries), out.entries[0].Message[len(out.entries[0].Message)-20:])
 	}

@@ -154,13 +154,13 @@ func (d *nativeDevice) follows(appID string) bool {
 // the server stops), then ends every app of it still running.
 func (d *nativeDevice) follow(ctx context.Context) {
 	f := d.follower
-	var cmd nativeCommand
-	var err error
+	stream, lookUp, intake := cmdSimctlStream, d.lookUpSimApps, deviceIntake(newSimIntake(d))
 	if d.platform == nativeAndroid {
-		cmd, err = adbLogcatCommand(d.id)
-	} else {
-		cmd, err = simctlLogCommand(d.id)
+		in := newAndroidIntake(d)
+		in.live = ctx.Done()
+		stream, lookUp, intake = cmdADBLogcat, d.lookUpPIDs, in
 	}
+	cmd, err := deviceCommand(stream, d.id)
 	if err != nil { // never for a listed device: the listings keep only serials the list takes
 		d.setEnded(err.Error())
 		return
@@ -193,15 +193,8 @@ func (d *nativeDevice) follow(ctx context.Context) {
 			d.setEnded(cmp.Or(errText(err), "the log stream ended"))
 		})
 	})
-	if d.platform == nativeAndroid {
-		wg.Go(func() { d.lookUpPIDs(ctx) })
-		in := newAndroidIntake(d)
-		in.live = ctx.Done()
-		d.consume(ctx, lines, in)
-	} else {
-		wg.Go(func() { d.lookUpSimApps(ctx) })
-		d.consume(ctx, lines, newSimIntake(d))
-	}
+	wg.Go(func() { lookUp(ctx) })
+	d.consume(ctx, lines, intake)
 	wg.Wait()
 	d.dropped.Add(int64(lines.q.clear())) // read, never taken: they go with this follow (its reader has ended)
 	if !d.keepApps.Load() {
@@ -214,12 +207,10 @@ func (d *nativeDevice) follow(ctx context.Context) {
 // line will say when they do.
 func (d *nativeDevice) endAll() {
 	d.mu.Lock()
-	apps := slices.Collect(maps.Keys(d.running))
 	for app := range d.endsDue {
-		if !d.running[app] {
-			apps = append(apps, app)
-		}
+		d.running[app] = true
 	}
+	apps := slices.Sorted(maps.Keys(d.running))
 	clear(d.running)
 	clear(d.endsDue)
 	clear(d.endsHeld)
@@ -228,7 +219,6 @@ func (d *nativeDevice) endAll() {
 	clear(d.learnt)
 	d.waits = nil
 	d.mu.Unlock()
-	slices.Sort(apps)
 	for _, app := range apps {
 		d.follower.sink.nativeAppEnded(d.app(app))
 	}
@@ -397,6 +387,7 @@ type pendingEntries struct {
 	entries map[string][]nativeEntry
 }
 
+// add collects an entry of app for the next delivery.
 func (p *pendingEntries) add(app string, e nativeEntry) {
 	if p.entries == nil {
 		p.entries = map[string][]nativeEntry{}
@@ -405,11 +396,6 @@ func (p *pendingEntries) add(app string, e nativeEntry) {
 		p.apps = append(p.apps, app)
 	}
 	p.entries[app] = append(p.entries[app], e)
-}
-
-// emit collects an entry of app for the next delivery.
-func (d *nativeDevice) emit(app string, e nativeEntry) {
-	d.pending.add(app, e)
 }
 
 // deliver hands the batch's entries to the sink, app by app.

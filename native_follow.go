@@ -48,7 +48,6 @@ const (
 	nativeEventType = "log"
 )
 
-// Platforms.
 const (
 	nativeAndroid = "android"
 	nativeIOS     = "ios"
@@ -129,7 +128,7 @@ type nativeFollower struct {
 	mu        sync.Mutex
 	devices   map[string]*nativeDevice // by platform + id
 	listError string
-	lastCrash *nativeCrashStatus
+	lastCrash *nativeCrashStatus // replaced, never changed: status hands it out
 
 	project projectAppIDs // the apps followed and where they came from (native_project.go)
 	ends    appEnds       // how the apps last ended (native_verdict.go)
@@ -216,13 +215,12 @@ var nativeListings = []struct {
 	cmd      nativeCommand
 	parse    func(out []byte) ([]nativeDeviceStatus, error)
 }{
-	{nativeAndroid, adbDevicesCommand(), func(out []byte) ([]nativeDeviceStatus, error) { return parseADBDevices(string(out)), nil }},
-	{nativeIOS, simctlListCommand(), parseSimctlDevices},
+	{nativeAndroid, fromTemplate(cmdADBDevices), func(out []byte) ([]nativeDeviceStatus, error) { return parseADBDevices(string(out)), nil }},
+	{nativeIOS, fromTemplate(cmdSimctlList), parseSimctlDevices},
 }
 
-// apps is NATIVE_APPS, the ids the project names (native_project.go) and
-// the ids the sessions name, at most maxNativeApps; where each came from
-// is kept for the health check.
+// apps is the apps to follow (see above), at most maxNativeApps; where
+// each came from is kept for the health check.
 func (f *nativeFollower) apps() []string {
 	var sources []nativeAppSource
 	for _, id := range f.cfg.NativeApps {
@@ -250,10 +248,7 @@ func (f *nativeFollower) apps() []string {
 func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErrs map[string]error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.listError = ""
-	if err := errors.Join(listErrs[nativeAndroid], listErrs[nativeIOS]); err != nil {
-		f.listError = err.Error()
-	}
+	f.listError = errText(errors.Join(listErrs[nativeAndroid], listErrs[nativeIOS]))
 	seen := map[string]bool{}
 	for _, d := range listed {
 		key := d.Platform + "/" + d.ID
@@ -323,17 +318,12 @@ func (f *nativeFollower) noteCrash(app nativeApp, e nativeEntry) {
 	f.logger.Info("the app crashed", "app", app.AppID, "device", app.DeviceID, "kind", e.Crash, "summary", summary)
 }
 
-// status is the native side's state.
 func (f *nativeFollower) status() nativeStatus {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	st := nativeStatus{ADB: f.runner.paths[nativeToolADB], Xcrun: f.runner.paths[nativeToolXcrun], ListError: f.listError,
 		CutLines: f.runner.cutLines.Load(), ADBServer: f.runner.serverStart(), LogTags: f.runner.logTags}
-	if f.lastCrash != nil {
-		c := *f.lastCrash
-		st.LastCrash = &c
-	}
-	st.AppIDs, st.LastEnd = f.project.followed(), f.ends.last()
+	st.AppIDs, st.LastEnd, st.LastCrash = f.project.followed(), f.ends.last(), f.lastCrash
 	for _, dev := range f.devices {
 		st.Devices = append(st.Devices, dev.status())
 	}

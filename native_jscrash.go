@@ -19,7 +19,10 @@ package main
 // the crash's end, under jsFoldedHeader. The frames stay in the entry's
 // text verbatim, one a line, for whoever maps them.
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // jsFoldedHeader introduces the further lines of the console report that
 // a JavaScript crash folded in.
@@ -50,12 +53,8 @@ func thrownJSMessage(line string) string {
 		_, line, _ = strings.Cut(line, ": ")
 	}
 	line = strings.TrimPrefix(line, "Unhandled JS Exception: ")
-	if i := strings.Index(line, ", js engine: "); i >= 0 {
-		line = line[:i]
-	}
-	if i := strings.Index(line, ", stack:"); i >= 0 {
-		line = line[:i]
-	}
+	line, _, _ = strings.Cut(line, ", js engine: ")
+	line, _, _ = strings.Cut(line, ", stack:")
 	return strings.TrimSpace(line)
 }
 
@@ -99,13 +98,7 @@ func dropKnown(folded, lines []string) []string {
 	for _, l := range lines {
 		have[l] = true
 	}
-	var out []string
-	for _, l := range folded {
-		if !have[l] {
-			out = append(out, l)
-		}
-	}
-	return out
+	return slices.DeleteFunc(slices.Clone(folded), func(l string) bool { return have[l] })
 }
 
 // jsCrashHeadline is a JavaScript crash's thrown message.

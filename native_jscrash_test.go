@@ -28,7 +28,7 @@ func replayLogcat(t *testing.T, text string, pids map[int]string) []nativeEntry 
 			a.add(l, now)
 		}
 	}
-	a.flush(now.Add(time.Hour), true)
+	a.flush(now.Add(time.Hour), true, false)
 	return got
 }
 

@@ -28,7 +28,6 @@ type logcatLine struct {
 	Message  string // valid UTF-8, control characters other than tab replaced
 }
 
-// errLogcatLine is a line that is not a threadtime entry.
 var errLogcatLine = errors.New("not a logcat threadtime line")
 
 // logcatStampLen is the length of "MM-DD HH:MM:SS.mmm".
@@ -88,13 +87,8 @@ func logcatNumber(s string) (int, string, bool) {
 }
 
 func validLogcatStamp(s string) bool {
-	const pattern = "00-00 00:00:00.000"
-	for i := range len(pattern) {
-		if pattern[i] == '0' {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		} else if s[i] != pattern[i] {
+	for i, p := range []byte("00-00 00:00:00.000") {
+		if p == '0' && (s[i] < '0' || s[i] > '9') || p != '0' && s[i] != p {
 			return false
 		}
 	}

@@ -169,7 +169,7 @@ func TestPendingLinesBounded(t *testing.T) {
 				t.Fatalf("%d lines kept, %d of the app's: want only the app's newest", kept, a.pending.byPID[4242])
 			}
 			known[4242] = "com.example.shop"
-			a.flush(now, true)
+			a.flush(now, true, false)
 			if len(*out) != kept {
 				t.Fatalf("%d entries replayed, want the %d lines kept", len(*out), kept)
 			}
@@ -201,7 +201,7 @@ func TestPendingLineAgesOut(t *testing.T) {
 	}
 	known[4242] = "com.example.shop"
 	a.add(pendingLineOf(4242, 4, "once known"), start.Add(pendingLineAge+2*time.Millisecond))
-	a.flush(start.Add(time.Hour), true)
+	a.flush(start.Add(time.Hour), true, false)
 	var got []string
 	for _, e := range *out {
 		got = append(got, e.Message)
@@ -233,7 +233,7 @@ func TestPendingLinesBeforeCrash(t *testing.T) {
 					a.add(l, now)
 				}
 			}
-			a.flush(now.Add(time.Hour), true)
+			a.flush(now.Add(time.Hour), true, false)
 			var got []string
 			for _, e := range *out {
 				got = append(got, e.Crash+": "+strings.SplitN(e.Message, "\n", 2)[0])
@@ -262,16 +262,16 @@ func TestPendingLinesLookedForOnlyWhenAPidIsNew(t *testing.T) {
 	for i := range 10 {
 		a.add(pendingLineOf(4000+i, i, "before"), now)
 	}
-	a.flush(now, false)
+	a.flush(now, false, false)
 	before := lookups
 	for range 5 {
-		a.flush(now, false)
+		a.flush(now, false, false)
 	}
 	if lookups != before {
 		t.Errorf("%d pid lookups by flushes with no new pid, want none", lookups-before)
 	}
 	known[4003], gen = "com.example.shop", gen+1
-	a.flush(now, true)
+	a.flush(now, true, false)
 	if len(out) != 1 || out[0].PID != 4003 {
 		t.Errorf("after a new pid, emitted %+v; want pid 4003's kept line", out)
 	}

@@ -74,10 +74,7 @@ type projectAppIDs struct {
 // read returns the app ids that the project in dir names ("" is the
 // working directory), read again when its files have changed.
 func (p *projectAppIDs) read(dir string) []nativeAppSource {
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
-	if abs, err := filepath.Abs(dir); err == nil {
+	if abs, err := filepath.Abs(dir); err == nil { // "" is the working directory
 		dir = abs
 	}
 	files := projectPaths(dir)

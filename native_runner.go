@@ -38,7 +38,6 @@ const (
 	nativeQuickExit  = 10 * time.Second
 )
 
-// errNativeOutput is a short command whose output passed maxNativeOutput.
 var errNativeOutput = errors.New("native command output over the bound")
 
 // nativeRunner runs commands of the closed list with the tools found.

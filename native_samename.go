@@ -31,9 +31,7 @@ func (f *nativeFollower) sameNameAs(platform, id, name string) []string {
 	f.mu.Lock()
 	devices := make([]nativeDeviceStatus, 0, len(f.devices))
 	for _, dev := range f.devices {
-		dev.mu.Lock()
-		devices = append(devices, nativeDeviceStatus{Platform: dev.platform, ID: dev.id, Name: dev.name, State: dev.state})
-		dev.mu.Unlock()
+		devices = append(devices, dev.status())
 	}
 	f.mu.Unlock()
 	return sameNameDevices(devices, nativeDeviceStatus{Platform: platform, ID: id, Name: name})

@@ -33,18 +33,17 @@ func newSimAssembler(emit func(string, nativeEntry)) *simAssembler {
 // add takes one event of app (the follower attributed it), arrived at now.
 func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
 	pid := int(l.PID)
-	if g := a.crash[pid]; g != nil {
-		for line := range strings.SplitSeq(l.Message, "\n") {
-			g.add(line, now)
-		}
-		return
+	g, open := a.crash[pid]
+	if !open {
+		tag := cmp.Or(l.Subsystem, path.Base(l.ImagePath)) // else the executable's name (…/Shop.app/Shop → Shop)
+		g = &entryGroup{app: app, entry: nativeEntry{At: simTime(l.Timestamp, now), Level: simLevel(l.MessageType), Tag: tag,
+			PID: pid, TID: int(l.TID), JSConsole: l.Subsystem == "com.facebook.react.log"}}
 	}
-	tag := cmp.Or(l.Subsystem, path.Base(l.ImagePath)) // else the executable's name (…/Shop.app/Shop → Shop)
-	e := nativeEntry{At: simTime(l.Timestamp, now), Level: simLevel(l.MessageType), Tag: tag, PID: pid, TID: int(l.TID),
-		JSConsole: l.Subsystem == "com.facebook.react.log"}
-	g := &entryGroup{app: app, entry: e}
 	for line := range strings.SplitSeq(l.Message, "\n") {
 		g.add(line, now)
+	}
+	if open {
+		return
 	}
 	if strings.Contains(l.Message, "*** Terminating app due to uncaught exception") {
 		g.entry.Level, g.entry.Crash = "error", nativeCrashObjC
@@ -59,7 +58,7 @@ func (a *simAssembler) add(l simLogLine, app string, now time.Time) {
 		return
 	}
 	a.emitJSError(app)
-	if e.JSConsole && strings.HasPrefix(l.Message, "Unhandled JS Exception: ") {
+	if g.entry.JSConsole && strings.HasPrefix(l.Message, "Unhandled JS Exception: ") {
 		a.jsError = g
 		return
 	}

@@ -27,10 +27,8 @@ type simLogLine struct {
 	TID         int64  `json:"threadID"`
 	ImagePath   string `json:"processImagePath"`
 	Subsystem   string `json:"subsystem"`
-	Category    string `json:"category"`
 }
 
-// errSimLogLine is a line that is not a log event.
 var errSimLogLine = errors.New("not a simulator log event")
 
 // parseSimLogLine reads one ndjson line. Every text field comes back valid
@@ -51,7 +49,7 @@ func parseSimLogLine(line []byte) (simLogLine, error) {
 		return simLogLine{}, fmt.Errorf("%w: negative process or thread id", errSimLogLine)
 	}
 	l.Timestamp, l.MessageType, l.EventType = cleanLogText(l.Timestamp), cleanLogText(l.MessageType), cleanLogText(l.EventType)
-	l.ImagePath, l.Subsystem, l.Category = cleanLogText(l.ImagePath), cleanLogText(l.Subsystem), cleanLogText(l.Category)
+	l.ImagePath, l.Subsystem = cleanLogText(l.ImagePath), cleanLogText(l.Subsystem)
 	lines := strings.Split(l.Message, "\n")
 	for i := range lines {
 		lines[i] = cleanLogText(lines[i])

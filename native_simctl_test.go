@@ -31,7 +31,7 @@ func TestParseSimLogLine(t *testing.T) {
 	want := simLogLine{Timestamp: "2026-11-27 05:30:01.123456+0000", MessageType: "Default", EventType: "logEvent",
 		Message: `Running "shop" with {"rootTag":1}`, PID: 4300, TID: 4711,
 		ImagePath: "/Users/dev/Library/Developer/CoreSimulator/Devices/UDID/data/Containers/Bundle/Application/UUID/Shop.app/Shop",
-		Subsystem: "com.facebook.react.log", Category: "javascript"}
+		Subsystem: "com.facebook.react.log"}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
@@ -62,7 +62,7 @@ func FuzzParseSimLogLine(f *testing.F) {
 			}
 			return
 		}
-		for _, s := range []string{l.Timestamp, l.MessageType, l.ImagePath, l.Subsystem, l.Category} {
+		for _, s := range []string{l.Timestamp, l.MessageType, l.ImagePath, l.Subsystem} {
 			if cleanLogText(s) != s {
 				t.Fatalf("%q: field %q is not clean", line, s)
 			}
@@ -171,13 +171,13 @@ func FuzzParseLaunchctlList(f *testing.F) {
 // with the udid in its place, and refuses a udid that is not one.
 func TestSimctlAppsCommand(t *testing.T) {
 	t.Parallel()
-	c, err := simctlAppsCommand("6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
+	c, err := deviceCommand(cmdSimctlApps, "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C")
 	if err != nil || c.String() != "xcrun simctl spawn 6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C launchctl list" ||
 		strings.ReplaceAll(c.String(), "6F1B1C5E-2A6B-4A6E-9C1D-1D2E3F4A5B6C", "UDID") != nativeCommandTemplates[cmdSimctlApps] {
 		t.Errorf("the command: %q, %v", c, err)
 	}
 	for _, udid := range []string{"", "-d", "a b", "x;reboot", "$(id)"} {
-		if _, err := simctlAppsCommand(udid); !errors.Is(err, errNativeArgument) {
+		if _, err := deviceCommand(cmdSimctlApps, udid); !errors.Is(err, errNativeArgument) {
 			t.Errorf("udid %q: %v", udid, err)
 		}
 	}

@@ -20,12 +20,10 @@ import (
 
 // lookUpSimApps lists the simulator's running apps every poll until ctx
 // ends, and installs each followed app's pids as Android's lookups do
-// (setPIDsSince: an app whose processes are all gone ends; a pid the log
-// taught after the listing was asked stays, its process may be newer). A
-// listing that fails says nothing of the apps and changes nothing; the
-// device keeps why, as it does when pidof cannot ask (askFailed).
+// (setPIDsSince). A listing that fails says nothing of the apps and
+// changes nothing; the device keeps why, as it does when pidof cannot ask.
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
-	cmd, err := simctlAppsCommand(d.id)
+	cmd, err := deviceCommand(cmdSimctlApps, d.id)
 	if err != nil {
 		return
 	}
@@ -36,7 +34,7 @@ func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 			return
 		}
 		if err != nil {
-			d.setAskFailedBy(err) // a listing that fails says nothing about the apps; the health check says why
+			d.setAskFailedBy(err)
 			return
 		}
 		d.setAskFailed("")
@@ -86,7 +84,7 @@ type simIntake struct {
 }
 
 func newSimIntake(d *nativeDevice) *simIntake {
-	return &simIntake{device: d, asm: newSimAssembler(d.emit)}
+	return &simIntake{device: d, asm: newSimAssembler(d.pending.add)}
 }
 
 func (in *simIntake) add(line []byte, now time.Time) {

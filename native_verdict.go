@@ -51,10 +51,8 @@ func parseAndroidVerdict(tag, msg string) (v androidVerdict, ok bool) {
 		v, ok = parseActivityVerdict(msg)
 	case "lowmemorykiller", "lmkd":
 		// `Kill 'pkg' (5400), uid …`; older ones `Killing 'pkg' (5400), adj …`.
-		rest, found := strings.CutPrefix(msg, "Kill '")
-		if !found {
-			rest, found = strings.CutPrefix(msg, "Killing '")
-		}
+		verb, rest, found := strings.Cut(msg, " '")
+		found = found && (verb == "Kill" || verb == "Killing")
 		pkg, rest, quoted := strings.Cut(rest, "' (")
 		num, _, closed := strings.Cut(rest, ")")
 		pid, err := strconv.Atoi(num)
@@ -65,13 +63,11 @@ func parseAndroidVerdict(tag, msg string) (v androidVerdict, ok bool) {
 }
 
 func parseActivityVerdict(msg string) (androidVerdict, bool) {
-	if rest, ok := strings.CutPrefix(msg, "ANR in "); ok {
-		pkg, _, _ := strings.Cut(rest, " ")
-		return androidVerdict{End: nativeEndANR, Pkg: pkg}, true
-	}
-	if rest, ok := strings.CutPrefix(msg, "Force stopping "); ok {
-		pkg, _, _ := strings.Cut(rest, " ")
-		return androidVerdict{End: nativeEndStopped, Pkg: pkg}, true
+	for prefix, end := range map[string]string{"ANR in ": nativeEndANR, "Force stopping ": nativeEndStopped} {
+		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+			pkg, _, _ := strings.Cut(rest, " ")
+			return androidVerdict{End: end, Pkg: pkg}, true
+		}
 	}
 	if rest, ok := strings.CutPrefix(msg, "Process "); ok {
 		pkg, rest, found := strings.Cut(rest, " (pid ")
@@ -114,14 +110,9 @@ func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 		return true
 	}
 	a.finishKey(k)
-	if l.Tag != "ActivityManager" && l.Tag != "lowmemorykiller" && l.Tag != "lmkd" {
-		return false
-	}
-	if a.appOf(l.PID) != "" {
-		return false // any process may use the tag: an app's own line is no verdict
-	}
 	v, ok := parseAndroidVerdict(l.Tag, l.Message)
-	if !ok || !a.follows(v.Pkg) {
+	// Any process may use the tags: an app's own line is no verdict.
+	if !ok || !a.follows(v.Pkg) || a.appOf(l.PID) != "" {
 		return false
 	}
 	g := a.newGroup(l, v.Pkg, now, "")
@@ -185,13 +176,10 @@ func (r *appEnds) note(app nativeApp, e nativeEntry) {
 	r.end = end
 }
 
-// last is the last end noted; nil when none.
+// last is the last end noted; nil when none. note replaces it, never
+// changes it: it is safe to read without the lock.
 func (r *appEnds) last() *nativeEndStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.end == nil {
-		return nil
-	}
-	c := *r.end
-	return &c
+	return r.end
 }
