@@ -78,18 +78,17 @@ type call struct {
 }
 
 func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, admit func(*request) error, logger *slog.Logger) *rpcConn {
-	c := &rpcConn{
+	return &rpcConn{
 		handle:    handle,
 		inline:    inline,
 		admit:     admit,
 		logger:    logger,
 		out:       &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
 		stopped:   make(chan struct{}),
+		pool:      newWorkerPool(maxInFlight, maxQueued, maxQueuedBytes),
+		lane:      newWorkerPool(maxUrgent, maxUrgentQueued, 0),
 		waitSlots: make(chan struct{}, maxWaiting),
 	}
-	c.pool = newWorkerPool(maxInFlight, maxQueued, maxQueuedBytes)
-	c.lane = newUrgentLane()
-	return c
 }
 
 // serve reads messages from in until EOF or ctx is done, then waits for every
@@ -176,8 +175,12 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 		return
 	}
 	req, err := decodeMessage(line)
+	if errors.Is(err, errClientResponse) {
+		c.logger.Debug("ignored a response from the client")
+		return
+	}
 	if err != nil {
-		c.rejectMessage(req.ID, err)
+		c.writeError(req.ID, asRPCError(err))
 		return
 	}
 	if req.Method == "notifications/cancelled" && req.isNotification() {
@@ -364,15 +367,6 @@ func callSafely(ctx context.Context, handle handlerFunc, logger *slog.Logger, re
 		}
 	}()
 	return handle(ctx, req)
-}
-
-// rejectMessage answers a message that could not be decoded.
-func (c *rpcConn) rejectMessage(id json.RawMessage, err error) {
-	if errors.Is(err, errClientResponse) {
-		c.logger.Debug("ignored a response from the client")
-		return
-	}
-	c.writeError(id, asRPCError(err))
 }
 
 // writeError answers on the reading goroutine; serve flushes when idle.

@@ -46,10 +46,8 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: header %s appears %d times", name, len(values))
 		}
 		value := values[0]
-		for _, b := range []byte(value) {
-			if (b < 0x20 || b > 0x7e) && b != '\t' {
-				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
-			}
+		if strings.ContainsFunc(value, func(r rune) bool { return (r < 0x20 || r > 0x7e) && r != '\t' }) {
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
 		}
 		if name == "Mcp-Name" {
 			decoded, ok := decodeHeaderValue(value)
