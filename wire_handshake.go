@@ -389,17 +389,8 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			return fmt.Errorf("[%d]: must be an object", i)
 		}
 		var name, active, instances []byte
-		err := scanMembers(item, func(key []byte) *[]byte {
-			switch string(key) {
-			case "name":
-				return &name
-			case "active":
-				return &active
-			case "instances":
-				return &instances
-			}
-			return nil
-		})
+		members := map[string]*[]byte{"name": &name, "active": &active, "instances": &instances}
+		err := scanMembers(item, func(key []byte) *[]byte { return members[string(key)] })
 		var dup *duplicateMemberError
 		if errors.As(err, &dup) {
 			return fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
