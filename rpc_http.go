@@ -179,13 +179,10 @@ func parseHTTPMessage(body []byte) (req request, isResponse bool, err *rpcError)
 		return req, false, rpcErrorf(errInvalidRequest, nil, "invalid request: batches are not accepted over HTTP; POST one message at a time")
 	}
 	req, e := decodeMessage(body)
-	if errors.Is(e, errClientResponse) {
-		return req, true, nil
-	}
-	if e != nil {
+	if e != nil && !errors.Is(e, errClientResponse) {
 		return req, false, asRPCError(e)
 	}
-	return req, false, nil
+	return req, e != nil, nil
 }
 
 // post serves one JSON-RPC message, at most maxInFlight (as on stdio) at once.
@@ -310,22 +307,34 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 	}
 	final := make(chan []byte, 1)
 	go func() { final <- run(q.send) }()
-	sse := startSSE(w)
-	defer sse.tick.Stop()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	event := func(data []byte) {
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", bytes.ToValidUTF8(data, []byte("\uFFFD")))
+		_ = rc.Flush()
+	}
+	tick := time.NewTicker(sseKeepAlive)
+	defer tick.Stop()
 	for {
 		select {
 		case ev := <-q.events:
-			sse.event(ev)
+			event(ev)
 		case msg := <-final:
 			for len(q.events) > 0 { // this loop alone receives from q
-				sse.event(<-q.events)
+				event(<-q.events)
 			}
 			if msg != nil {
-				sse.event(msg)
+				event(msg)
 			}
 			return
-		case <-sse.tick.C:
-			sse.comment()
+		case <-tick.C:
+			_, _ = io.WriteString(w, ":\n\n") // a comment line
+			_ = rc.Flush()
 		}
 	}
 }
@@ -349,35 +358,6 @@ func (q *sseQueue) send(method string, params any) {
 	default:
 		q.dropped.Add(1)
 	}
-}
-
-// sseWriter writes Server-Sent Events and flushes each.
-type sseWriter struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	tick *time.Ticker
-}
-
-func startSSE(w http.ResponseWriter) *sseWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
-	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w), tick: time.NewTicker(sseKeepAlive)}
-	_ = s.rc.Flush()
-	return s
-}
-
-func (s *sseWriter) event(data []byte) {
-	data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data)
-	_ = s.rc.Flush()
-}
-
-func (s *sseWriter) comment() {
-	_, _ = io.WriteString(s.w, ":\n\n")
-	_ = s.rc.Flush()
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {
