@@ -67,13 +67,8 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 	if err := check("Mcp-Method", req.Method); err != nil {
 		return err
 	}
-	member := ""
-	switch req.Method {
-	case "tools/call", "prompts/get":
-		member = "name"
-	case "resources/read":
-		member = "uri"
-	default:
+	member := nameMembers[req.Method]
+	if member == "" {
 		return nil
 	}
 	value, ok := wireString(rawMember(req.Params, member))
@@ -83,6 +78,10 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 	}
 	return check("Mcp-Name", value)
 }
+
+// nameMembers are the params members that 2026-07-28's Mcp-Name header
+// repeats, by method.
+var nameMembers = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
 
 // decodeHeaderValue undoes the =?base64?…?= sentinel encoding of Mcp-Name
 // and Mcp-Param-* values; other values are returned as they are.

@@ -180,7 +180,7 @@ func (rl *relay) listening() bool {
 // relayName is the Mcp-Name header for a relayed request, base64-encoded
 // when the name is not plain visible ASCII.
 func relayName(method string, params map[string]json.RawMessage) (string, bool) {
-	member := map[string]string{"tools/call": "name", "resources/read": "uri"}[method]
+	member := nameMembers[method]
 	if member == "" {
 		return "", false
 	}
