@@ -41,8 +41,8 @@ type rpcConn struct {
 	handle handlerFunc
 	inline func(method string) bool
 	admit  func(req *request) error
-	urgent func(req *request) bool // nil: none; else run on lane (rpc_urgent.go)
-	waits  func(req *request) bool // nil: none; else run outside the pool (rpc_waiting.go)
+	urgent func(req *request) bool // nil: none
+	waits  func(req *request) bool // nil: none
 	logger *slog.Logger
 	out    *lineWriter
 	// stopped is closed when intake ends (EOF or ctx done), before serve
@@ -58,8 +58,7 @@ type rpcConn struct {
 	// waits only when it is full.
 	pool *workerPool
 	lane *workerPool // the urgent lane (rpc_urgent.go)
-	// Requests that wait for the app run outside the pool, at most
-	// maxWaiting at once (rpc_waiting.go).
+	// The waits running, at most maxWaiting (rpc_waiting.go).
 	waitSlots chan struct{}
 	waiting   sync.WaitGroup
 }

@@ -132,9 +132,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: the MCP endpoint is "+mcpPath, http.StatusNotFound)
 		return
 	}
-	// The adapter port's rebinding rules (wire_handshake.go): Host must be an IP
-	// literal, localhost or in WS_ALLOWED_HOSTS; an Origin must match Host
-	// or be in WS_ALLOWED_ORIGINS.
+	// The adapter port's rebinding rules (checkUpgrade, wire_handshake.go).
 	if reason := t.checkHost(r); reason != "" {
 		t.logger.Warn("refused an MCP HTTP request", "reason", reason, "remote", r.RemoteAddr)
 		writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil, "forbidden: %s", reason))

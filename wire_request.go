@@ -15,7 +15,6 @@ import (
 // error answers.
 
 // linkTimeoutDetails are the details of a TIMEOUT error (spec §2).
-// The Reactotron bridge still builds its own TIMEOUT with them.
 type linkTimeoutDetails struct {
 	Method    string `json:"method"`
 	TimeoutMs int64  `json:"timeoutMs"`
