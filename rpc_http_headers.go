@@ -86,12 +86,9 @@ var nameMembers = map[string]string{"tools/call": "name", "prompts/get": "name",
 // decodeHeaderValue undoes the =?base64?…?= sentinel encoding of Mcp-Name
 // and Mcp-Param-* values; other values are returned as they are.
 func decodeHeaderValue(v string) (string, bool) {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
-	if !ok {
-		return v, true
-	}
-	inner, ok = strings.CutSuffix(inner, "?=")
-	if !ok {
+	inner, prefixed := strings.CutPrefix(v, "=?base64?")
+	inner, suffixed := strings.CutSuffix(inner, "?=")
+	if !prefixed || !suffixed {
 		return v, true
 	}
 	data, err := base64.StdEncoding.DecodeString(inner)

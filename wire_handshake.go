@@ -57,11 +57,9 @@ func (l *adapterLink) checkUpgrade(r *http.Request) string {
 		return "more than one Origin header"
 	}
 	origin := origins[0]
-	u, err := url.Parse(origin)
-	if err == nil && u.Scheme != "" && u.Host != "" {
-		if oport := wireOriginPort(u); sameHostName(u.Hostname(), host) && oport != "" && oport == port {
-			return ""
-		}
+	if u, err := url.Parse(origin); err == nil && u.Scheme != "" && u.Host != "" &&
+		sameHostName(u.Hostname(), host) && wireOriginPort(u) == port { // port is never ""
+		return ""
 	}
 	if n, ok := normalizeWireOrigin(origin); ok && l.allowedOrigins[n] {
 		return ""
@@ -82,9 +80,6 @@ func (l *adapterLink) hostAllowed(host string) bool {
 // splitHostHeader splits a Host header into host (no brackets) and port,
 // which defaults to 80: the listener speaks plain HTTP.
 func splitHostHeader(hostHeader string) (host, port string, ok bool) {
-	if hostHeader == "" {
-		return "", "", false
-	}
 	if h, p, err := net.SplitHostPort(hostHeader); err == nil {
 		if h == "" || p == "" {
 			return "", "", false
