@@ -3,11 +3,9 @@ package main
 // Streamable HTTP: the MCP endpoint /mcp, for both eras. A POST whose body
 // carries a 2026-07-28 _meta is served statelessly, its headers checked
 // against the body, with subscriptions/listen as a long-lived SSE response.
-// Anything else is the legacy transport (2025-03-26 to 2025-11-25): initialize
-// opens a session (MCP-Session-Id), each session is one client of the
-// shared server (mcp_client.go), GET opens its notification stream and DELETE
-// ends it. The transport only moves JSON-RPC messages: decoding is
-// rpc_message.go's, dispatch the MCP core's.
+// Anything else is the legacy transport, with sessions (rpc_http_session.go).
+// The transport only moves JSON-RPC messages: decoding is rpc_message.go's,
+// dispatch the MCP core's.
 
 import (
 	"bytes"
