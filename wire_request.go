@@ -145,21 +145,19 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		l.logger.Debug("dropping late or unknown app adapter response", "session", c.sessionID, "id", id)
 		return
 	}
-	if !wireAbsent(m.Error) {
-		err := adapterAnswerError(p.method, m.Error)
-		if _, malformed := err.(*errAnswerMalformed); malformed {
-			c.notice("warning", "malformed answer dropped", err.Error())
-		}
-		p.done <- adapterOutcome{err: err}
-		return
+	var out adapterOutcome
+	switch {
+	case !wireAbsent(m.Error):
+		out.err = adapterAnswerError(p.method, m.Error)
+	case m.Result == nil:
+		out.err = &errAnswerMalformed{Method: p.method, Problem: "it has neither result nor error", Envelope: true}
+	default:
+		out.result = c.keep(m.Result, c.messageLen)
 	}
-	if m.Result == nil {
-		err := &errAnswerMalformed{Method: p.method, Problem: "it has neither result nor error", Envelope: true}
-		c.notice("warning", "malformed answer dropped", err.Error())
-		p.done <- adapterOutcome{err: err}
-		return
+	if _, malformed := out.err.(*errAnswerMalformed); malformed {
+		c.notice("warning", "malformed answer dropped", out.err.Error())
 	}
-	p.done <- adapterOutcome{result: c.keep(m.Result, c.messageLen)}
+	p.done <- out
 }
 
 // wireAnswerError is the error member of a response (wire protocol §4).
@@ -202,11 +200,7 @@ func adapterAnswerError(method string, raw []byte) error {
 	if err != nil {
 		return &errAnswerMalformed{Method: method, Problem: err.Error(), Envelope: true}
 	}
-	e := &errAdapterAnswered{Method: method, Code: ae.Code, Message: ae.Message}
-	if ae.Details != nil {
-		e.Details = bytes.Clone(ae.Details)
-	}
-	return e
+	return &errAdapterAnswered{Method: method, Code: ae.Code, Message: ae.Message, Details: bytes.Clone(ae.Details)}
 }
 
 // splitWireEventsAnswer checks the shape of an events.query result (wire
