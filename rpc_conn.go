@@ -41,8 +41,8 @@ type rpcConn struct {
 	handle handlerFunc
 	inline func(method string) bool
 	admit  func(req *request) error
-	urgent func(req *request) bool // nil: none; else run on lane (rpc_urgent.go)
-	waits  func(req *request) bool // nil: none; else run outside the pool (rpc_waiting.go)
+	urgent func(req *request) bool // nil: none
+	waits  func(req *request) bool // nil: none
 	logger *slog.Logger
 	out    *lineWriter
 	// stopped is closed when intake ends (EOF or ctx done), before serve
@@ -50,8 +50,7 @@ type rpcConn struct {
 	// subscriptions/listen) end on it rather than hold serve open.
 	stopped chan struct{}
 
-	mu       sync.Mutex
-	inFlight map[string]*call // by idKey
+	calls inFlightCalls
 
 	// Requests run on a pool of at most maxInFlight workers (rpc_pool.go).
 	// Its queue lets reading go on while every worker is busy, so that
@@ -59,32 +58,36 @@ type rpcConn struct {
 	// waits only when it is full.
 	pool *workerPool
 	lane *workerPool // the urgent lane (rpc_urgent.go)
-	// Requests that wait for the app run outside the pool, at most
-	// maxWaiting at once (rpc_waiting.go).
+	// The waits running, at most maxWaiting (rpc_waiting.go).
 	waitSlots chan struct{}
 	waiting   sync.WaitGroup
 }
 
-// call is one request being handled on its own goroutine.
+// inFlightCalls are the requests of one client being handled, by idKey,
+// for notifications/cancelled to end. Safe for concurrent use.
+type inFlightCalls struct {
+	mu    sync.Mutex
+	calls map[string]*call
+}
+
+// call is one request being handled.
 type call struct {
 	cancel    context.CancelFunc
 	cancelled atomic.Bool // by notifications/cancelled: send no reply
 }
 
 func newRPCConn(out io.Writer, handle handlerFunc, inline func(string) bool, admit func(*request) error, logger *slog.Logger) *rpcConn {
-	c := &rpcConn{
+	return &rpcConn{
 		handle:    handle,
 		inline:    inline,
 		admit:     admit,
 		logger:    logger,
 		out:       &lineWriter{w: bufio.NewWriterSize(out, 64<<10)},
-		inFlight:  make(map[string]*call),
 		stopped:   make(chan struct{}),
+		pool:      newWorkerPool(maxInFlight, maxQueued, maxQueuedBytes),
+		lane:      newWorkerPool(maxUrgent, maxUrgentQueued, 0),
 		waitSlots: make(chan struct{}, maxWaiting),
 	}
-	c.pool = newWorkerPool(maxInFlight, maxQueued, maxQueuedBytes)
-	c.lane = newUrgentLane()
-	return c
 }
 
 // serve reads messages from in until EOF or ctx is done, then waits for every
@@ -171,8 +174,12 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 		return
 	}
 	req, err := decodeMessage(line)
+	if errors.Is(err, errClientResponse) {
+		c.logger.Debug("ignored a response from the client")
+		return
+	}
 	if err != nil {
-		c.rejectMessage(req.ID, err)
+		c.writeError(req.ID, asRPCError(err))
 		return
 	}
 	if req.Method == "notifications/cancelled" && req.isNotification() {
@@ -236,7 +243,7 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 			c.run(ctx, &req)
 		default:
 			elemCtx, cancel := context.WithCancel(ctx)
-			c.track(req.ID, cancel)
+			c.calls.track(req.ID, cancel)
 			reply := c.run(elemCtx, &req)
 			cancel()
 			if size += len(reply); size > maxLineBytes {
@@ -245,7 +252,7 @@ func (c *rpcConn) serveBatch(ctx context.Context, elems []json.RawMessage) {
 				reply = encodeReply(req.ID, nil, rpcErrorf(errInternal, map[string]int{"limit": maxLineBytes},
 					"internal error: the batch's replies exceed %d bytes; send this request on its own", maxLineBytes))
 			}
-			if !c.finish(req.ID) {
+			if !c.calls.finish(req.ID) {
 				replies = append(replies, reply)
 			}
 		}
@@ -269,11 +276,11 @@ func (c *rpcConn) spawn(ctx context.Context, size int, fn func(context.Context))
 // cancelled it.
 func (c *rpcConn) answer(ctx context.Context, req *request) func() {
 	ctx, cancel := context.WithCancel(ctx)
-	c.track(req.ID, cancel)
+	c.calls.track(req.ID, cancel)
 	return func() {
 		defer cancel()
 		reply := c.run(ctx, req)
-		if !c.finish(req.ID) {
+		if !c.calls.finish(req.ID) {
 			c.out.write(reply, true)
 		}
 	}
@@ -282,40 +289,50 @@ func (c *rpcConn) answer(ctx context.Context, req *request) func() {
 // flushOut writes the replies held back, before a submit waits for room.
 func (c *rpcConn) flushOut() { _ = c.out.flush() }
 
-func (c *rpcConn) track(id json.RawMessage, cancel context.CancelFunc) {
-	c.mu.Lock()
-	c.inFlight[idKey(id)] = &call{cancel: cancel}
-	c.mu.Unlock()
+func (f *inFlightCalls) track(id json.RawMessage, cancel context.CancelFunc) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.calls == nil {
+		f.calls = make(map[string]*call)
+	}
+	f.calls[idKey(id)] = &call{cancel: cancel}
 }
 
 // finish unregisters a request and reports whether it was cancelled by the
 // client, in which case no reply may be sent.
-func (c *rpcConn) finish(id json.RawMessage) (cancelled bool) {
+func (f *inFlightCalls) finish(id json.RawMessage) (cancelled bool) {
 	key := idKey(id)
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	cl := c.inFlight[key]
-	delete(c.inFlight, key)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cl := f.calls[key]
+	delete(f.calls, key)
 	return cl != nil && cl.cancelled.Load()
 }
 
-// cancelRequest handles notifications/cancelled: the request's context ends
-// and its reply is suppressed. Unknown or finished ids are ignored, as the
-// cancellation may cross the reply on the wire.
-func (c *rpcConn) cancelRequest(params json.RawMessage) {
+// cancel handles notifications/cancelled: the request's context ends and
+// its reply is suppressed. Unknown or finished ids are ignored, as the
+// cancellation may cross the reply on the wire. It reports false when
+// params name no valid requestId.
+func (f *inFlightCalls) cancel(params json.RawMessage) bool {
 	var p struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(params, &p) != nil || !validID(p.RequestID) {
-		c.logger.Debug("ignored notifications/cancelled without a valid requestId")
-		return
+		return false
 	}
-	c.mu.Lock()
-	cl := c.inFlight[idKey(p.RequestID)]
-	c.mu.Unlock()
+	f.mu.Lock()
+	cl := f.calls[idKey(p.RequestID)]
+	f.mu.Unlock()
 	if cl != nil {
 		cl.cancelled.Store(true)
 		cl.cancel()
+	}
+	return true
+}
+
+func (c *rpcConn) cancelRequest(params json.RawMessage) {
+	if !c.calls.cancel(params) {
+		c.logger.Debug("ignored notifications/cancelled without a valid requestId")
 	}
 }
 
@@ -349,15 +366,6 @@ func callSafely(ctx context.Context, handle handlerFunc, logger *slog.Logger, re
 		}
 	}()
 	return handle(ctx, req)
-}
-
-// rejectMessage answers a message that could not be decoded.
-func (c *rpcConn) rejectMessage(id json.RawMessage, err error) {
-	if errors.Is(err, errClientResponse) {
-		c.logger.Debug("ignored a response from the client")
-		return
-	}
-	c.writeError(id, asRPCError(err))
 }
 
 // writeError answers on the reading goroutine; serve flushes when idle.

@@ -3,11 +3,9 @@ package main
 // Streamable HTTP: the MCP endpoint /mcp, for both eras. A POST whose body
 // carries a 2026-07-28 _meta is served statelessly, its headers checked
 // against the body, with subscriptions/listen as a long-lived SSE response.
-// Anything else is the legacy transport (2025-03-26 to 2025-11-25): initialize
-// opens a session (MCP-Session-Id), each session is one client of the
-// shared server (mcp_client.go), GET opens its notification stream and DELETE
-// ends it. The transport only moves JSON-RPC messages: decoding is
-// rpc_message.go's, dispatch the MCP core's.
+// Anything else is the legacy transport, with sessions (rpc_http_session.go).
+// The transport only moves JSON-RPC messages: decoding is rpc_message.go's,
+// dispatch the MCP core's.
 
 import (
 	"bytes"
@@ -132,9 +130,7 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not found: the MCP endpoint is "+mcpPath, http.StatusNotFound)
 		return
 	}
-	// The adapter port's rebinding rules (wire_handshake.go): Host must be an IP
-	// literal, localhost or in WS_ALLOWED_HOSTS; an Origin must match Host
-	// or be in WS_ALLOWED_ORIGINS.
+	// The adapter port's rebinding rules (checkUpgrade, wire_handshake.go).
 	if reason := t.checkHost(r); reason != "" {
 		t.logger.Warn("refused an MCP HTTP request", "reason", reason, "remote", r.RemoteAddr)
 		writeRPCError(w, http.StatusForbidden, nil, rpcErrorf(errInvalidRequest, nil, "forbidden: %s", reason))
@@ -179,13 +175,10 @@ func parseHTTPMessage(body []byte) (req request, isResponse bool, err *rpcError)
 		return req, false, rpcErrorf(errInvalidRequest, nil, "invalid request: batches are not accepted over HTTP; POST one message at a time")
 	}
 	req, e := decodeMessage(body)
-	if errors.Is(e, errClientResponse) {
-		return req, true, nil
-	}
-	if e != nil {
+	if e != nil && !errors.Is(e, errClientResponse) {
 		return req, false, asRPCError(e)
 	}
-	return req, false, nil
+	return req, e != nil, nil
 }
 
 // post serves one JSON-RPC message, at most maxInFlight (as on stdio) at once.
@@ -310,22 +303,34 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 	}
 	final := make(chan []byte, 1)
 	go func() { final <- run(q.send) }()
-	sse := startSSE(w)
-	defer sse.tick.Stop()
+	h := w.Header()
+	h.Set("Content-Type", "text/event-stream")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
+	w.WriteHeader(http.StatusOK)
+	rc := http.NewResponseController(w)
+	_ = rc.Flush()
+	event := func(data []byte) {
+		fmt.Fprintf(w, "event: message\ndata: %s\n\n", bytes.ToValidUTF8(data, []byte("\uFFFD")))
+		_ = rc.Flush()
+	}
+	tick := time.NewTicker(sseKeepAlive)
+	defer tick.Stop()
 	for {
 		select {
 		case ev := <-q.events:
-			sse.event(ev)
+			event(ev)
 		case msg := <-final:
 			for len(q.events) > 0 { // this loop alone receives from q
-				sse.event(<-q.events)
+				event(<-q.events)
 			}
 			if msg != nil {
-				sse.event(msg)
+				event(msg)
 			}
 			return
-		case <-sse.tick.C:
-			sse.comment()
+		case <-tick.C:
+			_, _ = io.WriteString(w, ":\n\n") // a comment line
+			_ = rc.Flush()
 		}
 	}
 }
@@ -349,35 +354,6 @@ func (q *sseQueue) send(method string, params any) {
 	default:
 		q.dropped.Add(1)
 	}
-}
-
-// sseWriter writes Server-Sent Events and flushes each.
-type sseWriter struct {
-	w    http.ResponseWriter
-	rc   *http.ResponseController
-	tick *time.Ticker
-}
-
-func startSSE(w http.ResponseWriter) *sseWriter {
-	h := w.Header()
-	h.Set("Content-Type", "text/event-stream")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // proxies must not hold events back
-	w.WriteHeader(http.StatusOK)
-	s := &sseWriter{w: w, rc: http.NewResponseController(w), tick: time.NewTicker(sseKeepAlive)}
-	_ = s.rc.Flush()
-	return s
-}
-
-func (s *sseWriter) event(data []byte) {
-	data = bytes.ToValidUTF8(data, []byte("\uFFFD"))
-	fmt.Fprintf(s.w, "event: message\ndata: %s\n\n", data)
-	_ = s.rc.Flush()
-}
-
-func (s *sseWriter) comment() {
-	_, _ = io.WriteString(s.w, ":\n\n")
-	_ = s.rc.Flush()
 }
 
 func writeJSON(w http.ResponseWriter, status int, body []byte) {

@@ -46,10 +46,8 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: header %s appears %d times", name, len(values))
 		}
 		value := values[0]
-		for _, b := range []byte(value) {
-			if (b < 0x20 || b > 0x7e) && b != '\t' {
-				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
-			}
+		if strings.ContainsFunc(value, func(r rune) bool { return (r < 0x20 || r > 0x7e) && r != '\t' }) {
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
 		}
 		if name == "Mcp-Name" {
 			decoded, ok := decodeHeaderValue(value)
@@ -69,13 +67,8 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 	if err := check("Mcp-Method", req.Method); err != nil {
 		return err
 	}
-	member := ""
-	switch req.Method {
-	case "tools/call", "prompts/get":
-		member = "name"
-	case "resources/read":
-		member = "uri"
-	default:
+	member := nameMembers[req.Method]
+	if member == "" {
 		return nil
 	}
 	value, ok := wireString(rawMember(req.Params, member))
@@ -86,15 +79,16 @@ func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcErro
 	return check("Mcp-Name", value)
 }
 
+// nameMembers are the params members that 2026-07-28's Mcp-Name header
+// repeats, by method.
+var nameMembers = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
 // decodeHeaderValue undoes the =?base64?…?= sentinel encoding of Mcp-Name
 // and Mcp-Param-* values; other values are returned as they are.
 func decodeHeaderValue(v string) (string, bool) {
-	inner, ok := strings.CutPrefix(v, "=?base64?")
-	if !ok {
-		return v, true
-	}
-	inner, ok = strings.CutSuffix(inner, "?=")
-	if !ok {
+	inner, prefixed := strings.CutPrefix(v, "=?base64?")
+	inner, suffixed := strings.CutSuffix(inner, "?=")
+	if !prefixed || !suffixed {
 		return v, true
 	}
 	data, err := base64.StdEncoding.DecodeString(inner)

@@ -9,7 +9,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"net/http"
 	"slices"
 	"strings"
@@ -26,9 +25,9 @@ type httpSession struct {
 	cancel   context.CancelFunc
 	lastUsed atomic.Int64 // unix nanoseconds
 
-	mu       sync.Mutex
-	queue    *sseQueue // the GET stream's, nil when none is open
-	inFlight map[string]context.CancelFunc
+	mu    sync.Mutex
+	queue *sseQueue // the GET stream's, nil when none is open
+	calls inFlightCalls
 }
 
 func (s *httpSession) notify(method string, params any) {
@@ -69,7 +68,7 @@ func (t *httpTransport) newSession() (*httpSession, *rpcError) {
 	var buf [16]byte
 	_, _ = rand.Read(buf[:])
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &httpSession{id: hex.EncodeToString(buf[:]), ctx: ctx, cancel: cancel, inFlight: map[string]context.CancelFunc{}}
+	s := &httpSession{id: hex.EncodeToString(buf[:]), ctx: ctx, cancel: cancel}
 	s.lastUsed.Store(time.Now().UnixNano())
 	s.client = newClient(t.srv, "http session "+s.id[:8], s.notify, ctx.Done())
 	var idle []*httpSession
@@ -141,7 +140,7 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, req *
 	c := s.client
 	if req.isNotification() {
 		if req.Method == "notifications/cancelled" {
-			s.cancelRequest(req.Params)
+			s.calls.cancel(req.Params)
 		} else if c.admit(req) == nil {
 			_, _ = callSafely(s.ctx, c.handle, t.logger, req)
 		}
@@ -161,14 +160,9 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, req *
 			stop := context.AfterFunc(r.Context(), cancel)
 			defer stop()
 		}
-		key := idKey(req.ID)
-		s.mu.Lock()
-		s.inFlight[key] = cancel
-		s.mu.Unlock()
+		s.calls.track(req.ID, cancel)
 		out = reply(ctx, c.handle, t.logger, req)
-		s.mu.Lock()
-		delete(s.inFlight, key)
-		s.mu.Unlock()
+		s.calls.finish(req.ID)
 		cancel()
 	}
 	if opened {
@@ -179,21 +173,6 @@ func (t *httpTransport) postLegacy(w http.ResponseWriter, r *http.Request, req *
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
-}
-
-func (s *httpSession) cancelRequest(params json.RawMessage) {
-	var p struct {
-		RequestID json.RawMessage `json:"requestId"`
-	}
-	if json.Unmarshal(params, &p) != nil || !validID(p.RequestID) {
-		return
-	}
-	s.mu.Lock()
-	cancel := s.inFlight[idKey(p.RequestID)]
-	s.mu.Unlock()
-	if cancel != nil {
-		cancel()
-	}
 }
 
 // refuseModern answers 405 to a 2026-07-28 request for what only legacy

@@ -51,7 +51,7 @@ func newRelay(cfg config, bound func() (listening bool, listenError string), ret
 		host = "127.0.0.1" // the holder serves /mcp to loopback callers only
 	}
 	rl := &relay{
-		instance: newInstanceID(),
+		instance: strconv.Itoa(os.Getpid()) + "-" + rand.Text(),
 		bound:    bound,
 		retry:    retry,
 		url:      "http://" + net.JoinHostPort(host, strconv.Itoa(cfg.WSPort)) + mcpPath,
@@ -75,16 +75,6 @@ const (
 	holderPIDHeader      = "Devtools-Mcp-Pid"
 	holderInstanceHeader = "Devtools-Mcp-Instance"
 )
-
-// newInstanceID names one server for holderInstanceHeader.
-func newInstanceID() string {
-	return strconv.Itoa(os.Getpid()) + "-" + rand.Text()
-}
-
-// heldByUs reports whether the answer came from this very server.
-func (rl *relay) heldByUs(resp *http.Response) bool {
-	return resp.Header.Get(holderInstanceHeader) == rl.instance
-}
 
 // relayEndpoint serves the transport to loopback callers only: the adapter
 // port may listen on the network for devices, but its MCP is for the
@@ -159,7 +149,7 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 		rl.holder.record(true)
 	}
 	if msg.Error != nil {
-		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && resourceNotFoundMessage(msg.Error.Message) {
+		if call.meta == nil && msg.Error.Code == errInvalidParams.Code && strings.HasPrefix(msg.Error.Message, "resource not found") {
 			msg.Error.Code = errResourceNotFound.Code // the legacy code for a legacy caller
 		}
 		return nil, msg.Error, nil, true
@@ -187,12 +177,10 @@ func (rl *relay) listening() bool {
 	return listening
 }
 
-func resourceNotFoundMessage(m string) bool { return strings.HasPrefix(m, "resource not found") }
-
 // relayName is the Mcp-Name header for a relayed request, base64-encoded
 // when the name is not plain visible ASCII.
 func relayName(method string, params map[string]json.RawMessage) (string, bool) {
-	member := map[string]string{"tools/call": "name", "resources/read": "uri"}[method]
+	member := nameMembers[method]
 	if member == "" {
 		return "", false
 	}
@@ -200,10 +188,8 @@ func relayName(method string, params map[string]json.RawMessage) (string, bool) 
 	if !ok {
 		return "", false
 	}
-	plain := name != "" && name[0] != ' ' && name[len(name)-1] != ' '
-	for i := 0; i < len(name) && plain; i++ {
-		plain = name[i] >= 0x20 && name[i] <= 0x7e
-	}
+	plain := name != "" && name[0] != ' ' && name[len(name)-1] != ' ' &&
+		!strings.ContainsFunc(name, func(r rune) bool { return r < 0x20 || r > 0x7e })
 	if plain && !strings.HasPrefix(name, "=?base64?") {
 		return name, true
 	}

@@ -67,7 +67,7 @@ func (rl *relay) exchange(ctx context.Context, client *http.Client, id any, meth
 		resp.Body.Close()
 		return nil, false, fmt.Errorf("%w: %s answered with Content-Type %q", errRelayNotMCP, method, got)
 	}
-	return resp, rl.heldByUs(resp), nil
+	return resp, resp.Header.Get(holderInstanceHeader) == rl.instance, nil
 }
 
 // readRelayReply reads the JSON-RPC answer in resp's body, bounded by

@@ -36,7 +36,7 @@ func TestIsUrgent(t *testing.T) {
 // workers: no more than maxUrgent start, the rest wait, and all run once
 // released; close returns only after the last.
 func TestUrgentLaneIsBounded(t *testing.T) {
-	lane := newUrgentLane()
+	lane := newWorkerPool(maxUrgent, maxUrgentQueued, 0)
 	release := make(chan struct{})
 	started := make(chan struct{}, maxUrgent+10)
 	var ran atomic.Int32

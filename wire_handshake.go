@@ -57,11 +57,9 @@ func (l *adapterLink) checkUpgrade(r *http.Request) string {
 		return "more than one Origin header"
 	}
 	origin := origins[0]
-	u, err := url.Parse(origin)
-	if err == nil && u.Scheme != "" && u.Host != "" {
-		if oport := wireOriginPort(u); sameHostName(u.Hostname(), host) && oport != "" && oport == port {
-			return ""
-		}
+	if u, err := url.Parse(origin); err == nil && u.Scheme != "" && u.Host != "" &&
+		sameHostName(u.Hostname(), host) && wireOriginPort(u) == port { // port is never ""
+		return ""
 	}
 	if n, ok := normalizeWireOrigin(origin); ok && l.allowedOrigins[n] {
 		return ""
@@ -82,9 +80,6 @@ func (l *adapterLink) hostAllowed(host string) bool {
 // splitHostHeader splits a Host header into host (no brackets) and port,
 // which defaults to 80: the listener speaks plain HTTP.
 func splitHostHeader(hostHeader string) (host, port string, ok bool) {
-	if hostHeader == "" {
-		return "", "", false
-	}
 	if h, p, err := net.SplitHostPort(hostHeader); err == nil {
 		if h == "" || p == "" {
 			return "", "", false
@@ -232,7 +227,11 @@ func parseWireHandshake(data []byte, token string) (*adapterInfo, *wireHandshake
 		}
 	}
 	if !wireAbsent(m.Capabilities) {
-		if info.Capabilities, err = parseWireCapabilities(m.Capabilities); err != nil {
+		// Unique names of the stream-name form; those the server does not
+		// know are kept and ignored.
+		info.Capabilities, err = parseWireNames(m.Capabilities, "", maxWireCapabilities,
+			"capabilities", "capability", "must match "+wireStreamNamePattern, validStreamName)
+		if err != nil {
 			return nil, wireInvalidHandshake("capabilities%v", err)
 		}
 	}
@@ -339,13 +338,6 @@ const (
 	capCommands      = "commands"       // commands.list and commands.run
 )
 
-// parseWireCapabilities validates a capability list: unique names of the
-// stream-name form. Names the server does not know are kept and ignored.
-func parseWireCapabilities(raw []byte) ([]string, error) {
-	return parseWireNames(raw, "", maxWireCapabilities, "capabilities", "capability",
-		"must match "+wireStreamNamePattern, validStreamName)
-}
-
 // parseWireNames reads raw, an array of at most limit unique names that each
 // pass valid. Errors start with at, the path of the array: "at most limit
 // plural", "[j]: rule, got …", "[j]: duplicate noun …".
@@ -389,17 +381,8 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			return fmt.Errorf("[%d]: must be an object", i)
 		}
 		var name, active, instances []byte
-		err := scanMembers(item, func(key []byte) *[]byte {
-			switch string(key) {
-			case "name":
-				return &name
-			case "active":
-				return &active
-			case "instances":
-				return &instances
-			}
-			return nil
-		})
+		members := map[string]*[]byte{"name": &name, "active": &active, "instances": &instances}
+		err := scanMembers(item, func(key []byte) *[]byte { return members[string(key)] })
 		var dup *duplicateMemberError
 		if errors.As(err, &dup) {
 			return fmt.Errorf("[%d]: duplicate member %q", i, dup.member)
@@ -429,7 +412,13 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 			return fmt.Errorf("[%d].active: must be a boolean, got %s", i, clipJSON(active))
 		}
 		if !wireAbsent(instances) {
-			if s.Instances, err = parseWireInstances(i, instances); err != nil {
+			at := fmt.Sprintf("[%d].instances", i)
+			s.Instances, err = parseWireNames(instances, at, maxWireInstances, "instances", "instance",
+				"must be a non-empty string of at most 128 characters", func(name string) bool {
+					n := utf8.RuneCountInString(name)
+					return n >= 1 && n <= 128
+				})
+			if err != nil {
 				return err
 			}
 		}
@@ -437,13 +426,4 @@ func parseWireStreams(raw []byte) ([]streamState, error) {
 		return nil
 	})
 	return streams, err
-}
-
-// parseWireInstances reads raw, the instances of the i-th stream.
-func parseWireInstances(i int, raw []byte) ([]string, error) {
-	return parseWireNames(raw, fmt.Sprintf("[%d].instances", i), maxWireInstances, "instances", "instance",
-		"must be a non-empty string of at most 128 characters", func(name string) bool {
-			n := utf8.RuneCountInString(name)
-			return n >= 1 && n <= 128
-		})
 }

@@ -226,11 +226,8 @@ func (l *adapterLink) run(ctx context.Context) error {
 			"host", l.cfg.WSHost)
 	}
 
-	dispatched := make(chan struct{})
-	go func() {
-		defer close(dispatched)
-		l.events.run(l.notify)
-	}()
+	var dispatch sync.WaitGroup
+	dispatch.Go(func() { l.events.run(l.notify) })
 
 	srv := newSocketServer(l.serveUpgrade, l.logger)
 	hostPort := net.JoinHostPort(l.cfg.WSHost, strconv.Itoa(l.cfg.WSPort))
@@ -264,7 +261,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 	l.listenErr = ""
 	l.mu.Unlock()
 	l.events.close()
-	<-dispatched
+	dispatch.Wait()
 	return nil
 }
 
@@ -349,29 +346,22 @@ func (l *adapterLink) status() linkStatus {
 	live := l.sessions.liveInfo(sessionViaWire)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := linkStatus{WSURL: l.wsURLLocked(), Listening: l.listening, ListenError: l.listenErr, Connected: live != nil, Adapter: live}
-	if live == nil {
-		s.Reason = l.reasonLocked()
-	}
-	return s
-}
-
-func (l *adapterLink) wsURLLocked() string {
 	port := strconv.Itoa(l.cfg.WSPort)
 	if _, p, err := net.SplitHostPort(l.boundAddr); err == nil { // "" until bound
 		port = p
 	}
-	return "ws://" + net.JoinHostPort(l.cfg.WSHost, port) + "/"
-}
-
-func (l *adapterLink) reasonLocked() string {
+	s := linkStatus{WSURL: "ws://" + net.JoinHostPort(l.cfg.WSHost, port) + "/", Listening: l.listening,
+		ListenError: l.listenErr, Connected: live != nil, Adapter: live}
 	switch {
+	case live != nil:
 	case !l.listening:
-		return linkReasonNotListening
+		s.Reason = linkReasonNotListening
 	case l.sessions.hasConnected():
-		return linkReasonDisconnected
+		s.Reason = linkReasonDisconnected
+	default:
+		s.Reason = linkReasonNeverConnected
 	}
-	return linkReasonNeverConnected
+	return s
 }
 
 // serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the

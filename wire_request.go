@@ -15,7 +15,6 @@ import (
 // error answers.
 
 // linkTimeoutDetails are the details of a TIMEOUT error (spec §2).
-// The Reactotron bridge still builds its own TIMEOUT with them.
 type linkTimeoutDetails struct {
 	Method    string `json:"method"`
 	TimeoutMs int64  `json:"timeoutMs"`
@@ -146,21 +145,19 @@ func (c *adapterConn) handleResponse(m *wireMessage) {
 		l.logger.Debug("dropping late or unknown app adapter response", "session", c.sessionID, "id", id)
 		return
 	}
-	if !wireAbsent(m.Error) {
-		err := adapterAnswerError(p.method, m.Error)
-		if _, malformed := err.(*errAnswerMalformed); malformed {
-			c.notice("warning", "malformed answer dropped", err.Error())
-		}
-		p.done <- adapterOutcome{err: err}
-		return
+	var out adapterOutcome
+	switch {
+	case !wireAbsent(m.Error):
+		out.err = adapterAnswerError(p.method, m.Error)
+	case m.Result == nil:
+		out.err = &errAnswerMalformed{Method: p.method, Problem: "it has neither result nor error", Envelope: true}
+	default:
+		out.result = c.keep(m.Result, c.messageLen)
 	}
-	if m.Result == nil {
-		err := &errAnswerMalformed{Method: p.method, Problem: "it has neither result nor error", Envelope: true}
-		c.notice("warning", "malformed answer dropped", err.Error())
-		p.done <- adapterOutcome{err: err}
-		return
+	if _, malformed := out.err.(*errAnswerMalformed); malformed {
+		c.notice("warning", "malformed answer dropped", out.err.Error())
 	}
-	p.done <- adapterOutcome{result: c.keep(m.Result, c.messageLen)}
+	p.done <- out
 }
 
 // wireAnswerError is the error member of a response (wire protocol §4).
@@ -203,11 +200,7 @@ func adapterAnswerError(method string, raw []byte) error {
 	if err != nil {
 		return &errAnswerMalformed{Method: method, Problem: err.Error(), Envelope: true}
 	}
-	e := &errAdapterAnswered{Method: method, Code: ae.Code, Message: ae.Message}
-	if ae.Details != nil {
-		e.Details = bytes.Clone(ae.Details)
-	}
-	return e
+	return &errAdapterAnswered{Method: method, Code: ae.Code, Message: ae.Message, Details: bytes.Clone(ae.Details)}
 }
 
 // splitWireEventsAnswer checks the shape of an events.query result (wire
@@ -215,19 +208,7 @@ func adapterAnswerError(method string, raw []byte) error {
 // oldestSeq and latestSeq; ok is false when one is missing or of the wrong
 // type.
 func splitWireEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, ok bool) {
-	err := eachMember(raw, func(name string, v []byte) bool {
-		switch name {
-		case "events":
-			events = v
-		case "hasMore":
-			hasMore = v
-		case "oldestSeq":
-			oldest = v
-		case "latestSeq":
-			latest = v
-		}
-		return true
-	})
+	err := scanFields(raw, map[string]*[]byte{"events": &events, "hasMore": &hasMore, "oldestSeq": &oldest, "latestSeq": &latest})
 	_, ok1 := wireInt(oldest)
 	_, ok2 := wireInt(latest)
 	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {

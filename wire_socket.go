@@ -429,10 +429,10 @@ func (s *wireSocket) readText() (data []byte, size int64, err error) {
 // readTextOwned is readText for a caller that keeps the message (keep).
 func (s *wireSocket) readTextOwned() (data []byte, size int64, err error) {
 	data, size, err = s.readText()
-	if data == nil {
-		return nil, size, err
+	if data != nil {
+		data = s.keep(data, len(data))
 	}
-	return s.keep(data, len(data)), size, nil
+	return data, size, err
 }
 
 // keep returns part of the message just read, whole bytes long, for a
