@@ -169,7 +169,7 @@ type wireSocket struct {
 
 	done      chan struct{} // closed by finish
 	closeOnce sync.Once
-	closing   atomic.Bool // closeWith was called
+	closingAt atomic.Pointer[time.Time] // when closeWith was first called
 
 	lifeMu   sync.Mutex
 	finished bool // no new goroutines for this connection
@@ -216,7 +216,8 @@ func (s *wireSocket) finish() {
 // it began. Only the first call has an effect.
 func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 	s.closeOnce.Do(func() {
-		s.closing.Store(true)
+		now := time.Now()
+		s.closingAt.Store(&now)
 		s.goTracked(func() {
 			// The clock starts here, next to the close frame's write, so
 			// that a slow start of this goroutine does not eat the time the
@@ -265,16 +266,21 @@ func (s *wireSocket) pingUntil(stop <-chan struct{}, interval, pongTimeout time.
 			return false
 		case <-ticker.C:
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), pongTimeout)
+		deadline := time.Now().Add(pongTimeout)
+		ctx, cancel := context.WithDeadline(context.Background(), deadline)
 		err := s.ws.Ping(ctx)
-		// The pong deadline passing is a ping timeout even when it also
-		// closed the connection (it does when it expires mid-write).
 		timedOut := ctx.Err() != nil
 		cancel()
 		if err == nil {
 			continue
 		}
-		return timedOut && !s.closing.Load()
+		// The pong is late when the deadline passed before we began to
+		// close: a close of ours can hold a ping past its deadline, but one
+		// that began after it is the owner reacting to the failure (the
+		// deadline closes the connection when it cuts the ping's write,
+		// and the reader may see that first).
+		closingAt := s.closingAt.Load()
+		return timedOut && (closingAt == nil || !closingAt.Before(deadline))
 	}
 }
 
