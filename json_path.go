@@ -120,19 +120,17 @@ func quoteByte(b byte) string {
 // parseBareSegment reads a bare key starting at s[i] up to the next '.' or
 // '[' and returns the offset just past it.
 func parseBareSegment(s string, i int) (pathSegment, int, error) {
-	start := i
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '.', '[':
-			goto done
-		case ']':
-			return pathSegment{}, 0, pathSyntaxError(i, `unexpected "]" in a key (write such a key as ["…"])`)
-		case '"':
-			return pathSegment{}, 0, pathSyntaxError(i, `unexpected '"' in a key (write such a key as ["…"])`)
-		}
+	end := len(s)
+	if j := strings.IndexAny(s[i:], `.[]"`); j >= 0 {
+		end = i + j
 	}
-done:
-	return pathSegment{Key: s[start:i]}, i, nil
+	switch {
+	case end < len(s) && s[end] == ']':
+		return pathSegment{}, 0, pathSyntaxError(end, `unexpected "]" in a key (write such a key as ["…"])`)
+	case end < len(s) && s[end] == '"':
+		return pathSegment{}, 0, pathSyntaxError(end, `unexpected '"' in a key (write such a key as ["…"])`)
+	}
+	return pathSegment{Key: s[i:end]}, end, nil
 }
 
 // parseQuotedSegment reads ["…"] starting at the '[' at s[i] and returns the
