@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"unicode/utf8"
@@ -139,10 +138,7 @@ func (s *jsonScanner) key() ([]byte, error) {
 		return nil, err
 	}
 	if escaped || !utf8.Valid(raw) {
-		var k string
-		if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
-			return nil, err
-		}
+		k, _ := wireString(s.data[start:s.pos]) // str has validated it
 		raw = []byte(k)
 	}
 	s.skipSpace()
