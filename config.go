@@ -45,8 +45,8 @@ var settings = []setting{
 		return nil
 	}},
 	{"REQUEST_TIMEOUT_MS", "request-timeout-ms", "5000", "timeout of one adapter request in ms (1-600000)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 1, 600000)
-		c.RequestTimeout = time.Duration(n) * time.Millisecond
+		err := setInt(&c.RequestTimeout, v, 1, 600000)
+		c.RequestTimeout *= time.Millisecond
 		return err
 	}},
 	{"MAX_PAYLOAD_SIZE", "max-payload-size", "524288", "bytes per WebSocket message (1024-67108864)",
