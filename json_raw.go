@@ -171,14 +171,10 @@ func eachItem(data []byte, open byte, fn func(quotedName, value []byte) bool) er
 		if !fn(quoted, data[i:end:end]) {
 			return nil
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return errMalformedJSON
-		}
-		if data[i] == closer {
+		switch i = skipSpace(data, end); {
+		case i < len(data) && data[i] == closer:
 			return nil
-		}
-		if data[i] != ',' {
+		case i >= len(data) || data[i] != ',':
 			return errMalformedJSON
 		}
 		i = skipSpace(data, i+1)
