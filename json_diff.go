@@ -115,14 +115,8 @@ func (d *differ) record(typ string, old, new any) {
 		}
 	}
 	d.buf = buf
-	c := change{Path: string(buf), Type: typ}
-	if typ != changeAdded {
-		c.OldValue = old
-	}
-	if typ != changeRemoved {
-		c.NewValue = new
-	}
-	d.changes = append(d.changes, c)
+	// An added change's old value and a removed one's new value are nil.
+	d.changes = append(d.changes, change{Path: string(buf), Type: typ, OldValue: old, NewValue: new})
 }
 
 func (d *differ) diff(a, b any) {
