@@ -178,10 +178,9 @@ func (d *differ) diffObjects(a, b map[string]any) {
 		// Copy the entry: the recursion appends to d.entries and may move it.
 		e := d.entries[i]
 		d.path = append(d.path, diffStep{key: e.key})
-		switch e.typ {
-		case "":
+		if e.typ == "" {
 			d.diff(e.old, e.new)
-		default:
+		} else {
 			d.record(e.typ, e.old, e.new)
 		}
 		d.path = d.path[:len(d.path)-1]

@@ -276,18 +276,13 @@ func serveClient(ctx context.Context, srv *mcpServer, cfg config, stdin io.Reade
 		return serveHTTP(ctx, srv, cfg, srv.link.checkUpgrade, logger) // stdin is not read: signals stop it
 	}
 	err := serveStdio(ctx, srv, stdin, stdout)
-	if clientHungUp(err) {
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe) {
 		// The client closed stdout: nobody is left to tell, and stopping
 		// because the client went away is a normal end.
 		logger.Info("the client closed stdout; replies written after that were dropped", "err", err)
-		err = nil
+		return nil
 	}
 	return err
-}
-
-// clientHungUp reports whether err is a write to a pipe whose reader has gone.
-func clientHungUp(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
 }
 
 // runDemo connects the built-in simulated app to this server's own listener.
