@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -185,7 +186,7 @@ func (s *jsonScanner) str() ([]byte, bool, error) {
 						s.pos = len(d)
 						return nil, false, errJSONEnd
 					}
-					if !isHexDigit(d[j]) {
+					if strings.IndexByte("0123456789abcdefABCDEF", d[j]) < 0 {
 						s.pos = j
 						return nil, false, s.syntaxError("in \\u hexadecimal character escape")
 					}
@@ -212,10 +213,6 @@ var jsonStringStop = func() (t [256]bool) {
 	t['"'], t['\\'] = true, true
 	return t
 }()
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
 
 // skipValue consumes one value of any kind at s.pos, validating it.
 func (s *jsonScanner) skipValue() error {
