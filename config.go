@@ -45,8 +45,8 @@ var settings = []setting{
 		return nil
 	}},
 	{"REQUEST_TIMEOUT_MS", "request-timeout-ms", "5000", "timeout of one adapter request in ms (1-600000)", func(c *config, v string) error {
-		n, err := parseIntRange(v, 1, 600000)
-		c.RequestTimeout = time.Duration(n) * time.Millisecond
+		err := setInt(&c.RequestTimeout, v, 1, 600000)
+		c.RequestTimeout *= time.Millisecond
 		return err
 	}},
 	{"MAX_PAYLOAD_SIZE", "max-payload-size", "524288", "bytes per WebSocket message (1024-67108864)",
@@ -172,19 +172,6 @@ var settings = []setting{
 // -read-only=true.
 var switches = map[string]bool{"read-only": true, "metro-attach-exclusive": true}
 
-// switchValue is a switch's flag: a string flag that flag.FlagSet lets stand
-// alone, recording "true" then.
-type switchValue struct{ value *string }
-
-func (v switchValue) String() string {
-	if v.value == nil {
-		return ""
-	}
-	return *v.value
-}
-func (v switchValue) Set(s string) error { *v.value = s; return nil }
-func (v switchValue) IsBoolFlag() bool   { return true }
-
 // maxRedactKeysLen bounds REDACT_KEYS.
 const maxRedactKeysLen = 4096
 
@@ -204,12 +191,14 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 	values := make(map[string]*string, len(settings))
 	for _, s := range settings {
 		usage := fmt.Sprintf("%s (env %s, default %q)", s.usage, s.env, s.def)
-		if switches[s.flag] {
-			values[s.flag] = new(string)
-			fs.Var(switchValue{values[s.flag]}, s.flag, usage)
+		if !switches[s.flag] {
+			values[s.flag] = fs.String(s.flag, "", usage)
 			continue
 		}
-		values[s.flag] = fs.String(s.flag, "", usage)
+		// A switch standing alone records "true".
+		value := new(string)
+		values[s.flag] = value
+		fs.BoolFunc(s.flag, usage, func(v string) error { *value = v; return nil })
 	}
 	fs.BoolVar(&c.Demo, "demo", false, "also start the built-in simulated app, connected over loopback")
 	fs.BoolVar(&c.DemoAdapterOnly, "demo-adapter-only", false, "run only the built-in simulated app, dialling WS_HOST:WS_PORT")
@@ -233,9 +222,11 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 	}
 	// An empty flag, like an empty variable, means unset: the default applies.
 	source := map[string]string{} // variable name → where its value came from
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 	for _, s := range settings {
 		value, from := *values[s.flag], "-"+s.flag
-		if !flagSet(fs, s.flag) {
+		if !given[s.flag] {
 			value, from = getenv(s.env), s.env
 		}
 		if value == "" {
@@ -322,12 +313,6 @@ func validPort(p string) bool {
 	}
 	n, err := strconv.Atoi(p)
 	return err == nil && n >= 1 && n <= 65535
-}
-
-func flagSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 func printUsage(w io.Writer) {

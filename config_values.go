@@ -15,26 +15,29 @@ import (
 var switchWords = map[string]bool{"true": true, "1": true, "yes": true, "on": true,
 	"false": false, "0": false, "no": false, "off": false}
 
-// parseSwitch reads a boolean setting: every one reads the same words.
-func parseSwitch(v string) (bool, error) {
-	b, ok := switchWords[strings.ToLower(strings.TrimSpace(v))]
+// setSwitch reads a boolean setting into b: every one reads the same words.
+func setSwitch(b *bool, v string) error {
+	on, ok := switchWords[strings.ToLower(strings.TrimSpace(v))]
 	if !ok {
-		return false, fmt.Errorf("%q is not one of true, false, 1, 0, yes, no, on, off", v)
+		return fmt.Errorf("%q is not one of true, false, 1, 0, yes, no, on, off", v)
 	}
-	return b, nil
-}
-
-// setSwitch reads a boolean setting into b.
-func setSwitch(b *bool, v string) (err error) {
-	*b, err = parseSwitch(v)
-	return err
+	*b = on
+	return nil
 }
 
 // setInt reads an integer setting in lo-hi into n.
 func setInt[T ~int | ~int64](n *T, v string, lo, hi int64) error {
-	x, err := parseIntRange(v, lo, hi)
+	x, inRange, ok := decimalInteger([]byte(strings.TrimSpace(v)))
+	switch {
+	case !ok:
+		return fmt.Errorf("%q is not an integer", v)
+	case !inRange:
+		return fmt.Errorf("%s is outside %d-%d", strings.TrimSpace(v), lo, hi)
+	case x < lo || x > hi:
+		return fmt.Errorf("%d is outside %d-%d", x, lo, hi)
+	}
 	*n = T(x)
-	return err
+	return nil
 }
 
 // setWord reads a setting that is one of words, in any case, into w.
@@ -44,19 +47,6 @@ func setWord(w *string, v string, words ...string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not one of %s", v, strings.Join(words, ", "))
-}
-
-func parseIntRange(v string, lo, hi int64) (int64, error) {
-	n, inRange, ok := decimalInteger([]byte(strings.TrimSpace(v)))
-	switch {
-	case !ok:
-		return 0, fmt.Errorf("%q is not an integer", v)
-	case !inRange:
-		return 0, fmt.Errorf("%s is outside %d-%d", strings.TrimSpace(v), lo, hi)
-	case n < lo || n > hi:
-		return 0, fmt.Errorf("%d is outside %d-%d", n, lo, hi)
-	}
-	return n, nil
 }
 
 // splitList splits a comma list, trims and lower-cases the items, drops

@@ -8,36 +8,40 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
-// TestParseSwitch: every boolean setting reads the same words, in any case
+// TestSetSwitch: every boolean setting reads the same words, in any case
 // and spacing; anything else is refused with an error quoting the value and
 // listing the words.
-func TestParseSwitch(t *testing.T) {
+func TestSetSwitch(t *testing.T) {
 	for _, v := range []string{"true", "1", "YES", " on ", "On"} {
-		if got, err := parseSwitch(v); err != nil || !got {
-			t.Errorf("parseSwitch(%q) = %v, %v; want true", v, got, err)
+		var got bool
+		if err := setSwitch(&got, v); err != nil || !got {
+			t.Errorf("setSwitch(%q) = %v, %v; want true", v, got, err)
 		}
 	}
 	for _, v := range []string{"false", "0", "No", "OFF\t", "off"} {
-		if got, err := parseSwitch(v); err != nil || got {
-			t.Errorf("parseSwitch(%q) = %v, %v; want false", v, got, err)
+		got := true
+		if err := setSwitch(&got, v); err != nil || got {
+			t.Errorf("setSwitch(%q) = %v, %v; want false", v, got, err)
 		}
 	}
 	for _, v := range []string{"", "2", "enabled", "t", "of"} {
-		_, err := parseSwitch(v)
+		var got bool
+		err := setSwitch(&got, v)
 		if err == nil || !strings.Contains(err.Error(), `"`+v+`"`) ||
 			!strings.Contains(err.Error(), "true, false, 1, 0, yes, no, on, off") {
-			t.Errorf("parseSwitch(%q) = %v, want an error quoting the value and listing the words", v, err)
+			t.Errorf("setSwitch(%q) = %v, want an error quoting the value and listing the words", v, err)
 		}
 	}
 }
 
-// TestParseIntRange: integers within the bounds, bounds included; the
+// TestSetInt: integers within the bounds, bounds included; the
 // error names what was wrong: not an integer, or outside the range, even
 // past int64.
-func TestParseIntRange(t *testing.T) {
+func TestSetInt(t *testing.T) {
 	for v, want := range map[string]int64{"1": 1, " 10 ": 10, "5": 5, "1e1": 10} {
-		if got, err := parseIntRange(v, 1, 10); err != nil || got != want {
-			t.Errorf("parseIntRange(%q) = %d, %v; want %d", v, got, err, want)
+		var got int64
+		if err := setInt(&got, v, 1, 10); err != nil || got != want {
+			t.Errorf("setInt(%q) = %d, %v; want %d", v, got, err, want)
 		}
 	}
 	for v, want := range map[string]string{
@@ -49,8 +53,9 @@ func TestParseIntRange(t *testing.T) {
 		"-3":                    "-3 is outside 1-10",
 		" 99999999999999999999": "99999999999999999999 is outside 1-10",
 	} {
-		if _, err := parseIntRange(v, 1, 10); err == nil || err.Error() != want {
-			t.Errorf("parseIntRange(%q) = %v, want %q", v, err, want)
+		var got int64
+		if err := setInt(&got, v, 1, 10); err == nil || err.Error() != want {
+			t.Errorf("setInt(%q) = %v, want %q", v, err, want)
 		}
 	}
 }

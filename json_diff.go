@@ -9,7 +9,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"errors"
-	"reflect"
 	"slices"
 	"strconv"
 )
@@ -116,14 +115,8 @@ func (d *differ) record(typ string, old, new any) {
 		}
 	}
 	d.buf = buf
-	c := change{Path: string(buf), Type: typ}
-	if typ != changeAdded {
-		c.OldValue = old
-	}
-	if typ != changeRemoved {
-		c.NewValue = new
-	}
-	d.changes = append(d.changes, c)
+	// An added change's old value and a removed one's new value are nil.
+	d.changes = append(d.changes, change{Path: string(buf), Type: typ, OldValue: old, NewValue: new})
 }
 
 func (d *differ) diff(a, b any) {
@@ -185,10 +178,9 @@ func (d *differ) diffObjects(a, b map[string]any) {
 		// Copy the entry: the recursion appends to d.entries and may move it.
 		e := d.entries[i]
 		d.path = append(d.path, diffStep{key: e.key})
-		switch e.typ {
-		case "":
+		if e.typ == "" {
 			d.diff(e.old, e.new)
-		default:
+		} else {
 			d.record(e.typ, e.old, e.new)
 		}
 		d.path = d.path[:len(d.path)-1]
@@ -215,41 +207,23 @@ func (d *differ) diffArrays(a, b []any) {
 }
 
 // scalarsEqual reports whether a and b are the same JSON scalar. Objects and
-// arrays are never "equal scalars", so callers recurse into them.
+// arrays are never "equal scalars", so callers recurse into them. Every
+// caller diffs decodeState's values: numbers are json.Number.
 func scalarsEqual(a, b any) bool {
 	switch av := a.(type) {
 	case string:
 		bv, ok := b.(string)
 		return ok && av == bv
 	case json.Number:
-		switch bv := b.(type) {
-		case json.Number:
-			return av == bv || numbersEqual(string(av), string(bv))
-		case float64:
-			return numbersEqual(string(av), strconv.FormatFloat(bv, 'g', -1, 64))
-		}
-		return false
+		bv, ok := b.(json.Number)
+		return ok && (av == bv || numbersEqual(string(av), string(bv)))
 	case bool:
 		bv, ok := b.(bool)
 		return ok && av == bv
 	case nil:
 		return b == nil
-	case float64:
-		// Decoded without UseNumber; accepted so a caller's slip does not
-		// turn every number into a change.
-		switch bv := b.(type) {
-		case float64:
-			return av == bv
-		case json.Number:
-			return numbersEqual(strconv.FormatFloat(av, 'g', -1, 64), string(bv))
-		}
-		return false
-	case map[string]any, []any:
-		return false
-	default:
-		// Not a type encoding/json produces; compare it whole.
-		return reflect.DeepEqual(a, b)
 	}
+	return false
 }
 
 // numbersEqual reports whether two JSON number texts denote the same value,

@@ -19,6 +19,7 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -119,19 +120,17 @@ func quoteByte(b byte) string {
 // parseBareSegment reads a bare key starting at s[i] up to the next '.' or
 // '[' and returns the offset just past it.
 func parseBareSegment(s string, i int) (pathSegment, int, error) {
-	start := i
-	for ; i < len(s); i++ {
-		switch s[i] {
-		case '.', '[':
-			goto done
-		case ']':
-			return pathSegment{}, 0, pathSyntaxError(i, `unexpected "]" in a key (write such a key as ["…"])`)
-		case '"':
-			return pathSegment{}, 0, pathSyntaxError(i, `unexpected '"' in a key (write such a key as ["…"])`)
-		}
+	end := len(s)
+	if j := strings.IndexAny(s[i:], `.[]"`); j >= 0 {
+		end = i + j
 	}
-done:
-	return pathSegment{Key: s[start:i]}, i, nil
+	switch {
+	case end < len(s) && s[end] == ']':
+		return pathSegment{}, 0, pathSyntaxError(end, `unexpected "]" in a key (write such a key as ["…"])`)
+	case end < len(s) && s[end] == '"':
+		return pathSegment{}, 0, pathSyntaxError(end, `unexpected '"' in a key (write such a key as ["…"])`)
+	}
+	return pathSegment{Key: s[i:end]}, end, nil
 }
 
 // parseQuotedSegment reads ["…"] starting at the '[' at s[i] and returns the
@@ -327,46 +326,12 @@ func parseIndex(seg pathSegment) (int, bool) {
 // every array's length, so it always misses.
 const indexPastInt = int(^uint(0) >> 1)
 
-// smallestKeys returns the first limit keys of m in sorted order. It keeps
-// only limit keys at a time (a max-heap of the smallest seen so far), so a
-// miss on a map of a hundred thousand records neither sorts nor copies them
-// all.
+// smallestKeys returns the first limit keys of m in sorted order; never
+// nil, so that an empty object's keys encode as [].
 func smallestKeys(m map[string]any, limit int) []string {
-	keys := make([]string, 0, min(len(m), limit))
-	for k := range m {
-		switch {
-		case len(keys) < limit:
-			keys = append(keys, k)
-			if len(keys) == limit {
-				for i := limit/2 - 1; i >= 0; i-- {
-					siftDown(keys, i)
-				}
-			}
-		case k < keys[0]:
-			keys[0] = k
-			siftDown(keys, 0)
-		}
-	}
+	keys := slices.AppendSeq(make([]string, 0, len(m)), maps.Keys(m))
 	slices.Sort(keys)
-	return keys
-}
-
-// siftDown restores the max-heap order of keys below i.
-func siftDown(keys []string, i int) {
-	for {
-		largest := i
-		if l := 2*i + 1; l < len(keys) && keys[l] > keys[largest] {
-			largest = l
-		}
-		if r := 2*i + 2; r < len(keys) && keys[r] > keys[largest] {
-			largest = r
-		}
-		if largest == i {
-			return
-		}
-		keys[i], keys[largest] = keys[largest], keys[i]
-		i = largest
-	}
+	return keys[:min(len(keys), limit)]
 }
 
 // maxWirePathSegments bounds a path read from the wire: an app's

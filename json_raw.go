@@ -12,7 +12,10 @@ import (
 // megabytes, and most answers need one subtree of it: walking the bytes and
 // slicing out that subtree costs a fraction of decoding the whole state into
 // maps and encoding the part again. Every function here is safe on any input:
-// malformed JSON yields errMalformedJSON, never a panic or a loop.
+// malformed JSON yields errMalformedJSON, never a panic or a loop. They skip
+// through JSON already validated (json_scan.go's scanner reads untrusted
+// frames in one pass, or json.Valid), two to three times faster on a large
+// state than validating again.
 
 var errMalformedJSON = errors.New("malformed JSON")
 
@@ -171,14 +174,10 @@ func eachItem(data []byte, open byte, fn func(quotedName, value []byte) bool) er
 		if !fn(quoted, data[i:end:end]) {
 			return nil
 		}
-		i = skipSpace(data, end)
-		if i >= len(data) {
-			return errMalformedJSON
-		}
-		if data[i] == closer {
+		switch i = skipSpace(data, end); {
+		case i < len(data) && data[i] == closer:
 			return nil
-		}
-		if data[i] != ',' {
+		case i >= len(data) || data[i] != ',':
 			return errMalformedJSON
 		}
 		i = skipSpace(data, i+1)
@@ -472,8 +471,3 @@ func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byt
 	buf = append(buf, s[start:]...)
 	return append(buf, '"')
 }
-
-// The scanner below validates while it walks: it reads untrusted input, the
-// adapter's frames, in one pass. The functions above skip through JSON that
-// has already been validated that way (or by json.Valid), which is two to
-// three times faster on a large state.

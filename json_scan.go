@@ -1,9 +1,9 @@
 package main
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -139,10 +139,7 @@ func (s *jsonScanner) key() ([]byte, error) {
 		return nil, err
 	}
 	if escaped || !utf8.Valid(raw) {
-		var k string
-		if err := json.Unmarshal(s.data[start:s.pos], &k); err != nil {
-			return nil, err
-		}
+		k, _ := wireString(s.data[start:s.pos]) // str has validated it
 		raw = []byte(k)
 	}
 	s.skipSpace()
@@ -189,7 +186,7 @@ func (s *jsonScanner) str() ([]byte, bool, error) {
 						s.pos = len(d)
 						return nil, false, errJSONEnd
 					}
-					if !isHexDigit(d[j]) {
+					if strings.IndexByte("0123456789abcdefABCDEF", d[j]) < 0 {
 						s.pos = j
 						return nil, false, s.syntaxError("in \\u hexadecimal character escape")
 					}
@@ -216,10 +213,6 @@ var jsonStringStop = func() (t [256]bool) {
 	t['"'], t['\\'] = true, true
 	return t
 }()
-
-func isHexDigit(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
 
 // skipValue consumes one value of any kind at s.pos, validating it.
 func (s *jsonScanner) skipValue() error {

@@ -54,6 +54,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -184,9 +185,8 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	if cfg.MetroURL != "" {
 		// Apps under Metro, with nothing installed in them (metro_link.go).
 		metro := newMetroLink(cfg, logger, sessions)
-		if cfg.Tune.MetroPoll > 0 {
-			metro.upEvery, metro.downEvery = cfg.Tune.MetroPoll, cfg.Tune.MetroPoll
-		}
+		metro.upEvery = cmp.Or(cfg.Tune.MetroPoll, metro.upEvery)
+		metro.downEvery = cmp.Or(cfg.Tune.MetroPoll, metro.downEvery)
 		srv.tools.metroStatus = metro.status
 		wg.Go(func() { metro.run(ctx) })
 	}
@@ -251,15 +251,10 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 	wg.Go(func() { <-ctx.Done(); mapper.maps.reads.Wait() })
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
-	if cfg.Tune.ListChanged > 0 {
-		srv.resources.lists.interval = cfg.Tune.ListChanged
-	}
-	if cfg.Tune.BindRetry > 0 {
-		srv.link.bindRetry = cfg.Tune.BindRetry
-	}
-	if cfg.Tune.HealthStreams > 0 {
-		srv.tools.healthStreams = cfg.Tune.HealthStreams
-	}
+	// A tunable left at zero keeps the layer's default.
+	srv.resources.lists.interval = cmp.Or(cfg.Tune.ListChanged, srv.resources.lists.interval)
+	srv.link.bindRetry = cmp.Or(cfg.Tune.BindRetry, srv.link.bindRetry)
+	srv.tools.healthStreams = cmp.Or(cfg.Tune.HealthStreams, srv.tools.healthStreams)
 	// The adapter port also answers MCP for other local devtools-mcp
 	// processes, which relay to it while this one holds the port (rpc_relay.go).
 	relay = newRelay(cfg, func() (bool, string) {
@@ -269,9 +264,7 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 	relay.ready = srv.link.bindAttempted()
 	portMCP = newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
 	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP, relay.instance), mcpPath
-	if cfg.Tune.RelayProbe > 0 {
-		relay.holder.timeout = cfg.Tune.RelayProbe
-	}
+	relay.holder.timeout = cmp.Or(cfg.Tune.RelayProbe, relay.holder.timeout)
 	srv.relay = relay
 	return srv, sessions, relay, mapper, portMCP
 }
@@ -283,18 +276,13 @@ func serveClient(ctx context.Context, srv *mcpServer, cfg config, stdin io.Reade
 		return serveHTTP(ctx, srv, cfg, srv.link.checkUpgrade, logger) // stdin is not read: signals stop it
 	}
 	err := serveStdio(ctx, srv, stdin, stdout)
-	if clientHungUp(err) {
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe) {
 		// The client closed stdout: nobody is left to tell, and stopping
 		// because the client went away is a normal end.
 		logger.Info("the client closed stdout; replies written after that were dropped", "err", err)
-		err = nil
+		return nil
 	}
 	return err
-}
-
-// clientHungUp reports whether err is a write to a pipe whose reader has gone.
-func clientHungUp(err error) bool {
-	return errors.Is(err, syscall.EPIPE) || errors.Is(err, io.ErrClosedPipe)
 }
 
 // runDemo connects the built-in simulated app to this server's own listener.

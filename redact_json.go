@@ -17,7 +17,6 @@ import (
 // offset at or after last.
 type jsonRedaction struct {
 	r       *redactor
-	all     bool // everything is under a sensitive key
 	data    []byte
 	out     []byte
 	last    int
@@ -50,8 +49,8 @@ var errRedactTooDeep = fmt.Errorf("JSON nested deeper than %d levels", scanMaxDe
 
 // walkJSON redacts data; with all set, as if it were under a sensitive key.
 func (r *redactor) walkJSON(data []byte, all bool) ([]byte, error) {
-	w := jsonRedaction{r: r, all: all, data: data}
-	if err := w.run(); err != nil {
+	w := jsonRedaction{r: r, data: data}
+	if err := w.run(all); err != nil {
 		return nil, err
 	}
 	if w.out == nil {
@@ -95,10 +94,10 @@ func (w *jsonRedaction) pend(start, end int) {
 	top.pending = append(top.pending, [2]int{start, end})
 }
 
-func (w *jsonRedaction) run() error {
+func (w *jsonRedaction) run(all bool) error {
 	d := w.data
 	i := skipSpace(d, 0)
-	ctx := memberCtx{sensitive: w.all}
+	ctx := memberCtx{sensitive: all}
 	for {
 		if i >= len(d) {
 			return errMalformedJSON

@@ -36,54 +36,42 @@ var keyClass = func() (t [256]uint8) {
 }()
 
 func newKeyMatcher(words []string) *keyMatcher {
-	// The trie: goto[state][class], -1 where there is no edge.
-	var trie [][keyClasses]int
-	var accept []bool
-	newState := func() int {
-		var row [keyClasses]int
-		for i := range row {
-			row[i] = -1
-		}
-		trie = append(trie, row)
-		accept = append(accept, false)
-		return len(trie) - 1
-	}
-	newState()
+	// The trie is built in next itself: 0 marks a missing edge, as no edge
+	// leads back to the root (state 0).
+	m := &keyMatcher{next: make([]uint16, keyClasses), accept: []bool{false}}
 	for _, w := range words {
 		s := 0
 		for i := 0; i < len(w); i++ {
-			cl := keyClass[w[i]]
+			cl := int(keyClass[w[i]])
 			if cl == 0 {
 				continue
 			}
-			if trie[s][cl] < 0 {
-				n := newState()
-				trie[s][cl] = n
+			if m.next[s*keyClasses+cl] == 0 {
+				m.next[s*keyClasses+cl] = uint16(len(m.accept))
+				m.next = append(m.next, make([]uint16, keyClasses)...)
+				m.accept = append(m.accept, false)
 			}
-			s = trie[s][cl]
+			s = int(m.next[s*keyClasses+cl])
 		}
 		if s != 0 {
-			accept[s] = true
+			m.accept[s] = true
 		}
 	}
 	// Breadth first, fill in the missing edges from the failure links.
-	m := &keyMatcher{next: make([]uint16, len(trie)*keyClasses), accept: accept}
-	fail := make([]int, len(trie))
+	fail := make([]int, len(m.accept))
 	queue := []int{}
 	for cl := 1; cl < keyClasses; cl++ {
-		if t := trie[0][cl]; t >= 0 {
-			m.next[cl] = uint16(t)
-			queue = append(queue, t)
+		if t := m.next[cl]; t != 0 {
+			queue = append(queue, int(t))
 		}
 	}
 	for len(queue) > 0 {
 		s := queue[0]
 		queue = queue[1:]
-		accept[s] = accept[s] || accept[fail[s]]
+		m.accept[s] = m.accept[s] || m.accept[fail[s]]
 		for cl := 1; cl < keyClasses; cl++ {
-			if t := trie[s][cl]; t >= 0 {
+			if t := int(m.next[s*keyClasses+cl]); t != 0 {
 				fail[t] = int(m.next[fail[s]*keyClasses+cl])
-				m.next[s*keyClasses+cl] = uint16(t)
 				queue = append(queue, t)
 			} else {
 				m.next[s*keyClasses+cl] = m.next[fail[s]*keyClasses+cl]

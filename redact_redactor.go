@@ -95,15 +95,13 @@ func (r *redactor) JSON(data []byte) []byte {
 	if r == nil {
 		return data
 	}
-	out, err := r.walkJSON(data, false)
-	if err != nil {
-		redacted, _ := r.appendText(nil, data)
-		if redacted == nil {
-			return data
-		}
+	if out, err := r.walkJSON(data, false); err == nil {
+		return out
+	}
+	if redacted, changed := r.appendText(nil, data); changed {
 		return redacted
 	}
-	return out
+	return data
 }
 
 // Text returns free text — a log message, a URL, a header value — with the
@@ -155,10 +153,7 @@ func (r *redactor) Changes(changes []change) {
 // passes through a sensitive key, all of value is under it, though the
 // answer ({"path": "auth.password", "value": …}) no longer shows that key.
 func (r *redactor) At(segs []pathSegment, value []byte) []byte {
-	if r == nil {
-		return value
-	}
-	if !r.sensitiveSegments(segs) {
+	if r == nil || !r.sensitiveSegments(segs) {
 		return value
 	}
 	if hidden, err := r.walkJSON(value, true); err == nil {
