@@ -45,8 +45,8 @@ type checkConn struct {
 	ws         *websocket.Conn
 	maxPayload int64 // announced in handshake_ack
 	upgradeBad string
-	timeout    time.Duration                   // request timeout
-	giveUp     func(id string) <-chan struct{} // tests: checkOptions.GiveUp; nil for none
+	timeout    time.Duration              // request timeout
+	giveUp     func(id string) <-chan int // tests: checkOptions.GiveUp; nil for none
 
 	handshaken chan struct{} // closed once the handshake was acked, refused or timed out
 	pushed     chan struct{} // gets a value (capacity 1) when an event is pushed
@@ -67,6 +67,11 @@ type checkConn struct {
 	malformed   []string // frames that are not a JSON object with a string type
 	pushes      []checkPush
 	readErr     error
+
+	// A request is given up only once the frames read before are handled.
+	framesRead    int        // frames taken off the connection so far
+	framesHandled int        // of those, the ones recorded or delivered
+	handledMore   *sync.Cond // on mu: framesHandled grew or readErr was set
 }
 
 // readLoop reads frames until the connection ends; the first text frame is
@@ -82,20 +87,21 @@ func (c *checkConn) readLoop(token string) {
 				ch <- checkAnswer{malformed: "the connection ended before the response: " + err.Error()}
 				delete(c.pending, id)
 			}
+			c.handledMore.Broadcast()
 			c.mu.Unlock()
 			c.closeHandshake()
 			return
 		}
-		if typ != websocket.MessageText {
-			continue // binary frames are ignored at any time (§1)
-		}
 		c.mu.Lock()
+		c.framesRead++
 		first := c.info == nil && c.refusal == nil && !c.noHandshake
-		if first {
+		if first && typ == websocket.MessageText {
 			c.firstFrame = data
 		}
 		c.mu.Unlock()
 		switch {
+		case typ != websocket.MessageText:
+			// Binary frames are ignored at any time (§1).
 		case size > c.maxPayload:
 			c.handleOversized(data, size)
 		case first:
@@ -103,6 +109,10 @@ func (c *checkConn) readLoop(token string) {
 		default:
 			c.handleMessage(data)
 		}
+		c.mu.Lock()
+		c.framesHandled++
+		c.handledMore.Broadcast()
+		c.mu.Unlock()
 	}
 }
 
@@ -344,20 +354,27 @@ func (c *checkConn) send(method string, params any, extra map[string]any) (strin
 }
 
 // wait waits for the answer to id, giving up after the request timeout (the
-// kit then sends a cancel, as the server would).
+// kit then sends a cancel, as the server would). Before it gives up, the
+// frames already read are handled, so that an answer among them counts
+// however the read loop and the timer were scheduled.
 func (c *checkConn) wait(ctx context.Context, id string, ch chan checkAnswer) (checkAnswer, error) {
-	var givenUp <-chan struct{} // nil: never
+	var givenUp <-chan int // nil: never
 	if c.giveUp != nil {
 		givenUp = c.giveUp(id)
 	}
+	frames := 0 // to handle before giving up, besides those already read
 	select {
 	case a := <-ch:
 		return a, nil
 	case <-time.After(c.timeout):
-	case <-givenUp:
+	case frames = <-givenUp:
 	case <-ctx.Done():
 	}
 	c.mu.Lock()
+	frames = max(frames, c.framesRead)
+	for c.framesHandled < frames && c.readErr == nil {
+		c.handledMore.Wait()
+	}
 	_, still := c.pending[id]
 	delete(c.pending, id)
 	c.cancelled[id] = true

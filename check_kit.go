@@ -53,11 +53,13 @@ type checkOptions struct {
 
 	Listening func(addr string) // tests: told the address once bound
 	Connected func()            // tests: called once the first handshake is answered, before any check
-	// GiveUp (tests) is asked at each wait for an answer: a receive from the
-	// channel it returns gives the wait up as RequestTimeout passing would,
-	// so that a request a test drops need not wait out a short timeout that
-	// every request must then share.
-	GiveUp func(id string) <-chan struct{}
+	// GiveUp (tests) is asked at each wait for an answer: a receive of n
+	// from the channel it returns gives the wait up as RequestTimeout
+	// passing would, once the kit has handled the first n frames of the
+	// connection, so that a request a test drops need not wait out a short
+	// timeout that every request must then share, and a frame the test sent
+	// before giving up is read first.
+	GiveUp func(id string) <-chan int
 }
 
 // checkKit runs one check-adapter session.
@@ -180,6 +182,7 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 		answered:   map[string]bool{},
 		cancelled:  map[string]bool{},
 	}
+	c.handledMore = sync.NewCond(&c.mu)
 	k.all = append(k.all, c)
 	k.mu.Unlock()
 	go c.readLoop(k.opts.Token) // ends before the handler returns: it waits for c.done
