@@ -315,7 +315,7 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	}
 	detail := cmp.Or(end.closeReason, errText(end.err))
 	switch {
-	case isNewDebuggerClose(end.closeReason):
+	case strings.Contains(end.closeReason, "[NEW_DEBUGGER_OPENED]"): // the proxy's close for another debugger
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
 		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
@@ -343,12 +343,6 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	default:
 		delete(m.held, c.page.ID)
 	}
-}
-
-// isNewDebuggerClose reports whether a close reason is the proxy's
-// [NEW_DEBUGGER_OPENED].
-func isNewDebuggerClose(reason string) bool {
-	return strings.Contains(reason, "[NEW_DEBUGGER_OPENED]")
 }
 
 func errText(err error) string {

@@ -38,7 +38,7 @@ type metroRequest struct {
 	start           float64 // CDP's monotonic seconds
 	wall            time.Time
 	status          *int64
-	responseHeaders map[string]string
+	responseHeaders map[string]string // empty until a response
 	size            int64 // what it holds, as counted in metroNetwork.bytes
 	// shared: a frame of the request reached several pages' connections,
 	// so it may be another app's (metro_netshare.go).
@@ -163,7 +163,7 @@ func (n *metroNetwork) started(method string, p *cdpNetworkParams, r *metroReque
 	if r == nil {
 		// A redirect, or the second report some React Native versions
 		// send with a stack, arrives under the same id: one request.
-		r = &metroRequest{start: p.Timestamp, wall: now}
+		r = &metroRequest{start: p.Timestamp, wall: now, responseHeaders: map[string]string{}}
 		if p.WallTime > 0 {
 			r.wall = cdpTime(p.WallTime*1000, now)
 		}
@@ -331,12 +331,12 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 		// (metro_netshare.go).
 		Attribution string `json:"attribution,omitempty"`
 	}{Method: r.method, URL: r.url, Status: r.status, DurationMs: duration,
-		Request: request{Headers: metroOrEmpty(r.headers), Params: params, Body: r.body}, Error: errText}
+		Request: request{Headers: r.headers, Params: params, Body: r.body}, Error: errText}
 	if r.shared {
 		ev.Attribution = "unknown"
 	}
 	if errText == "" || r.status != nil {
-		ev.Response = &response{Headers: metroOrEmpty(r.responseHeaders)}
+		ev.Response = &response{Headers: r.responseHeaders}
 	} else {
 		ev.Status = nil
 	}
@@ -360,11 +360,4 @@ func metroHeaders(raw json.RawMessage) map[string]string {
 		return true
 	})
 	return h
-}
-
-func metroOrEmpty(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }

@@ -158,14 +158,10 @@ func cdpCallFrame(method, url string, line0, column0 int64) jsFrame {
 // elements are frame lines or frame objects (readFrameValue). ok is false
 // for anything else.
 func readJSStack(raw []byte) (jsStack, bool) {
-	switch rawKind(raw) {
-	case "string":
-		if s, ok := wireString(raw); ok {
-			return parseJSStack(s), true
-		}
-		return jsStack{}, false
-	case "array":
-	default:
+	if s, ok := wireString(raw); ok {
+		return parseJSStack(s), true
+	}
+	if rawKind(raw) != "array" {
 		return jsStack{}, false
 	}
 	var st jsStack

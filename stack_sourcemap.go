@@ -399,30 +399,43 @@ func (d *mapDecoder) next() (mapSegment, bool, error) {
 			d.at++
 			continue
 		}
+		var deltas [5]int64
+		n, err := d.values(deltas[:])
+		if err != nil {
+			return mapSegment{}, false, err
+		}
 		seg := d.seg
 		fields := [...]*int32{&seg.col, &seg.src, &seg.oline, &seg.ocol, &seg.name}
-		var n uint8
-		for d.at < len(d.s) && d.s[d.at] != ',' && d.s[d.at] != ';' {
-			v, err := d.vlq()
-			if err != nil || int(n) == len(fields) {
-				return mapSegment{}, false, errNotSourceMap
-			}
-			field := fields[n]
-			sum := int64(*field) + v
+		for i, delta := range deltas[:n] {
+			sum := int64(*fields[i]) + delta
 			if sum < math.MinInt32 || sum > math.MaxInt32 {
 				return mapSegment{}, false, errNotSourceMap
 			}
-			*field = int32(sum)
-			n++
+			*fields[i] = int32(sum)
 		}
 		if n == 2 || n == 3 || seg.col < 0 || (n >= 4 && seg.src < 0) || (n == 5 && seg.name < 0) {
 			return mapSegment{}, false, errNotSourceMap
 		}
-		seg.fields = n
+		seg.fields = uint8(n)
 		d.seg = seg
 		return seg, true, nil
 	}
 	return mapSegment{}, false, nil
+}
+
+// values reads the VLQ numbers of the segment at d.at into v and says how
+// many there were; more than len(v) is malformed.
+func (d *mapDecoder) values(v []int64) (int, error) {
+	n := 0
+	for d.at < len(d.s) && d.s[d.at] != ',' && d.s[d.at] != ';' {
+		x, err := d.vlq()
+		if err != nil || n == len(v) {
+			return 0, errNotSourceMap
+		}
+		v[n] = x
+		n++
+	}
+	return n, nil
 }
 
 // vlq reads one base64 VLQ number.
@@ -432,12 +445,12 @@ func (d *mapDecoder) vlq() (int64, error) {
 		if d.at >= len(d.s) || shift > 30 {
 			return 0, errNotSourceMap
 		}
-		digit := base64Digit(d.s[d.at])
+		digit := int64(base64Digits[d.s[d.at]])
 		d.at++
 		if digit < 0 {
 			return 0, errNotSourceMap
 		}
-		v |= int64(digit&31) << shift
+		v |= (digit & 31) << shift
 		if digit&32 == 0 {
 			break
 		}
@@ -448,19 +461,13 @@ func (d *mapDecoder) vlq() (int64, error) {
 	return v >> 1, nil
 }
 
-// base64Digit is the value of one base64 character, -1 for another.
-func base64Digit(c byte) int {
-	switch {
-	case c >= 'A' && c <= 'Z':
-		return int(c - 'A')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 26
-	case c >= '0' && c <= '9':
-		return int(c-'0') + 52
-	case c == '+':
-		return 62
-	case c == '/':
-		return 63
+// base64Digits is the value of each base64 character, -1 for another byte.
+var base64Digits = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
 	}
-	return -1
-}
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = int8(i)
+	}
+	return t
+}()
