@@ -39,7 +39,7 @@ type metroRequest struct {
 	wall            time.Time
 	status          *int64
 	responseHeaders map[string]string // empty until a response
-	size            int64 // what it holds, as counted in metroNetwork.bytes
+	size            int64             // what it holds, as counted in metroNetwork.bytes
 	// shared: a frame of the request reached several pages' connections,
 	// so it may be another app's (metro_netshare.go).
 	shared bool
