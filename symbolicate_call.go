@@ -53,6 +53,7 @@ func (m *symbolicator) do(c *symbolicateCall) {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.calling--
 	for _, k := range c.keys {
 		if m.inflight[k] == c {
 			delete(m.inflight, k)
