@@ -164,13 +164,7 @@ func (r *releaseMaps) project(metro *symbolicator) string {
 // bundle with that bundle's map, and says why some could not be. It does
 // not wait for a map past ctx: those frames stay as they are.
 func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]mappedFrame, project string) error {
-	type found struct {
-		path  string
-		mod   time.Time
-		sm    *sourceMap
-		error error
-	}
-	byBundle := map[string]*found{}
+	byBundle := map[string]foundMap{}
 	var errs []error
 	for i, st := range stacks {
 		for j, f := range st.Frames {
@@ -178,14 +172,12 @@ func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]
 			if !ok {
 				continue
 			}
-			m := byBundle[bundle]
-			if m == nil {
-				m = &found{}
-				m.path, m.mod, m.sm, m.error = r.mapFor(ctx, bundle, project)
+			m, seen := byBundle[bundle]
+			if !seen {
+				var err error
+				m, err = r.mapFor(ctx, bundle, project)
 				byBundle[bundle] = m
-				if m.error != nil {
-					errs = append(errs, m.error)
-				}
+				errs = append(errs, err) // errors.Join leaves out nil
 			}
 			if m.sm == nil {
 				continue
@@ -202,22 +194,32 @@ func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]
 	return errors.Join(errs...)
 }
 
+// foundMap is a bundle's map file, its mtime, and the map read from it
+// (nil when it could not be).
+type foundMap struct {
+	path string
+	mod  time.Time
+	sm   *sourceMap
+}
+
 // mapFor finds the bundle's map and reads it, or gives the one kept.
-func (r *releaseMaps) mapFor(ctx context.Context, bundle, project string) (string, time.Time, *sourceMap, error) {
+func (r *releaseMaps) mapFor(ctx context.Context, bundle, project string) (foundMap, error) {
 	path, info, looked := r.find(bundle, project)
 	if path == "" {
-		return "", time.Time{}, nil, &errNoSourceMap{Bundle: bundle, Project: project, Looked: looked}
+		return foundMap{}, &errNoSourceMap{Bundle: bundle, Project: project, Looked: looked}
 	}
+	found := foundMap{path: path, mod: info.ModTime()}
 	sm, err := r.read(ctx, path, info)
 	var reading *errSourceMapReading
 	if errors.As(err, &reading) {
 		reading.Path = relativeTo(project, path)
-		return path, info.ModTime(), nil, reading
+		return found, reading
 	}
 	if err != nil {
-		return path, info.ModTime(), nil, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
+		return found, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
 	}
-	return path, info.ModTime(), sm, nil
+	found.sm = sm
+	return found, nil
 }
 
 // read gives the map at path, read again only when the file changed. The
