@@ -111,41 +111,33 @@ func readSourceMap(data []byte) (*sourceMap, error) {
 
 // readIndexMap reads the sections of an index map, which must come in
 // order and each hold its map (a section naming a url is not followed).
+// Every way a map is malformed is errNotSourceMap.
 func readIndexMap(sections []byte) (*sourceMap, error) {
 	sm := &sourceMap{indexed: true}
-	var bad error
+	bad := false
 	err := eachElement(sections, func(i int, v []byte) bool {
-		if i >= maxSourceMapSections {
-			bad = errNotSourceMap
-			return false
-		}
 		offset := rawMember(v, "offset")
 		line, okL := wireInt(rawMember(offset, "line"))
 		col, okC := wireInt(rawMember(offset, "column"))
 		inner := rawMember(v, "map")
-		if !okL || !okC || line < 0 || col < 0 || line >= math.MaxInt32 || col >= math.MaxInt32 || rawKind(inner) != "object" {
-			bad = errNotSourceMap
+		bad = i >= maxSourceMapSections || !okL || !okC || line < 0 || col < 0 ||
+			line >= math.MaxInt32 || col >= math.MaxInt32 || rawKind(inner) != "object"
+		if n := len(sm.sections); n > 0 && !bad {
+			prev := sm.sections[n-1]
+			bad = int64(prev.line) > line || (int64(prev.line) == line && int64(prev.column) > col)
+		}
+		if bad {
 			return false
 		}
-		if n := len(sm.sections); n > 0 {
-			if prev := sm.sections[n-1]; int64(prev.line) > line || (int64(prev.line) == line && int64(prev.column) > col) {
-				bad = errNotSourceMap
-				return false
-			}
-		}
 		m, err := readPlainMap(inner)
-		if err != nil {
-			bad = err
+		if bad = err != nil; bad {
 			return false
 		}
 		sm.sections = append(sm.sections, mapSection{line: int(line), column: int(col), m: m})
 		return true
 	})
-	if err != nil {
+	if err != nil || bad {
 		return nil, errNotSourceMap
-	}
-	if bad != nil {
-		return nil, bad
 	}
 	return sm, nil
 }
