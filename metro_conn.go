@@ -249,9 +249,6 @@ func (c *metroConn) send(method string) error {
 	if len(c.sent) >= maxMetroSent {
 		delete(c.sent, slices.Min(slices.Collect(maps.Keys(c.sent)))) // the oldest: its answer is not coming
 	}
-	if c.sent == nil {
-		c.sent = make(map[int64]string)
-	}
 	c.sent[id] = method
 	sock := c.sock
 	c.mu.Unlock()

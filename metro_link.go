@@ -294,7 +294,7 @@ func metroGet(ctx context.Context, client *http.Client, url string, header http.
 
 // attachLocked starts the connection to page p, feeding session id.
 func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
-	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx}
+	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx, sent: map[int64]string{}}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	m.conns[p.ID] = c
 	m.wg.Go(func() {

@@ -69,19 +69,18 @@ func (m *symbolicator) do(c *symbolicateCall) {
 		m.statusAt = time.Time{}
 	case errors.As(err, &refused) && refused.Status >= 500:
 		m.answered = true
-	case errors.As(err, &refused):
+	case err == nil || refused != nil: // refused by a 4xx: each frame keeps why
 		m.answered = true
-		m.remember(len(c.keys))
-		at := m.now()
-		for _, k := range c.keys {
-			m.frames[k] = cachedFrame{frame: mappedFrame{jsFrame: jsFrame{Method: c.method[k]}}, err: err, at: at}
+		if err != nil {
+			answers = make(map[symbolicateKey]mappedFrame, len(c.keys))
+			for _, k := range c.keys {
+				answers[k] = mappedFrame{jsFrame: jsFrame{Method: c.method[k]}}
+			}
 		}
-	case err == nil:
-		m.answered = true
 		m.remember(len(answers))
 		at := m.now()
 		for k, f := range answers {
-			m.frames[k] = cachedFrame{frame: f, at: at}
+			m.frames[k] = cachedFrame{frame: f, err: err, at: at}
 		}
 	}
 	c.err = err
