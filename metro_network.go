@@ -167,7 +167,12 @@ func (n *metroNetwork) started(method string, p *cdpNetworkParams, r *metroReque
 		if p.WallTime > 0 {
 			r.wall = cdpTime(p.WallTime*1000, now)
 		}
-		n.add(n.keyFor(p.RequestID), r)
+		if len(n.order) >= maxMetroPendingRequests {
+			n.evictOldest()
+		}
+		key := n.keyFor(p.RequestID)
+		n.pending[key] = r
+		n.order = append(n.order, key)
 	}
 	r.shared = r.shared || shared
 	r.method, r.url = clipText(p.Request.Method, 32), clipText(p.Request.URL, 8192)
@@ -238,14 +243,6 @@ func (n *metroNetwork) find(method, id string, redirect bool, fits func(*metroRe
 		return "", nil
 	}
 	return keys[0], n.pending[keys[0]]
-}
-
-func (n *metroNetwork) add(id string, r *metroRequest) {
-	if len(n.order) >= maxMetroPendingRequests {
-		n.evictOldest()
-	}
-	n.pending[id] = r
-	n.order = append(n.order, id)
 }
 
 // resize counts what r holds now, then forgets the oldest requests while

@@ -37,6 +37,7 @@ package main
 // stacktrace-gps resolved to a source file.
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -96,14 +97,12 @@ func (f jsFrame) text() string {
 			loc += ":" + strconv.Itoa(f.Column)
 		}
 	}
+	method := cmp.Or(f.Method, anonymousMethod)
 	switch f.Kind {
 	case frameSkipped:
 		return "... skipping " + strconv.Itoa(f.Skipped) + " frames"
 	case frameNative:
-		if f.Method == "" {
-			return "at " + anonymousMethod + " (native)"
-		}
-		return "at " + f.Method + " (native)"
+		return "at " + method + " (native)"
 	case frameBytecode:
 		loc = "address at " + loc
 	case frameBundle:
@@ -111,10 +110,6 @@ func (f jsFrame) text() string {
 	}
 	if f.Method == "" && f.Line > 0 && f.Kind != frameBytecode {
 		return "at " + loc // V8's form for a nameless frame
-	}
-	method := f.Method
-	if method == "" {
-		method = anonymousMethod
 	}
 	return "at " + method + " (" + loc + ")"
 }

@@ -303,7 +303,16 @@ func (m *plainMap) lookup(line0, col0 int) (mapPosition, bool) {
 	l, c := int32(line0), int32(col0)
 	var from mapMark
 	found := false
-	if k := m.startMark(l, c); k >= 0 {
+	// Decode from the last mark not after the position in sorted mappings,
+	// else from the last one on an earlier line; from the start without one.
+	k := sort.Search(len(m.marks), func(i int) bool {
+		k := m.marks[i]
+		if m.sorted {
+			return k.line > l || (k.line == l && k.col > c)
+		}
+		return k.line >= l
+	}) - 1
+	if k >= 0 {
 		from = m.marks[k]
 		found = from.line == l && from.col <= c
 	}
@@ -335,19 +344,6 @@ func (m *plainMap) lookup(line0, col0 int) (mapPosition, bool) {
 		pos.Function = m.functions[best.src].functionAt(pos.Line, pos.Column)
 	}
 	return pos, true
-}
-
-// startMark is the mark to decode from: in sorted mappings the last one
-// not after the position, else the last one on an earlier line; -1 to
-// start from the beginning.
-func (m *plainMap) startMark(l, c int32) int {
-	return sort.Search(len(m.marks), func(i int) bool {
-		k := m.marks[i]
-		if m.sorted {
-			return k.line > l || (k.line == l && k.col > c)
-		}
-		return k.line >= l
-	}) - 1
 }
 
 // sortsBefore orders two segments at the same generated position as

@@ -237,7 +237,7 @@ func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (
 		r.reads.Add(1)
 		go r.load(path, l)
 	}
-	r.touch(path)
+	r.order = append(slices.DeleteFunc(r.order, func(p string) bool { return p == path }), path) // the most recently used
 	r.evict()
 	r.mu.Unlock()
 	select {
@@ -294,11 +294,6 @@ func (r *releaseMaps) evict() {
 			i++
 		}
 	}
-}
-
-// touch makes path the most recently used; r.mu is held.
-func (r *releaseMaps) touch(path string) {
-	r.order = append(slices.DeleteFunc(r.order, func(p string) bool { return p == path }), path)
 }
 
 // find picks the bundle's map: SOURCE_MAPS' first (a file that names
