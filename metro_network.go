@@ -302,9 +302,7 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 	params := map[string]string{}
 	if u, err := url.Parse(r.url); err == nil {
 		for k, v := range u.Query() {
-			if len(v) > 0 {
-				params[k] = v[0]
-			}
+			params[k] = v[0] // ParseQuery gives every key a value
 		}
 	}
 	type request struct {

@@ -31,10 +31,7 @@ func metroProjectRoot(h http.Header) string {
 // decode to no valid UTF-8 was sent as it is (a server that does not
 // encode) and is kept. Unlike a query, '+' stays '+'.
 func decodeProjectRoot(v string) string {
-	if !strings.Contains(v, "%") {
-		return v
-	}
-	if strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r >= utf8.RuneSelf }) {
+	if !strings.Contains(v, "%") || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r >= utf8.RuneSelf }) {
 		return v
 	}
 	decoded, err := url.PathUnescape(v)

@@ -41,11 +41,8 @@ const (
 	maxSymbolicateCalls     = 4    // requests in flight at once
 	maxSymbolicateCache     = 8192 // frames remembered; the cache starts over past it
 	// symbolicateFrameFor is how long a frame's answer is trusted, from
-	// when Metro gave it: long enough that reading the same logs again
-	// costs nothing, short enough that an edit and reload under the same
-	// bundle URL is not mapped by the old code for long. Metro's bundle
-	// headers (X-Metro-Delta-ID) would say exactly, but reading them costs
-	// a bundle build.
+	// when Metro gave it (see above). Metro's bundle headers
+	// (X-Metro-Delta-ID) would say exactly, but reading them costs a build.
 	symbolicateFrameFor = time.Minute
 )
 

@@ -3,15 +3,10 @@ package main
 // symbolicate_local.go maps release builds' frames (Hermes bytecode
 // offsets, React Native's `name@1:132161`, JavaScript release bundles'
 // positions) with the build's own source map, found where React Native's
-// and Expo's builds leave it, with nothing to set: the SOURCE_MAPS setting
-// first, then, in the project (the one Metro names, else PROJECT_DIR, else
-// the working directory), Android's Gradle output (any variant, the newest
-// first), iOS's main.jsbundle.map at the root, and `expo export
-// --source-maps` under dist/. A map is read once (stack_sourcemap.go), in
-// one read its callers share and wait for no longer than their ctx, and
-// kept until its file changes (size or mtime); a few are kept at most.
-// sourceMapper puts this beside Metro's /symbolicate, as the one
-// stackMapper the answers call.
+// and Expo's builds leave it, with nothing to set (find). A map is read
+// once (stack_sourcemap.go, read), and kept until its file changes (size or
+// mtime); a few are kept at most. sourceMapper puts this beside Metro's
+// /symbolicate, as the one stackMapper the answers call.
 
 import (
 	"context"
@@ -297,9 +292,10 @@ func (r *releaseMaps) evict() {
 }
 
 // find picks the bundle's map: SOURCE_MAPS' first (a file that names
-// no other platform, or the newest fitting map in a folder), then the
-// project's build outputs, the newest first. looked says where it looked,
-// for the answer when it found none.
+// no other platform, or the newest fitting map in a folder), then, in the
+// project (the one Metro names, else PROJECT_DIR, else the working
+// directory), its build outputs (projectMapPatterns), the newest first.
+// looked says where it looked, for the answer when it found none.
 func (r *releaseMaps) find(bundle, project string) (string, fs.FileInfo, []string) {
 	var looked []string
 	for _, entry := range r.extra {
