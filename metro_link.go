@@ -11,7 +11,7 @@ package main
 //     back: that page id is left alone for as long as Metro lists it. The
 //     app's next page (after a reload that makes a new page id, or a
 //     relaunch that lists it anew) is attached again.
-//   - A connection that closes within quickClose of attaching backs off,
+//   - A connection that closes within metroQuickClose of attaching backs off,
 //     doubling from minBackoff to maxBackoff, and says so in the health
 //     check: no reconnect loop.
 //
@@ -115,10 +115,10 @@ type metroLink struct {
 	sink   metroSink
 	client *http.Client
 
-	upEvery, downEvery, quickClose time.Duration
-	minBackoff, maxBackoff         time.Duration
-	keepalive, dialTimeout         time.Duration
-	pongTimeout                    time.Duration
+	upEvery, downEvery     time.Duration
+	minBackoff, maxBackoff time.Duration
+	keepalive, dialTimeout time.Duration
+	pongTimeout            time.Duration
 
 	wg sync.WaitGroup // every connection's goroutine
 
@@ -142,7 +142,7 @@ type metroLink struct {
 func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
 		client:  directClient(directTransport()), // Metro only: no proxy, no redirect past METRO_URL's rule
-		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
+		upEvery: metroUpEvery, downEvery: metroDownEvery,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		pongTimeout: linkPongTimeout,
 		conns:       map[string]*metroConn{}, held: map[string]*metroBackoff{},
@@ -319,7 +319,7 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
 		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
-	case end.attachedAt.IsZero() || end.lived < m.quickClose:
+	case end.attachedAt.IsZero() || end.lived < metroQuickClose:
 		prev := m.held[c.page.ID]
 		retry := newBackoff(m.minBackoff, m.maxBackoff)
 		if prev != nil && prev.retry.max > 0 {

@@ -96,7 +96,7 @@ func (m *symbolicator) remember(n int) {
 	}
 	now := m.now()
 	for k, f := range m.frames {
-		if now.Sub(f.at) >= m.keepFor {
+		if now.Sub(f.at) >= symbolicateFrameFor {
 			delete(m.frames, k)
 		}
 	}

@@ -126,15 +126,12 @@ type symbolicateCall struct {
 // are safe to call concurrently; close stops the requests in flight and
 // waits for them.
 type symbolicator struct {
-	origin string
-	port   string // origin's port, to which frames' bundle URLs are compared
-	client *http.Client
-	wait   time.Duration // answerWait
-	now    func() time.Time
-	// keepFor and maxFrames bound the frame cache in time
-	// (symbolicateFrameFor) and size (maxSymbolicateCache).
-	keepFor   time.Duration
-	maxFrames int
+	origin    string
+	port      string // origin's port, to which frames' bundle URLs are compared
+	client    *http.Client
+	wait      time.Duration // answerWait
+	now       func() time.Time
+	maxFrames int // maxSymbolicateCache; tests lower it
 
 	life  context.Context
 	stop  context.CancelFunc
@@ -162,10 +159,10 @@ type cachedFrame struct {
 }
 
 // cached is the answer kept for k, if it is still trusted; an answer
-// older than keepFor is dropped. m.mu is held.
+// older than symbolicateFrameFor is dropped. m.mu is held.
 func (m *symbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
 	f, ok := m.frames[k]
-	if ok && m.now().Sub(f.at) >= m.keepFor {
+	if ok && m.now().Sub(f.at) >= symbolicateFrameFor {
 		delete(m.frames, k)
 		return cachedFrame{}, false
 	}
@@ -183,8 +180,8 @@ func newSymbolicator(origin string) *symbolicator {
 	client := directClient(transport)
 	return &symbolicator{
 		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
-		keepFor: symbolicateFrameFor, maxFrames: maxSymbolicateCache,
-		life: life, stop: stop,
+		maxFrames: maxSymbolicateCache,
+		life:      life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
 	}
 }
