@@ -86,8 +86,7 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 			}
 		}
 	}
-	project := s.projectRoot()
-	return out, errors.Join(metroErr, s.maps.mapRelease(ctx, stacks, out, project))
+	return out, errors.Join(metroErr, s.maps.mapRelease(ctx, stacks, out, s.projectRoot()))
 }
 
 // projectRoot is the project folder the release maps are looked for in
