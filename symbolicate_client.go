@@ -209,11 +209,9 @@ func (m *symbolicator) close() {
 func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
 	ask := askedFrames(stacks, m.port)
 	waits, err := m.startCall(ask)
-	if len(waits) > 0 {
-		// A wait cut short says so, over why frames were not asked.
-		if cut, werr := m.await(ctx, waits); cut || (werr != nil && err == nil) {
-			err = werr
-		}
+	// A wait cut short says so, over why frames were not asked.
+	if cut, werr := m.await(ctx, waits); cut || (werr != nil && err == nil) {
+		err = werr
 	}
 	if err == nil && ask.otherPort != "" {
 		err = &errMetroOtherPort{Origin: m.origin, Port: ask.otherPort}
