@@ -350,13 +350,7 @@ func formatRemoteObject(o cdpRemoteObject) string {
 	case "undefined":
 		return "undefined"
 	case "number", "boolean", "bigint":
-		if o.UnserializableValue != "" {
-			return o.UnserializableValue
-		}
-		if len(o.Value) > 0 {
-			return string(o.Value)
-		}
-		return o.Description
+		return cmp.Or(o.UnserializableValue, string(o.Value), o.Description)
 	case "object":
 		if o.Subtype == "null" {
 			return "null"
@@ -368,10 +362,7 @@ func formatRemoteObject(o cdpRemoteObject) string {
 			return formatPreview(o.Preview)
 		}
 	}
-	if o.Description != "" {
-		return o.Description
-	}
-	return o.Type
+	return cmp.Or(o.Description, o.Type)
 }
 
 // formatPreview writes an object's preview, as consoles show it.
