@@ -111,9 +111,7 @@ func chooseMetroOrigin(metroURL string, page metroPageInfo, manifestHost string,
 			choice.Origin = base.Scheme + "://" + c
 			return choice
 		}
-		if choice.Named == "" {
-			choice.Named = base.Scheme + "://" + c
-		}
+		choice.Named = cmp.Or(choice.Named, base.Scheme+"://"+c)
 	}
 	return choice
 }

@@ -9,6 +9,7 @@ package main
 // /symbolicate, as the one stackMapper the answers call.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -144,10 +145,7 @@ func (r *releaseMaps) project(metro *symbolicator) string {
 			return root
 		}
 	}
-	dir := r.projectDir
-	if dir == "" {
-		dir = "."
-	}
+	dir := cmp.Or(r.projectDir, ".")
 	if abs, err := filepath.Abs(dir); err == nil {
 		return abs
 	}
