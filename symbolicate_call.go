@@ -137,16 +137,16 @@ func (m *symbolicator) askStatus(ctx context.Context) error {
 	return nil
 }
 
-// symbolicateFrame is a frame as Metro reads and answers it.
+// symbolicateFrame is a frame as Metro reads it; a nameless one is sent
+// with a null methodName.
 type symbolicateFrame struct {
-	File       *string  `json:"file"`
-	LineNumber *float64 `json:"lineNumber"`
-	Column     *float64 `json:"column"`
-	MethodName *string  `json:"methodName"`
-	Collapse   *bool    `json:"collapse,omitempty"`
+	File       string  `json:"file"`
+	LineNumber int     `json:"lineNumber"`
+	Column     int     `json:"column"`
+	MethodName *string `json:"methodName"`
 	// Tag is a property Metro echoes back unchanged, by which answers are
 	// matched to frames: a customizeStack hook may reorder them.
-	Tag *float64 `json:"devtoolsMcpFrame"`
+	Tag int `json:"devtoolsMcpFrame"`
 }
 
 // symbolicateTag is the name of symbolicateFrame.Tag.
@@ -156,8 +156,7 @@ const symbolicateTag = "devtoolsMcpFrame"
 func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
 	frames := make([]symbolicateFrame, len(c.keys))
 	for i, k := range c.keys {
-		file, line, col, tag := k.url, float64(k.line), float64(k.column), float64(i)
-		frames[i] = symbolicateFrame{File: &file, LineNumber: &line, Column: &col, Tag: &tag}
+		frames[i] = symbolicateFrame{File: k.url, LineNumber: k.line, Column: k.column, Tag: i}
 		if name := c.method[k]; name != "" {
 			frames[i].MethodName = &name
 		}
