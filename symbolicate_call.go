@@ -213,7 +213,12 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 	if !json.Valid(data) || rawKind(data) != "object" || rawKind(stack) != "array" {
 		return nil, errors.New("not an object with a stack array")
 	}
+	// Frames the answer leaves out are remembered as unmapped: asking again
+	// would get the same.
 	out := make(map[symbolicateKey]mappedFrame, len(keys))
+	for _, k := range keys {
+		out[k] = mappedFrame{jsFrame: jsFrame{Method: method[k]}}
+	}
 	_ = eachElement(stack, func(_ int, v []byte) bool {
 		tag, ok := wireInt(rawMember(v, symbolicateTag))
 		if !ok || tag < 0 || tag >= int64(len(keys)) {
@@ -235,12 +240,5 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 		out[k] = mf
 		return true
 	})
-	// Frames the answer left out are remembered as unmapped: asking again
-	// would get the same.
-	for _, k := range keys {
-		if _, ok := out[k]; !ok {
-			out[k] = mappedFrame{jsFrame: jsFrame{Method: method[k]}}
-		}
-	}
 	return out, nil
 }
