@@ -260,11 +260,7 @@ func (n *metroNetwork) resize(r *metroRequest) {
 }
 
 func (n *metroNetwork) evictOldest() {
-	if r := n.pending[n.order[0]]; r != nil {
-		n.bytes -= r.size
-	}
-	delete(n.pending, n.order[0])
-	n.order = n.order[1:]
+	n.remove(n.order[0])
 	n.evicted++
 }
 
