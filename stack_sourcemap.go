@@ -15,6 +15,7 @@ package main
 // mapMarkEvery segments plus the line's end.
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"path"
@@ -86,10 +87,7 @@ type mapPosition struct {
 // label is how metro-symbolicate names the position: its function, else
 // its name.
 func (p mapPosition) label() string {
-	if p.Function != "" {
-		return p.Function
-	}
-	return p.Name
+	return cmp.Or(p.Function, p.Name)
 }
 
 // readSourceMap reads a map's JSON text. The answer keeps no part of data.
