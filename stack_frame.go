@@ -117,14 +117,11 @@ func (f jsFrame) text() string {
 // framesText prints frames one a line, as the engines print them; ""
 // when there are none.
 func framesText(frames []jsFrame) string {
-	var b strings.Builder
+	lines := make([]string, len(frames))
 	for i, f := range frames {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(f.text())
+		lines[i] = f.text()
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 // located gives a frame read from an object the kind its file says.
