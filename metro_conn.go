@@ -118,7 +118,9 @@ func (c *metroConn) serve() metroConnEnd {
 	// The CDP keepalive keeps the proxy from dropping an idle page; the
 	// pings find a proxy or device that stopped answering.
 	var tasks sync.WaitGroup
-	tasks.Go(c.keepAlive)
+	tasks.Go(func() {
+		every(c.ctx, m.keepalive, func() bool { return c.send(metroKeepaliveMethod) == nil })
+	})
 	tasks.Go(func() {
 		if sock.pingUntil(c.ctx.Done(), m.keepalive, m.pongTimeout) {
 			m.logger.Info("a Metro page did not answer a ping; dropping it", "page", c.page.ID, "session", c.sessionID)
@@ -234,12 +236,6 @@ func (c *metroConn) isAttached() bool {
 	return c.session != nil
 }
 
-// keepAlive sends metroKeepaliveMethod every keepalive interval until the
-// connection ends.
-func (c *metroConn) keepAlive() {
-	every(c.ctx, c.link.keepalive, func() bool { return c.send(metroKeepaliveMethod) == nil })
-}
-
 // send writes a request for method, one of metroSentMethods.
 func (c *metroConn) send(method string) error {
 	c.mu.Lock()
@@ -252,9 +248,6 @@ func (c *metroConn) send(method string) error {
 	}
 	if len(c.sent) >= maxMetroSent {
 		delete(c.sent, slices.Min(slices.Collect(maps.Keys(c.sent)))) // the oldest: its answer is not coming
-	}
-	if c.sent == nil {
-		c.sent = make(map[int64]string)
 	}
 	c.sent[id] = method
 	sock := c.sock

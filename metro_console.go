@@ -131,10 +131,24 @@ func metroLogPayload(level, message, stack string) []byte {
 // readRemoteObject reads one argument; an argument that is not an object
 // of the documented members is shown as unreadable.
 func readRemoteObject(raw []byte) cdpRemoteObject {
-	var o cdpRemoteObject
-	var preview []byte
-	err := eachMemberRaw(raw, func(name, v []byte) bool {
-		switch string(name) {
+	o, _, preview, err := readCDPObject(raw)
+	if err != nil || o.Type == "" {
+		return cdpRemoteObject{Type: "object", Description: "(unreadable value)"}
+	}
+	if preview != nil {
+		o.Preview = readPreview(preview)
+	}
+	return o
+}
+
+// readCDPObject reads the members of a RemoteObject, or of a
+// PropertyPreview, which has a name and its value as a string; preview is
+// the object's preview, unread.
+func readCDPObject(raw []byte) (o cdpRemoteObject, name string, preview []byte, err error) {
+	err = eachMemberRaw(raw, func(member, v []byte) bool {
+		switch string(member) {
+		case `"name"`:
+			name, _ = wireString(v)
 		case `"type"`:
 			o.Type = cdpWord(v)
 		case `"subtype"`:
@@ -150,13 +164,7 @@ func readRemoteObject(raw []byte) cdpRemoteObject {
 		}
 		return true
 	})
-	if err != nil || o.Type == "" {
-		return cdpRemoteObject{Type: "object", Description: "(unreadable value)"}
-	}
-	if preview != nil {
-		o.Preview = readPreview(preview)
-	}
-	return o
+	return o, name, preview, err
 }
 
 // cdpWords are the words CDP uses for types and subtypes, by their JSON
@@ -196,21 +204,9 @@ func readPreview(raw []byte) *cdpPreview {
 		return nil
 	}
 	_ = eachElement(props, func(_ int, v []byte) bool {
-		var prop cdpPropertyPreview
-		_ = eachMemberRaw(v, func(name, v []byte) bool {
-			switch string(name) {
-			case `"name"`:
-				prop.Name, _ = wireString(v)
-			case `"type"`:
-				prop.Type = cdpWord(v)
-			case `"subtype"`:
-				prop.Subtype = cdpWord(v)
-			case `"value"`:
-				prop.Value, _ = wireString(v)
-			}
-			return true
-		})
-		p.Properties = append(p.Properties, prop)
+		o, name, _, _ := readCDPObject(v) // what was read of a garbled one is kept
+		value, _ := wireString(o.Value)
+		p.Properties = append(p.Properties, cdpPropertyPreview{Name: name, Type: o.Type, Subtype: o.Subtype, Value: value})
 		return len(p.Properties) < maxMetroArgs
 	})
 	return p
@@ -350,13 +346,7 @@ func formatRemoteObject(o cdpRemoteObject) string {
 	case "undefined":
 		return "undefined"
 	case "number", "boolean", "bigint":
-		if o.UnserializableValue != "" {
-			return o.UnserializableValue
-		}
-		if len(o.Value) > 0 {
-			return string(o.Value)
-		}
-		return o.Description
+		return cmp.Or(o.UnserializableValue, string(o.Value), o.Description)
 	case "object":
 		if o.Subtype == "null" {
 			return "null"
@@ -368,10 +358,7 @@ func formatRemoteObject(o cdpRemoteObject) string {
 			return formatPreview(o.Preview)
 		}
 	}
-	if o.Description != "" {
-		return o.Description
-	}
-	return o.Type
+	return cmp.Or(o.Description, o.Type)
 }
 
 // formatPreview writes an object's preview, as consoles show it.

@@ -11,7 +11,7 @@ package main
 //     back: that page id is left alone for as long as Metro lists it. The
 //     app's next page (after a reload that makes a new page id, or a
 //     relaunch that lists it anew) is attached again.
-//   - A connection that closes within quickClose of attaching backs off,
+//   - A connection that closes within metroQuickClose of attaching backs off,
 //     doubling from minBackoff to maxBackoff, and says so in the health
 //     check: no reconnect loop.
 //
@@ -115,10 +115,10 @@ type metroLink struct {
 	sink   metroSink
 	client *http.Client
 
-	upEvery, downEvery, quickClose time.Duration
-	minBackoff, maxBackoff         time.Duration
-	keepalive, dialTimeout         time.Duration
-	pongTimeout                    time.Duration
+	upEvery, downEvery     time.Duration
+	minBackoff, maxBackoff time.Duration
+	keepalive, dialTimeout time.Duration
+	pongTimeout            time.Duration
 
 	wg sync.WaitGroup // every connection's goroutine
 
@@ -142,7 +142,7 @@ type metroLink struct {
 func newMetroLink(cfg config, logger *slog.Logger, sink metroSink) *metroLink {
 	return &metroLink{cfg: cfg, logger: logger.With("component", "metro"), sink: sink,
 		client:  directClient(directTransport()), // Metro only: no proxy, no redirect past METRO_URL's rule
-		upEvery: metroUpEvery, downEvery: metroDownEvery, quickClose: metroQuickClose,
+		upEvery: metroUpEvery, downEvery: metroDownEvery,
 		minBackoff: metroMinBackoff, maxBackoff: metroMaxBackoff, keepalive: metroKeepalive, dialTimeout: metroDialLimit,
 		pongTimeout: linkPongTimeout,
 		conns:       map[string]*metroConn{}, held: map[string]*metroBackoff{},
@@ -294,7 +294,7 @@ func metroGet(ctx context.Context, client *http.Client, url string, header http.
 
 // attachLocked starts the connection to page p, feeding session id.
 func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
-	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx}
+	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx, sent: map[int64]string{}}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	m.conns[p.ID] = c
 	m.wg.Go(func() {
@@ -315,11 +315,11 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	}
 	detail := cmp.Or(end.closeReason, errText(end.err))
 	switch {
-	case isNewDebuggerClose(end.closeReason):
+	case strings.Contains(end.closeReason, "[NEW_DEBUGGER_OPENED]"): // the proxy's close for another debugger
 		m.held[c.page.ID] = &metroBackoff{reason: metroOtherDebugger, detail: detail}
 		m.logger.Info("another debugger took a React Native page; it is left to it while Metro lists the page",
 			"page", c.page.ID, "session", c.sessionID)
-	case end.attachedAt.IsZero() || end.lived < m.quickClose:
+	case end.attachedAt.IsZero() || end.lived < metroQuickClose:
 		prev := m.held[c.page.ID]
 		retry := newBackoff(m.minBackoff, m.maxBackoff)
 		if prev != nil && prev.retry.max > 0 {
@@ -343,12 +343,6 @@ func (m *metroLink) ended(c *metroConn, end metroConnEnd) {
 	default:
 		delete(m.held, c.page.ID)
 	}
-}
-
-// isNewDebuggerClose reports whether a close reason is the proxy's
-// [NEW_DEBUGGER_OPENED].
-func isNewDebuggerClose(reason string) bool {
-	return strings.Contains(reason, "[NEW_DEBUGGER_OPENED]")
 }
 
 func errText(err error) string {

@@ -83,13 +83,11 @@ func (m *metroLink) networkShared(page string, frame []byte) bool {
 	if m.netShare.note(page, frame) {
 		return true
 	}
-	return m.netShare.broadcasting() && m.otherPageAttached(page)
-}
-
-// otherPageAttached reports whether a page other than page is attached. A
-// connection's own lock is never taken under the link's (metro_link.go's
-// status does the same).
-func (m *metroLink) otherPageAttached(page string) bool {
+	if !m.netShare.broadcasting() {
+		return false
+	}
+	// A connection's own lock is never taken under the link's
+	// (metro_link.go's status does the same).
 	m.mu.Lock()
 	others := make([]*metroConn, 0, len(m.conns))
 	for id, c := range m.conns {

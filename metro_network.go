@@ -38,8 +38,8 @@ type metroRequest struct {
 	start           float64 // CDP's monotonic seconds
 	wall            time.Time
 	status          *int64
-	responseHeaders map[string]string
-	size            int64 // what it holds, as counted in metroNetwork.bytes
+	responseHeaders map[string]string // empty until a response
+	size            int64             // what it holds, as counted in metroNetwork.bytes
 	// shared: a frame of the request reached several pages' connections,
 	// so it may be another app's (metro_netshare.go).
 	shared bool
@@ -163,11 +163,16 @@ func (n *metroNetwork) started(method string, p *cdpNetworkParams, r *metroReque
 	if r == nil {
 		// A redirect, or the second report some React Native versions
 		// send with a stack, arrives under the same id: one request.
-		r = &metroRequest{start: p.Timestamp, wall: now}
+		r = &metroRequest{start: p.Timestamp, wall: now, responseHeaders: map[string]string{}}
 		if p.WallTime > 0 {
 			r.wall = cdpTime(p.WallTime*1000, now)
 		}
-		n.add(n.keyFor(p.RequestID), r)
+		if len(n.order) >= maxMetroPendingRequests {
+			n.evictOldest()
+		}
+		key := n.keyFor(p.RequestID)
+		n.pending[key] = r
+		n.order = append(n.order, key)
 	}
 	r.shared = r.shared || shared
 	r.method, r.url = clipText(p.Request.Method, 32), clipText(p.Request.URL, 8192)
@@ -240,14 +245,6 @@ func (n *metroNetwork) find(method, id string, redirect bool, fits func(*metroRe
 	return keys[0], n.pending[keys[0]]
 }
 
-func (n *metroNetwork) add(id string, r *metroRequest) {
-	if len(n.order) >= maxMetroPendingRequests {
-		n.evictOldest()
-	}
-	n.pending[id] = r
-	n.order = append(n.order, id)
-}
-
 // resize counts what r holds now, then forgets the oldest requests while
 // the pending ones hold more than maxMetroPendingBytes.
 func (n *metroNetwork) resize(r *metroRequest) {
@@ -263,11 +260,7 @@ func (n *metroNetwork) resize(r *metroRequest) {
 }
 
 func (n *metroNetwork) evictOldest() {
-	if r := n.pending[n.order[0]]; r != nil {
-		n.bytes -= r.size
-	}
-	delete(n.pending, n.order[0])
-	n.order = n.order[1:]
+	n.remove(n.order[0])
 	n.evicted++
 }
 
@@ -305,9 +298,7 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 	params := map[string]string{}
 	if u, err := url.Parse(r.url); err == nil {
 		for k, v := range u.Query() {
-			if len(v) > 0 {
-				params[k] = v[0]
-			}
+			params[k] = v[0] // ParseQuery gives every key a value
 		}
 	}
 	type request struct {
@@ -331,12 +322,12 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 		// (metro_netshare.go).
 		Attribution string `json:"attribution,omitempty"`
 	}{Method: r.method, URL: r.url, Status: r.status, DurationMs: duration,
-		Request: request{Headers: metroOrEmpty(r.headers), Params: params, Body: r.body}, Error: errText}
+		Request: request{Headers: r.headers, Params: params, Body: r.body}, Error: errText}
 	if r.shared {
 		ev.Attribution = "unknown"
 	}
 	if errText == "" || r.status != nil {
-		ev.Response = &response{Headers: metroOrEmpty(r.responseHeaders)}
+		ev.Response = &response{Headers: r.responseHeaders}
 	} else {
 		ev.Status = nil
 	}
@@ -360,11 +351,4 @@ func metroHeaders(raw json.RawMessage) map[string]string {
 		return true
 	})
 	return h
-}
-
-func metroOrEmpty(m map[string]string) map[string]string {
-	if m == nil {
-		return map[string]string{}
-	}
-	return m
 }

@@ -86,10 +86,8 @@ func chooseMetroOrigin(metroURL string, page metroPageInfo, manifestHost string,
 	choice := metroOrigin{Origin: base.Scheme + "://" + asked}
 	var candidates []string // the dev server's own host:port, best first
 	own, other := metroFrontendHost(page.DevtoolsFrontendURL)
-	if own != "" {
-		if u, err := url.Parse(own); err == nil && u.Host != asked {
-			candidates = append(candidates, u.Host)
-		}
+	if u, err := url.Parse(own); own != "" && err == nil && u.Host != asked {
+		candidates = append(candidates, u.Host)
 	}
 	if u, err := url.Parse(page.DebuggerURL); err == nil && u.Host != "" && !strings.EqualFold(u.Host, asked) && own == "" && other {
 		candidates = append(candidates, strings.ToLower(u.Host))
@@ -113,9 +111,7 @@ func chooseMetroOrigin(metroURL string, page metroPageInfo, manifestHost string,
 			choice.Origin = base.Scheme + "://" + c
 			return choice
 		}
-		if choice.Named == "" {
-			choice.Named = base.Scheme + "://" + c
-		}
+		choice.Named = cmp.Or(choice.Named, base.Scheme+"://"+c)
 	}
 	return choice
 }

@@ -9,6 +9,7 @@ package main
 // versions X-React-Native-Project-Root too).
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -19,10 +20,7 @@ import (
 // headers, "" when it names none: X-React-Native-Project-Root, decoded
 // when it is URI-encoded, else Project-Root as it is.
 func metroProjectRoot(h http.Header) string {
-	if root := h.Get("X-React-Native-Project-Root"); root != "" {
-		return decodeProjectRoot(root)
-	}
-	return h.Get("Project-Root")
+	return cmp.Or(decodeProjectRoot(h.Get("X-React-Native-Project-Root")), h.Get("Project-Root"))
 }
 
 // decodeProjectRoot undoes encodeURI. encodeURI escapes every '%' (as
@@ -31,10 +29,7 @@ func metroProjectRoot(h http.Header) string {
 // decode to no valid UTF-8 was sent as it is (a server that does not
 // encode) and is kept. Unlike a query, '+' stays '+'.
 func decodeProjectRoot(v string) string {
-	if !strings.Contains(v, "%") {
-		return v
-	}
-	if strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r >= utf8.RuneSelf }) {
+	if !strings.Contains(v, "%") || strings.ContainsFunc(v, func(r rune) bool { return r <= ' ' || r >= utf8.RuneSelf }) {
 		return v
 	}
 	decoded, err := url.PathUnescape(v)

@@ -37,6 +37,7 @@ package main
 // stacktrace-gps resolved to a source file.
 
 import (
+	"cmp"
 	"strconv"
 	"strings"
 )
@@ -96,14 +97,12 @@ func (f jsFrame) text() string {
 			loc += ":" + strconv.Itoa(f.Column)
 		}
 	}
+	method := cmp.Or(f.Method, anonymousMethod)
 	switch f.Kind {
 	case frameSkipped:
 		return "... skipping " + strconv.Itoa(f.Skipped) + " frames"
 	case frameNative:
-		if f.Method == "" {
-			return "at " + anonymousMethod + " (native)"
-		}
-		return "at " + f.Method + " (native)"
+		return "at " + method + " (native)"
 	case frameBytecode:
 		loc = "address at " + loc
 	case frameBundle:
@@ -112,24 +111,17 @@ func (f jsFrame) text() string {
 	if f.Method == "" && f.Line > 0 && f.Kind != frameBytecode {
 		return "at " + loc // V8's form for a nameless frame
 	}
-	method := f.Method
-	if method == "" {
-		method = anonymousMethod
-	}
 	return "at " + method + " (" + loc + ")"
 }
 
 // framesText prints frames one a line, as the engines print them; ""
 // when there are none.
 func framesText(frames []jsFrame) string {
-	var b strings.Builder
+	lines := make([]string, len(frames))
 	for i, f := range frames {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		b.WriteString(f.text())
+		lines[i] = f.text()
 	}
-	return b.String()
+	return strings.Join(lines, "\n")
 }
 
 // located gives a frame read from an object the kind its file says.
@@ -158,14 +150,10 @@ func cdpCallFrame(method, url string, line0, column0 int64) jsFrame {
 // elements are frame lines or frame objects (readFrameValue). ok is false
 // for anything else.
 func readJSStack(raw []byte) (jsStack, bool) {
-	switch rawKind(raw) {
-	case "string":
-		if s, ok := wireString(raw); ok {
-			return parseJSStack(s), true
-		}
-		return jsStack{}, false
-	case "array":
-	default:
+	if s, ok := wireString(raw); ok {
+		return parseJSStack(s), true
+	}
+	if rawKind(raw) != "array" {
 		return jsStack{}, false
 	}
 	var st jsStack

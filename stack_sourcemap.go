@@ -15,6 +15,7 @@ package main
 // mapMarkEvery segments plus the line's end.
 
 import (
+	"cmp"
 	"errors"
 	"math"
 	"path"
@@ -86,10 +87,7 @@ type mapPosition struct {
 // label is how metro-symbolicate names the position: its function, else
 // its name.
 func (p mapPosition) label() string {
-	if p.Function != "" {
-		return p.Function
-	}
-	return p.Name
+	return cmp.Or(p.Function, p.Name)
 }
 
 // readSourceMap reads a map's JSON text. The answer keeps no part of data.
@@ -111,41 +109,33 @@ func readSourceMap(data []byte) (*sourceMap, error) {
 
 // readIndexMap reads the sections of an index map, which must come in
 // order and each hold its map (a section naming a url is not followed).
+// Every way a map is malformed is errNotSourceMap.
 func readIndexMap(sections []byte) (*sourceMap, error) {
 	sm := &sourceMap{indexed: true}
-	var bad error
+	bad := false
 	err := eachElement(sections, func(i int, v []byte) bool {
-		if i >= maxSourceMapSections {
-			bad = errNotSourceMap
-			return false
-		}
 		offset := rawMember(v, "offset")
 		line, okL := wireInt(rawMember(offset, "line"))
 		col, okC := wireInt(rawMember(offset, "column"))
 		inner := rawMember(v, "map")
-		if !okL || !okC || line < 0 || col < 0 || line >= math.MaxInt32 || col >= math.MaxInt32 || rawKind(inner) != "object" {
-			bad = errNotSourceMap
+		bad = i >= maxSourceMapSections || !okL || !okC || line < 0 || col < 0 ||
+			line >= math.MaxInt32 || col >= math.MaxInt32 || rawKind(inner) != "object"
+		if n := len(sm.sections); n > 0 && !bad {
+			prev := sm.sections[n-1]
+			bad = int64(prev.line) > line || (int64(prev.line) == line && int64(prev.column) > col)
+		}
+		if bad {
 			return false
 		}
-		if n := len(sm.sections); n > 0 {
-			if prev := sm.sections[n-1]; int64(prev.line) > line || (int64(prev.line) == line && int64(prev.column) > col) {
-				bad = errNotSourceMap
-				return false
-			}
-		}
 		m, err := readPlainMap(inner)
-		if err != nil {
-			bad = err
+		if bad = err != nil; bad {
 			return false
 		}
 		sm.sections = append(sm.sections, mapSection{line: int(line), column: int(col), m: m})
 		return true
 	})
-	if err != nil {
+	if err != nil || bad {
 		return nil, errNotSourceMap
-	}
-	if bad != nil {
-		return nil, bad
 	}
 	return sm, nil
 }
@@ -311,7 +301,16 @@ func (m *plainMap) lookup(line0, col0 int) (mapPosition, bool) {
 	l, c := int32(line0), int32(col0)
 	var from mapMark
 	found := false
-	if k := m.startMark(l, c); k >= 0 {
+	// Decode from the last mark not after the position in sorted mappings,
+	// else from the last one on an earlier line; from the start without one.
+	k := sort.Search(len(m.marks), func(i int) bool {
+		k := m.marks[i]
+		if m.sorted {
+			return k.line > l || (k.line == l && k.col > c)
+		}
+		return k.line >= l
+	}) - 1
+	if k >= 0 {
 		from = m.marks[k]
 		found = from.line == l && from.col <= c
 	}
@@ -343,19 +342,6 @@ func (m *plainMap) lookup(line0, col0 int) (mapPosition, bool) {
 		pos.Function = m.functions[best.src].functionAt(pos.Line, pos.Column)
 	}
 	return pos, true
-}
-
-// startMark is the mark to decode from: in sorted mappings the last one
-// not after the position, else the last one on an earlier line; -1 to
-// start from the beginning.
-func (m *plainMap) startMark(l, c int32) int {
-	return sort.Search(len(m.marks), func(i int) bool {
-		k := m.marks[i]
-		if m.sorted {
-			return k.line > l || (k.line == l && k.col > c)
-		}
-		return k.line >= l
-	}) - 1
 }
 
 // sortsBefore orders two segments at the same generated position as
@@ -399,30 +385,43 @@ func (d *mapDecoder) next() (mapSegment, bool, error) {
 			d.at++
 			continue
 		}
+		var deltas [5]int64
+		n, err := d.values(deltas[:])
+		if err != nil {
+			return mapSegment{}, false, err
+		}
 		seg := d.seg
 		fields := [...]*int32{&seg.col, &seg.src, &seg.oline, &seg.ocol, &seg.name}
-		var n uint8
-		for d.at < len(d.s) && d.s[d.at] != ',' && d.s[d.at] != ';' {
-			v, err := d.vlq()
-			if err != nil || int(n) == len(fields) {
-				return mapSegment{}, false, errNotSourceMap
-			}
-			field := fields[n]
-			sum := int64(*field) + v
+		for i, delta := range deltas[:n] {
+			sum := int64(*fields[i]) + delta
 			if sum < math.MinInt32 || sum > math.MaxInt32 {
 				return mapSegment{}, false, errNotSourceMap
 			}
-			*field = int32(sum)
-			n++
+			*fields[i] = int32(sum)
 		}
 		if n == 2 || n == 3 || seg.col < 0 || (n >= 4 && seg.src < 0) || (n == 5 && seg.name < 0) {
 			return mapSegment{}, false, errNotSourceMap
 		}
-		seg.fields = n
+		seg.fields = uint8(n)
 		d.seg = seg
 		return seg, true, nil
 	}
 	return mapSegment{}, false, nil
+}
+
+// values reads the VLQ numbers of the segment at d.at into v and says how
+// many there were; more than len(v) is malformed.
+func (d *mapDecoder) values(v []int64) (int, error) {
+	n := 0
+	for d.at < len(d.s) && d.s[d.at] != ',' && d.s[d.at] != ';' {
+		x, err := d.vlq()
+		if err != nil || n == len(v) {
+			return 0, errNotSourceMap
+		}
+		v[n] = x
+		n++
+	}
+	return n, nil
 }
 
 // vlq reads one base64 VLQ number.
@@ -432,12 +431,12 @@ func (d *mapDecoder) vlq() (int64, error) {
 		if d.at >= len(d.s) || shift > 30 {
 			return 0, errNotSourceMap
 		}
-		digit := base64Digit(d.s[d.at])
+		digit := int64(base64Digits[d.s[d.at]])
 		d.at++
 		if digit < 0 {
 			return 0, errNotSourceMap
 		}
-		v |= int64(digit&31) << shift
+		v |= (digit & 31) << shift
 		if digit&32 == 0 {
 			break
 		}
@@ -448,19 +447,13 @@ func (d *mapDecoder) vlq() (int64, error) {
 	return v >> 1, nil
 }
 
-// base64Digit is the value of one base64 character, -1 for another.
-func base64Digit(c byte) int {
-	switch {
-	case c >= 'A' && c <= 'Z':
-		return int(c - 'A')
-	case c >= 'a' && c <= 'z':
-		return int(c-'a') + 26
-	case c >= '0' && c <= '9':
-		return int(c-'0') + 52
-	case c == '+':
-		return 62
-	case c == '/':
-		return 63
+// base64Digits is the value of each base64 character, -1 for another byte.
+var base64Digits = func() (t [256]int8) {
+	for i := range t {
+		t[i] = -1
 	}
-	return -1
-}
+	for i, c := range "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/" {
+		t[c] = int8(i)
+	}
+	return t
+}()

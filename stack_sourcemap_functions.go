@@ -68,16 +68,7 @@ func (fm functionMap) functionAt(line1, column0 int) string {
 			continue
 		}
 		var f [3]int64
-		n := 0
-		for d.at < len(d.s) && d.s[d.at] != ',' && d.s[d.at] != ';' {
-			v, err := d.vlq()
-			if err != nil || n == 3 {
-				return ""
-			}
-			f[n] = v
-			n++
-		}
-		if n < 2 {
+		if n, err := d.values(f[:]); err != nil || n < 2 {
 			return ""
 		}
 		c, nm, l := int64(col)+f[0], int64(name)+f[1], int64(line)+f[2]

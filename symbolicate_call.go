@@ -53,6 +53,7 @@ func (m *symbolicator) do(c *symbolicateCall) {
 
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	m.calling--
 	for _, k := range c.keys {
 		if m.inflight[k] == c {
 			delete(m.inflight, k)
@@ -68,19 +69,18 @@ func (m *symbolicator) do(c *symbolicateCall) {
 		m.statusAt = time.Time{}
 	case errors.As(err, &refused) && refused.Status >= 500:
 		m.answered = true
-	case errors.As(err, &refused):
+	case err == nil || refused != nil: // refused by a 4xx: each frame keeps why
 		m.answered = true
-		m.remember(len(c.keys))
-		at := m.now()
-		for _, k := range c.keys {
-			m.frames[k] = cachedFrame{frame: mappedFrame{jsFrame: jsFrame{Method: c.method[k]}}, err: err, at: at}
+		if err != nil {
+			answers = make(map[symbolicateKey]mappedFrame, len(c.keys))
+			for _, k := range c.keys {
+				answers[k] = mappedFrame{jsFrame: jsFrame{Method: c.method[k]}}
+			}
 		}
-	case err == nil:
-		m.answered = true
 		m.remember(len(answers))
 		at := m.now()
 		for k, f := range answers {
-			m.frames[k] = cachedFrame{frame: f, at: at}
+			m.frames[k] = cachedFrame{frame: f, err: err, at: at}
 		}
 	}
 	c.err = err
@@ -96,7 +96,7 @@ func (m *symbolicator) remember(n int) {
 	}
 	now := m.now()
 	for k, f := range m.frames {
-		if now.Sub(f.at) >= m.keepFor {
+		if now.Sub(f.at) >= symbolicateFrameFor {
 			delete(m.frames, k)
 		}
 	}
@@ -137,16 +137,16 @@ func (m *symbolicator) askStatus(ctx context.Context) error {
 	return nil
 }
 
-// symbolicateFrame is a frame as Metro reads and answers it.
+// symbolicateFrame is a frame as Metro reads it; a nameless one is sent
+// with a null methodName.
 type symbolicateFrame struct {
-	File       *string  `json:"file"`
-	LineNumber *float64 `json:"lineNumber"`
-	Column     *float64 `json:"column"`
-	MethodName *string  `json:"methodName"`
-	Collapse   *bool    `json:"collapse,omitempty"`
+	File       string  `json:"file"`
+	LineNumber int     `json:"lineNumber"`
+	Column     int     `json:"column"`
+	MethodName *string `json:"methodName"`
 	// Tag is a property Metro echoes back unchanged, by which answers are
 	// matched to frames: a customizeStack hook may reorder them.
-	Tag *float64 `json:"devtoolsMcpFrame"`
+	Tag int `json:"devtoolsMcpFrame"`
 }
 
 // symbolicateTag is the name of symbolicateFrame.Tag.
@@ -156,8 +156,7 @@ const symbolicateTag = "devtoolsMcpFrame"
 func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map[symbolicateKey]mappedFrame, error) {
 	frames := make([]symbolicateFrame, len(c.keys))
 	for i, k := range c.keys {
-		file, line, col, tag := k.url, float64(k.line), float64(k.column), float64(i)
-		frames[i] = symbolicateFrame{File: &file, LineNumber: &line, Column: &col, Tag: &tag}
+		frames[i] = symbolicateFrame{File: k.url, LineNumber: k.line, Column: k.column, Tag: i}
 		if name := c.method[k]; name != "" {
 			frames[i].MethodName = &name
 		}
@@ -214,7 +213,12 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 	if !json.Valid(data) || rawKind(data) != "object" || rawKind(stack) != "array" {
 		return nil, errors.New("not an object with a stack array")
 	}
+	// Frames the answer leaves out are remembered as unmapped: asking again
+	// would get the same.
 	out := make(map[symbolicateKey]mappedFrame, len(keys))
+	for _, k := range keys {
+		out[k] = mappedFrame{jsFrame: jsFrame{Method: method[k]}}
+	}
 	_ = eachElement(stack, func(_ int, v []byte) bool {
 		tag, ok := wireInt(rawMember(v, symbolicateTag))
 		if !ok || tag < 0 || tag >= int64(len(keys)) {
@@ -236,12 +240,5 @@ func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbol
 		out[k] = mf
 		return true
 	})
-	// Frames the answer left out are remembered as unmapped: asking again
-	// would get the same.
-	for _, k := range keys {
-		if _, ok := out[k]; !ok {
-			out[k] = mappedFrame{jsFrame: jsFrame{Method: method[k]}}
-		}
-	}
 	return out, nil
 }

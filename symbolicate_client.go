@@ -17,6 +17,7 @@ package main
 // logs does not pay for it twice.
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net"
@@ -40,11 +41,8 @@ const (
 	maxSymbolicateCalls     = 4    // requests in flight at once
 	maxSymbolicateCache     = 8192 // frames remembered; the cache starts over past it
 	// symbolicateFrameFor is how long a frame's answer is trusted, from
-	// when Metro gave it: long enough that reading the same logs again
-	// costs nothing, short enough that an edit and reload under the same
-	// bundle URL is not mapped by the old code for long. Metro's bundle
-	// headers (X-Metro-Delta-ID) would say exactly, but reading them costs
-	// a bundle build.
+	// when Metro gave it (see above). Metro's bundle headers
+	// (X-Metro-Delta-ID) would say exactly, but reading them costs a build.
 	symbolicateFrameFor = time.Minute
 )
 
@@ -128,15 +126,12 @@ type symbolicateCall struct {
 // are safe to call concurrently; close stops the requests in flight and
 // waits for them.
 type symbolicator struct {
-	origin string
-	port   string // origin's port, to which frames' bundle URLs are compared
-	client *http.Client
-	wait   time.Duration // answerWait
-	now    func() time.Time
-	// keepFor and maxFrames bound the frame cache in time
-	// (symbolicateFrameFor) and size (maxSymbolicateCache).
-	keepFor   time.Duration
-	maxFrames int
+	origin    string
+	port      string // origin's port, to which frames' bundle URLs are compared
+	client    *http.Client
+	wait      time.Duration // answerWait
+	now       func() time.Time
+	maxFrames int // maxSymbolicateCache; tests lower it
 
 	life  context.Context
 	stop  context.CancelFunc
@@ -145,6 +140,7 @@ type symbolicator struct {
 	mu        sync.Mutex
 	frames    map[symbolicateKey]cachedFrame
 	inflight  map[symbolicateKey]*symbolicateCall
+	calling   int       // calls in flight (maxSymbolicateCalls)
 	root      string    // the project root /status named; "" unknown
 	statusAt  time.Time // when /status was last asked; zero: never
 	answered  bool      // Metro has answered once: later requests get the short timeout
@@ -163,10 +159,10 @@ type cachedFrame struct {
 }
 
 // cached is the answer kept for k, if it is still trusted; an answer
-// older than keepFor is dropped. m.mu is held.
+// older than symbolicateFrameFor is dropped. m.mu is held.
 func (m *symbolicator) cached(k symbolicateKey) (cachedFrame, bool) {
 	f, ok := m.frames[k]
-	if ok && m.now().Sub(f.at) >= m.keepFor {
+	if ok && m.now().Sub(f.at) >= symbolicateFrameFor {
 		delete(m.frames, k)
 		return cachedFrame{}, false
 	}
@@ -184,8 +180,8 @@ func newSymbolicator(origin string) *symbolicator {
 	client := directClient(transport)
 	return &symbolicator{
 		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
-		keepFor: symbolicateFrameFor, maxFrames: maxSymbolicateCache,
-		life: life, stop: stop,
+		maxFrames: maxSymbolicateCache,
+		life:      life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
 	}
 }
@@ -213,11 +209,9 @@ func (m *symbolicator) close() {
 func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
 	ask := askedFrames(stacks, m.port)
 	waits, err := m.startCall(ask)
-	if len(waits) > 0 {
-		// A wait cut short says so, over why frames were not asked.
-		if cut, werr := m.await(ctx, waits); cut || (werr != nil && err == nil) {
-			err = werr
-		}
+	// A wait cut short says so, over why frames were not asked.
+	if cut, werr := m.await(ctx, waits); cut || (werr != nil && err == nil) {
+		err = werr
 	}
 	if err == nil && ask.otherPort != "" {
 		err = &errMetroOtherPort{Origin: m.origin, Port: ask.otherPort}
@@ -236,24 +230,46 @@ type frameAsk struct {
 	otherPort string
 }
 
-// askedFrames sorts out what to ask for stacks' frames.
+// askedFrames sorts out what to ask for stacks' frames. A frame is not
+// sent when it is not a URL, has no line or column, is a URL without the
+// query that carries the bundle's options (JavaScriptCore strips it) while
+// no other frame of its stack names the same bundle with one, or names a
+// port other than metroPort (the last such of the first stack with one is
+// otherPort). The host is not compared: the device names Metro as it sees
+// it (10.0.2.2, a LAN address); a tunnel's URL names no port.
 func askedFrames(stacks []jsStack, metroPort string) frameAsk {
 	ask := frameAsk{sent: make([][]symbolicateKey, len(stacks)), wanted: map[symbolicateKey]string{}}
 	for i, st := range stacks {
-		var port string
-		ask.sent[i], port = sendableFrames(st, metroPort)
-		if port != "" && ask.otherPort == "" {
-			ask.otherPort = port
+		withQuery := map[string]string{}
+		for _, f := range st.Frames {
+			if base, ok := bundleBase(f.File); ok && f.Kind == frameURL {
+				withQuery[base] = f.File
+			}
 		}
-		for j, k := range ask.sent[i] {
-			if k.url == "" {
+		ask.sent[i] = make([]symbolicateKey, len(st.Frames))
+		stackPort := ""
+		for j, f := range st.Frames {
+			if f.Kind != frameURL || f.Line < 1 || f.Column < 1 {
 				continue
 			}
+			url := f.File
+			if _, ok := bundleBase(url); !ok {
+				if url = withQuery[url]; url == "" {
+					continue
+				}
+			}
+			if port := urlPort(url); port != "" && metroPort != "" && port != metroPort {
+				stackPort = port
+				continue
+			}
+			k := symbolicateKey{url: url, line: f.Line, column: f.Column - 1} // Metro's columns count from 0
+			ask.sent[i][j] = k
 			if _, dup := ask.wanted[k]; !dup {
 				ask.order = append(ask.order, k)
 			}
-			ask.wanted[k] = st.Frames[j].Method
+			ask.wanted[k] = f.Method
 		}
+		ask.otherPort = cmp.Or(ask.otherPort, stackPort)
 	}
 	return ask
 }
@@ -285,7 +301,7 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 		return waits, &errMetroUnreachable{Origin: m.origin, Err: m.downErr}
 	case m.life.Err() != nil:
 		return waits, &errMetroUnreachable{Origin: m.origin, Err: m.life.Err()}
-	case countCalls(m.inflight) >= maxSymbolicateCalls:
+	case m.calling >= maxSymbolicateCalls:
 		return waits, &errMetroSlow{Origin: m.origin, Wait: m.wait}
 	default:
 		c := &symbolicateCall{keys: missing, method: ask.wanted, done: make(chan struct{})}
@@ -293,6 +309,7 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 			m.inflight[k] = c
 		}
 		waits = append(waits, c)
+		m.calling++
 		m.calls.Add(1)
 		go func() {
 			defer m.calls.Done()
@@ -346,43 +363,6 @@ func (m *symbolicator) answers(stacks []jsStack, sent [][]symbolicateKey, err er
 	return out, err
 }
 
-// sendableFrames gives, per frame, what would be sent for it, or a zero
-// key for a frame that is not sent: not a URL, no line or column, a URL
-// without the query that carries the bundle's options (JavaScriptCore
-// strips it) when no other frame of the stack names the same bundle with
-// one, or a URL naming a port other than metroPort, which is then returned.
-// The host is not compared: the device names Metro as it sees it
-// (10.0.2.2, a LAN address); a tunnel's URL names no port.
-func sendableFrames(st jsStack, metroPort string) ([]symbolicateKey, string) {
-	otherPort := ""
-	withQuery := map[string]string{}
-	for _, f := range st.Frames {
-		if f.Kind == frameURL {
-			if base, ok := bundleBase(f.File); ok {
-				withQuery[base] = f.File
-			}
-		}
-	}
-	keys := make([]symbolicateKey, len(st.Frames))
-	for i, f := range st.Frames {
-		if f.Kind != frameURL || f.Line < 1 || f.Column < 1 {
-			continue
-		}
-		url := f.File
-		if _, ok := bundleBase(url); !ok {
-			if url = withQuery[url]; url == "" {
-				continue
-			}
-		}
-		if port := urlPort(url); port != "" && metroPort != "" && port != metroPort {
-			otherPort = port
-			continue
-		}
-		keys[i] = symbolicateKey{url: url, line: f.Line, column: f.Column - 1} // Metro's columns count from 0
-	}
-	return keys, otherPort
-}
-
 // originPort is the port of Metro's origin, explicit or the scheme's.
 func originPort(origin string) string {
 	u, err := url.Parse(origin)
@@ -417,14 +397,6 @@ func bundleBase(url string) (string, bool) {
 		return url[:i], true
 	}
 	return url, false
-}
-
-func countCalls(inflight map[symbolicateKey]*symbolicateCall) int {
-	seen := map[*symbolicateCall]bool{}
-	for _, c := range inflight {
-		seen[c] = true
-	}
-	return len(seen)
 }
 
 // relativeTo names file relative to root when it lies under it.

@@ -515,7 +515,7 @@ func TestSymbolicateRootChangeClearsCache(t *testing.T) {
 	}
 }
 
-// A frame's answer is trusted for keepFor from when Metro gave it, read
+// A frame's answer is trusted for symbolicateFrameFor from when Metro gave it, read
 // or not in between: past that, the app may run an edited bundle under the
 // same URL, and Metro is asked again.
 func TestSymbolicateAnswersExpire(t *testing.T) {
@@ -530,10 +530,10 @@ func TestSymbolicateAnswersExpire(t *testing.T) {
 		return got[0][0]
 	}
 	read()
-	clock.add(m.keepFor - time.Second)
+	clock.add(symbolicateFrameFor - time.Second)
 	read()
 	if n := fm.postCount(); n != 1 {
-		t.Fatalf("read again within %v: %d requests, want 1", m.keepFor, n)
+		t.Fatalf("read again within %v: %d requests, want 1", symbolicateFrameFor, n)
 	}
 	// The code changed: the same bundle position is now another line.
 	fm.mu.Lock()
@@ -541,7 +541,7 @@ func TestSymbolicateAnswersExpire(t *testing.T) {
 	fm.mu.Unlock()
 	clock.add(time.Second)
 	if f := read(); f.Line != 50 || fm.postCount() != 2 {
-		t.Errorf("read %v after the answer: line %d, %d requests; want 50, 2", m.keepFor, f.Line, fm.postCount())
+		t.Errorf("read %v after the answer: line %d, %d requests; want 50, 2", symbolicateFrameFor, f.Line, fm.postCount())
 	}
 	if f := read(); f.Line != 50 || fm.postCount() != 2 {
 		t.Errorf("and at once again: line %d, %d requests; want 50, 2", f.Line, fm.postCount())
@@ -582,11 +582,11 @@ func TestSymbolicateCacheBounded(t *testing.T) {
 		t.Errorf("the new stack again: err %v, %d requests; want nil, 3", err, fm.postCount())
 	}
 	// Expired answers go before trusted ones.
-	clock.add(m.keepFor / 2)
+	clock.add(symbolicateFrameFor / 2)
 	if _, err := m.mapStacks(t.Context(), []jsStack{at(4)}); err != nil {
 		t.Fatal(err)
 	}
-	clock.add(m.keepFor / 2)
+	clock.add(symbolicateFrameFor / 2)
 	if _, err := m.mapStacks(t.Context(), []jsStack{at(5)}); err != nil {
 		t.Fatal(err)
 	}

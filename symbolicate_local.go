@@ -3,17 +3,13 @@ package main
 // symbolicate_local.go maps release builds' frames (Hermes bytecode
 // offsets, React Native's `name@1:132161`, JavaScript release bundles'
 // positions) with the build's own source map, found where React Native's
-// and Expo's builds leave it, with nothing to set: the SOURCE_MAPS setting
-// first, then, in the project (the one Metro names, else PROJECT_DIR, else
-// the working directory), Android's Gradle output (any variant, the newest
-// first), iOS's main.jsbundle.map at the root, and `expo export
-// --source-maps` under dist/. A map is read once (stack_sourcemap.go), in
-// one read its callers share and wait for no longer than their ctx, and
-// kept until its file changes (size or mtime); a few are kept at most.
-// sourceMapper puts this beside Metro's /symbolicate, as the one
-// stackMapper the answers call.
+// and Expo's builds leave it, with nothing to set (find). A map is read
+// once (stack_sourcemap.go, read), and kept until its file changes (size or
+// mtime); a few are kept at most. sourceMapper puts this beside Metro's
+// /symbolicate, as the one stackMapper the answers call.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -91,8 +87,7 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 			}
 		}
 	}
-	project := s.projectRoot()
-	return out, errors.Join(metroErr, s.maps.mapRelease(ctx, stacks, out, project))
+	return out, errors.Join(metroErr, s.maps.mapRelease(ctx, stacks, out, s.projectRoot()))
 }
 
 // projectRoot is the project folder the release maps are looked for in
@@ -150,10 +145,7 @@ func (r *releaseMaps) project(metro *symbolicator) string {
 			return root
 		}
 	}
-	dir := r.projectDir
-	if dir == "" {
-		dir = "."
-	}
+	dir := cmp.Or(r.projectDir, ".")
 	if abs, err := filepath.Abs(dir); err == nil {
 		return abs
 	}
@@ -164,13 +156,7 @@ func (r *releaseMaps) project(metro *symbolicator) string {
 // bundle with that bundle's map, and says why some could not be. It does
 // not wait for a map past ctx: those frames stay as they are.
 func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]mappedFrame, project string) error {
-	type found struct {
-		path  string
-		mod   time.Time
-		sm    *sourceMap
-		error error
-	}
-	byBundle := map[string]*found{}
+	byBundle := map[string]foundMap{}
 	var errs []error
 	for i, st := range stacks {
 		for j, f := range st.Frames {
@@ -178,14 +164,12 @@ func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]
 			if !ok {
 				continue
 			}
-			m := byBundle[bundle]
-			if m == nil {
-				m = &found{}
-				m.path, m.mod, m.sm, m.error = r.mapFor(ctx, bundle, project)
+			m, seen := byBundle[bundle]
+			if !seen {
+				var err error
+				m, err = r.mapFor(ctx, bundle, project)
 				byBundle[bundle] = m
-				if m.error != nil {
-					errs = append(errs, m.error)
-				}
+				errs = append(errs, err) // errors.Join leaves out nil
 			}
 			if m.sm == nil {
 				continue
@@ -202,22 +186,32 @@ func (r *releaseMaps) mapRelease(ctx context.Context, stacks []jsStack, out [][]
 	return errors.Join(errs...)
 }
 
+// foundMap is a bundle's map file, its mtime, and the map read from it
+// (nil when it could not be).
+type foundMap struct {
+	path string
+	mod  time.Time
+	sm   *sourceMap
+}
+
 // mapFor finds the bundle's map and reads it, or gives the one kept.
-func (r *releaseMaps) mapFor(ctx context.Context, bundle, project string) (string, time.Time, *sourceMap, error) {
+func (r *releaseMaps) mapFor(ctx context.Context, bundle, project string) (foundMap, error) {
 	path, info, looked := r.find(bundle, project)
 	if path == "" {
-		return "", time.Time{}, nil, &errNoSourceMap{Bundle: bundle, Project: project, Looked: looked}
+		return foundMap{}, &errNoSourceMap{Bundle: bundle, Project: project, Looked: looked}
 	}
+	found := foundMap{path: path, mod: info.ModTime()}
 	sm, err := r.read(ctx, path, info)
 	var reading *errSourceMapReading
 	if errors.As(err, &reading) {
 		reading.Path = relativeTo(project, path)
-		return path, info.ModTime(), nil, reading
+		return found, reading
 	}
 	if err != nil {
-		return path, info.ModTime(), nil, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
+		return found, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
 	}
-	return path, info.ModTime(), sm, nil
+	found.sm = sm
+	return found, nil
 }
 
 // read gives the map at path, read again only when the file changed. The
@@ -235,7 +229,7 @@ func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (
 		r.reads.Add(1)
 		go r.load(path, l)
 	}
-	r.touch(path)
+	r.order = append(slices.DeleteFunc(r.order, func(p string) bool { return p == path }), path) // the most recently used
 	r.evict()
 	r.mu.Unlock()
 	select {
@@ -294,15 +288,11 @@ func (r *releaseMaps) evict() {
 	}
 }
 
-// touch makes path the most recently used; r.mu is held.
-func (r *releaseMaps) touch(path string) {
-	r.order = append(slices.DeleteFunc(r.order, func(p string) bool { return p == path }), path)
-}
-
 // find picks the bundle's map: SOURCE_MAPS' first (a file that names
-// no other platform, or the newest fitting map in a folder), then the
-// project's build outputs, the newest first. looked says where it looked,
-// for the answer when it found none.
+// no other platform, or the newest fitting map in a folder), then, in the
+// project (the one Metro names, else PROJECT_DIR, else the working
+// directory), its build outputs (projectMapPatterns), the newest first.
+// looked says where it looked, for the answer when it found none.
 func (r *releaseMaps) find(bundle, project string) (string, fs.FileInfo, []string) {
 	var looked []string
 	for _, entry := range r.extra {
