@@ -88,7 +88,7 @@ func logcatNumber(s string) (int, string, bool) {
 
 func validLogcatStamp(s string) bool {
 	for i, p := range []byte("00-00 00:00:00.000") {
-		if p == '0' && (s[i] < '0' || s[i] > '9') || p != '0' && s[i] != p {
+		if (p == '0' && (s[i] < '0' || s[i] > '9')) || (p != '0' && s[i] != p) {
 			return false
 		}
 	}

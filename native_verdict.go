@@ -62,11 +62,15 @@ func parseAndroidVerdict(tag, msg string) (v androidVerdict, ok bool) {
 	return v, ok && validNativeAppID(v.Pkg)
 }
 
+// activityEnds are the ActivityManager lines that name the app in the
+// word after their prefix.
+var activityEnds = []struct{ prefix, end string }{{"ANR in ", nativeEndANR}, {"Force stopping ", nativeEndStopped}}
+
 func parseActivityVerdict(msg string) (androidVerdict, bool) {
-	for prefix, end := range map[string]string{"ANR in ": nativeEndANR, "Force stopping ": nativeEndStopped} {
-		if rest, ok := strings.CutPrefix(msg, prefix); ok {
+	for _, a := range activityEnds {
+		if rest, ok := strings.CutPrefix(msg, a.prefix); ok {
 			pkg, _, _ := strings.Cut(rest, " ")
-			return androidVerdict{End: end, Pkg: pkg}, true
+			return androidVerdict{End: a.end, Pkg: pkg}, true
 		}
 	}
 	if rest, ok := strings.CutPrefix(msg, "Process "); ok {

@@ -128,7 +128,8 @@ func readIndexMap(sections []byte) (*sourceMap, error) {
 			return false
 		}
 		m, err := readPlainMap(inner)
-		if bad = err != nil; bad {
+		bad = err != nil
+		if bad {
 			return false
 		}
 		sm.sections = append(sm.sections, mapSection{line: int(line), column: int(col), m: m})
