@@ -178,7 +178,7 @@ func (s *subscriptionSet) changed() {
 	}
 }
 
-func (s *subscriptionSet) list() []string { return lockedKeys(&s.mu, s.uris) }
+func (s *subscriptionSet) list() []string { return lockedKeys(&s.mu, &s.uris) }
 
 func (s *subscriptionSet) remove(hub *resourceHub, uri string) {
 	s.mu.Lock()

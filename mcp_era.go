@@ -206,7 +206,7 @@ func modernResult(methodName string, result any, err error) (any, error) {
 	switch rest := bytes.TrimLeft(data[1:], " \t\n\r"); {
 	case len(o.buf) == 0:
 		return json.RawMessage(append([]byte{'{'}, rest...)), nil
-	case rest[0] == '}':
+	case len(rest) == 0 || rest[0] == '}': // no members (a bare "{" never comes from json.Marshal)
 		return json.RawMessage(o.close()), nil
 	default:
 		return json.RawMessage(append(append(o.buf, ','), rest...)), nil

@@ -306,15 +306,16 @@ func (s *mcpServer) resourceUpdated(params any) {
 	}
 }
 
-func (s *mcpServer) clientList() []*client { return lockedKeys(&s.mu, s.clients) }
+func (s *mcpServer) clientList() []*client { return lockedKeys(&s.mu, &s.clients) }
 
-func (s *mcpServer) listenerList() []*listener { return lockedKeys(&s.mu, s.listeners) }
+func (s *mcpServer) listenerList() []*listener { return lockedKeys(&s.mu, &s.listeners) }
 
-// lockedKeys returns the keys of m, read with mu held.
-func lockedKeys[K comparable, V any](mu *sync.Mutex, m map[K]V) []K {
+// lockedKeys returns the keys of *m, reading the field itself with mu
+// held too: a map made on first use, or dropped, is written under mu.
+func lockedKeys[K comparable, V any](mu *sync.Mutex, m *map[K]V) []K {
 	mu.Lock()
 	defer mu.Unlock()
-	return slices.Collect(maps.Keys(m))
+	return slices.Collect(maps.Keys(*m))
 }
 
 func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, error) {

@@ -101,7 +101,6 @@ func pathMissFromAnswer(raw []byte, segs []pathSegment) (*pathMiss, error) {
 		}
 		miss.Available = map[string]int{"length": int(length)}
 	default: // absent ("nothing") is malformed too: the protocol requires available
-
 		if string(availableRaw) != "null" {
 			return nil, errors.New("available: want an array of keys or {length}")
 		}

@@ -208,7 +208,21 @@ func adapterAnswerError(method string, raw []byte) error {
 // oldestSeq and latestSeq; ok is false when one is missing or of the wrong
 // type.
 func splitWireEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, ok bool) {
-	err := scanFields(raw, map[string]*[]byte{"events": &events, "hasMore": &hasMore, "oldestSeq": &oldest, "latestSeq": &latest})
+	// eachMember, not scanFields: the events were each read within the
+	// depth bound, and the answer nests them one level deeper.
+	err := eachMember(raw, func(name string, v []byte) bool {
+		switch name {
+		case "events":
+			events = v
+		case "hasMore":
+			hasMore = v
+		case "oldestSeq":
+			oldest = v
+		case "latestSeq":
+			latest = v
+		}
+		return true
+	})
 	_, ok1 := wireInt(oldest)
 	_, ok2 := wireInt(latest)
 	if err != nil || rawKind(events) != "array" || rawKind(hasMore) != "boolean" || !ok1 || !ok2 {

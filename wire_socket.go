@@ -255,8 +255,8 @@ func (s *wireSocket) dropSocket() {
 }
 
 // pingUntil pings every interval until stop is closed or a ping fails. It
-// reports whether a pong came later than pongTimeout on a connection that
-// was not being closed (a dead peer); false when it ended otherwise.
+// reports whether a pong came later than pongTimeout on a connection whose
+// close had not begun by then (a dead peer); false when it ended otherwise.
 func (s *wireSocket) pingUntil(stop <-chan struct{}, interval, pongTimeout time.Duration) (late bool) {
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
