@@ -304,6 +304,7 @@ type androidIntake struct {
 func newAndroidIntake(d *nativeDevice) *androidIntake {
 	asm := newLogcatAssembler(d.appOf, d.follows, d.pending.add)
 	asm.pidGeneration = d.pidGeneration
+	asm.waits = d.flushWaits()
 	return &androidIntake{device: d, asm: asm}
 }
 

@@ -97,11 +97,23 @@ func (g *entryGroup) add(line string, now time.Time) {
 	g.bytes += len(line) + 1
 }
 
-func (g *entryGroup) due() time.Time {
-	if g.waitsForTombstone() {
-		return g.last.Add(nativeTombstoneWait)
+// flushWaits are an assembler's nativeIdleFlush and nativeTombstoneWait.
+type flushWaits struct{ idle, tombstone time.Duration }
+
+// nativeFlushWaits are the waits for idle (the setting; zero: the
+// defaults). A shorter idle shortens the tombstone's wait alike.
+func nativeFlushWaits(idle time.Duration) flushWaits {
+	if idle <= 0 {
+		return flushWaits{nativeIdleFlush, nativeTombstoneWait}
 	}
-	return g.last.Add(nativeIdleFlush)
+	return flushWaits{idle, idle * (nativeTombstoneWait / nativeIdleFlush)}
+}
+
+func (g *entryGroup) due(w flushWaits) time.Time {
+	if g.waitsForTombstone() {
+		return g.last.Add(w.tombstone)
+	}
+	return g.last.Add(w.idle)
 }
 
 func (g *entryGroup) finish() nativeEntry {
@@ -155,10 +167,11 @@ type logcatAssembler struct {
 	// looks for kept lines of newly known pids only when it has.
 	pidGeneration func() uint64
 	seenPIDGen    uint64
+	waits         flushWaits
 }
 
 func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit func(string, nativeEntry)) *logcatAssembler {
-	return &logcatAssembler{appOf: appOf, follows: follows, emit: emit, groups: map[groupKey]*entryGroup{}}
+	return &logcatAssembler{appOf: appOf, follows: follows, emit: emit, groups: map[groupKey]*entryGroup{}, waits: nativeFlushWaits(0)}
 }
 
 // add takes one line, arrived at now.
@@ -358,16 +371,16 @@ func (a *logcatAssembler) flush(now time.Time, all, hold bool) {
 		a.seenPIDGen = gen
 		a.replayPending(nil)
 	}
-	if a.message != nil && (all || !now.Before(a.message.due())) {
+	if a.message != nil && (all || !now.Before(a.message.due(a.waits))) {
 		a.finish(a.message)
 		a.message = nil
 	}
-	if a.jsError != nil && (all || !now.Before(a.jsError.due())) {
+	if a.jsError != nil && (all || !now.Before(a.jsError.due(a.waits))) {
 		a.emitJSError()
 	}
 	var due []groupKey
 	for k, g := range a.groups {
-		if (all && !(hold && g.waitsForTombstone())) || !now.Before(g.due()) {
+		if (all && !(hold && g.waitsForTombstone())) || !now.Before(g.due(a.waits)) {
 			due = append(due, k)
 		}
 	}
@@ -387,15 +400,15 @@ func (a *logcatAssembler) flush(now time.Time, all, hold bool) {
 
 // nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
-	return earliestDue(append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
+	return earliestDue(a.waits, append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
 }
 
 // earliestDue is when the first of groups is due, nil ones aside; ok is
 // false when there is none.
-func earliestDue(groups []*entryGroup) (at time.Time, ok bool) {
+func earliestDue(w flushWaits, groups []*entryGroup) (at time.Time, ok bool) {
 	for _, g := range groups {
-		if g != nil && (!ok || g.due().Before(at)) {
-			at, ok = g.due(), true
+		if g != nil && (!ok || g.due(w).Before(at)) {
+			at, ok = g.due(w), true
 		}
 	}
 	return at, ok

@@ -65,7 +65,7 @@ func TestIntakeRecoversAfterOfflineCycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	sink := &stallingSink{app: app, stalled: make(chan struct{}), release: make(chan struct{})}
-	f := newNativeFollower(config{Tune: tunables{NativePoll: 10 * time.Millisecond}}, slog.New(slog.DiscardHandler), sink,
+	f := newNativeFollower(config{Tune: tunables{NativePoll: 10 * time.Millisecond, NativeFlush: testNativeFlush}}, slog.New(slog.DiscardHandler), sink,
 		map[string]string{nativeToolADB: adb})
 	ctx, cancel := context.WithCancel(t.Context())
 	var wg sync.WaitGroup

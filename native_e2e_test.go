@@ -55,9 +55,15 @@ func nativeServer(t *testing.T, apps ...string) (*testServer, string) {
 	cfg := testConfig(t)
 	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, adb, xcrun
 	cfg.NativeApps = append([]string{"com.example.shop"}, apps...)
-	cfg.Tune.NativePoll = 10 * time.Millisecond
+	cfg.Tune.NativePoll, cfg.Tune.NativeFlush = 10*time.Millisecond, testNativeFlush
 	return startServer(t, cfg), dir
 }
+
+// testNativeFlush is the servers' wait after an entry's last line, for
+// the product's half second (nativeIdleFlush): the tests append a
+// multi-line entry in one write, which is read at once, so the wait only
+// has to outlast the read of one pipe buffer, not a device's pace.
+const testNativeFlush = 100 * time.Millisecond
 
 // standinAndroidDevice has the stand-in list one Android device, with an
 // empty log, no simulator, and pidof naming pids (each "<pid>\n", or ""

@@ -64,7 +64,7 @@ func faultRig(t *testing.T, configure func(f *nativeFollower)) (*nativeFollower,
 	adb, _, dir := nativeStandin(t)
 	standinAndroidDevice(t, dir, map[string]string{"com.example.shop": "4242\n"})
 	cfg := config{NativeApps: []string{"com.example.shop"}}
-	cfg.Tune.NativePoll = 10 * time.Millisecond
+	cfg.Tune.NativePoll, cfg.Tune.NativeFlush = 10*time.Millisecond, testNativeFlush
 	sink := &faultSink{}
 	f := newNativeFollower(cfg, slog.New(slog.DiscardHandler), sink, map[string]string{nativeToolADB: adb})
 	if configure != nil {
@@ -288,7 +288,7 @@ func TestListingReadyClearsItsWords(t *testing.T) {
 	standinAndroidDevice(t, dir, nil)
 	writeStandin(t, dir, "devices", "List of devices attached\nemulator-5554          no permissions (user in plugdev group; are your udev rules wrong?); see [http://developer.android.com/tools/device.html] transport_id:1\n\n")
 	cfg := config{ProjectDir: t.TempDir()}
-	cfg.Tune.NativePoll = 10 * time.Millisecond
+	cfg.Tune.NativePoll, cfg.Tune.NativeFlush = 10*time.Millisecond, testNativeFlush
 	f := newNativeFollower(cfg, slog.New(slog.DiscardHandler), &faultSink{}, map[string]string{nativeToolADB: adb})
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan struct{})

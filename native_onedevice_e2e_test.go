@@ -18,7 +18,7 @@ func nativeMetroServer(t *testing.T, page map[string]any) (*testServer, string) 
 	cfg := testConfig(t)
 	cfg.MetroURL, cfg.Tune.MetroPoll = m.srv.URL, 5*time.Millisecond
 	cfg.NativeLogs, cfg.ADBPath, cfg.XcrunPath = true, adb, xcrun
-	cfg.NativeApps, cfg.Tune.NativePoll = []string{"com.example.shop"}, 10*time.Millisecond
+	cfg.NativeApps, cfg.Tune.NativePoll, cfg.Tune.NativeFlush = []string{"com.example.shop"}, 10*time.Millisecond, testNativeFlush
 	return startServer(t, cfg), dir
 }
 

@@ -24,10 +24,11 @@ type simAssembler struct {
 	// is due or its app's next entry goes out: the RCTFatalException that
 	// follows folds it in.
 	jsError *entryGroup
+	waits   flushWaits
 }
 
 func newSimAssembler(emit func(string, nativeEntry)) *simAssembler {
-	return &simAssembler{emit: emit, crash: map[int]*entryGroup{}}
+	return &simAssembler{emit: emit, crash: map[int]*entryGroup{}, waits: nativeFlushWaits(0)}
 }
 
 // add takes one event of app (the follower attributed it), arrived at now.
@@ -75,11 +76,11 @@ func (a *simAssembler) emitJSError(app string) {
 
 // flush emits every crash due at now; with all, every crash.
 func (a *simAssembler) flush(now time.Time, all bool) {
-	if a.jsError != nil && (all || !now.Before(a.jsError.due())) {
+	if a.jsError != nil && (all || !now.Before(a.jsError.due(a.waits))) {
 		a.emitJSError("")
 	}
 	for pid, g := range a.crash {
-		if all || !now.Before(g.due()) {
+		if all || !now.Before(g.due(a.waits)) {
 			a.emit(g.app, g.finish())
 			delete(a.crash, pid)
 		}
@@ -88,5 +89,5 @@ func (a *simAssembler) flush(now time.Time, all bool) {
 
 // nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
-	return earliestDue(append([]*entryGroup{a.jsError}, slices.Collect(maps.Values(a.crash))...))
+	return earliestDue(a.waits, append([]*entryGroup{a.jsError}, slices.Collect(maps.Values(a.crash))...))
 }

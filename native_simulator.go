@@ -84,7 +84,9 @@ type simIntake struct {
 }
 
 func newSimIntake(d *nativeDevice) *simIntake {
-	return &simIntake{device: d, asm: newSimAssembler(d.pending.add)}
+	asm := newSimAssembler(d.pending.add)
+	asm.waits = d.flushWaits()
+	return &simIntake{device: d, asm: asm}
 }
 
 func (in *simIntake) add(line []byte, now time.Time) {

@@ -107,6 +107,7 @@ type tunables struct {
 	HealthStreams time.Duration // the health check's wait for streams.list (healthStreamsTimeout)
 	MetroPoll     time.Duration // between two reads of Metro's page list, up or down (metroUpEvery, metroDownEvery)
 	NativePoll    time.Duration // between two device listings and pid lookups (nativePollEvery)
+	NativeFlush   time.Duration // a native entry's wait after its last line (nativeIdleFlush; the tombstone's wait scales alike)
 	// StoreProbe is a Reactotron read's wait for the answer to its store
 	// probe (storeProbeTimeout), asked at each read: a test shortens it for
 	// the reads that expect no answer only. nil: the default.
