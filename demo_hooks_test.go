@@ -28,6 +28,24 @@ func (a *demoApp) setReduxState(state json.RawMessage) {
 	// A real app holds its store as objects: decode the state now, so
 	// that path requests do not pay for it (demo_paths.go).
 	a.paths.tree(a.reduxStream.name, owned)
+	a.takeReduxState(owned)
+}
+
+// setReduxStateDecoded is setReduxState for a state the test holds decoded
+// too: decoded, which must equal what decodeState(state) gives (as
+// largeReduxState's states do) and must not change afterwards, becomes the
+// app's store as it is, which spares a big state's second decoding.
+func (a *demoApp) setReduxStateDecoded(state json.RawMessage, decoded any) {
+	owned := bytes.Clone(state)
+	a.paths.mu.Lock()
+	a.paths.streams[a.reduxStream.name] = demoTree{encoding: owned, root: decoded}
+	a.paths.mu.Unlock()
+	a.takeReduxState(owned)
+}
+
+// takeReduxState makes owned, already kept as the Redux tree, the
+// reported state and records its snapshot.
+func (a *demoApp) takeReduxState(owned json.RawMessage) {
 	a.mutate(func() {
 		a.override = owned
 		a.reduxStream.state = owned

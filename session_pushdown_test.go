@@ -429,8 +429,10 @@ func TestPathReadsAfterTheAppLeft(t *testing.T) {
 // state read is refused with an outline whose paths narrow it.
 func TestFiveMegabyteStateWithDefaultSettings(t *testing.T) {
 	t.Parallel()
-	state := mustMarshalState(largeReduxState(5<<20, 1))
-	decoded := decodeStateJSON(t, string(state))
+	// The generated state holds only decoded types (TestLargeReduxState):
+	// it is what decoding its JSON gives, without a 5 MB decoding.
+	decoded := largeReduxState(5<<20, 1)
+	state := mustMarshalState(decoded)
 	for _, withPaths := range []bool{true, false} {
 		t.Run(fmt.Sprintf("paths offered %t", withPaths), func(t *testing.T) {
 			// The default sizes, not the default time: reading 5 MB under
@@ -442,7 +444,7 @@ func TestFiveMegabyteStateWithDefaultSettings(t *testing.T) {
 			ts.initialize()
 			e := &e2e{testServer: ts, nextID: 100}
 			e.app = newDemoApp(demoOptions{Seed: 7, WithoutPathRequests: !withPaths})
-			e.app.setReduxState(state)
+			e.app.setReduxStateDecoded(state, decoded)
 			connectDemoApp(t, e, e.app)
 
 			res, isError := e.callTool("debug_get_state_path", map[string]any{"path": `users.byId["1000"].email`})

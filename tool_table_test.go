@@ -438,12 +438,13 @@ func TestAdapterFailuresBecomeToolErrors(t *testing.T) {
 		}, codePathNotFound},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each case has a server and an adapter of its own
 			cfg := testConfig(t)
 			// Only the silent adapter is to time out, and soon; an adapter
 			// that answers must never lose the race to a loaded machine.
 			cfg.RequestTimeout = time.Minute
 			if tc.code == codeTimeout {
-				cfg.RequestTimeout = 200 * time.Millisecond
+				cfg.RequestTimeout = 50 * time.Millisecond
 			}
 			cfg.Tune.HealthStreams = 20 * time.Millisecond // health checks need not wait for a silent adapter
 			ts := startServer(t, cfg)

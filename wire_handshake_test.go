@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -217,13 +219,39 @@ func TestHandshakeTimeout(t *testing.T) {
 
 func TestFailedHandshakesReplaceNothing(t *testing.T) {
 	t.Parallel()
-	// Long enough for the live adapter's handshake on a loaded machine.
-	h := startLinkHarness(t, nil, func(l *adapterLink) { l.handshakeTimeout = 2 * time.Second })
+	// Only the silent adapter's handshake time runs out, and only once the
+	// link has read what it sent: the test says when, so neither the live
+	// adapter's handshake on a loaded machine nor the silent one's frames
+	// race a timer.
+	var silentAddr atomic.Value // the silent adapter's local address, once dialled
+	silentExpired := make(chan time.Time)
+	h := startLinkHarness(t, nil, func(l *adapterLink) {
+		l.handshakeClock = func(remote string) <-chan time.Time {
+			if addr, _ := silentAddr.Load().(string); remote == addr {
+				return silentExpired
+			}
+			return nil
+		}
+	})
 	live := h.connect(t, "live")
 
-	silent := h.dial(t, nil)
+	silent := h.dial(t, &websocket.DialOptions{HTTPClient: &http.Client{Transport: &http.Transport{
+		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			conn, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err == nil {
+				silentAddr.Store(conn.LocalAddr().String())
+			}
+			return conn, err
+		},
+	}}})
 	silent.sendBinary([]byte("no handshake"))
 	silent.sendText(`{"type":"response","id":"1","result":` + strings.Repeat(" ", 600<<10) + `1}`)
+	linkWaitFor(t, "the silent adapter's frames read", func() bool {
+		logs := h.logs.String()
+		return strings.Contains(logs, "ignoring binary frame from app adapter") &&
+			strings.Contains(logs, "discarded an app adapter message over MAX_PAYLOAD_SIZE")
+	})
+	close(silentExpired)
 	silent.expectClose(4004)
 	invalid := h.dial(t, nil)
 	invalid.send(testHandshake("intruder", hsWith("protocolVersion", 9)))

@@ -139,6 +139,12 @@ type adapterLink struct {
 	mcp              http.Handler  // serves mcpPath on this port (rpc_relay.go); nil: none. Set before run.
 	mcpPath          string
 
+	// handshakeClock, when set (a test hook, before run), is a
+	// connection's handshake deadline in place of a timer of
+	// handshakeTimeout: it is asked once per upgraded connection, by the
+	// connection's remote address; a nil channel never expires.
+	handshakeClock func(remote string) <-chan time.Time
+
 	allowedHosts   map[string]bool // WS_ALLOWED_HOSTS
 	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
 	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
