@@ -72,21 +72,14 @@ func listCursor(pos int) string {
 }
 
 // parseListCursor returns the position a cursor of listCursor stands for.
-// Any other string, including other spellings of the same position, is
-// refused.
+// Any other string, including other spellings of the same position, fails
+// the round trip through listCursor and is refused.
 func parseListCursor(cursor string) (pos int, ok bool) {
 	if len(cursor) > 32 { // longer than any cursor issued; do not decode it
 		return 0, false
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, false
-	}
-	digits, found := strings.CutPrefix(string(raw), "list:")
-	if !found {
-		return 0, false
-	}
-	pos, err = strconv.Atoi(digits)
+	raw, _ := base64.RawURLEncoding.DecodeString(cursor)
+	pos, err := strconv.Atoi(strings.TrimPrefix(string(raw), "list:"))
 	if err != nil || pos < 1 || listCursor(pos) != cursor {
 		return 0, false
 	}
