@@ -65,18 +65,15 @@ func invalidParams(argument, problem string) *toolError {
 		"argument %q: %s", argument, problem)
 }
 
-// tooManyWaits refuses a debug_wait_for call beyond the bound on calls
-// waiting at once.
-func tooManyWaits(limit int) *toolError {
+// tooManyWaits refuses a debug_wait_for call beyond a bound on calls
+// waiting at once: the server's, or with perConnection one connection's.
+func tooManyWaits(limit int, perConnection bool) *toolError {
+	if perConnection {
+		return newToolError(codeBusy, map[string]any{"limit": limit, "per": "connection"},
+			"%d debug_wait_for calls of this connection are already waiting, as many as one connection may hold", limit)
+	}
 	return newToolError(codeBusy, map[string]int{"limit": limit},
 		"%d debug_wait_for calls are already waiting, as many as the server lets wait at once", limit)
-}
-
-// tooManyWaitsOnConnection refuses a debug_wait_for call beyond the bound
-// on calls one client connection may have waiting at once.
-func tooManyWaitsOnConnection(limit int) *toolError {
-	return newToolError(codeBusy, map[string]any{"limit": limit, "per": "connection"},
-		"%d debug_wait_for calls of this connection are already waiting, as many as one connection may hold", limit)
 }
 
 // toolErrorOf is the one place where what went wrong below becomes what an

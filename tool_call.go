@@ -141,7 +141,7 @@ func inputSchema(args []argSpec) map[string]any {
 // results with isError set, never JSON-RPC errors.
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
 	if limit, full := noWaitSlot(ctx); full && t.waits {
-		return errorResult(tooManyWaitsOnConnection(limit), ts.redact)
+		return errorResult(tooManyWaits(limit, true), ts.redact)
 	}
 	if ts.cfg.ReadOnly && t.changesApp() {
 		return errorResult(readOnlyError(t.name), ts.redact)

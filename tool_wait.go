@@ -89,7 +89,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	s := a.session
 	if ts.waiting.Add(1) > maxWaits {
 		ts.waiting.Add(-1)
-		return nil, tooManyWaits(maxWaits)
+		return nil, tooManyWaits(maxWaits, false)
 	}
 	defer ts.waiting.Add(-1)
 
@@ -206,15 +206,12 @@ func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*too
 // entries, and returns the note for the answer, if any.
 func (ts *toolSet) mapWaitStacks(ctx context.Context, stream string, matches [][]byte, events []json.RawMessage) *stackNote {
 	var logs [][]byte
+	var entries []logEntry
 	var at []int
 	for i, ev := range matches {
 		if typ, _ := wireString(rawMember(ev, "type")); stream == consoleStream && typ == logEventType {
-			logs, at = append(logs, ev), append(at, i)
+			logs, entries, at = append(logs, ev), append(entries, readLogEntry(ev)), append(at, i)
 		}
-	}
-	entries := make([]logEntry, len(logs))
-	for i, ev := range logs {
-		entries[i] = readLogEntry(ev)
 	}
 	note := ts.mapLogStacks(ctx, logs, entries)
 	for i, e := range entries {
