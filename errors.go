@@ -222,7 +222,11 @@ func notConnectedError(reason, wsURL, listenErr string) *toolError {
 		msg = "the app adapter disconnected"
 	}
 	e := newToolError(codeNotConnected, details, "%s", msg)
-	switch port := wsPort(wsURL); {
+	port := ""
+	if u, err := url.Parse(wsURL); err == nil {
+		port = u.Port()
+	}
+	switch {
 	case reason == linkReasonNotListening:
 		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
 	case port != "" && port != "19850":
@@ -230,15 +234,6 @@ func notConnectedError(reason, wsURL, listenErr string) *toolError {
 			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
 	}
 	return e
-}
-
-// wsPort returns the port of a ws:// URL, or "".
-func wsPort(wsURL string) string {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return ""
-	}
-	return u.Port()
 }
 
 // linkPayloadDetails are the details of a PAYLOAD_TOO_LARGE error for a

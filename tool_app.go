@@ -412,14 +412,13 @@ func (ts *toolSet) runCommandFollowed(ctx context.Context, s *session, params ru
 		Events  []json.RawMessage `json:"events"`
 		HasMore bool              `json:"hasMore"`
 	}
+	sinceOf := map[string]int64{}
+	for _, b := range before {
+		sinceOf[b.Name] = b.LatestSeq
+	}
 	streams := []followed{}
 	for _, st := range after {
-		var since int64
-		for _, b := range before {
-			if b.Name == st.Name {
-				since = b.LatestSeq
-			}
-		}
+		since := sinceOf[st.Name]
 		if st.LatestSeq <= since {
 			continue
 		}

@@ -153,7 +153,11 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 	// With no session at all, args.session is nil and the tool answers
 	// NOT_CONNECTED once its own arguments have been checked.
 	ref, _ := args.str("session")
-	if args.session, err = ts.sessions.findFor(ref, t.streamOf(args)); err != nil {
+	stream, ok := args.str("stream")
+	if !ok {
+		stream = t.stream
+	}
+	if args.session, err = ts.sessions.findFor(ref, stream); err != nil {
 		return errorResult(err, ts.redact)
 	}
 	res, err := t.run(ctx, ts, args)

@@ -38,15 +38,6 @@ type tool struct {
 	stream string
 }
 
-// streamOf is the stream a call reads: its `stream` argument, else the
-// tool's own.
-func (t *tool) streamOf(a toolArgs) string {
-	if s, ok := a.str("stream"); ok {
-		return s
-	}
-	return t.stream
-}
-
 // changesApp reports whether the tool acts on the app rather than reading
 // it; READ_ONLY withholds such tools.
 func (t *tool) changesApp() bool { return t.hints != nil && !t.hints.ReadOnly }
