@@ -77,10 +77,8 @@ func tooManyWaits(limit int, perConnection bool) *toolError {
 }
 
 // toolErrorOf is the one place where what went wrong below becomes what an
-// agent reads: a code, a message, details and, where the code's own
-// suggestion would not help, a suggestion of its own. A *toolError passes
-// through. It returns nil for nil and for an error no layer typed (a
-// context's end, an encoding failure): the caller decides what those are.
+// agent reads; a *toolError passes through. It returns nil for an error no
+// layer typed (a context's end, an encoding failure): the caller decides.
 func toolErrorOf(err error) *toolError {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if te := typedToolError(e); te != nil {

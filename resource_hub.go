@@ -238,8 +238,7 @@ func describeSessionResource(s *session) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// currentState reads the current state of one stream with the same checks
-// and errors as the tools.
+// currentState reads a stream's state with the same checks and errors as the tools.
 func (h *resourceHub) currentState(ctx context.Context, s *session, stream string) ([]byte, error) {
 	if err := h.checkStream(s, stream); err != nil {
 		return nil, err

@@ -65,8 +65,7 @@ func appendMMKVResource(out []byte, name string) []byte {
 }
 
 // listCursor is the opaque cursor of the listing at position pos (> 0):
-// clients must not parse it, and only the cursors this server issues are
-// accepted back.
+// clients must not parse it, and only cursors issued here are taken back.
 func listCursor(pos int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("list:" + strconv.Itoa(pos)))
 }

@@ -56,8 +56,6 @@ type healthListener struct {
 	Desktop     string `json:"desktop,omitempty"` // REACTOTRON_DESKTOP, where apps are relayed
 }
 
-// describeListener reports the Reactotron bridge's listener; its URL is
-// null when there is none.
 func describeListener(st listenerStatus) *healthListener {
 	return &healthListener{ListenError: st.ListenError, Listening: st.Listening, URL: nullable(st.URL)}
 }

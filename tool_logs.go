@@ -230,7 +230,6 @@ type logEntry struct {
 // stack is the point of a crash entry.
 const maxCrashMessage = 32000
 
-// readLogEntry reads a console `log` event.
 func readLogEntry(event []byte) logEntry {
 	e := logEntry{Timestamp: orNull(rawMember(event, "timestamp"))}
 	e.Seq, _ = wireInt(rawMember(event, "seq"))

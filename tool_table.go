@@ -24,9 +24,8 @@ type tool struct {
 	// else runs, so transports serve it ahead of queued calls, and it keeps
 	// to the result budget by summarising, so the budget does not apply.
 	urgent bool
-	// waits: the call waits for the app's next events, as long as its
-	// timeout allows, holding nothing while it waits: transports run it
-	// outside the pool of workers that serves other requests.
+	// waits: the call may wait for events up to its timeout, holding nothing,
+	// so transports run it outside the pool of workers that serves the rest.
 	waits bool
 	// aboutServer: the answer describes the server and every session, not
 	// one session's app: it names no answering session, and an answer
@@ -59,8 +58,6 @@ type toolSet struct {
 	listJSON         json.RawMessage
 }
 
-// newToolSet builds the tools over q (the link and the session registry)
-// with the server's redactor.
 func newToolSet(q adapterQueries, redact *redactor) *toolSet {
 	cfg := q.cfg
 	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout,

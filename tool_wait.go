@@ -24,9 +24,9 @@ const (
 	waitProgressEvery = 3 * time.Second
 )
 
-// waitSlotsFullKey marks the context of a call that waits whose transport
-// connection already holds as many waiting calls as it lets wait
-// (maxWaiting, rpc_waiting.go); its value is that bound.
+// waitSlotsFullKey marks the context of a wait whose connection holds as
+// many waiting calls as it lets wait (maxWaiting, rpc_waiting.go); its
+// value is that bound.
 type waitSlotsFullKey struct{}
 
 // withoutWaitSlot marks ctx as the context of a wait its connection has no
@@ -147,9 +147,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	}
 }
 
-// waitState is where a wait stands: what it reads and how many it
-// waits for, what matched so far, how many events it read, and the seq it
-// reads after.
+// waitState is where a wait stands between reads of its stream.
 type waitState struct {
 	sc      eventScan
 	count   int64
@@ -183,7 +181,6 @@ func (w *waitState) read(ctx context.Context, ts *toolSet, s *session) (more boo
 	return res.hasMore && res.scanned > 0, nil
 }
 
-// answer is the wait's answer once it ended as ended says.
 func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*toolResult, error) {
 	stream := w.sc.stream
 	events := make([]json.RawMessage, len(w.matches))
