@@ -56,9 +56,8 @@ func (h toolHints) MarshalJSON() ([]byte, error) {
 		h.Destructive, h.Idempotent, h.OpenWorld), nil
 }
 
-// toolArgs holds validated arguments: strings and integers by name, and
-// the session the `session` argument named (nil for the health check when
-// no app has connected).
+// toolArgs holds validated arguments by name, and the session the `session`
+// argument named (nil for the health check when no app has connected).
 type toolArgs struct {
 	strings map[string]string
 	ints    map[string]int64

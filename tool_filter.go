@@ -7,11 +7,9 @@ import (
 	"strings"
 )
 
-// tool_filter.go is the one filter of a stream's events that
-// debug_get_logs, debug_get_network and debug_wait_for share: the arguments
-// level, contains, status, method and url_contains mean the same in every
-// tool that takes them, and each event is shown as its stream's tool shows
-// it (shapeEvent).
+// tool_filter.go is the one filter of a stream's events that debug_get_logs,
+// debug_get_network and debug_wait_for share, so that a filter argument
+// means the same in every tool that takes it.
 
 // The filter arguments, described once for every tool that takes them.
 var (

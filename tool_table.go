@@ -27,9 +27,8 @@ type tool struct {
 	// waits: the call may wait for events up to its timeout, holding nothing,
 	// so transports run it outside the pool of workers that serves the rest.
 	waits bool
-	// aboutServer: the answer describes the server and every session, not
-	// one session's app: it names no answering session, and an answer
-	// relayed from the process holding the adapter port says so.
+	// aboutServer: the answer is about the server and every session: it names
+	// no answering session, and one relayed from the port's holder says so.
 	aboutServer bool
 	// stream is the stream the tool reads when it has no `stream`
 	// argument: with no `session`, the call goes to the session of the
