@@ -63,7 +63,7 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 	}
 	if part, ok := a.str("url_contains"); ok {
 		part = strings.ToLower(part)
-		keeps = append(keeps, func(ev []byte) bool { return containsFold(rawMember(rawMember(ev, "payload"), "url"), part) })
+		keeps = append(keeps, func(ev []byte) bool { return textContains(rawMember(rawMember(ev, "payload"), "url"), part) })
 	}
 	if text, ok := a.str("contains"); ok && text != "" {
 		lower := strings.ToLower(text)

@@ -313,17 +313,6 @@ func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	}{entries, res.hasMore, res.latestSeq, note}, "Ask for fewer entries with a smaller `limit`, or filter with `level` or `contains`.")
 }
 
-// containsFold reports whether a JSON value's text holds lower (lower-case).
-func containsFold(v []byte, lower string) bool {
-	if v == nil {
-		return false
-	}
-	if s, ok := wireString(v); ok {
-		return strings.Contains(strings.ToLower(s), lower)
-	}
-	return strings.Contains(strings.ToLower(string(v)), lower)
-}
-
 // consoleMissing explains a missing console or network stream in the terms
 // of what the app would need.
 func consoleMissing(err error, stream string, s *session) error {
