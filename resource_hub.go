@@ -413,11 +413,6 @@ func (h *resourceHub) complete(refType, refURI, argument, prefix string) ([]stri
 		return nil, rpcErrorf(errInvalidParams, nil,
 			"invalid params: completion is offered for argument \"instance\" of ref/resource %s{instance} only", uriMMKVPrefix)
 	}
-	values := []string{}
-	for _, name := range h.mmkvInstances() {
-		if strings.HasPrefix(name, prefix) {
-			values = append(values, name)
-		}
-	}
-	return values, nil
+	values := slices.DeleteFunc(h.mmkvInstances(), func(name string) bool { return !strings.HasPrefix(name, prefix) })
+	return append([]string{}, values...), nil // [], not null, when none match
 }

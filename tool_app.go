@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -329,10 +330,8 @@ func listCommands(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
 		return nil, malformedAnswer("commands.list", "want {commands: [{command, title?, description?, args?}]}")
 	}
-	for _, c := range *res.Commands {
-		if c.Command == "" {
-			return nil, malformedAnswer("commands.list", "every command needs a non-empty `command`")
-		}
+	if slices.ContainsFunc(*res.Commands, func(c appCommand) bool { return c.Command == "" }) {
+		return nil, malformedAnswer("commands.list", "every command needs a non-empty `command`")
 	}
 	return encodeResult(map[string]any{"commands": *res.Commands}, "")
 }
