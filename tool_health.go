@@ -236,8 +236,7 @@ func addRelayNote(result []byte, note map[string]any) []byte {
 	return data
 }
 
-// healthMetro is the Metro link's state: where it looks, whether Metro
-// answers, each React Native page it lists and whether it is attached.
+// healthMetro is server.metro of the health check.
 type healthMetro struct {
 	URL       any               `json:"url"` // null when the link is off
 	Reachable bool              `json:"reachable"`

@@ -58,13 +58,12 @@ type toolSet struct {
 }
 
 func newToolSet(q adapterQueries, redact *redactor) *toolSet {
-	cfg := q.cfg
 	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout,
 		waitProgress: waitProgressEvery}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
-		if cfg.ReadOnly && t.changesApp() {
+		if q.cfg.ReadOnly && t.changesApp() {
 			continue // listed nowhere; a call is refused (toolSet.call)
 		}
 		ts.names = append(ts.names, t.name)

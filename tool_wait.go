@@ -198,9 +198,8 @@ func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*too
 	return encodeResult(out, "Wait for fewer events with a smaller `count`, or narrow the filters.")
 }
 
-// mapWaitStacks maps the stacks of the console log entries among events
-// (shaped from matches) to source, as debug_get_logs does, rewriting those
-// entries, and returns the note for the answer, if any.
+// mapWaitStacks maps the stacks of the log entries among events (shaped from
+// matches) to source as debug_get_logs does, and returns the answer's note.
 func (ts *toolSet) mapWaitStacks(ctx context.Context, stream string, matches [][]byte, events []json.RawMessage) *stackNote {
 	var logs [][]byte
 	var entries []logEntry
