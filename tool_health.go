@@ -120,8 +120,7 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if a.session == nil || !a.session.isLive() {
 		return ts.healthResult(out)
 	}
-	v := a.session.view()
-	info := v.Info
+	info := a.session.view().Info
 	out.Connected = true
 	out.Adapter = &healthAdapter{AdapterVersion: info.AdapterVersion, ConnectedAt: info.ConnectedAt.UTC().Format(timeFormat),
 		SessionID: info.SessionID, Uptime: uptime(info)}
