@@ -65,25 +65,20 @@ func invalidParams(argument, problem string) *toolError {
 		"argument %q: %s", argument, problem)
 }
 
-// tooManyWaits refuses a debug_wait_for call beyond the bound on calls
-// waiting at once.
-func tooManyWaits(limit int) *toolError {
+// tooManyWaits refuses a debug_wait_for call beyond a bound on calls
+// waiting at once: the server's, or with perConnection one connection's.
+func tooManyWaits(limit int, perConnection bool) *toolError {
+	if perConnection {
+		return newToolError(codeBusy, map[string]any{"limit": limit, "per": "connection"},
+			"%d debug_wait_for calls of this connection are already waiting, as many as one connection may hold", limit)
+	}
 	return newToolError(codeBusy, map[string]int{"limit": limit},
 		"%d debug_wait_for calls are already waiting, as many as the server lets wait at once", limit)
 }
 
-// tooManyWaitsOnConnection refuses a debug_wait_for call beyond the bound
-// on calls one client connection may have waiting at once.
-func tooManyWaitsOnConnection(limit int) *toolError {
-	return newToolError(codeBusy, map[string]any{"limit": limit, "per": "connection"},
-		"%d debug_wait_for calls of this connection are already waiting, as many as one connection may hold", limit)
-}
-
 // toolErrorOf is the one place where what went wrong below becomes what an
-// agent reads: a code, a message, details and, where the code's own
-// suggestion would not help, a suggestion of its own. A *toolError passes
-// through. It returns nil for nil and for an error no layer typed (a
-// context's end, an encoding failure): the caller decides what those are.
+// agent reads; a *toolError passes through. It returns nil for an error no
+// layer typed (a context's end, an encoding failure): the caller decides.
 func toolErrorOf(err error) *toolError {
 	for e := err; e != nil; e = errors.Unwrap(e) {
 		if te := typedToolError(e); te != nil {
@@ -225,7 +220,11 @@ func notConnectedError(reason, wsURL, listenErr string) *toolError {
 		msg = "the app adapter disconnected"
 	}
 	e := newToolError(codeNotConnected, details, "%s", msg)
-	switch port := wsPort(wsURL); {
+	port := ""
+	if u, err := url.Parse(wsURL); err == nil {
+		port = u.Port()
+	}
+	switch {
 	case reason == linkReasonNotListening:
 		e.Suggestion = "Another process (likely another devtools-mcp) holds " + wsURL + ": stop it, or give this server another WS_PORT and point the app's adapter at it; the bind is retried every 2 s."
 	case port != "" && port != "19850":
@@ -233,15 +232,6 @@ func notConnectedError(reason, wsURL, listenErr string) *toolError {
 			" (on Android also run `adb reverse tcp:" + port + " tcp:" + port + "`), then call debug_health_check."
 	}
 	return e
-}
-
-// wsPort returns the port of a ws:// URL, or "".
-func wsPort(wsURL string) string {
-	u, err := url.Parse(wsURL)
-	if err != nil {
-		return ""
-	}
-	return u.Port()
 }
 
 // linkPayloadDetails are the details of a PAYLOAD_TOO_LARGE error for a

@@ -165,14 +165,14 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	_, ref, _ := splitSessionQuery(uri)
 	if kind == uriSessions {
 		body, err = h.sessionList()
-	} else if s, serr := h.sessionFor(ref, resourceStream(kind)); serr != nil {
+	} else if s, serr := h.sessionFor(ref, resourceStreams[kind]); serr != nil {
 		err = serr
 	} else {
 		switch kind {
 		case uriSession:
 			body, err = describeSessionResource(s)
 		case uriRedux, uriNavigation:
-			body, err = h.currentState(ctx, s, resourceStream(kind))
+			body, err = h.currentState(ctx, s, resourceStreams[kind])
 		default:
 			body, err = h.mmkv(ctx, s, instance)
 		}
@@ -193,18 +193,9 @@ func (h *resourceHub) read(ctx context.Context, uri string) (any, error) {
 	return json.RawMessage(append(out, "}]}"...)), nil
 }
 
-// resourceStream is the stream a resource of kind reads; "" for none.
-func resourceStream(kind string) string {
-	switch kind {
-	case uriRedux:
-		return "redux"
-	case uriNavigation:
-		return "navigation"
-	case uriSession, uriSessions:
-		return ""
-	}
-	return "mmkv"
-}
+// resourceStreams is the stream a resource of each kind reads; none for
+// the session kinds.
+var resourceStreams = map[string]string{uriRedux: "redux", uriNavigation: "navigation", uriMMKVPrefix: "mmkv"}
 
 // sessionList is debug://sessions: every session, the newest first.
 func (h *resourceHub) sessionList() ([]byte, error) {
@@ -247,8 +238,7 @@ func describeSessionResource(s *session) ([]byte, error) {
 	return json.Marshal(out)
 }
 
-// currentState reads the current state of one stream with the same checks
-// and errors as the tools.
+// currentState reads a stream's state with the same checks and errors as the tools.
 func (h *resourceHub) currentState(ctx context.Context, s *session, stream string) ([]byte, error) {
 	if err := h.checkStream(s, stream); err != nil {
 		return nil, err
@@ -423,11 +413,6 @@ func (h *resourceHub) complete(refType, refURI, argument, prefix string) ([]stri
 		return nil, rpcErrorf(errInvalidParams, nil,
 			"invalid params: completion is offered for argument \"instance\" of ref/resource %s{instance} only", uriMMKVPrefix)
 	}
-	values := []string{}
-	for _, name := range h.mmkvInstances() {
-		if strings.HasPrefix(name, prefix) {
-			values = append(values, name)
-		}
-	}
-	return values, nil
+	values := slices.DeleteFunc(h.mmkvInstances(), func(name string) bool { return !strings.HasPrefix(name, prefix) })
+	return append([]string{}, values...), nil // [], not null, when none match
 }

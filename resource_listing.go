@@ -65,28 +65,20 @@ func appendMMKVResource(out []byte, name string) []byte {
 }
 
 // listCursor is the opaque cursor of the listing at position pos (> 0):
-// clients must not parse it, and only the cursors this server issues are
-// accepted back.
+// clients must not parse it, and only cursors issued here are taken back.
 func listCursor(pos int) string {
 	return base64.RawURLEncoding.EncodeToString([]byte("list:" + strconv.Itoa(pos)))
 }
 
 // parseListCursor returns the position a cursor of listCursor stands for.
-// Any other string, including other spellings of the same position, is
-// refused.
+// Any other string, including other spellings of the same position, fails
+// the round trip through listCursor and is refused.
 func parseListCursor(cursor string) (pos int, ok bool) {
 	if len(cursor) > 32 { // longer than any cursor issued; do not decode it
 		return 0, false
 	}
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil {
-		return 0, false
-	}
-	digits, found := strings.CutPrefix(string(raw), "list:")
-	if !found {
-		return 0, false
-	}
-	pos, err = strconv.Atoi(digits)
+	raw, _ := base64.RawURLEncoding.DecodeString(cursor)
+	pos, err := strconv.Atoi(strings.TrimPrefix(string(raw), "list:"))
 	if err != nil || pos < 1 || listCursor(pos) != cursor {
 		return 0, false
 	}

@@ -1,16 +1,14 @@
 package main
 
-// tool_app.go holds the tools an agent reaches for first when debugging:
-// what the app logged (the `console` stream), what it fetched (`network`),
-// and the ones that act on the app to reproduce a bug: dispatching a Redux
-// action and running a command the app registered. Logs and network are
-// read with events.query and filtered here, over pages, within a bound;
-// acting uses the optional requests state.dispatch and commands.* (wire
+// tool_app.go holds the tools of what the app logged (`console`) and
+// fetched (`network`), and those that act on the app to reproduce a bug
+// through the optional requests state.dispatch and commands.* (wire
 // protocol, "Acting on the app"), offered only by apps that advertise them.
 
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -332,10 +330,8 @@ func listCommands(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, er
 	if json.Unmarshal(raw, &res) != nil || res.Commands == nil {
 		return nil, malformedAnswer("commands.list", "want {commands: [{command, title?, description?, args?}]}")
 	}
-	for _, c := range *res.Commands {
-		if c.Command == "" {
-			return nil, malformedAnswer("commands.list", "every command needs a non-empty `command`")
-		}
+	if slices.ContainsFunc(*res.Commands, func(c appCommand) bool { return c.Command == "" }) {
+		return nil, malformedAnswer("commands.list", "every command needs a non-empty `command`")
 	}
 	return encodeResult(map[string]any{"commands": *res.Commands}, "")
 }
@@ -358,10 +354,9 @@ func runCommand(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 }
 
 // runAnsweredCommand runs a command in an app that answers it, with each
-// stream's newest seq before the command, as the app counts (events it has
-// not pushed yet included): debug_wait_for's since_seq for what the command
-// causes, however soon it comes. Without an answer, the figures the server
-// holds.
+// stream's newest seq before it as the app counts them (unpushed events
+// included; else as the server holds them): debug_wait_for's since_seq for
+// what the command causes, however soon it comes.
 func (ts *toolSet) runAnsweredCommand(ctx context.Context, s *session, params runCommandParams) (*toolResult, error) {
 	latest := map[string]int64{}
 	if streams, err := ts.fetchStreams(ctx, s); err == nil {
@@ -412,14 +407,13 @@ func (ts *toolSet) runCommandFollowed(ctx context.Context, s *session, params ru
 		Events  []json.RawMessage `json:"events"`
 		HasMore bool              `json:"hasMore"`
 	}
+	sinceOf := map[string]int64{}
+	for _, b := range before {
+		sinceOf[b.Name] = b.LatestSeq
+	}
 	streams := []followed{}
 	for _, st := range after {
-		var since int64
-		for _, b := range before {
-			if b.Name == st.Name {
-				since = b.LatestSeq
-			}
-		}
+		since := sinceOf[st.Name]
 		if st.LatestSeq <= since {
 			continue
 		}

@@ -15,8 +15,7 @@ import (
 // strict parsing, the input schema generated from them, and the result
 // envelope — redaction, the result budget, which session answered.
 
-// argKind is the JSON type a tool argument must have, as its input schema
-// names it.
+// argKind is a tool argument's JSON type, as its input schema names it.
 type argKind string
 
 const (
@@ -45,7 +44,6 @@ type toolHints struct {
 	OpenWorld   bool `json:"openWorldHint"`
 }
 
-// readOnlyHints are the annotations of a tool that only reads.
 var readOnlyHints = toolHints{ReadOnly: true, Idempotent: true}
 
 // MarshalJSON leaves out what MCP ignores for a read-only tool (whether it
@@ -58,9 +56,8 @@ func (h toolHints) MarshalJSON() ([]byte, error) {
 		h.Destructive, h.Idempotent, h.OpenWorld), nil
 }
 
-// toolArgs holds validated arguments: strings and integers by name, and
-// the session the `session` argument named (nil for the health check when
-// no app has connected).
+// toolArgs holds validated arguments by name, and the session the `session`
+// argument named (nil for the health check when no app has connected).
 type toolArgs struct {
 	strings map[string]string
 	ints    map[string]int64
@@ -141,7 +138,7 @@ func inputSchema(args []argSpec) map[string]any {
 // results with isError set, never JSON-RPC errors.
 func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) json.RawMessage {
 	if limit, full := noWaitSlot(ctx); full && t.waits {
-		return errorResult(tooManyWaitsOnConnection(limit), ts.redact)
+		return errorResult(tooManyWaits(limit, true), ts.redact)
 	}
 	if ts.cfg.ReadOnly && t.changesApp() {
 		return errorResult(readOnlyError(t.name), ts.redact)
@@ -153,7 +150,11 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 	// With no session at all, args.session is nil and the tool answers
 	// NOT_CONNECTED once its own arguments have been checked.
 	ref, _ := args.str("session")
-	if args.session, err = ts.sessions.findFor(ref, t.streamOf(args)); err != nil {
+	stream, ok := args.str("stream")
+	if !ok {
+		stream = t.stream
+	}
+	if args.session, err = ts.sessions.findFor(ref, stream); err != nil {
 		return errorResult(err, ts.redact)
 	}
 	res, err := t.run(ctx, ts, args)
@@ -251,11 +252,9 @@ func errorResult(err error, r *redactor) json.RawMessage {
 
 // parseArgs checks tool arguments against specs. Names are matched exactly
 // (encoding/json would take "Stream" for "stream") and a repeated name is
-// refused rather than silently merged. An explicit null is refused like any
-// other wrong type ("must be a string, not null"): the input schemas say
-// string or integer, not null, and reading null as "absent" would let a
-// client's bug (an unset variable sent as null) pass as a request for the
-// default.
+// refused rather than silently merged. An explicit null is a wrong type: the
+// schemas do not allow it, and reading it as absent would let a client's bug
+// (an unset variable sent as null) pass as a request for the default.
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}, objects: map[string]json.RawMessage{}}
 	members := map[string][]byte{}
@@ -378,10 +377,8 @@ func parseInteger(v []byte, s argSpec) (int64, error) {
 // app name), rather than each tool's schema.
 var sessionArg = argSpec{name: "session", kind: argString}
 
-// withSession appends sessionArg to a tool's own arguments.
 func withSession(args ...argSpec) []argSpec { return append(args, sessionArg) }
 
-// parsePathArg parses a path argument, reporting a malformed one as INVALID_PARAMS.
 func parsePathArg(name, path string) ([]pathSegment, error) {
 	segs, err := parsePath(path)
 	if err != nil {

@@ -7,11 +7,9 @@ import (
 	"strings"
 )
 
-// tool_filter.go is the one filter of a stream's events that
-// debug_get_logs, debug_get_network and debug_wait_for share: the arguments
-// level, contains, status, method and url_contains mean the same in every
-// tool that takes them, and each event is shown as its stream's tool shows
-// it (shapeEvent).
+// tool_filter.go is the one filter of a stream's events that debug_get_logs,
+// debug_get_network and debug_wait_for share, so that a filter argument
+// means the same in every tool that takes it.
 
 // The filter arguments, described once for every tool that takes them.
 var (
@@ -65,7 +63,7 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 	}
 	if part, ok := a.str("url_contains"); ok {
 		part = strings.ToLower(part)
-		keeps = append(keeps, func(ev []byte) bool { return containsFold(rawMember(rawMember(ev, "payload"), "url"), part) })
+		keeps = append(keeps, func(ev []byte) bool { return textContains(rawMember(rawMember(ev, "payload"), "url"), part) })
 	}
 	if text, ok := a.str("contains"); ok && text != "" {
 		lower := strings.ToLower(text)

@@ -56,8 +56,6 @@ type healthListener struct {
 	Desktop     string `json:"desktop,omitempty"` // REACTOTRON_DESKTOP, where apps are relayed
 }
 
-// describeListener reports the Reactotron bridge's listener; its URL is
-// null when there is none.
 func describeListener(st listenerStatus) *healthListener {
 	return &healthListener{ListenError: st.ListenError, Listening: st.Listening, URL: nullable(st.URL)}
 }
@@ -122,8 +120,7 @@ func healthCheck(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, err
 	if a.session == nil || !a.session.isLive() {
 		return ts.healthResult(out)
 	}
-	v := a.session.view()
-	info := v.Info
+	info := a.session.view().Info
 	out.Connected = true
 	out.Adapter = &healthAdapter{AdapterVersion: info.AdapterVersion, ConnectedAt: info.ConnectedAt.UTC().Format(timeFormat),
 		SessionID: info.SessionID, Uptime: uptime(info)}
@@ -238,8 +235,7 @@ func addRelayNote(result []byte, note map[string]any) []byte {
 	return data
 }
 
-// healthMetro is the Metro link's state: where it looks, whether Metro
-// answers, each React Native page it lists and whether it is attached.
+// healthMetro is server.metro of the health check.
 type healthMetro struct {
 	URL       any               `json:"url"` // null when the link is off
 	Reachable bool              `json:"reachable"`

@@ -1,11 +1,7 @@
 package main
 
 // tool_health_native.go words the native side's state (native_follow.go)
-// for debug_health_check: the tools found, each device and the app
-// processes on it, what was dropped, the last crash, the apps followed and
-// where each came from, how an app last ended; and, in adb's own words, why
-// a listing failed or a device could not be asked, an adb server that was
-// started again, and an ANDROID_LOG_TAGS set and ignored.
+// for debug_health_check, quoting adb's own words where adb gave them.
 
 import (
 	"fmt"
@@ -76,7 +72,6 @@ type healthNativeCrash struct {
 // maxHealthNativeDevices bounds the devices a health check lists.
 const maxHealthNativeDevices = 16
 
-// describeNative words the native side's state.
 func describeNative(st nativeStatus) *healthNative {
 	h := &healthNative{ADB: st.ADB, Xcrun: st.Xcrun, Devices: []healthNativeDevice{}, CutLines: st.CutLines}
 	if st.ListError != "" {

@@ -230,7 +230,6 @@ type logEntry struct {
 // stack is the point of a crash entry.
 const maxCrashMessage = 32000
 
-// readLogEntry reads a console `log` event.
 func readLogEntry(event []byte) logEntry {
 	e := logEntry{Timestamp: orNull(rawMember(event, "timestamp"))}
 	e.Seq, _ = wireInt(rawMember(event, "seq"))
@@ -312,17 +311,6 @@ func getLogs(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 		LatestSeq     int64      `json:"latestSeq"`
 		Symbolication *stackNote `json:"symbolication,omitempty"`
 	}{entries, res.hasMore, res.latestSeq, note}, "Ask for fewer entries with a smaller `limit`, or filter with `level` or `contains`.")
-}
-
-// containsFold reports whether a JSON value's text holds lower (lower-case).
-func containsFold(v []byte, lower string) bool {
-	if v == nil {
-		return false
-	}
-	if s, ok := wireString(v); ok {
-		return strings.Contains(strings.ToLower(s), lower)
-	}
-	return strings.Contains(strings.ToLower(string(v)), lower)
 }
 
 // consoleMissing explains a missing console or network stream in the terms

@@ -51,9 +51,8 @@ func noStoreError(e *errNoStore) *toolError {
 	return te
 }
 
-// noStatePluginError words a read that none of the app's state plugins can
-// answer, pointing at the streams where its state is (errors.go's table
-// calls it).
+// noStatePluginError words a read none of the app's state plugins can answer,
+// pointing at the streams holding its state (errors.go's table calls it).
 func noStatePluginError(e *errNoStatePlugin) *toolError {
 	var streams []string
 	for _, p := range e.Plugins {

@@ -24,27 +24,16 @@ type tool struct {
 	// else runs, so transports serve it ahead of queued calls, and it keeps
 	// to the result budget by summarising, so the budget does not apply.
 	urgent bool
-	// waits: the call waits for the app's next events, as long as its
-	// timeout allows, holding nothing while it waits: transports run it
-	// outside the pool of workers that serves other requests.
+	// waits: the call may wait for events up to its timeout, holding nothing,
+	// so transports run it outside the pool of workers that serves the rest.
 	waits bool
-	// aboutServer: the answer describes the server and every session, not
-	// one session's app: it names no answering session, and an answer
-	// relayed from the process holding the adapter port says so.
+	// aboutServer: the answer is about the server and every session: it names
+	// no answering session, and one relayed from the port's holder says so.
 	aboutServer bool
 	// stream is the stream the tool reads when it has no `stream`
 	// argument: with no `session`, the call goes to the session of the
 	// default app that has it (session_sameapp.go).
 	stream string
-}
-
-// streamOf is the stream a call reads: its `stream` argument, else the
-// tool's own.
-func (t *tool) streamOf(a toolArgs) string {
-	if s, ok := a.str("stream"); ok {
-		return s
-	}
-	return t.stream
 }
 
 // changesApp reports whether the tool acts on the app rather than reading
@@ -68,16 +57,13 @@ type toolSet struct {
 	listJSON         json.RawMessage
 }
 
-// newToolSet builds the tools over q (the link and the session registry)
-// with the server's redactor.
 func newToolSet(q adapterQueries, redact *redactor) *toolSet {
-	cfg := q.cfg
 	ts := &toolSet{adapterQueries: q, redact: redact, byName: make(map[string]*tool), healthStreams: healthStreamsTimeout,
 		waitProgress: waitProgressEvery}
 	var list []map[string]any
 	for _, t := range allTools {
 		ts.byName[t.name] = t
-		if cfg.ReadOnly && t.changesApp() {
+		if q.cfg.ReadOnly && t.changesApp() {
 			continue // listed nowhere; a call is refused (toolSet.call)
 		}
 		ts.names = append(ts.names, t.name)

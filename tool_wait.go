@@ -24,9 +24,9 @@ const (
 	waitProgressEvery = 3 * time.Second
 )
 
-// waitSlotsFullKey marks the context of a call that waits whose transport
-// connection already holds as many waiting calls as it lets wait
-// (maxWaiting, rpc_waiting.go); its value is that bound.
+// waitSlotsFullKey marks the context of a wait whose connection holds as
+// many waiting calls as it lets wait (maxWaiting, rpc_waiting.go); its
+// value is that bound.
 type waitSlotsFullKey struct{}
 
 // withoutWaitSlot marks ctx as the context of a wait its connection has no
@@ -89,7 +89,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	s := a.session
 	if ts.waiting.Add(1) > maxWaits {
 		ts.waiting.Add(-1)
-		return nil, tooManyWaits(maxWaits)
+		return nil, tooManyWaits(maxWaits, false)
 	}
 	defer ts.waiting.Add(-1)
 
@@ -147,9 +147,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	}
 }
 
-// waitState is where a wait stands: what it reads and how many it
-// waits for, what matched so far, how many events it read, and the seq it
-// reads after.
+// waitState is where a wait stands between reads of its stream.
 type waitState struct {
 	sc      eventScan
 	count   int64
@@ -183,7 +181,6 @@ func (w *waitState) read(ctx context.Context, ts *toolSet, s *session) (more boo
 	return res.hasMore && res.scanned > 0, nil
 }
 
-// answer is the wait's answer once it ended as ended says.
 func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*toolResult, error) {
 	stream := w.sc.stream
 	events := make([]json.RawMessage, len(w.matches))
@@ -201,20 +198,16 @@ func (w *waitState) answer(ctx context.Context, ts *toolSet, ended string) (*too
 	return encodeResult(out, "Wait for fewer events with a smaller `count`, or narrow the filters.")
 }
 
-// mapWaitStacks maps the stacks of the console log entries among events
-// (shaped from matches) to source, as debug_get_logs does, rewriting those
-// entries, and returns the note for the answer, if any.
+// mapWaitStacks maps the stacks of the log entries among events (shaped from
+// matches) to source as debug_get_logs does, and returns the answer's note.
 func (ts *toolSet) mapWaitStacks(ctx context.Context, stream string, matches [][]byte, events []json.RawMessage) *stackNote {
 	var logs [][]byte
+	var entries []logEntry
 	var at []int
 	for i, ev := range matches {
 		if typ, _ := wireString(rawMember(ev, "type")); stream == consoleStream && typ == logEventType {
-			logs, at = append(logs, ev), append(at, i)
+			logs, entries, at = append(logs, ev), append(entries, readLogEntry(ev)), append(at, i)
 		}
-	}
-	entries := make([]logEntry, len(logs))
-	for i, ev := range logs {
-		entries[i] = readLogEntry(ev)
 	}
 	note := ts.mapLogStacks(ctx, logs, entries)
 	for i, e := range entries {
