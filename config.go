@@ -175,15 +175,11 @@ var switches = map[string]bool{"read-only": true, "metro-attach-exclusive": true
 // maxRedactKeysLen bounds REDACT_KEYS.
 const maxRedactKeysLen = 4096
 
-// loadConfig reads the environment through getenv, then the flags in args,
-// which override it. An empty variable counts as unset. Errors wrap errUsage
-// and name the variable or flag at fault. With -help or -version set it
-// returns at once, leaving the rest unvalidated.
-func loadConfig(args []string, getenv func(string) string) (config, error) {
-	return loadConfigFlags(args, getenv, nil)
-}
-
-// loadConfigFlags is loadConfig with further flags, which extra defines.
+// loadConfigFlags reads the environment through getenv, then the flags in
+// args, which override it; extra, if set, defines further flags. An empty
+// variable counts as unset. Errors wrap errUsage and name the variable or
+// flag at fault. With -help or -version set it returns at once, leaving the
+// rest unvalidated.
 func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *flag.FlagSet)) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("devtools-mcp", flag.ContinueOnError)

@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if checking {
 		cfg, opts, err = loadCheckConfig(args[1:], os.Getenv)
 	} else {
-		cfg, err = loadConfig(args, os.Getenv)
+		cfg, err = loadConfigFlags(args, os.Getenv, nil)
 	}
 	switch {
 	case err != nil:
