@@ -223,13 +223,13 @@ func rawKind(v []byte) string {
 // are compared as bytes, so a lookup allocates nothing.
 func member(object []byte, name string) (value []byte, found bool, err error) {
 	err = eachMemberRaw(object, func(quoted, v []byte) bool {
-		if plain := quoted[1 : len(quoted)-1]; bytes.IndexByte(plain, '\\') < 0 && utf8.Valid(plain) {
-			if string(plain) == name {
-				value, found = v, true
-			}
-			return true
+		plain := quoted[1 : len(quoted)-1]
+		match := string(plain) == name
+		if bytes.IndexByte(plain, '\\') >= 0 || !utf8.Valid(plain) {
+			decoded, ok := wireString(quoted)
+			match = ok && decoded == name
 		}
-		if decoded, ok := wireString(quoted); ok && decoded == name {
+		if match {
 			value, found = v, true
 		}
 		return true
