@@ -149,7 +149,6 @@ var settings = []setting{
 	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off",
 		func(c *config, v string) error { return setSwitch(&c.Redact, v) }},
 	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) (err error) {
-		// The bound keeps the key matcher's table small.
 		if len(v) > maxRedactKeysLen {
 			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
 		}
@@ -172,7 +171,7 @@ var settings = []setting{
 // -read-only=true.
 var switches = map[string]bool{"read-only": true, "metro-attach-exclusive": true}
 
-// maxRedactKeysLen bounds REDACT_KEYS.
+// maxRedactKeysLen bounds REDACT_KEYS, so that the key matcher's table stays small.
 const maxRedactKeysLen = 4096
 
 // loadConfigFlags reads the environment through getenv, then the flags in
