@@ -279,14 +279,7 @@ func needsQuoting(key string) bool {
 	return key == "" || allDigits(key) || strings.ContainsAny(key, `.[]"`)
 }
 
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
+func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // isCanonicalDecimal reports whether s is how an index is written: digits
 // with no leading zero except "0" itself.
