@@ -60,17 +60,11 @@ func runReclaimer(ctx context.Context) {
 	every(ctx, reclaimInterval, func() bool { r.tick(readMemSample, debug.FreeOSMemory); return true })
 }
 
-// memMetrics are the runtime/metrics names readMemSample reads, in order.
-var memMetrics = []string{
-	"/gc/heap/allocs:bytes",
-	"/memory/classes/total:bytes",
-	"/memory/classes/heap/released:bytes",
-}
-
 func readMemSample() memSample {
-	samples := make([]metrics.Sample, len(memMetrics))
-	for i, name := range memMetrics {
-		samples[i].Name = name
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/allocs:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
 	}
 	metrics.Read(samples)
 	v := func(i int) uint64 {
