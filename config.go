@@ -149,7 +149,6 @@ var settings = []setting{
 	{"REDACT", "redact", "on", "hide secrets in everything sent to clients: on or off",
 		func(c *config, v string) error { return setSwitch(&c.Redact, v) }},
 	{"REDACT_KEYS", "redact-keys", "", "comma list of further key names whose values are hidden", func(c *config, v string) (err error) {
-		// The bound keeps the key matcher's table small.
 		if len(v) > maxRedactKeysLen {
 			return fmt.Errorf("the list is %d bytes, over %d", len(v), maxRedactKeysLen)
 		}
@@ -172,18 +171,14 @@ var settings = []setting{
 // -read-only=true.
 var switches = map[string]bool{"read-only": true, "metro-attach-exclusive": true}
 
-// maxRedactKeysLen bounds REDACT_KEYS.
+// maxRedactKeysLen bounds REDACT_KEYS, so that the key matcher's table stays small.
 const maxRedactKeysLen = 4096
 
-// loadConfig reads the environment through getenv, then the flags in args,
-// which override it. An empty variable counts as unset. Errors wrap errUsage
-// and name the variable or flag at fault. With -help or -version set it
-// returns at once, leaving the rest unvalidated.
-func loadConfig(args []string, getenv func(string) string) (config, error) {
-	return loadConfigFlags(args, getenv, nil)
-}
-
-// loadConfigFlags is loadConfig with further flags, which extra defines.
+// loadConfigFlags reads the environment through getenv, then the flags in
+// args, which override it; extra, if set, defines further flags. An empty
+// variable counts as unset. Errors wrap errUsage and name the variable or
+// flag at fault. With -help or -version set it returns at once, leaving the
+// rest unvalidated.
 func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *flag.FlagSet)) (config, error) {
 	var c config
 	fs := flag.NewFlagSet("devtools-mcp", flag.ContinueOnError)

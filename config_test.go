@@ -13,6 +13,11 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// loadConfig is loadConfigFlags with the server's flags only.
+func loadConfig(args []string, getenv func(string) string) (config, error) {
+	return loadConfigFlags(args, getenv, nil)
+}
+
 // wantDefaults is the configuration of spec §5 with nothing set. It is
 // spelled out here, not derived from settings, so a changed default fails.
 func wantDefaults() config {

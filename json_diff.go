@@ -13,7 +13,6 @@ import (
 	"strconv"
 )
 
-// Change types.
 const (
 	changeAdded   = "added"
 	changeRemoved = "removed"
@@ -211,17 +210,11 @@ func (d *differ) diffArrays(a, b []any) {
 // caller diffs decodeState's values: numbers are json.Number.
 func scalarsEqual(a, b any) bool {
 	switch av := a.(type) {
-	case string:
-		bv, ok := b.(string)
-		return ok && av == bv
+	case string, bool, nil:
+		return a == b // false, never a panic, when b is of another type
 	case json.Number:
 		bv, ok := b.(json.Number)
 		return ok && (av == bv || numbersEqual(string(av), string(bv)))
-	case bool:
-		bv, ok := b.(bool)
-		return ok && av == bv
-	case nil:
-		return b == nil
 	}
 	return false
 }

@@ -8,16 +8,14 @@ import "fmt"
 // handshake), the server refuses it (scanMembers); where it only reads an
 // answer's fields, it keeps the last, as encoding/json does (scanFields).
 
-// duplicateMemberError reports a member that appears twice.
 type duplicateMemberError struct{ member string }
 
 func (e *duplicateMemberError) Error() string { return fmt.Sprintf("duplicate member %q", e.member) }
 
-// scanMembers validates data as exactly one JSON object (scanObject) and
-// stores each member's raw value in the slot that slot returns for its
-// name, unescaped; a member for which slot returns nil is skipped. A member
-// whose slot is already filled is a *duplicateMemberError. The values alias
-// data.
+// scanMembers validates data as one JSON object (scanObject) and stores
+// each member's raw value in the slot that slot returns for its unescaped
+// name, if any; a slot already filled is a *duplicateMemberError. The
+// values alias data.
 func scanMembers(data []byte, slot func(name []byte) *[]byte) error {
 	return scanObject(data, func(key, value []byte) error {
 		p := slot(key)
@@ -32,10 +30,9 @@ func scanMembers(data []byte, slot func(name []byte) *[]byte) error {
 	})
 }
 
-// scanFields validates data as exactly one JSON object (scanObject) and
-// stores the raw value of each member that fields names, unescaped, in its
-// slot; of a repeated member, the last, as encoding/json reads it. The
-// values alias data.
+// scanFields validates data as one JSON object (scanObject) and stores the
+// raw value of each member that fields names in its slot: of a repeated
+// member, the last, as encoding/json reads it. The values alias data.
 func scanFields(data []byte, fields map[string]*[]byte) error {
 	return scanObject(data, func(key, value []byte) error {
 		if p := fields[string(key)]; p != nil {

@@ -85,7 +85,7 @@ func plainJSONString(s string) bool {
 	return true
 }
 
-// rawMember returns the value of member name of a JSON object, or nil.
+// rawMember returns the value of the first member named name, or nil.
 func rawMember(obj []byte, name string) []byte {
 	var v []byte
 	_ = eachMember(obj, func(n string, value []byte) bool {

@@ -12,10 +12,8 @@ package main
 //
 // Keys that are not valid UTF-8 cannot come out of encoding/json (it
 // substitutes U+FFFD) but can be in a Go-built map. Their bytes are copied
-// verbatim, bare or between the quotes, and the parser takes such bytes
-// literally, so formatting then parsing gives back the same key byte for
-// byte. Only when the path string is itself JSON-encoded do those bytes become
-// U+FFFD, which is outside this file.
+// verbatim and parsed literally, so formatting then parsing gives back the
+// same key; only JSON-encoding the path string makes them U+FFFD.
 
 import (
 	"fmt"
@@ -27,14 +25,11 @@ import (
 	"unicode/utf8"
 )
 
-// pathSegment is one step of a parsed path.
 type pathSegment struct {
 	Key string // the object key, or the decimal text of an index
-	// Quoted marks a segment that is always an object key, never an index.
-	// Only a canonical decimal can be an index, so the flag matters only
-	// for one, and parsePath sets it exactly when one was written ["42"]; for
-	// any other key it leaves Quoted false, as ["x"] and x mean the same.
-	// That keeps parsePath(formatPath(segs)) identical to segs.
+	// Quoted marks a canonical decimal written ["42"]: an object key, never
+	// an index. parsePath sets it only then (["x"] and x mean the same), so
+	// that parsePath(formatPath(segs)) is segs.
 	Quoted bool
 }
 
@@ -109,7 +104,6 @@ func pathSyntaxError(offset int, problem string) error {
 	return fmt.Errorf("at byte %d: %s", offset, problem)
 }
 
-// quoteByte names a byte in an error message readably.
 func quoteByte(b byte) string {
 	if b < utf8.RuneSelf {
 		return strconv.QuoteRune(rune(b))
@@ -217,7 +211,6 @@ func appendUnescaped(buf []byte, s string, i int) ([]byte, int, error) {
 	return nil, 0, pathSyntaxError(i, "invalid escape in a quoted key")
 }
 
-// hex4 decodes four hex digits at s[i:].
 func hex4(s string, i int) (rune, bool) {
 	if i+4 > len(s) {
 		return 0, false
@@ -257,8 +250,8 @@ func appendPathSegment(buf []byte, seg pathSegment) []byte {
 	return appendPathKey(buf, seg.Key)
 }
 
-// appendPathKey appends the object key to a path being built in buf: ".key",
-// or "key" when buf is empty, or ["key"] when the key needs quoting.
+// appendPathKey appends the object key: ".key", or "key" first, or ["key"]
+// when the key needs quoting.
 func appendPathKey(buf []byte, key string) []byte {
 	if !needsQuoting(key) {
 		if len(buf) > 0 {
@@ -272,8 +265,7 @@ func appendPathKey(buf []byte, key string) []byte {
 	return append(buf, ']')
 }
 
-// appendPathIndex appends the array index i (i ≥ 0) to a path being built in
-// buf: ".17", or "17" when buf is empty.
+// appendPathIndex appends the array index i (i ≥ 0): ".17", or "17" first.
 func appendPathIndex(buf []byte, i int) []byte {
 	if len(buf) > 0 {
 		buf = append(buf, '.')
@@ -287,14 +279,7 @@ func needsQuoting(key string) bool {
 	return key == "" || allDigits(key) || strings.ContainsAny(key, `.[]"`)
 }
 
-func allDigits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return s != ""
-}
+func allDigits(s string) bool { return s != "" && strings.Trim(s, "0123456789") == "" }
 
 // isCanonicalDecimal reports whether s is how an index is written: digits
 // with no leading zero except "0" itself.
@@ -314,16 +299,13 @@ func parseIndex(seg pathSegment) (int, bool) {
 		return 0, false
 	}
 	n, err := strconv.Atoi(seg.Key)
-	if err != nil {
-		// Only the range can fail for a canonical decimal: no array is
-		// that long, whatever the size of int.
+	if err != nil { // only the range can fail for a canonical decimal
 		return indexPastInt, true
 	}
 	return n, true
 }
 
-// indexPastInt stands for an index past the range of int; it is at least
-// every array's length, so it always misses.
+// indexPastInt stands for an index past the range of int: it always misses.
 const indexPastInt = int(^uint(0) >> 1)
 
 // smallestKeys returns the first limit keys of m in sorted order; never

@@ -108,8 +108,8 @@ func nestingExceeds(data []byte, limit int) bool {
 	return false
 }
 
-// eachMember calls fn for each member of the JSON object data, in order,
-// until fn returns false. The name is decoded; value holds the raw bytes.
+// eachMember calls fn with each member of the JSON object data, its name
+// decoded, until fn returns false.
 func eachMember(data []byte, fn func(name string, value []byte) bool) error {
 	var bad bool
 	err := eachMemberRaw(data, func(quoted, value []byte) bool {
@@ -131,16 +131,13 @@ func eachMemberRaw(data []byte, fn func(quotedName, value []byte) bool) error {
 	return eachItem(data, '{', fn)
 }
 
-// eachElement calls fn for each element of the JSON array data until fn
-// returns false.
 func eachElement(data []byte, fn func(index int, value []byte) bool) error {
 	n := -1
 	return eachItem(data, '[', func(_, value []byte) bool { n++; return fn(n, value) })
 }
 
-// eachItem walks the object or the array (open) that data holds, calling fn
-// with each member's quoted name (nil in an array) and value until fn
-// returns false.
+// eachItem walks the object or the array (open) that data holds; in an
+// array the quoted name is nil.
 func eachItem(data []byte, open byte, fn func(quotedName, value []byte) bool) error {
 	closer, _, _ := container(open)
 	i := skipSpace(data, 0)
@@ -201,7 +198,6 @@ func wireString(raw []byte) (string, bool) {
 	return s, true
 }
 
-// rawKind names the JSON type of the raw value.
 func rawKind(v []byte) string {
 	i := skipSpace(v, 0)
 	if i >= len(v) {
@@ -227,13 +223,13 @@ func rawKind(v []byte) string {
 // are compared as bytes, so a lookup allocates nothing.
 func member(object []byte, name string) (value []byte, found bool, err error) {
 	err = eachMemberRaw(object, func(quoted, v []byte) bool {
-		if plain := quoted[1 : len(quoted)-1]; bytes.IndexByte(plain, '\\') < 0 && utf8.Valid(plain) {
-			if string(plain) == name {
-				value, found = v, true
-			}
-			return true
+		plain := quoted[1 : len(quoted)-1]
+		match := string(plain) == name
+		if bytes.IndexByte(plain, '\\') >= 0 || !utf8.Valid(plain) {
+			decoded, ok := wireString(quoted)
+			match = ok && decoded == name
 		}
-		if decoded, ok := wireString(quoted); ok && decoded == name {
+		if match {
 			value, found = v, true
 		}
 		return true
@@ -261,8 +257,7 @@ func resolveRaw(data []byte, segs []pathSegment) ([]byte, *pathMiss, error) {
 	return current, nil, nil
 }
 
-// rawStep takes one step of resolveRaw: the member seg names on an object,
-// the element it indexes on an array, nothing on a scalar.
+// rawStep takes one step of resolveRaw; a scalar has no next.
 func rawStep(current []byte, seg pathSegment) (next []byte, found bool, err error) {
 	switch rawKind(current) {
 	case "object":
@@ -331,8 +326,7 @@ func rawMiss(root []byte, resolved []pathSegment, node []byte, failed pathSegmen
 	return miss, nil
 }
 
-// outlineEntry is one child of a value too large to return: where it is and
-// how many bytes of JSON it holds.
+// outlineEntry is one child of a value too large to return.
 type outlineEntry struct {
 	Path string `json:"path"`
 	Type string `json:"type"`
@@ -388,17 +382,14 @@ func compactJSON(data []byte) []byte {
 	return data
 }
 
-// Adapter text is not always UTF-8, and MCP output must be. One rule
-// replaces what is not, everywhere the server re-encodes adapter text:
-// each byte that does not start a valid UTF-8 sequence becomes one U+FFFD,
-// so FF FE becomes two. That is encoding/json's rule (Marshal and Unmarshal
-// both), which already decides for every decoded value (diffs, keys listed
-// in a miss), so following it makes a value read raw and the same value read
-// decoded come out identical. The other common rule (bytes.ToValidUTF8 and
-// WHATWG give one U+FFFD per run or per maximal subpart) would disagree with
-// encoding/json, and structuredContent would differ from its text item.
-// appendJSONString applies the rule to strings it writes, validUTF8 to whole
-// messages on their way out.
+// Adapter text is not always UTF-8, and MCP output must be. Wherever the
+// server re-encodes adapter text, each byte that does not start a valid
+// UTF-8 sequence becomes one U+FFFD (FF FE becomes two): encoding/json's
+// rule, which already decides for every decoded value (diffs, keys listed
+// in a miss), so a value read raw and read decoded come out identical. One
+// U+FFFD per run (bytes.ToValidUTF8, WHATWG) would make structuredContent
+// differ from its text item. appendJSONString applies the rule to the
+// strings it writes, validUTF8 to whole messages on their way out.
 
 // validUTF8 returns data with each byte that does not start a valid UTF-8
 // sequence replaced by U+FFFD, copying only when there is such a byte.
@@ -433,10 +424,9 @@ var (
 	jsonUnescape = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 )
 
-// appendJSONString appends s as a JSON string. Each invalid UTF-8 byte
-// becomes U+FFFD (the rule above) so that output stays valid UTF-8, unless
-// verbatim is set: path keys keep
-// their bytes so that formatting and parsing a path round-trips exactly.
+// appendJSONString appends s as a JSON string, each invalid UTF-8 byte as
+// U+FFFD (the rule above) unless verbatim is set: path keys keep their bytes
+// so that formatting and parsing a path round-trips exactly.
 func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')

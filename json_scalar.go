@@ -3,6 +3,7 @@ package main
 // Reading one raw JSON scalar without decoding the document around it.
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -43,10 +44,10 @@ func decimalInteger(text []byte) (n int64, inRange, ok bool) {
 	// ParseInt stops at the first overflow, before it has seen a point or
 	// an exponent (18700000000009998780e-1 fits), so its overflow decides
 	// only for a plain integer; ParseFloat reads the rest below.
-	beyond := isRangeError(err) && !strings.ContainsAny(string(text), ".eE")
+	beyond := errors.Is(err, strconv.ErrRange) && !strings.ContainsAny(string(text), ".eE")
 	f, err := strconv.ParseFloat(string(text), 64)
 	switch {
-	case err != nil && !isRangeError(err), f != math.Trunc(f), f == 0 && nonZeroMantissa(text):
+	case err != nil && !errors.Is(err, strconv.ErrRange), f != math.Trunc(f), f == 0 && nonZeroMantissa(text):
 		return 0, false, false
 	case f >= math.MaxInt64, beyond && f > 0:
 		return math.MaxInt64, false, true
@@ -61,11 +62,6 @@ func decimalInteger(text []byte) (n int64, inRange, ok bool) {
 func nonZeroMantissa(v []byte) bool {
 	mantissa, _, _ := strings.Cut(strings.ToLower(string(v)), "e")
 	return strings.ContainsAny(mantissa, "123456789")
-}
-
-func isRangeError(err error) bool {
-	ne, ok := err.(*strconv.NumError)
-	return ok && ne.Err == strconv.ErrRange
 }
 
 // clipJSON quotes a raw JSON value for an error message, shortened.

@@ -17,7 +17,7 @@ const scanMaxDepth = 10000
 
 // scanObject validates data as exactly one JSON object (surrounding
 // whitespace allowed) and calls fn with each member's key, unescaped, and
-// raw value, in order. fn's error stops the walk. Both slices alias data.
+// raw value until fn returns an error. Both slices alias data.
 func scanObject(data []byte, fn func(key, value []byte) error) error {
 	return scanTop(data, '{', fn)
 }
@@ -29,8 +29,7 @@ func scanArray(data []byte, fn func(i int, value []byte) error) error {
 	return scanTop(data, '[', func(_, value []byte) error { i++; return fn(i, value) })
 }
 
-// scanTop walks the container data holds, as scanObject does, and checks
-// that nothing follows it.
+// scanTop walks the container data holds and checks that nothing follows.
 func scanTop(data []byte, open byte, fn func(key, value []byte) error) error {
 	s := jsonScanner{data: data}
 	if err := s.items(open, fn); err != nil {
@@ -127,7 +126,7 @@ func (s *jsonScanner) items(open byte, fn func(key, value []byte) error) error {
 	}
 }
 
-// key reads `"key" :` (with whitespace) and returns the key, unescaped.
+// key reads `"key" :` and returns the key, unescaped.
 func (s *jsonScanner) key() ([]byte, error) {
 	s.skipSpace()
 	start := s.pos
@@ -214,7 +213,7 @@ var jsonStringStop = func() (t [256]bool) {
 	return t
 }()
 
-// skipValue consumes one value of any kind at s.pos, validating it.
+// skipValue consumes and validates the value at s.pos.
 func (s *jsonScanner) skipValue() error {
 	// open holds the containers entered and not yet left: '{' or '['.
 	var openBuf [64]byte
@@ -255,7 +254,6 @@ func (s *jsonScanner) skipValue() error {
 	}
 }
 
-// scalar consumes the string, number or literal at s.pos, validating it.
 func (s *jsonScanner) scalar() error {
 	switch c := s.data[s.pos]; {
 	case c == '"':

@@ -116,7 +116,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	if checking {
 		cfg, opts, err = loadCheckConfig(args[1:], os.Getenv)
 	} else {
-		cfg, err = loadConfig(args, os.Getenv)
+		cfg, err = loadConfigFlags(args, os.Getenv, nil)
 	}
 	switch {
 	case err != nil:
@@ -235,12 +235,10 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 	sessions = newSessionRegistry(cfg, logger, srv.link.events)
 	srv.link.sessions = sessions
 	q := adapterQueries{cfg: cfg, link: srv.link, sessions: sessions}
-	// Release builds' stacks are mapped with their source maps
-	// (symbolicate_local.go).
+	// Release builds' stacks are mapped with their source maps (symbolicate_local.go).
 	mapper = &sourceMapper{maps: newReleaseMaps(cfg)}
 	if cfg.MetroURL != "" {
-		// Stacks are mapped to source through Metro's /symbolicate, for
-		// every kind of app (symbolicate_client.go).
+		// Metro's /symbolicate maps every kind of app's stacks (symbolicate_client.go).
 		stacks := newSymbolicator(cfg.MetroURL)
 		mapper.metro = stacks
 		wg.Go(func() { stacks.run(ctx) })

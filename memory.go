@@ -37,25 +37,17 @@ type reclaimer struct {
 	baseline      uint64 // retained just after the last return
 }
 
-// observe takes the sample of one tick and reports whether to return memory now.
-func (r *reclaimer) observe(s memSample) bool {
-	idle := r.sampled && s.allocated-r.lastAllocated < reclaimIdleBytes
-	r.sampled, r.lastAllocated = true, s.allocated
-	return idle && s.retained > max(reclaimFloor, 2*r.baseline)
-}
-
-// returned records the sample taken just after memory was returned.
-func (r *reclaimer) returned(s memSample) {
-	r.baseline, r.lastAllocated = s.retained, s.allocated
-}
-
 // tick takes the sample of one tick and, after a burst, once the server is
 // idle, calls release and records the sample taken just after it. Tests
 // inject the samples and the release.
 func (r *reclaimer) tick(sample func() memSample, release func()) {
-	if r.observe(sample()) {
+	s := sample()
+	idle := r.sampled && s.allocated-r.lastAllocated < reclaimIdleBytes
+	r.sampled, r.lastAllocated = true, s.allocated
+	if idle && s.retained > max(reclaimFloor, 2*r.baseline) {
 		release()
-		r.returned(sample())
+		s = sample()
+		r.baseline, r.lastAllocated = s.retained, s.allocated
 	}
 }
 
@@ -68,17 +60,11 @@ func runReclaimer(ctx context.Context) {
 	every(ctx, reclaimInterval, func() bool { r.tick(readMemSample, debug.FreeOSMemory); return true })
 }
 
-// memMetrics are the runtime/metrics names readMemSample reads, in order.
-var memMetrics = []string{
-	"/gc/heap/allocs:bytes",
-	"/memory/classes/total:bytes",
-	"/memory/classes/heap/released:bytes",
-}
-
 func readMemSample() memSample {
-	samples := make([]metrics.Sample, len(memMetrics))
-	for i, name := range memMetrics {
-		samples[i].Name = name
+	samples := []metrics.Sample{
+		{Name: "/gc/heap/allocs:bytes"},
+		{Name: "/memory/classes/total:bytes"},
+		{Name: "/memory/classes/heap/released:bytes"},
 	}
 	metrics.Read(samples)
 	v := func(i int) uint64 {

@@ -47,10 +47,13 @@ func TestReclaimerDecisions(t *testing.T) {
 			var r reclaimer
 			var got []bool
 			for _, tk := range tc.ticks {
-				release := r.observe(memSample{allocated: tk.allocated, retained: tk.retained})
-				if release {
-					r.returned(memSample{allocated: tk.allocated, retained: tk.after})
-				}
+				samples := []memSample{{tk.allocated, tk.retained}, {tk.allocated, tk.after}}
+				release := false
+				r.tick(func() memSample {
+					s := samples[0]
+					samples = samples[1:]
+					return s
+				}, func() { release = true })
 				got = append(got, release)
 			}
 			if diff := cmp.Diff(tc.want, got); diff != "" {

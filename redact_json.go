@@ -240,7 +240,6 @@ func (w *jsonRedaction) member(i int) (int, memberCtx, error) {
 	return skipSpace(d, i+1), ctx, nil
 }
 
-// stringValue handles the string value data[i:end].
 func (w *jsonRedaction) stringValue(i, end int, ctx memberCtx) error {
 	d := w.data
 	content := d[i+1 : end-1]

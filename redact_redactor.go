@@ -13,11 +13,12 @@ import (
 //
 // Two kinds of rule apply. Values under a sensitive key name (password,
 // token, cookie, … matched within any key, ignoring case and the separators
-// - _ . and space) are hidden, objects and arrays keeping their shape. Strings that look like secrets — JWTs,
-// Bearer and Basic credentials, sk-, gh?_, xox?- and AKIA keys, PEM private
-// keys, sensitive URL query or form parameters, "Authorization: …" header
-// lines and "password": … inside embedded JSON — have the secret part
-// replaced wherever they appear, so a URL or a log line stays readable.
+// - _ . and space) are hidden, objects and arrays keeping their shape.
+// Strings that look like secrets — JWTs, Bearer and Basic credentials, sk-,
+// gh?_, xox?- and AKIA keys, PEM private keys, sensitive URL query or form
+// parameters, "Authorization: …" header lines and "password": … inside
+// embedded JSON — have the secret part replaced wherever they appear, so a
+// URL or a log line stays readable.
 //
 // The JSON walk is in redact_json.go; the text rules and the key name
 // matcher are in redact_text.go.
@@ -104,8 +105,7 @@ func (r *redactor) JSON(data []byte) []byte {
 	return data
 }
 
-// Text returns free text — a log message, a URL, a header value — with the
-// secret-looking parts replaced by "[REDACTED]".
+// Text redacts free text: a log message, a URL, a header value.
 func (r *redactor) Text(s string) string {
 	if r == nil {
 		return s
@@ -162,7 +162,6 @@ func (r *redactor) At(segs []pathSegment, value []byte) []byte {
 	return quotedMarker
 }
 
-// sensitivePath reports whether a canonical path has a sensitive key in it.
 func (r *redactor) sensitivePath(path string) bool {
 	segs, err := parsePath(path)
 	if err != nil {
@@ -171,7 +170,6 @@ func (r *redactor) sensitivePath(path string) bool {
 	return r.sensitiveSegments(segs)
 }
 
-// sensitiveSegments reports whether a sensitive key is one of segs.
 func (r *redactor) sensitiveSegments(segs []pathSegment) bool {
 	return slices.ContainsFunc(segs, func(seg pathSegment) bool { return r.keys.match([]byte(seg.Key)) })
 }

@@ -6,8 +6,8 @@ import (
 	"strings"
 )
 
-// The text rules of redaction (redact_redactor.go applies them): what a secret looks like in a
-// string.
+// The text rules of redaction (redact_redactor.go applies them): what a
+// secret looks like in a string.
 
 // textTrigger marks the bytes at which a text rule may match: each rule is
 // checked only where its rarest fixed character is.

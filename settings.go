@@ -74,15 +74,8 @@ type config struct {
 // validHostName reports whether h is a DNS host name: letters, digits,
 // hyphens, underscores and dots, no port.
 func validHostName(h string) bool {
-	if h == "" || len(h) > 253 {
-		return false
-	}
-	for _, r := range h {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return false
-		}
-	}
-	return true
+	const chars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._"
+	return h != "" && len(h) <= 253 && strings.Trim(h, chars) == ""
 }
 
 // isLoopbackHost reports whether host (no port) names this machine only.

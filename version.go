@@ -13,9 +13,7 @@ import (
 var version string
 
 // serverVersion is the server's version, reported to MCP clients and
-// adapters and printed by -version: the stamped one, else the main module's
-// version from the build info (a tag under go install, a pseudo-version in
-// a Git checkout), else devVersion. As a package-level variable it is
+// adapters and printed by -version. As a package-level variable it is
 // resolved before any other that uses it (serverInfoJSON).
 var serverVersion = resolveVersion(version, debug.ReadBuildInfo)
 
@@ -24,7 +22,8 @@ var serverVersion = resolveVersion(version, debug.ReadBuildInfo)
 const devVersion = "0.0.0-devel"
 
 // resolveVersion picks the version: the stamped one, else the main module's
-// from buildInfo without Go's leading "v" (so that a tag v1.2.3 and the npm
+// from buildInfo (a tag under go install, a pseudo-version in a Git
+// checkout) without Go's leading "v" (so that a tag v1.2.3 and the npm
 // release 1.2.3 report the same), else devVersion.
 func resolveVersion(stamped string, buildInfo func() (*debug.BuildInfo, bool)) string {
 	if v := strings.TrimSpace(stamped); v != "" {

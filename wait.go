@@ -27,7 +27,6 @@ func (b *backoff) next() time.Duration {
 	return d
 }
 
-// reset makes the next delay min again.
 func (b *backoff) reset() { b.cur = 0 }
 
 // sleepCtx waits d, or until ctx ends; it reports whether d passed.
