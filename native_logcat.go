@@ -95,11 +95,6 @@ func validLogcatStamp(s string) bool {
 	return true
 }
 
-// String prints l as threadtime does; parseLogcatLine reads it back.
-func (l logcatLine) String() string {
-	return fmt.Sprintf("%s %5d %5d %c %-8s: %s", l.Stamp, l.PID, l.TID, l.Level, l.Tag, l.Message)
-}
-
 // logcatTime places a threadtime stamp, which has no year nor zone, in
 // now's year and zone (the device's clock is taken as the host's); a stamp
 // more than a day ahead of now is last year's.
