@@ -304,7 +304,7 @@ type androidIntake struct {
 func newAndroidIntake(d *nativeDevice) *androidIntake {
 	asm := newLogcatAssembler(d.appOf, d.follows, d.pending.add)
 	asm.pidGeneration = d.pidGeneration
-	asm.waits = d.flushWaits()
+	asm.waits = nativeFlushWaits(d.follower.cfg.Tune.NativeFlush)
 	return &androidIntake{device: d, asm: asm}
 }
 

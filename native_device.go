@@ -440,11 +440,3 @@ func crashHeadline(kind string, lines []string) string {
 	}
 	return strings.TrimSpace(lines[0])
 }
-
-// flushWaits are the waits of d's assemblers: its follower's settings.
-func (d *nativeDevice) flushWaits() flushWaits {
-	if d.follower == nil {
-		return nativeFlushWaits(0)
-	}
-	return nativeFlushWaits(d.follower.cfg.Tune.NativeFlush)
-}

@@ -85,7 +85,7 @@ type simIntake struct {
 
 func newSimIntake(d *nativeDevice) *simIntake {
 	asm := newSimAssembler(d.pending.add)
-	asm.waits = d.flushWaits()
+	asm.waits = nativeFlushWaits(d.follower.cfg.Tune.NativeFlush)
 	return &simIntake{device: d, asm: asm}
 }
 
