@@ -421,10 +421,7 @@ func fatalSignalProcess(msg string) string {
 	if i < 0 {
 		return ""
 	}
-	_, name, ok := strings.Cut(msg[i:], "(")
-	if !ok {
-		return ""
-	}
+	_, name, _ := strings.Cut(msg[i:], "(") // "" when there is none
 	name, _, _ = strings.Cut(name, ")")
 	return name
 }
@@ -432,18 +429,15 @@ func fatalSignalProcess(msg string) string {
 // tombstoneProcess reads the tombstone's `pid: 4300, tid: 4321, name:
 // mqt_js  >>> com.example.shop <<<`.
 func tombstoneProcess(msg string) (pid int, pkg string, ok bool) {
-	rest, found := strings.CutPrefix(msg, "pid: ")
-	if !found {
-		return 0, "", false
-	}
+	rest, header := strings.CutPrefix(msg, "pid: ")
 	num, _, _ := strings.Cut(rest, ",")
 	pid, err := strconv.Atoi(num)
 	// The thread's name, which the app chooses, comes first: the last `>>> ` is the package's.
 	i := strings.LastIndex(rest, ">>> ")
-	if err != nil || pid <= 0 || i < 0 {
+	if !header || err != nil || pid <= 0 || i < 0 {
 		return 0, "", false
 	}
-	pkg, _, found = strings.Cut(rest[i+len(">>> "):], " <<<")
+	pkg, _, found := strings.Cut(rest[i+len(">>> "):], " <<<")
 	// A process of the app (com.example.shop:remote) is the app's.
 	pkg, _, _ = strings.Cut(pkg, ":")
 	return pid, pkg, found && pkg != ""
@@ -452,14 +446,9 @@ func tombstoneProcess(msg string) (pid int, pkg string, ok bool) {
 // activityStartProc reads ActivityManager's `Start proc 4300:com.example.shop/u0a123
 // for activity …`: the pid of an app's new process, often before its first line.
 func activityStartProc(msg string) (pid int, pkg string, ok bool) {
-	_, rest, found := strings.Cut(msg, "Start proc ")
-	if !found {
-		return 0, "", false
-	}
-	num, rest, found := strings.Cut(rest, ":")
-	if !found {
-		return 0, "", false
-	}
+	// Without "Start proc ", num is left empty; without the colon after it, pkg is.
+	_, rest, _ := strings.Cut(msg, "Start proc ")
+	num, rest, _ := strings.Cut(rest, ":")
 	pid, err := strconv.Atoi(num)
 	pkg, _, _ = strings.Cut(rest, "/")
 	pkg, _, _ = strings.Cut(pkg, " ")
