@@ -108,25 +108,22 @@ func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error)
 	if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
 		out, err = nil, nil // it named none
 	}
-	if err != nil {
-		d.setAskFailedBy(err)
-		return
+	if d.asked(err) {
+		d.setPIDsSince(app, parsePidof(string(out)), since)
 	}
-	d.setAskFailed("")
-	d.setPIDsSince(app, parsePidof(string(out)), since)
 }
 
-// setAskFailedBy keeps why a lookup could not ask the device: the tool's
-// words on stderr, else the error.
-func (d *nativeDevice) setAskFailedBy(err error) {
-	d.setAskFailed(cmp.Or(saidOnStderr(err), err.Error()))
-}
-
-// setAskFailed keeps why adb could not ask the device ("" once it could).
-func (d *nativeDevice) setAskFailed(said string) {
+// asked reports whether a lookup that ended in err could ask the device,
+// and keeps why not: the tool's words on stderr, else err ("" once it could).
+func (d *nativeDevice) asked(err error) bool {
+	said := ""
+	if err != nil {
+		said = cmp.Or(saidOnStderr(err), err.Error())
+	}
 	d.mu.Lock()
 	d.askFailed = said
 	d.mu.Unlock()
+	return err == nil
 }
 
 // setListingSaid takes the listing's words beside the device's state

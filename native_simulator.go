@@ -30,14 +30,9 @@ func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	d.everyPoll(ctx, func() {
 		since, apps := d.pidGeneration(), d.followedApps()
 		out, err := d.follower.runner.output(ctx, cmd)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !d.asked(err) {
 			return
 		}
-		if err != nil {
-			d.setAskFailedBy(err)
-			return
-		}
-		d.setAskFailed("")
 		running := parseLaunchctlList(string(out), apps)
 		for _, app := range apps {
 			d.setPIDsSince(app, running[app], since)
