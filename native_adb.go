@@ -70,6 +70,12 @@ func parsePidof(out string) []int {
 const maxAppPIDs = 64
 
 // lookUpPIDs looks up the followed apps' pids every poll until ctx ends.
+// pidof runs and names the pids; or it runs and names none (exit status 1
+// with nothing on stderr, or nothing at all from a device without
+// shell_v2, which carries no status); or adb cannot ask (its own `error:
+// device offline`, `unauthorized`, `not found`, `more than one device`,
+// `closed`, all exit status 1 too, or a timeout): that says nothing about
+// the app, whose pids stay, and the device notes why.
 func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 	d.everyPoll(ctx, func() {
 		apps := d.followedApps()
@@ -84,7 +90,13 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			d.lookedUp(app, since, out, err)
+			var exit *exec.ExitError
+			if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
+				out, err = nil, nil // it named none
+			}
+			if d.asked(err) {
+				d.setPIDsSince(app, parsePidof(string(out)), since)
+			}
 		}
 	})
 }
@@ -94,23 +106,6 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 	look()
 	every(ctx, d.follower.pollEvery, func() bool { look(); return true })
-}
-
-// lookedUp takes one pidof answer for app, asked when the pid generation
-// was since. pidof ran and named the pids; or it ran and named none (exit
-// status 1 with nothing on stderr, or nothing at all from a device without
-// shell_v2, which carries no status); or adb could not ask (its own
-// `error: device offline`, `unauthorized`, `not found`, `more than one
-// device`, `closed`, all exit status 1 too, or a timeout): that says
-// nothing about the app, whose pids stay, and the device notes why.
-func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error) {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
-		out, err = nil, nil // it named none
-	}
-	if d.asked(err) {
-		d.setPIDsSince(app, parsePidof(string(out)), since)
-	}
 }
 
 // asked reports whether a lookup that ended in err could ask the device,

@@ -423,20 +423,3 @@ func (d *nativeDevice) deliver() {
 func splitLines(s string, n int) []string {
 	return strings.SplitN(s, "\n", n+1)[:min(n, strings.Count(s, "\n")+1)]
 }
-
-// crashHeadline picks the line that says what the crash was: the
-// exception after FATAL EXCEPTION and Process, the signal line, the
-// uncaught exception's reason.
-func crashHeadline(kind string, lines []string) string {
-	if kind == nativeCrashJS {
-		return jsCrashHeadline(lines)
-	}
-	if kind == nativeCrashJava {
-		for _, l := range lines {
-			if !strings.HasPrefix(l, "FATAL EXCEPTION") && !strings.HasPrefix(l, "Process: ") {
-				return strings.TrimSpace(l)
-			}
-		}
-	}
-	return strings.TrimSpace(lines[0])
-}

@@ -101,11 +101,16 @@ func dropKnown(folded, lines []string) []string {
 	return slices.DeleteFunc(slices.Clone(folded), func(l string) bool { return have[l] })
 }
 
-// jsCrashHeadline is a JavaScript crash's thrown message.
-func jsCrashHeadline(lines []string) string {
+// crashHeadline picks the line that says what the crash was: the
+// exception after FATAL EXCEPTION and Process, a JavaScript crash's thrown
+// message, the signal line, the uncaught exception's reason.
+func crashHeadline(kind string, lines []string) string {
 	for _, l := range lines {
-		if isJSException(l) || strings.Contains(l, "Unhandled JS Exception: ") {
+		switch {
+		case kind == nativeCrashJS && (isJSException(l) || strings.Contains(l, "Unhandled JS Exception: ")):
 			return thrownJSMessage(l)
+		case kind == nativeCrashJava && !strings.HasPrefix(l, "FATAL EXCEPTION") && !strings.HasPrefix(l, "Process: "):
+			return strings.TrimSpace(l)
 		}
 	}
 	return strings.TrimSpace(lines[0])
