@@ -11,13 +11,8 @@ package main
 //     pid, then the tombstone, which crash_dump writes under tag DEBUG with
 //     its own pid: the tombstone is attributed by its `>>> package <<<` line
 //     and joined to the signal line of that pid;
-//   - a JavaScript crash (nativeCrashJS): on Android a Java crash whose
-//     exception is React Native's `JavascriptException: <message>, stack:`,
-//     its JavaScript frames (`name@line:column`) kept verbatim, one a line;
-//     on iOS an uncaught `RCTFatalException` (`Unhandled JS Exception: …`).
-//     The `E ReactNativeJS` line (iOS: the `Unhandled JS Exception` event)
-//     that React Native logs just before it, with the same message, is
-//     folded into it (native_jscrash.go);
+//   - a JavaScript crash (nativeCrashJS): React Native's uncaught error,
+//     with the console report it logs just before folded in (native_jscrash.go);
 //   - on iOS, `*** Terminating app due to uncaught exception …` and what the
 //     process logs after it (the call stack) (native_simcrash.go).
 //
@@ -41,11 +36,7 @@ import (
 )
 
 const (
-	// nativeIdleFlush is how long after its last line an entry or a crash
-	// is emitted.
-	nativeIdleFlush = 500 * time.Millisecond
-	// nativeTombstoneWait is how long a native crash waits for its
-	// tombstone after the signal line.
+	nativeIdleFlush     = 500 * time.Millisecond
 	nativeTombstoneWait = 2 * time.Second
 	// maxEntryLines and maxEntryBytes bound one entry; the lines beyond are
 	// counted in its last line.
@@ -306,7 +297,6 @@ func (a *logcatAssembler) flushPID(pid int) {
 	a.finishKey(groupKey{roleNative, pid})
 }
 
-// finishKey emits the group open under k, if any, and closes it.
 func (a *logcatAssembler) finishKey(k groupKey) {
 	if g := a.groups[k]; g != nil {
 		a.finish(g)
@@ -342,14 +332,11 @@ func (a *logcatAssembler) emitJSError() {
 	}
 }
 
-// waitsForTombstone says whether g is a native crash whose tombstone has
-// not come yet.
 func (g *entryGroup) waitsForTombstone() bool {
 	return g.entry.Crash == nativeCrashNative && !g.tombstone
 }
 
-// tombstoneWaits lists the apps whose native crash waits for its
-// tombstone, sorted.
+// tombstoneWaits lists, sorted, the apps whose native crash waits for its tombstone.
 func (a *logcatAssembler) tombstoneWaits() []string {
 	var apps []string
 	for _, g := range a.groups {

@@ -80,13 +80,10 @@ type nativeDevice struct {
 	// has come or its wait is over.
 	waits    []string
 	endsHeld map[string]bool
-	// learnt (pid learnt from the log → pidGen then), askFailed (adb's
-	// words when it last could not ask the device, "" once it could) and
-	// listingSaid (the listing's words that askFailed last took) are
-	// native_adb.go's, guarded by mu too.
-	learnt      map[int]uint64
-	askFailed   string
-	listingSaid string
+	// native_adb.go's:
+	learnt      map[int]uint64 // pid learnt from the log → pidGen then
+	askFailed   string         // adb's words when it last could not ask the device, "" once it could
+	listingSaid string         // the listing's words that askFailed last took
 
 	pending pendingEntries // the consumer goroutine's
 	endWake chan struct{}  // wakes the consumer when endsDue has apps
@@ -116,7 +113,6 @@ func (d *nativeDevice) stop() {
 	}
 }
 
-// finished reports whether no follower of the device runs.
 func (d *nativeDevice) finished() bool {
 	return d.done == nil || isClosed(d.done)
 }
@@ -169,9 +165,8 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		// A restarted logcat (-T 1) prints the last line again: the line
-		// last read is skipped once after a restart. The line callback runs
-		// on the runner's reader goroutine, ended on this one once that
-		// run's reader has returned: never both at once.
+		// last read is skipped once after a restart. The two callbacks
+		// never run at once (see the top of the file).
 		var last []byte
 		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
@@ -387,7 +382,6 @@ type pendingEntries struct {
 	entries map[string][]nativeEntry
 }
 
-// add collects an entry of app for the next delivery.
 func (p *pendingEntries) add(app string, e nativeEntry) {
 	if p.entries == nil {
 		p.entries = map[string][]nativeEntry{}
@@ -398,7 +392,6 @@ func (p *pendingEntries) add(app string, e nativeEntry) {
 	p.entries[app] = append(p.entries[app], e)
 }
 
-// deliver hands the batch's entries to the sink, app by app.
 func (d *nativeDevice) deliver() {
 	for _, app := range d.pending.apps {
 		entries := d.pending.entries[app]
