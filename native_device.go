@@ -82,7 +82,7 @@ type nativeDevice struct {
 	endsHeld map[string]bool
 	// native_adb.go's:
 	learnt      map[int]uint64 // pid learnt from the log → pidGen then
-	askFailed   string         // adb's words when it last could not ask the device, "" once it could
+	askFailed   string         // why adb last could not ask the device, "" once it could
 	listingSaid string         // the listing's words that askFailed last took
 
 	pending pendingEntries // the consumer goroutine's
