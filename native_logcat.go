@@ -30,8 +30,7 @@ type logcatLine struct {
 
 var errLogcatLine = errors.New("not a logcat threadtime line")
 
-// logcatStampLen is the length of "MM-DD HH:MM:SS.mmm".
-const logcatStampLen = 18
+const logcatStampLen = len("MM-DD HH:MM:SS.mmm")
 
 // parseLogcatLine reads one line (without its newline).
 func parseLogcatLine(line string) (logcatLine, error) {

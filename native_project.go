@@ -31,8 +31,7 @@ const (
 	// maxProjectFileBytes bounds what is read of one project file: real
 	// ones are a few kilobytes (a large app's project.pbxproj some hundreds).
 	maxProjectFileBytes = 2 << 20
-	// maxXcodeProjects bounds the iOS projects read.
-	maxXcodeProjects = 4
+	maxXcodeProjects    = 4
 )
 
 // Where a followed app id came from, besides a project file's path.
@@ -104,8 +103,7 @@ func (p *projectAppIDs) read(dir string) []nativeAppSource {
 	return p.ids
 }
 
-// projectPaths lists the files of dir that may name app ids, with their
-// readers.
+// projectPaths lists dir's files that may name app ids, with their readers.
 func projectPaths(dir string) []projectFile {
 	var files []projectFile
 	for _, f := range projectFiles {
@@ -119,7 +117,6 @@ func projectPaths(dir string) []projectFile {
 	return files
 }
 
-// readProjectFile reads path's first maxProjectFileBytes.
 func readProjectFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {

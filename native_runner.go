@@ -161,8 +161,6 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 	return failed(c, cmd, err)
 }
 
-// readLines reads lines of at most maxNativeLine bytes, cutting and
-// counting longer ones.
 func (r *nativeRunner) readLines(src io.Reader, line func([]byte)) error {
 	lr := newLineReader(src, maxNativeLine, cutLongLines)
 	for {

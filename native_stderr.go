@@ -173,7 +173,6 @@ func (r *nativeRunner) adbServerLine(line string) {
 	}
 }
 
-// serverStart is the last start of the adb server an adb command made.
 func (r *nativeRunner) serverStart() nativeServerStart {
 	r.mu.Lock()
 	defer r.mu.Unlock()
