@@ -148,9 +148,7 @@ type logcatAssembler struct {
 	emit    func(app string, e nativeEntry)
 
 	message *entryGroup // the open multi-line message
-	// jsError is the app's last JavaScript console error, held until it is
-	// due or the app's next entry goes out: a JavaScript crash that follows
-	// folds it in (foldJSReport).
+	// jsError is the held JavaScript console error (finish, foldJSReport).
 	jsError *entryGroup
 	groups  map[groupKey]*entryGroup
 	pending pendingLines // lines of pids no app owns yet
@@ -165,7 +163,6 @@ func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit 
 	return &logcatAssembler{appOf: appOf, follows: follows, emit: emit, groups: map[groupKey]*entryGroup{}, waits: nativeFlushWaits(0)}
 }
 
-// add takes one line, arrived at now.
 func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 	if a.pending.has(l.PID) && a.appOf(l.PID) != "" {
 		// The pid is now an app's: its earlier lines come first.
@@ -390,8 +387,7 @@ func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
 	return earliestDue(a.waits, append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
 }
 
-// earliestDue is when the first of groups is due, nil ones aside; ok is
-// false when there is none.
+// earliestDue is when the first of groups (nil ones aside) is due; ok is false for none.
 func earliestDue(w flushWaits, groups []*entryGroup) (at time.Time, ok bool) {
 	for _, g := range groups {
 		if g != nil && (!ok || g.due(w).Before(at)) {

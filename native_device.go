@@ -65,21 +65,18 @@ type nativeDevice struct {
 	// ended, and the next follow carries on with them.
 	keepApps atomic.Bool
 
-	mu      sync.Mutex
-	name    string
-	state   string
-	apps    []string
-	pids    map[string][]int // app → its pids (Android)
-	pidApp  map[int]string   // pid → app (Android)
-	pidGen  uint64           // counts the pids added to pidApp
-	ended   string
-	running map[string]bool // apps that had pids or lines since they last ended
-	endsDue map[string]bool // apps whose last process ended, not yet told
-	// waits are the apps whose native crash waits for its tombstone (the
-	// consumer's last flush said so): their ends stay due, held, until it
-	// has come or its wait is over.
-	waits    []string
-	endsHeld map[string]bool
+	mu       sync.Mutex
+	name     string
+	state    string
+	apps     []string
+	pids     map[string][]int // app → its pids (Android)
+	pidApp   map[int]string   // pid → app (Android)
+	pidGen   uint64           // counts the pids added to pidApp
+	ended    string
+	running  map[string]bool // apps that had pids or lines since they last ended
+	endsDue  map[string]bool // apps whose last process ended, not yet told
+	waits    []string        // apps whose native crash waits for its tombstone (holdEnds)
+	endsHeld map[string]bool // ends due, held for such a crash
 	// native_adb.go's:
 	learnt      map[int]uint64 // pid learnt from the log → pidGen then
 	askFailed   string         // why adb last could not ask the device, "" once it could
@@ -235,9 +232,8 @@ func (d *nativeDevice) appEnded(app string) {
 	wake(d.endWake)
 }
 
-// takeEndsDue returns the apps whose ends are due, in order, and forgets
-// them; an app whose native crash waits for its tombstone stays due,
-// held (holdEnds).
+// takeEndsDue returns, sorted, and forgets the apps whose ends are due,
+// but for those held for a tombstone (holdEnds).
 func (d *nativeDevice) takeEndsDue() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -375,8 +371,7 @@ func (d *nativeDevice) consume(ctx context.Context, lines *nativeLines, intake d
 	}
 }
 
-// pending holds the entries of the batch being read, per app; only the
-// consumer's goroutine touches it.
+// pendingEntries holds the entries of the batch being read, per app.
 type pendingEntries struct {
 	apps    []string
 	entries map[string][]nativeEntry
