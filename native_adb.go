@@ -142,9 +142,7 @@ func (d *nativeDevice) setListingSaid(said string, ready bool) {
 // setPIDsSince installs app's pids from a lookup asked when the pid
 // generation was since: a pid it does not name is dropped, unless the log
 // taught it after the lookup was asked (its process may be newer than the
-// answer). It tells the sink when the app's last process has gone, and
-// wakes the consumer when a pid is new: the lines that pid logged before
-// it was known are waiting (native_pending.go).
+// answer).
 func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	d.mu.Lock()
 	keep := slices.Clone(pids[:min(len(pids), maxAppPIDs)])
@@ -180,9 +178,8 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	d.pidsChanged(emptied, added)
 }
 
-// pidsChanged tells the sink about apps whose last process has gone
-// (once their last lines, their crash, are delivered), and wakes the
-// consumer when a pid is new.
+// pidsChanged ends the apps whose last process has gone (appEnded), and
+// wakes the consumer when a pid is new.
 func (d *nativeDevice) pidsChanged(emptied []string, added bool) {
 	for _, app := range emptied {
 		d.appEnded(app)
