@@ -70,8 +70,7 @@ type projectAppIDs struct {
 	sources []nativeAppSource // the last list followed (apps), for the health check
 }
 
-// read returns the app ids that the project in dir names ("" is the
-// working directory), read again when its files have changed.
+// read returns the app ids the project in dir names, read again when its files change.
 func (p *projectAppIDs) read(dir string) []nativeAppSource {
 	if abs, err := filepath.Abs(dir); err == nil { // "" is the working directory
 		dir = abs
@@ -177,9 +176,8 @@ func parseExpoConfigScript(text string) []string {
 	return ids
 }
 
-// parseExpoAppJSON reads app.json: expo.android.package and
-// expo.ios.bundleIdentifier (an app.json without the expo key has them at
-// its top).
+// parseExpoAppJSON reads app.json's expo.android.package and
+// expo.ios.bundleIdentifier (at the top when there is no expo key).
 func parseExpoAppJSON(text string) []string {
 	type config struct {
 		Android struct {
@@ -203,9 +201,8 @@ func parseExpoAppJSON(text string) []string {
 	return slices.DeleteFunc([]string{c.Android.Package, c.IOS.BundleIdentifier}, func(id string) bool { return id == "" })
 }
 
-// parsePBXBundleIDs reads an Xcode project: the PRODUCT_BUNDLE_IDENTIFIER
-// of each buildSettings block that is not a test target's, those built
-// from variables left out.
+// parsePBXBundleIDs reads an Xcode project's PRODUCT_BUNDLE_IDENTIFIERs,
+// but for test targets' and those built from variables.
 func parsePBXBundleIDs(text string) []string {
 	var ids []string
 	for _, block := range strings.Split(text, "buildSettings = {")[1:] {

@@ -28,8 +28,7 @@ const (
 // for their own terminal would silence the whole capture.
 const nativeLogTagsEnv = "ANDROID_LOG_TAGS"
 
-// childEnv is env without ANDROID_LOG_TAGS, and the value it had ("" when
-// it was not set or empty).
+// childEnv is env without ANDROID_LOG_TAGS, and the value it had ("" for none).
 func childEnv(env []string) (kept []string, logTags string) {
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, nativeLogTagsEnv+"="); ok {
@@ -106,8 +105,7 @@ func (t *stderrTail) kept() []string {
 	return lines
 }
 
-// nativeCommandError is a command that failed, with the last lines it
-// wrote on its standard error.
+// nativeCommandError is a command that failed, with its last stderr lines.
 type nativeCommandError struct {
 	Command string
 	Err     error
