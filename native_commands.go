@@ -46,7 +46,6 @@ const (
 	cmdSimctlApps
 )
 
-// nativeCommand is one command line: the tool and its arguments.
 type nativeCommand struct {
 	tool string // nativeToolADB or nativeToolXcrun
 	args []string

@@ -30,9 +30,8 @@ const (
 	// nativeIntake bounds the lines waiting to be read, per device; lines
 	// beyond it are dropped and counted.
 	nativeIntake = 4096
-	// maxNativeApps bounds the apps followed at once.
-	maxNativeApps = 32
-	// maxNativeDevices bounds the Android devices followed at once.
+	// maxNativeApps and maxNativeDevices (Android's) bound what is followed at once.
+	maxNativeApps    = 32
 	maxNativeDevices = 16
 	// nativeServerGracePolls is how many polls after an adb command
 	// started the adb server (again) a device it does not list is kept: a
@@ -101,8 +100,7 @@ type nativeCrashStatus struct {
 type nativeStatus struct {
 	ADB, Xcrun string // the tools found; "" when not
 	ListError  string // why the last device listing failed; what is followed stays so
-	// ADBServer is the last start of the adb server an adb command of
-	// ours made (zero when none did).
+	// ADBServer is the last adb server start an adb command of ours made (zero: none).
 	ADBServer nativeServerStart
 	// LogTags is ANDROID_LOG_TAGS as it was set, ignored ("" when unset).
 	LogTags   string
@@ -206,8 +204,7 @@ func (f *nativeFollower) run(ctx context.Context) {
 	}
 }
 
-// nativeListings are the device listings, one a platform: `adb devices -l`
-// and `simctl list devices booted -j`, run when their tool was found.
+// nativeListings are the device listings, one a platform, run when their tool was found.
 var nativeListings = []struct {
 	platform string
 	cmd      nativeCommand

@@ -19,9 +19,8 @@ import (
 )
 
 // lookUpSimApps lists the simulator's running apps every poll until ctx
-// ends, and installs each followed app's pids as Android's lookups do
-// (setPIDsSince). A listing that fails says nothing of the apps and
-// changes nothing; the device keeps why, as it does when pidof cannot ask.
+// ends and installs each followed app's pids (setPIDsSince); a listing
+// that fails changes nothing, and the device keeps why (asked).
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	cmd, err := deviceCommand(cmdSimctlApps, d.id)
 	if err != nil {
