@@ -101,8 +101,7 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 	})
 }
 
-// everyPoll calls look at once, then every poll, until ctx ends: the pid
-// lookups of Android and of the simulators.
+// everyPoll calls look at once, then every poll, until ctx ends.
 func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 	look()
 	every(ctx, d.follower.pollEvery, func() bool { look(); return true })

@@ -16,9 +16,8 @@ package main
 //     line callback; the ended callback runs on keepStreaming's goroutine
 //     once that run's reader has returned, so the two never run at once.
 //  3. The line callback skips the line a restarted logcat repeats and puts
-//     the line into the follow's intake (nativeLines: a queue, ring.go,
-//     under its own lock, bounded in lines and bytes; a line refused is
-//     counted in device.dropped, as are lines left when the follow ends).
+//     the line into the follow's intake (nativeLines, under its own lock); a
+//     line refused is counted in device.dropped, as are those left at the end.
 //  4. The consumer, on the follow goroutine itself (consume), takes batches
 //     into the platform's deviceIntake: androidIntake parses logcat
 //     (native_logcat.go) into the logcatAssembler (native_crash.go), which

@@ -23,8 +23,6 @@ import (
 	"strings"
 )
 
-// jsFoldedHeader introduces the further lines of the console report that
-// a JavaScript crash folded in.
 const jsFoldedHeader = "React Native's console report of this error:"
 
 // isJSException reports whether an exception line (`class: message`) is

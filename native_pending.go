@@ -95,9 +95,8 @@ func (p *pendingLines) take(known func(pid int) bool) []pendingLine {
 	return taken
 }
 
-// replayPending hands the assembler the kept lines of the pids that are
-// now an app's (of those match accepts; every pid for nil), in their
-// order, as if their pid had been known when they arrived.
+// replayPending hands the assembler, in their order, the kept lines of the
+// pids now an app's (of those match accepts; every pid for nil).
 func (a *logcatAssembler) replayPending(match func(pid int) bool) {
 	apps := map[int]string{}
 	taken := a.pending.take(func(pid int) bool {

@@ -1,15 +1,13 @@
 package main
 
 // native_simulator.go is what is the iOS simulator's own: each log event
-// (native_simctl.go reads them, and the listings) attributed to a
-// followed app by what it says of its process: a subsystem under the
-// bundle id, or an executable inside the app's bundle (Shop.app for
-// com.example.shop, compared as session names are: case, spaces, dots,
-// dashes and underscores aside); and the apps' processes tracked as
-// Android's are (native_adb.go): learnt from the app's own log events, and
-// looked up with `launchctl list` in the simulator every poll, so that an
-// app that exits while its simulator stays booted ends, and a relaunch
-// starts again.
+// (native_simctl.go reads them, and the listings) attributed to a followed
+// app by what it says of its process: a subsystem under the bundle id, or
+// an executable inside the app's bundle (Shop.app for com.example.shop:
+// namesApp); and the apps' processes tracked as Android's are
+// (native_adb.go): learnt from the app's own log events, and looked up
+// with `launchctl list` in the simulator every poll, so that an app that
+// exits while its simulator stays booted ends, and a relaunch starts again.
 
 import (
 	"context"
@@ -50,10 +48,9 @@ func simAppOf(l simLogLine, apps []string) string {
 	return ""
 }
 
-// namesApp is the one rule by which a name (a bundle's, an adapter's)
-// names the app whose package or bundle id is appID: it is the id or the
-// id's last dot-separated part, compared as appNameKey compares
-// ("Shop" ~ "com.example.shop"); here and in session_sameapp.go.
+// namesApp is the one rule, here and in session_sameapp.go, by which a name
+// (a bundle's, an adapter's) names the app appID: the id or its last
+// dot-separated part, compared by appNameKey ("Shop" ~ "com.example.shop").
 func namesApp(name, appID string) bool {
 	key := appNameKey(name)
 	return key != "" && (key == appNameKey(appID) || key == appNameKey(appID[strings.LastIndexByte(appID, '.')+1:]))

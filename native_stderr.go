@@ -147,9 +147,8 @@ func saidOnStderr(err error) string {
 	return ""
 }
 
-// nativeServerStart is the last time an adb command started the adb
-// server, and what it said then (the version clash that made it kill the
-// one running, or that none ran).
+// nativeServerStart is when an adb command last started the adb server,
+// and what it said then (the version clash that made it, or that none ran).
 type nativeServerStart struct {
 	At   time.Time
 	Said string

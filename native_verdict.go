@@ -145,9 +145,8 @@ type nativeEndStatus struct {
 	Reason      string // the crash's headline, the ANR's Reason, the verdict's line
 }
 
-// endVerdictSpan is how long after an app's end a broader verdict about
-// it (the kill and the death that follow a crash or an ANR) is taken as
-// the same end, not a new one.
+// endVerdictSpan is how long after an app's end (a crash, an ANR) the kill
+// and the death that follow are taken as the same end, not a new one.
 const endVerdictSpan = 10 * time.Second
 
 // appEnds keeps the last end of an app. Safe for concurrent use.
