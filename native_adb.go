@@ -70,6 +70,12 @@ func parsePidof(out string) []int {
 const maxAppPIDs = 64
 
 // lookUpPIDs looks up the followed apps' pids every poll until ctx ends.
+// pidof runs and names the pids; or it runs and names none (exit status 1
+// with nothing on stderr, or nothing at all from a device without
+// shell_v2, which carries no status); or adb cannot ask (its own `error:
+// device offline`, `unauthorized`, `not found`, `more than one device`,
+// `closed`, all exit status 1 too, or a timeout): that says nothing about
+// the app, whose pids stay, and the device notes why.
 func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 	d.everyPoll(ctx, func() {
 		apps := d.followedApps()
@@ -84,49 +90,34 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 			if ctx.Err() != nil {
 				return
 			}
-			d.lookedUp(app, since, out, err)
+			var exit *exec.ExitError
+			if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
+				out, err = nil, nil // it named none
+			}
+			if d.asked(err) {
+				d.setPIDsSince(app, parsePidof(string(out)), since)
+			}
 		}
 	})
 }
 
-// everyPoll calls look at once, then every poll, until ctx ends: the pid
-// lookups of Android and of the simulators.
+// everyPoll calls look at once, then every poll, until ctx ends.
 func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 	look()
 	every(ctx, d.follower.pollEvery, func() bool { look(); return true })
 }
 
-// lookedUp takes one pidof answer for app, asked when the pid generation
-// was since. pidof ran and named the pids; or it ran and named none (exit
-// status 1 with nothing on stderr, or nothing at all from a device without
-// shell_v2, which carries no status); or adb could not ask (its own
-// `error: device offline`, `unauthorized`, `not found`, `more than one
-// device`, `closed`, all exit status 1 too, or a timeout): that says
-// nothing about the app, whose pids stay, and the device notes why.
-func (d *nativeDevice) lookedUp(app string, since uint64, out []byte, err error) {
-	var exit *exec.ExitError
-	if errors.As(err, &exit) && exit.ExitCode() == 1 && saidOnStderr(err) == "" {
-		out, err = nil, nil // it named none
-	}
+// asked reports whether a lookup that ended in err could ask the device,
+// and keeps why not: the tool's words on stderr, else err ("" once it could).
+func (d *nativeDevice) asked(err error) bool {
+	said := ""
 	if err != nil {
-		d.setAskFailedBy(err)
-		return
+		said = cmp.Or(saidOnStderr(err), err.Error())
 	}
-	d.setAskFailed("")
-	d.setPIDsSince(app, parsePidof(string(out)), since)
-}
-
-// setAskFailedBy keeps why a lookup could not ask the device: the tool's
-// words on stderr, else the error.
-func (d *nativeDevice) setAskFailedBy(err error) {
-	d.setAskFailed(cmp.Or(saidOnStderr(err), err.Error()))
-}
-
-// setAskFailed keeps why adb could not ask the device ("" once it could).
-func (d *nativeDevice) setAskFailed(said string) {
 	d.mu.Lock()
 	d.askFailed = said
 	d.mu.Unlock()
+	return err == nil
 }
 
 // setListingSaid takes the listing's words beside the device's state
@@ -150,9 +141,7 @@ func (d *nativeDevice) setListingSaid(said string, ready bool) {
 // setPIDsSince installs app's pids from a lookup asked when the pid
 // generation was since: a pid it does not name is dropped, unless the log
 // taught it after the lookup was asked (its process may be newer than the
-// answer). It tells the sink when the app's last process has gone, and
-// wakes the consumer when a pid is new: the lines that pid logged before
-// it was known are waiting (native_pending.go).
+// answer).
 func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	d.mu.Lock()
 	keep := slices.Clone(pids[:min(len(pids), maxAppPIDs)])
@@ -188,9 +177,8 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	d.pidsChanged(emptied, added)
 }
 
-// pidsChanged tells the sink about apps whose last process has gone
-// (once their last lines, their crash, are delivered), and wakes the
-// consumer when a pid is new.
+// pidsChanged ends the apps whose last process has gone (appEnded), and
+// wakes the consumer when a pid is new.
 func (d *nativeDevice) pidsChanged(emptied []string, added bool) {
 	for _, app := range emptied {
 		d.appEnded(app)
@@ -304,7 +292,7 @@ type androidIntake struct {
 func newAndroidIntake(d *nativeDevice) *androidIntake {
 	asm := newLogcatAssembler(d.appOf, d.follows, d.pending.add)
 	asm.pidGeneration = d.pidGeneration
-	asm.waits = d.flushWaits()
+	asm.waits = nativeFlushWaits(d.follower.cfg.Tune.NativeFlush)
 	return &androidIntake{device: d, asm: asm}
 }
 

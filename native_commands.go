@@ -46,7 +46,6 @@ const (
 	cmdSimctlApps
 )
 
-// nativeCommand is one command line: the tool and its arguments.
 type nativeCommand struct {
 	tool string // nativeToolADB or nativeToolXcrun
 	args []string
@@ -57,10 +56,9 @@ type nativeCommand struct {
 var errNativeArgument = errors.New("not a safe command argument")
 
 // fromTemplate fills template i's placeholders with values (placeholder,
-// value, …), each already checked, so none holds a space or a quote. The
-// template is filled once, from the template alone: a value is never read
-// again as a placeholder, so a serial that is literally "PACKAGE" stays the
-// serial.
+// value, …), each already checked, so none holds a space or a quote. One
+// pass over the template alone: a value is never read again as a
+// placeholder, so a serial that is literally "PACKAGE" stays the serial.
 func fromTemplate(i int, values ...string) nativeCommand {
 	var words []string
 	for rest := strings.NewReplacer(values...).Replace(nativeCommandTemplates[i]); rest != ""; {
@@ -98,8 +96,7 @@ func deviceCommand(i int, id string, values ...string) (nativeCommand, error) {
 	return fromTemplate(i, append([]string{placeholder, id}, values...)...), nil
 }
 
-// String is the command line as the templates write it (an argument with
-// spaces in single quotes).
+// String is the command line as the templates write it.
 func (c nativeCommand) String() string {
 	parts := []string{c.tool}
 	for _, a := range c.args {

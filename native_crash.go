@@ -11,13 +11,8 @@ package main
 //     pid, then the tombstone, which crash_dump writes under tag DEBUG with
 //     its own pid: the tombstone is attributed by its `>>> package <<<` line
 //     and joined to the signal line of that pid;
-//   - a JavaScript crash (nativeCrashJS): on Android a Java crash whose
-//     exception is React Native's `JavascriptException: <message>, stack:`,
-//     its JavaScript frames (`name@line:column`) kept verbatim, one a line;
-//     on iOS an uncaught `RCTFatalException` (`Unhandled JS Exception: …`).
-//     The `E ReactNativeJS` line (iOS: the `Unhandled JS Exception` event)
-//     that React Native logs just before it, with the same message, is
-//     folded into it (native_jscrash.go);
+//   - a JavaScript crash (nativeCrashJS): React Native's uncaught error,
+//     with the console report it logs just before folded in (native_jscrash.go);
 //   - on iOS, `*** Terminating app due to uncaught exception …` and what the
 //     process logs after it (the call stack) (native_simcrash.go).
 //
@@ -41,11 +36,7 @@ import (
 )
 
 const (
-	// nativeIdleFlush is how long after its last line an entry or a crash
-	// is emitted.
-	nativeIdleFlush = 500 * time.Millisecond
-	// nativeTombstoneWait is how long a native crash waits for its
-	// tombstone after the signal line.
+	nativeIdleFlush     = 500 * time.Millisecond
 	nativeTombstoneWait = 2 * time.Second
 	// maxEntryLines and maxEntryBytes bound one entry; the lines beyond are
 	// counted in its last line.
@@ -157,9 +148,7 @@ type logcatAssembler struct {
 	emit    func(app string, e nativeEntry)
 
 	message *entryGroup // the open multi-line message
-	// jsError is the app's last JavaScript console error, held until it is
-	// due or the app's next entry goes out: a JavaScript crash that follows
-	// folds it in (foldJSReport).
+	// jsError is the held JavaScript console error (finish, foldJSReport).
 	jsError *entryGroup
 	groups  map[groupKey]*entryGroup
 	pending pendingLines // lines of pids no app owns yet
@@ -174,7 +163,6 @@ func newLogcatAssembler(appOf func(int) string, follows func(string) bool, emit 
 	return &logcatAssembler{appOf: appOf, follows: follows, emit: emit, groups: map[groupKey]*entryGroup{}, waits: nativeFlushWaits(0)}
 }
 
-// add takes one line, arrived at now.
 func (a *logcatAssembler) add(l logcatLine, now time.Time) {
 	if a.pending.has(l.PID) && a.appOf(l.PID) != "" {
 		// The pid is now an app's: its earlier lines come first.
@@ -306,7 +294,6 @@ func (a *logcatAssembler) flushPID(pid int) {
 	a.finishKey(groupKey{roleNative, pid})
 }
 
-// finishKey emits the group open under k, if any, and closes it.
 func (a *logcatAssembler) finishKey(k groupKey) {
 	if g := a.groups[k]; g != nil {
 		a.finish(g)
@@ -342,14 +329,11 @@ func (a *logcatAssembler) emitJSError() {
 	}
 }
 
-// waitsForTombstone says whether g is a native crash whose tombstone has
-// not come yet.
 func (g *entryGroup) waitsForTombstone() bool {
 	return g.entry.Crash == nativeCrashNative && !g.tombstone
 }
 
-// tombstoneWaits lists the apps whose native crash waits for its
-// tombstone, sorted.
+// tombstoneWaits lists, sorted, the apps whose native crash waits for its tombstone.
 func (a *logcatAssembler) tombstoneWaits() []string {
 	var apps []string
 	for _, g := range a.groups {
@@ -403,8 +387,7 @@ func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
 	return earliestDue(a.waits, append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
 }
 
-// earliestDue is when the first of groups is due, nil ones aside; ok is
-// false when there is none.
+// earliestDue is when the first of groups (nil ones aside) is due; ok is false for none.
 func earliestDue(w flushWaits, groups []*entryGroup) (at time.Time, ok bool) {
 	for _, g := range groups {
 		if g != nil && (!ok || g.due(w).Before(at)) {
@@ -421,10 +404,7 @@ func fatalSignalProcess(msg string) string {
 	if i < 0 {
 		return ""
 	}
-	_, name, ok := strings.Cut(msg[i:], "(")
-	if !ok {
-		return ""
-	}
+	_, name, _ := strings.Cut(msg[i:], "(") // "" when there is none
 	name, _, _ = strings.Cut(name, ")")
 	return name
 }
@@ -432,18 +412,15 @@ func fatalSignalProcess(msg string) string {
 // tombstoneProcess reads the tombstone's `pid: 4300, tid: 4321, name:
 // mqt_js  >>> com.example.shop <<<`.
 func tombstoneProcess(msg string) (pid int, pkg string, ok bool) {
-	rest, found := strings.CutPrefix(msg, "pid: ")
-	if !found {
-		return 0, "", false
-	}
+	rest, header := strings.CutPrefix(msg, "pid: ")
 	num, _, _ := strings.Cut(rest, ",")
 	pid, err := strconv.Atoi(num)
 	// The thread's name, which the app chooses, comes first: the last `>>> ` is the package's.
 	i := strings.LastIndex(rest, ">>> ")
-	if err != nil || pid <= 0 || i < 0 {
+	if !header || err != nil || pid <= 0 || i < 0 {
 		return 0, "", false
 	}
-	pkg, _, found = strings.Cut(rest[i+len(">>> "):], " <<<")
+	pkg, _, found := strings.Cut(rest[i+len(">>> "):], " <<<")
 	// A process of the app (com.example.shop:remote) is the app's.
 	pkg, _, _ = strings.Cut(pkg, ":")
 	return pid, pkg, found && pkg != ""
@@ -452,14 +429,9 @@ func tombstoneProcess(msg string) (pid int, pkg string, ok bool) {
 // activityStartProc reads ActivityManager's `Start proc 4300:com.example.shop/u0a123
 // for activity …`: the pid of an app's new process, often before its first line.
 func activityStartProc(msg string) (pid int, pkg string, ok bool) {
-	_, rest, found := strings.Cut(msg, "Start proc ")
-	if !found {
-		return 0, "", false
-	}
-	num, rest, found := strings.Cut(rest, ":")
-	if !found {
-		return 0, "", false
-	}
+	// Without "Start proc ", num is left empty; without the colon after it, pkg is.
+	_, rest, _ := strings.Cut(msg, "Start proc ")
+	num, rest, _ := strings.Cut(rest, ":")
 	pid, err := strconv.Atoi(num)
 	pkg, _, _ = strings.Cut(rest, "/")
 	pkg, _, _ = strings.Cut(pkg, " ")

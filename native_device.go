@@ -16,9 +16,8 @@ package main
 //     line callback; the ended callback runs on keepStreaming's goroutine
 //     once that run's reader has returned, so the two never run at once.
 //  3. The line callback skips the line a restarted logcat repeats and puts
-//     the line into the follow's intake (nativeLines: a queue, ring.go,
-//     under its own lock, bounded in lines and bytes; a line refused is
-//     counted in device.dropped, as are lines left when the follow ends).
+//     the line into the follow's intake (nativeLines, under its own lock); a
+//     line refused is counted in device.dropped, as are those left at the end.
 //  4. The consumer, on the follow goroutine itself (consume), takes batches
 //     into the platform's deviceIntake: androidIntake parses logcat
 //     (native_logcat.go) into the logcatAssembler (native_crash.go), which
@@ -65,28 +64,22 @@ type nativeDevice struct {
 	// ended, and the next follow carries on with them.
 	keepApps atomic.Bool
 
-	mu      sync.Mutex
-	name    string
-	state   string
-	apps    []string
-	pids    map[string][]int // app → its pids (Android)
-	pidApp  map[int]string   // pid → app (Android)
-	pidGen  uint64           // counts the pids added to pidApp
-	ended   string
-	running map[string]bool // apps that had pids or lines since they last ended
-	endsDue map[string]bool // apps whose last process ended, not yet told
-	// waits are the apps whose native crash waits for its tombstone (the
-	// consumer's last flush said so): their ends stay due, held, until it
-	// has come or its wait is over.
-	waits    []string
-	endsHeld map[string]bool
-	// learnt (pid learnt from the log → pidGen then), askFailed (adb's
-	// words when it last could not ask the device, "" once it could) and
-	// listingSaid (the listing's words that askFailed last took) are
-	// native_adb.go's, guarded by mu too.
-	learnt      map[int]uint64
-	askFailed   string
-	listingSaid string
+	mu       sync.Mutex
+	name     string
+	state    string
+	apps     []string
+	pids     map[string][]int // app → its pids (Android)
+	pidApp   map[int]string   // pid → app (Android)
+	pidGen   uint64           // counts the pids added to pidApp
+	ended    string
+	running  map[string]bool // apps that had pids or lines since they last ended
+	endsDue  map[string]bool // apps whose last process ended, not yet told
+	waits    []string        // apps whose native crash waits for its tombstone (holdEnds)
+	endsHeld map[string]bool // ends due, held for such a crash
+	// native_adb.go's:
+	learnt      map[int]uint64 // pid learnt from the log → pidGen then
+	askFailed   string         // why adb last could not ask the device, "" once it could
+	listingSaid string         // the listing's words that askFailed last took
 
 	pending pendingEntries // the consumer goroutine's
 	endWake chan struct{}  // wakes the consumer when endsDue has apps
@@ -116,7 +109,6 @@ func (d *nativeDevice) stop() {
 	}
 }
 
-// finished reports whether no follower of the device runs.
 func (d *nativeDevice) finished() bool {
 	return d.done == nil || isClosed(d.done)
 }
@@ -169,9 +161,8 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		// A restarted logcat (-T 1) prints the last line again: the line
-		// last read is skipped once after a restart. The line callback runs
-		// on the runner's reader goroutine, ended on this one once that
-		// run's reader has returned: never both at once.
+		// last read is skipped once after a restart. The two callbacks
+		// never run at once (see the top of the file).
 		var last []byte
 		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
@@ -240,9 +231,8 @@ func (d *nativeDevice) appEnded(app string) {
 	wake(d.endWake)
 }
 
-// takeEndsDue returns the apps whose ends are due, in order, and forgets
-// them; an app whose native crash waits for its tombstone stays due,
-// held (holdEnds).
+// takeEndsDue returns, sorted, and forgets the apps whose ends are due,
+// but for those held for a tombstone (holdEnds).
 func (d *nativeDevice) takeEndsDue() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -380,14 +370,12 @@ func (d *nativeDevice) consume(ctx context.Context, lines *nativeLines, intake d
 	}
 }
 
-// pending holds the entries of the batch being read, per app; only the
-// consumer's goroutine touches it.
+// pendingEntries holds the entries of the batch being read, per app.
 type pendingEntries struct {
 	apps    []string
 	entries map[string][]nativeEntry
 }
 
-// add collects an entry of app for the next delivery.
 func (p *pendingEntries) add(app string, e nativeEntry) {
 	if p.entries == nil {
 		p.entries = map[string][]nativeEntry{}
@@ -398,7 +386,6 @@ func (p *pendingEntries) add(app string, e nativeEntry) {
 	p.entries[app] = append(p.entries[app], e)
 }
 
-// deliver hands the batch's entries to the sink, app by app.
 func (d *nativeDevice) deliver() {
 	for _, app := range d.pending.apps {
 		entries := d.pending.entries[app]
@@ -422,29 +409,4 @@ func (d *nativeDevice) deliver() {
 // splitLines is s's first n lines.
 func splitLines(s string, n int) []string {
 	return strings.SplitN(s, "\n", n+1)[:min(n, strings.Count(s, "\n")+1)]
-}
-
-// crashHeadline picks the line that says what the crash was: the
-// exception after FATAL EXCEPTION and Process, the signal line, the
-// uncaught exception's reason.
-func crashHeadline(kind string, lines []string) string {
-	if kind == nativeCrashJS {
-		return jsCrashHeadline(lines)
-	}
-	if kind == nativeCrashJava {
-		for _, l := range lines {
-			if !strings.HasPrefix(l, "FATAL EXCEPTION") && !strings.HasPrefix(l, "Process: ") {
-				return strings.TrimSpace(l)
-			}
-		}
-	}
-	return strings.TrimSpace(lines[0])
-}
-
-// flushWaits are the waits of d's assemblers: its follower's settings.
-func (d *nativeDevice) flushWaits() flushWaits {
-	if d.follower == nil {
-		return nativeFlushWaits(0)
-	}
-	return nativeFlushWaits(d.follower.cfg.Tune.NativeFlush)
 }

@@ -4,12 +4,12 @@ package main
 // every online Android device that adb lists and, on macOS, every booted
 // iOS simulator. The apps are NATIVE_APPS, the ids the project names
 // (native_project.go) and the package or bundle ids the sessions name
-// (Metro's app id, an adapter's app.bundleId); only
-// their processes' lines are kept (native_adb.go, native_simulator.go), put
-// together into entries (native_crash.go) and handed to the sink, which
-// files them under the app's session. One follower per device, never two:
-// devices are keyed by serial or udid, and a follower ends when its device
-// leaves the list or the server stops.
+// (Metro's app id, an adapter's app.bundleId); only their processes' lines
+// are kept (native_adb.go, native_simulator.go), put together into entries
+// (native_crash.go) and handed to the sink, which files them under the
+// app's session. One follower per device, never two: devices are keyed by
+// serial or udid, and a follower ends when its device leaves the list or
+// the server stops.
 
 import (
 	"cmp"
@@ -30,9 +30,8 @@ const (
 	// nativeIntake bounds the lines waiting to be read, per device; lines
 	// beyond it are dropped and counted.
 	nativeIntake = 4096
-	// maxNativeApps bounds the apps followed at once.
-	maxNativeApps = 32
-	// maxNativeDevices bounds the Android devices followed at once.
+	// maxNativeApps and maxNativeDevices (Android's) bound what is followed at once.
+	maxNativeApps    = 32
 	maxNativeDevices = 16
 	// nativeServerGracePolls is how many polls after an adb command
 	// started the adb server (again) a device it does not list is kept: a
@@ -101,8 +100,7 @@ type nativeCrashStatus struct {
 type nativeStatus struct {
 	ADB, Xcrun string // the tools found; "" when not
 	ListError  string // why the last device listing failed; what is followed stays so
-	// ADBServer is the last start of the adb server an adb command of
-	// ours made (zero when none did).
+	// ADBServer is the last adb server start an adb command of ours made (zero: none).
 	ADBServer nativeServerStart
 	// LogTags is ANDROID_LOG_TAGS as it was set, ignored ("" when unset).
 	LogTags   string
@@ -116,14 +114,12 @@ type nativeStatus struct {
 // nativeFollower finds devices and follows each. run must be called once;
 // status is safe at any time.
 type nativeFollower struct {
-	cfg       config
-	logger    *slog.Logger
-	sink      nativeSink
-	runner    *nativeRunner
-	pollEvery time.Duration
-	// serverGrace is how long after an adb command started the adb
-	// server a device it does not list is kept.
-	serverGrace time.Duration
+	cfg         config
+	logger      *slog.Logger
+	sink        nativeSink
+	runner      *nativeRunner
+	pollEvery   time.Duration
+	serverGrace time.Duration // nativeServerGracePolls polls
 
 	mu        sync.Mutex
 	devices   map[string]*nativeDevice // by platform + id
@@ -208,8 +204,7 @@ func (f *nativeFollower) run(ctx context.Context) {
 	}
 }
 
-// nativeListings are the device listings, one a platform: `adb devices -l`
-// and `simctl list devices booted -j`, run when their tool was found.
+// nativeListings are the device listings, one a platform, run when their tool was found.
 var nativeListings = []struct {
 	platform string
 	cmd      nativeCommand
@@ -240,11 +235,9 @@ func (f *nativeFollower) apps() []string {
 // reconcile starts a follower for each device newly online and ends the
 // followers of devices gone; every follower learns the apps to follow.
 // listErrs holds why a platform's listing failed: such a listing says
-// nothing of that platform's devices, which stay as they are. A device
-// offline, unauthorized or otherwise not ready, or one that a newly
-// started adb server does not list yet, has its follow stopped but its
-// apps kept: they have not ended, and when the device is online again its
-// next follow carries on with them.
+// nothing of that platform's devices, which stay as they are. A device not
+// ready (offline, unauthorized), or one that a newly started adb server
+// does not list yet, has its follow stopped but its apps kept (keepApps).
 func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErrs map[string]error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

@@ -14,18 +14,15 @@ package main
 //     Unhandled JS Exception: …', reason: '…, stack:` and the frames.
 //
 // The crash entry is marked nativeCrashJS, and the console line before it
-// (same process, same message) is folded into it rather than kept as a
-// second entry: its lines that the crash does not already hold are put at
-// the crash's end, under jsFoldedHeader. The frames stay in the entry's
-// text verbatim, one a line, for whoever maps them.
+// (same process, same message) is folded into it, not kept as a second
+// entry (foldIn). The frames stay in the entry's text verbatim, one a line,
+// for whoever maps them.
 
 import (
 	"slices"
 	"strings"
 )
 
-// jsFoldedHeader introduces the further lines of the console report that
-// a JavaScript crash folded in.
 const jsFoldedHeader = "React Native's console report of this error:"
 
 // isJSException reports whether an exception line (`class: message`) is
@@ -69,7 +66,7 @@ func sameJSError(report, crash string) bool {
 // foldIn folds report into crash when it is a JavaScript console error of
 // crash's pid that names the same error as line (the crash's exception):
 // report's first line is the crash's own message; the others go at its
-// end, but for those it already has (finish). It reports whether it did.
+// end under jsFoldedHeader, bar those it has (finish). It reports whether it did.
 func (crash *entryGroup) foldIn(report *entryGroup, line string) bool {
 	if report == nil || !report.entry.JSConsole || report.entry.Level != "error" || report.entry.PID != crash.entry.PID ||
 		len(report.lines) == 0 || !sameJSError(report.lines[0], line) {
@@ -79,9 +76,8 @@ func (crash *entryGroup) foldIn(report *entryGroup, line string) bool {
 	return true
 }
 
-// foldJSReport folds the app's console report of the error that line
-// (the crash's JavascriptException) throws: the open message or the held
-// console error of the crash's pid, when it names the same error.
+// foldJSReport folds into crash the open message or the held console
+// error, when it reports the error that line (its JavascriptException) throws.
 func (a *logcatAssembler) foldJSReport(crash *entryGroup, line string) {
 	switch {
 	case crash.foldIn(a.message, line):
@@ -91,8 +87,8 @@ func (a *logcatAssembler) foldJSReport(crash *entryGroup, line string) {
 	}
 }
 
-// dropKnown leaves out of folded the lines that lines already has (a
-// console report carries the same frames as the crash).
+// dropKnown is folded without the lines that lines has: a console report
+// carries the same frames as the crash.
 func dropKnown(folded, lines []string) []string {
 	have := make(map[string]bool, len(lines))
 	for _, l := range lines {
@@ -101,11 +97,16 @@ func dropKnown(folded, lines []string) []string {
 	return slices.DeleteFunc(slices.Clone(folded), func(l string) bool { return have[l] })
 }
 
-// jsCrashHeadline is a JavaScript crash's thrown message.
-func jsCrashHeadline(lines []string) string {
+// crashHeadline picks the line that says what the crash was: the
+// exception after FATAL EXCEPTION and Process, a JavaScript crash's thrown
+// message, the signal line, the uncaught exception's reason.
+func crashHeadline(kind string, lines []string) string {
 	for _, l := range lines {
-		if isJSException(l) || strings.Contains(l, "Unhandled JS Exception: ") {
+		switch {
+		case kind == nativeCrashJS && (isJSException(l) || strings.Contains(l, "Unhandled JS Exception: ")):
 			return thrownJSMessage(l)
+		case kind == nativeCrashJava && !strings.HasPrefix(l, "FATAL EXCEPTION") && !strings.HasPrefix(l, "Process: "):
+			return strings.TrimSpace(l)
 		}
 	}
 	return strings.TrimSpace(lines[0])

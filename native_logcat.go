@@ -30,8 +30,7 @@ type logcatLine struct {
 
 var errLogcatLine = errors.New("not a logcat threadtime line")
 
-// logcatStampLen is the length of "MM-DD HH:MM:SS.mmm".
-const logcatStampLen = 18
+const logcatStampLen = len("MM-DD HH:MM:SS.mmm")
 
 // parseLogcatLine reads one line (without its newline).
 func parseLogcatLine(line string) (logcatLine, error) {
@@ -93,11 +92,6 @@ func validLogcatStamp(s string) bool {
 		}
 	}
 	return true
-}
-
-// String prints l as threadtime does; parseLogcatLine reads it back.
-func (l logcatLine) String() string {
-	return fmt.Sprintf("%s %5d %5d %c %-8s: %s", l.Stamp, l.PID, l.TID, l.Level, l.Tag, l.Message)
 }
 
 // logcatTime places a threadtime stamp, which has no year nor zone, in

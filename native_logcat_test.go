@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -94,4 +95,9 @@ func TestLogcatTime(t *testing.T) {
 	if got := logcatTime("12-31 23:59:59.000", newYear); got.Year() != 2026 {
 		t.Errorf("a stamp of last December read on New Year's Day: %v", got)
 	}
+}
+
+// String prints l as threadtime does; parseLogcatLine reads it back.
+func (l logcatLine) String() string {
+	return fmt.Sprintf("%s %5d %5d %c %-8s: %s", l.Stamp, l.PID, l.TID, l.Level, l.Tag, l.Message)
 }

@@ -30,7 +30,6 @@ const (
 	pendingLineAge = 5 * time.Second
 )
 
-// pendingLine is one kept line and when it arrived.
 type pendingLine struct {
 	line logcatLine
 	at   time.Time
@@ -48,8 +47,7 @@ type pendingLines struct {
 	byPID map[int]int // how many lines each pid has here
 }
 
-// add keeps l, arrived at now, forgetting the oldest lines beyond the
-// bounds.
+// add keeps l, arrived at now, forgetting the oldest lines past the bounds.
 func (p *pendingLines) add(l logcatLine, now time.Time) {
 	if p.byPID == nil {
 		p.byPID = map[int]int{}
@@ -70,7 +68,6 @@ func (p *pendingLines) forget(pl pendingLine) {
 	}
 }
 
-// has reports whether lines of pid are kept.
 func (p *pendingLines) has(pid int) bool { return p.byPID[pid] > 0 }
 
 // take removes and returns, oldest first, the lines of the pids that
@@ -98,9 +95,8 @@ func (p *pendingLines) take(known func(pid int) bool) []pendingLine {
 	return taken
 }
 
-// replayPending hands the assembler the kept lines of the pids that are
-// now an app's (of those match accepts; every pid for nil), in their
-// order, as if their pid had been known when they arrived.
+// replayPending hands the assembler, in their order, the kept lines of the
+// pids now an app's (of those match accepts; every pid for nil).
 func (a *logcatAssembler) replayPending(match func(pid int) bool) {
 	apps := map[int]string{}
 	taken := a.pending.take(func(pid int) bool {
@@ -116,9 +112,8 @@ func (a *logcatAssembler) replayPending(match func(pid int) bool) {
 }
 
 // replayBeforeCrash hands the assembler the kept lines of pid, whose app a
-// crash has just named though no lookup knows the pid (the app crashed
-// before pidof saw it): they are its last lines before the crash, and are
-// emitted before it.
+// crash has just named though no lookup knows the pid: they are its last
+// lines before the crash, and go out before it.
 func (a *logcatAssembler) replayBeforeCrash(pid int, app string) {
 	taken := a.pending.take(func(p int) bool { return p == pid })
 	for _, pl := range taken {

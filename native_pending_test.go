@@ -14,7 +14,7 @@ import (
 // no pid known yet, and its intake.
 func pendingDevice(t *testing.T) (*nativeDevice, *androidIntake) {
 	t.Helper()
-	d := newNativeDevice(nil, nativeAndroid, "emulator-5554")
+	d := newNativeDevice(&nativeFollower{}, nativeAndroid, "emulator-5554")
 	d.setListed("sdk_gphone64_x86_64", "device", []string{"com.example.shop"})
 	return d, newAndroidIntake(d)
 }

@@ -31,8 +31,7 @@ const (
 	// maxProjectFileBytes bounds what is read of one project file: real
 	// ones are a few kilobytes (a large app's project.pbxproj some hundreds).
 	maxProjectFileBytes = 2 << 20
-	// maxXcodeProjects bounds the iOS projects read.
-	maxXcodeProjects = 4
+	maxXcodeProjects    = 4
 )
 
 // Where a followed app id came from, besides a project file's path.
@@ -71,8 +70,7 @@ type projectAppIDs struct {
 	sources []nativeAppSource // the last list followed (apps), for the health check
 }
 
-// read returns the app ids that the project in dir names ("" is the
-// working directory), read again when its files have changed.
+// read returns the app ids the project in dir names, read again when its files change.
 func (p *projectAppIDs) read(dir string) []nativeAppSource {
 	if abs, err := filepath.Abs(dir); err == nil { // "" is the working directory
 		dir = abs
@@ -104,8 +102,7 @@ func (p *projectAppIDs) read(dir string) []nativeAppSource {
 	return p.ids
 }
 
-// projectPaths lists the files of dir that may name app ids, with their
-// readers.
+// projectPaths lists dir's files that may name app ids, with their readers.
 func projectPaths(dir string) []projectFile {
 	var files []projectFile
 	for _, f := range projectFiles {
@@ -119,7 +116,6 @@ func projectPaths(dir string) []projectFile {
 	return files
 }
 
-// readProjectFile reads path's first maxProjectFileBytes.
 func readProjectFile(path string) (string, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -180,9 +176,8 @@ func parseExpoConfigScript(text string) []string {
 	return ids
 }
 
-// parseExpoAppJSON reads app.json: expo.android.package and
-// expo.ios.bundleIdentifier (an app.json without the expo key has them at
-// its top).
+// parseExpoAppJSON reads app.json's expo.android.package and
+// expo.ios.bundleIdentifier (at the top when there is no expo key).
 func parseExpoAppJSON(text string) []string {
 	type config struct {
 		Android struct {
@@ -206,9 +201,8 @@ func parseExpoAppJSON(text string) []string {
 	return slices.DeleteFunc([]string{c.Android.Package, c.IOS.BundleIdentifier}, func(id string) bool { return id == "" })
 }
 
-// parsePBXBundleIDs reads an Xcode project: the PRODUCT_BUNDLE_IDENTIFIER
-// of each buildSettings block that is not a test target's, those built
-// from variables left out.
+// parsePBXBundleIDs reads an Xcode project's PRODUCT_BUNDLE_IDENTIFIERs,
+// but for test targets' and those built from variables.
 func parsePBXBundleIDs(text string) []string {
 	var ids []string
 	for _, block := range strings.Split(text, "buildSettings = {")[1:] {

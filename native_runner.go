@@ -5,9 +5,7 @@ package main
 // (native_commands.go). A child is started with the follower's context and
 // ended with it: on Unix it leads its own process group, and the whole
 // group is killed when the context ends (xcrun's `simctl spawn` starts
-// `log` under it), so no adb or log process outlives the server. A stream
-// that ends (the device or the adb server went away) is started again after
-// a backoff that doubles while it keeps ending quickly.
+// `log` under it), so no adb or log process outlives the server.
 
 import (
 	"context"
@@ -43,11 +41,9 @@ var errNativeOutput = errors.New("native command output over the bound")
 // nativeRunner runs commands of the closed list with the tools found.
 // Its methods are safe for concurrent use.
 type nativeRunner struct {
-	paths map[string]string // tool → executable path
-	// minBackoff and maxBackoff: tests shorten them.
-	minBackoff, maxBackoff time.Duration
-	// cutLines counts lines longer than maxNativeLine.
-	cutLines atomic.Int64
+	paths                  map[string]string // tool → executable path
+	minBackoff, maxBackoff time.Duration     // the NativePoll tunable shortens them
+	cutLines               atomic.Int64      // lines longer than maxNativeLine
 	// env is the children's environment: the server's without
 	// ANDROID_LOG_TAGS, whose value was logTags (native_stderr.go).
 	env     []string
@@ -161,8 +157,6 @@ func (r *nativeRunner) stream(ctx context.Context, c nativeCommand, line func([]
 	return failed(c, cmd, err)
 }
 
-// readLines reads lines of at most maxNativeLine bytes, cutting and
-// counting longer ones.
 func (r *nativeRunner) readLines(src io.Reader, line func([]byte)) error {
 	lr := newLineReader(src, maxNativeLine, cutLongLines)
 	for {

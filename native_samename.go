@@ -25,9 +25,6 @@ func sameNameDevices(devices []nativeDeviceStatus, dev nativeDeviceStatus) []str
 
 // sameNameAs is sameNameDevices among the devices listed now.
 func (f *nativeFollower) sameNameAs(platform, id, name string) []string {
-	if f == nil {
-		return nil
-	}
 	f.mu.Lock()
 	devices := make([]nativeDeviceStatus, 0, len(f.devices))
 	for _, dev := range f.devices {

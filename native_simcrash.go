@@ -20,9 +20,8 @@ import (
 type simAssembler struct {
 	emit  func(app string, e nativeEntry)
 	crash map[int]*entryGroup // by pid
-	// jsError is an `Unhandled JS Exception` console event, held until it
-	// is due or its app's next entry goes out: the RCTFatalException that
-	// follows folds it in.
+	// jsError is an `Unhandled JS Exception` console event, held for the
+	// RCTFatalException that may follow to fold it in.
 	jsError *entryGroup
 	waits   flushWaits
 }

@@ -1,9 +1,10 @@
 package main
 
 // native_simctl.go reads `xcrun simctl spawn UDID log stream --style
-// ndjson` lines (one JSON object each), `xcrun simctl list devices
-// booted -j` and `xcrun simctl spawn UDID launchctl list`. A line that is not a JSON object (the "Filtering the log
-// data using …" line that comes first) is reported as such and skipped.
+// ndjson` lines (one JSON object each), `xcrun simctl list devices booted
+// -j` and `xcrun simctl spawn UDID launchctl list`. A line that is not a
+// JSON object (the "Filtering the log data using …" line that comes first)
+// is reported as such and skipped.
 
 import (
 	"encoding/json"
@@ -90,11 +91,9 @@ func simAppBundleName(imagePath string) string {
 	return ""
 }
 
-// maxSimulators bounds the simulators followed at once.
 const maxSimulators = 16
 
-// parseSimctlDevices reads `simctl list devices booted -j` into devices
-// ready to follow.
+// parseSimctlDevices reads `simctl list devices booted -j`: the devices to follow.
 func parseSimctlDevices(out []byte) ([]nativeDeviceStatus, error) {
 	var list struct {
 		Devices map[string][]struct {

@@ -1,15 +1,13 @@
 package main
 
 // native_simulator.go is what is the iOS simulator's own: each log event
-// (native_simctl.go reads them, and the listings) attributed to a
-// followed app by what it says of its process: a subsystem under the
-// bundle id, or an executable inside the app's bundle (Shop.app for
-// com.example.shop, compared as session names are: case, spaces, dots,
-// dashes and underscores aside); and the apps' processes tracked as
-// Android's are (native_adb.go): learnt from the app's own log events, and
-// looked up with `launchctl list` in the simulator every poll, so that an
-// app that exits while its simulator stays booted ends, and a relaunch
-// starts again.
+// (native_simctl.go reads them, and the listings) attributed to a followed
+// app by what it says of its process: a subsystem under the bundle id, or
+// an executable inside the app's bundle (Shop.app for com.example.shop:
+// namesApp); and the apps' processes tracked as Android's are
+// (native_adb.go): learnt from the app's own log events, and looked up
+// with `launchctl list` in the simulator every poll, so that an app that
+// exits while its simulator stays booted ends, and a relaunch starts again.
 
 import (
 	"context"
@@ -19,9 +17,8 @@ import (
 )
 
 // lookUpSimApps lists the simulator's running apps every poll until ctx
-// ends, and installs each followed app's pids as Android's lookups do
-// (setPIDsSince). A listing that fails says nothing of the apps and
-// changes nothing; the device keeps why, as it does when pidof cannot ask.
+// ends and installs each followed app's pids (setPIDsSince); a listing
+// that fails changes nothing, and the device keeps why (asked).
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	cmd, err := deviceCommand(cmdSimctlApps, d.id)
 	if err != nil {
@@ -30,14 +27,9 @@ func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	d.everyPoll(ctx, func() {
 		since, apps := d.pidGeneration(), d.followedApps()
 		out, err := d.follower.runner.output(ctx, cmd)
-		if ctx.Err() != nil {
+		if ctx.Err() != nil || !d.asked(err) {
 			return
 		}
-		if err != nil {
-			d.setAskFailedBy(err)
-			return
-		}
-		d.setAskFailed("")
 		running := parseLaunchctlList(string(out), apps)
 		for _, app := range apps {
 			d.setPIDsSince(app, running[app], since)
@@ -56,10 +48,9 @@ func simAppOf(l simLogLine, apps []string) string {
 	return ""
 }
 
-// namesApp is the one rule by which a name (a bundle's, an adapter's)
-// names the app whose package or bundle id is appID: it is the id or the
-// id's last dot-separated part, compared as appNameKey compares
-// ("Shop" ~ "com.example.shop"); here and in session_sameapp.go.
+// namesApp is the one rule, here and in session_sameapp.go, by which a name
+// (a bundle's, an adapter's) names the app appID: the id or its last
+// dot-separated part, compared by appNameKey ("Shop" ~ "com.example.shop").
 func namesApp(name, appID string) bool {
 	key := appNameKey(name)
 	return key != "" && (key == appNameKey(appID) || key == appNameKey(appID[strings.LastIndexByte(appID, '.')+1:]))
@@ -85,7 +76,7 @@ type simIntake struct {
 
 func newSimIntake(d *nativeDevice) *simIntake {
 	asm := newSimAssembler(d.pending.add)
-	asm.waits = d.flushWaits()
+	asm.waits = nativeFlushWaits(d.follower.cfg.Tune.NativeFlush)
 	return &simIntake{device: d, asm: asm}
 }
 

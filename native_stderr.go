@@ -28,8 +28,7 @@ const (
 // for their own terminal would silence the whole capture.
 const nativeLogTagsEnv = "ANDROID_LOG_TAGS"
 
-// childEnv is env without ANDROID_LOG_TAGS, and the value it had ("" when
-// it was not set or empty).
+// childEnv is env without ANDROID_LOG_TAGS, and the value it had ("" for none).
 func childEnv(env []string) (kept []string, logTags string) {
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, nativeLogTagsEnv+"="); ok {
@@ -106,8 +105,7 @@ func (t *stderrTail) kept() []string {
 	return lines
 }
 
-// nativeCommandError is a command that failed, with the last lines it
-// wrote on its standard error.
+// nativeCommandError is a command that failed, with its last stderr lines.
 type nativeCommandError struct {
 	Command string
 	Err     error
@@ -149,9 +147,8 @@ func saidOnStderr(err error) string {
 	return ""
 }
 
-// nativeServerStart is the last time an adb command started the adb
-// server, and what it said then (the version clash that made it kill the
-// one running, or that none ran).
+// nativeServerStart is when an adb command last started the adb server,
+// and what it said then (the version clash that made it, or that none ran).
 type nativeServerStart struct {
 	At   time.Time
 	Said string
@@ -173,7 +170,6 @@ func (r *nativeRunner) adbServerLine(line string) {
 	}
 }
 
-// serverStart is the last start of the adb server an adb command made.
 func (r *nativeRunner) serverStart() nativeServerStart {
 	r.mu.Lock()
 	defer r.mu.Unlock()

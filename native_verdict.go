@@ -43,8 +43,7 @@ type androidVerdict struct {
 	PID int    // 0 when the line names none (a force stop; an ANR names it on its next line)
 }
 
-// parseAndroidVerdict reads a verdict's first line; ok is false for any
-// other line.
+// parseAndroidVerdict reads a verdict's first line; ok is false for any other.
 func parseAndroidVerdict(tag, msg string) (v androidVerdict, ok bool) {
 	switch tag {
 	case "ActivityManager":
@@ -146,9 +145,8 @@ type nativeEndStatus struct {
 	Reason      string // the crash's headline, the ANR's Reason, the verdict's line
 }
 
-// endVerdictSpan is how long after an app's end a broader verdict about
-// it (the kill and the death that follow a crash or an ANR) is taken as
-// the same end, not a new one.
+// endVerdictSpan is how long after an app's end (a crash, an ANR) the kill
+// and the death that follow are taken as the same end, not a new one.
 const endVerdictSpan = 10 * time.Second
 
 // appEnds keeps the last end of an app. Safe for concurrent use.
@@ -180,8 +178,7 @@ func (r *appEnds) note(app nativeApp, e nativeEntry) {
 	r.end = end
 }
 
-// last is the last end noted; nil when none. note replaces it, never
-// changes it: it is safe to read without the lock.
+// last is the last end noted (nil for none), which note replaces, never changes.
 func (r *appEnds) last() *nativeEndStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
