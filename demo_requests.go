@@ -110,8 +110,6 @@ func (r *demoEventsResult) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-func (r *demoEventsResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
-
 func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireError) {
 	const method = "events.query"
 	p, name, werr := demoStreamParams(method, raw)
@@ -179,8 +177,6 @@ func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
 	dst = append(dst, `,"state":`...)
 	return append(append(dst, r.state...), '}')
 }
-
-func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
 
 // getSnapshot answers snapshot.get. Without seq it returns the current
 // state: the latest snapshot event when the state has not changed since

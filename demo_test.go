@@ -60,6 +60,10 @@ func addDemoTestConsole(a *demoApp, n int) *demoStream {
 	return s
 }
 
+// The product writes results with appendJSON; demoCall marshals them.
+func (r *demoEventsResult) MarshalJSON() ([]byte, error)   { return r.appendJSON(nil), nil }
+func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
+
 // demoCall calls handle and returns the result as its JSON encoding.
 func demoCall(t *testing.T, a *demoApp, method, params string) (json.RawMessage, *wireError) {
 	t.Helper()
