@@ -37,9 +37,9 @@ func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
 	if werr != nil {
 		return nil, werr
 	}
-	actionRaw, ok := p.get("action")
-	if !ok {
-		return nil, demoInvalidParams(method, "action", "required")
+	actionRaw, werr := p.get("action", true)
+	if werr != nil {
+		return nil, werr
 	}
 	action, err := demoObject(actionRaw)
 	typ, isString := wireString(action["type"])
@@ -143,7 +143,7 @@ func (a *demoApp) runCommandRequest(raw json.RawMessage) (any, *wireError) {
 		return nil, werr
 	}
 	args := map[string]json.RawMessage{}
-	if v, ok := p.get("args"); ok {
+	if v, _ := p.get("args", false); v != nil {
 		if args, _ = demoObject(v); args == nil {
 			return nil, demoInvalidParams(method, "args", "must be an object")
 		}

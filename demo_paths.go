@@ -48,8 +48,8 @@ func (t *demoTrees) tree(stream string, encoding json.RawMessage) (any, error) {
 // demoAsksPath reports whether params carry a path (null counts as absent).
 func demoAsksPath(params json.RawMessage) bool {
 	p, _ := demoParseParams("snapshot.get", params) // params that do not parse hold no path
-	_, ok := p.get("path")
-	return ok
+	path, _ := p.get("path", false)
+	return path != nil
 }
 
 // demoAt is a resolved path: the snapshot it was resolved in, the decoded
@@ -67,9 +67,9 @@ func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wir
 	if werr != nil {
 		return demoAt{}, werr
 	}
-	rawPath, ok := p.get("path")
-	if !ok {
-		return demoAt{}, demoInvalidParams(method, "path", "required")
+	rawPath, werr := p.get("path", true)
+	if werr != nil {
+		return demoAt{}, werr
 	}
 	segs, err := parseWirePath(rawPath)
 	if err != nil {

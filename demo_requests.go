@@ -261,22 +261,23 @@ func demoStreamParams(method string, raw json.RawMessage) (demoParams, string, *
 	return p, name, werr
 }
 
-// get returns the member name; null counts as absent.
-func (p demoParams) get(name string) (json.RawMessage, bool) {
-	v, ok := p.fields[name]
-	if !ok || string(v) == "null" {
-		return nil, false
+// get returns the member name; null counts as absent, which is an error
+// when the member is required.
+func (p demoParams) get(name string, required bool) (json.RawMessage, *wireError) {
+	v := p.fields[name]
+	if v == nil || string(v) == "null" {
+		if required {
+			return nil, demoInvalidParams(p.method, name, "required")
+		}
+		return nil, nil
 	}
-	return v, true
+	return v, nil
 }
 
 func (p demoParams) str(name string, required bool) (string, bool, *wireError) {
-	v, ok := p.get(name)
-	if !ok {
-		if required {
-			return "", false, demoInvalidParams(p.method, name, "required")
-		}
-		return "", false, nil
+	v, werr := p.get(name, required)
+	if v == nil {
+		return "", false, werr
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil || s == "" {
@@ -286,12 +287,9 @@ func (p demoParams) str(name string, required bool) (string, bool, *wireError) {
 }
 
 func (p demoParams) int(name string, required bool, lo, hi int64) (int64, bool, *wireError) {
-	v, ok := p.get(name)
-	if !ok {
-		if required {
-			return 0, false, demoInvalidParams(p.method, name, "required")
-		}
-		return 0, false, nil
+	v, werr := p.get(name, required)
+	if v == nil {
+		return 0, false, werr
 	}
 	problem := fmt.Sprintf("must be an integer from %d to %d", lo, hi)
 	if hi == math.MaxInt64 {
