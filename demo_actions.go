@@ -31,12 +31,8 @@ var demoCommands = []demoCommand{
 		Args: []demoCommandArg{{Name: "offline", Type: "boolean"}}},
 }
 
-func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
+func (a *demoApp) dispatchRequest(p demoParams) (any, *wireError) {
 	const method = "state.dispatch"
-	p, werr := demoParseParams(method, raw)
-	if werr != nil {
-		return nil, werr
-	}
 	actionRaw, werr := p.get("action", true)
 	if werr != nil {
 		return nil, werr
@@ -126,12 +122,8 @@ func (c *demoCartState) setQty(p demoProduct, qty int, add bool) {
 	c.Items, c.Total = out, demoCartTotal(out)
 }
 
-func (a *demoApp) runCommandRequest(raw json.RawMessage) (any, *wireError) {
+func (a *demoApp) runCommandRequest(p demoParams) (any, *wireError) {
 	const method = "commands.run"
-	p, werr := demoParseParams(method, raw)
-	if werr != nil {
-		return nil, werr
-	}
 	command, _, werr := p.str("command", true)
 	if werr != nil {
 		return nil, werr
