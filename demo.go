@@ -59,8 +59,6 @@ type wireError struct {
 	Details any    `json:"details,omitempty"`
 }
 
-func (e *wireError) Error() string { return e.Code + ": " + e.Message }
-
 func demoInvalidParams(method, param, problem string) *wireError {
 	return &wireError{
 		Code:    demoCodeInvalidParams,
