@@ -183,7 +183,7 @@ func checkSent(method string, params any) string {
 
 // streams returns the streams.list answer, asking for it once.
 func (k *checkKit) streams(ctx context.Context) ([]checkStream, *checkOutcome) {
-	if k.listOK {
+	if k.listed != nil {
 		return k.listed, nil
 	}
 	raw, fail := k.call(ctx, "streams.list", nil)
@@ -206,7 +206,7 @@ func (k *checkKit) streams(ctx context.Context) ([]checkStream, *checkOutcome) {
 			return nil, checkFailed("streams.list {}", "stream %q has eventCount %d, oldestSeq %d, latestSeq %d: they do not fit together", *s.Name, *s.EventCount, *s.OldestSeq, *s.LatestSeq)
 		}
 	}
-	k.listed, k.listOK = *res.Streams, true
+	k.listed = *res.Streams // never nil: json decodes [] to an empty slice
 	return k.listed, nil
 }
 

@@ -186,8 +186,6 @@ func (c *checkConn) handleOversized(prefix []byte, size int64) {
 	id, _, _ := member(prefix, "id")
 	t, _ := wireString(typ)
 	ids, idOK := wireString(id)
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	what := "a frame"
 	if t != "" {
 		what = "a " + strconv.Quote(t) + " frame"
@@ -195,9 +193,9 @@ func (c *checkConn) handleOversized(prefix []byte, size int64) {
 	if idOK {
 		what += " for id " + strconv.Quote(ids)
 	}
-	if len(c.oversized) < maxCheckNotes {
-		c.oversized = append(c.oversized, fmt.Sprintf("%s of %d bytes, over maxPayload %d", what, size, c.maxPayload))
-	}
+	c.note(&c.oversized, fmt.Sprintf("%s of %d bytes, over maxPayload %d", what, size, c.maxPayload))
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	if ch := c.pending[ids]; t == "response" && idOK && ch != nil {
 		delete(c.pending, ids)
 		c.answered[ids] = true

@@ -77,8 +77,7 @@ type checkKit struct {
 	conn   *checkConn    // the connection checks talk to
 	info   *adapterInfo  // its handshake
 	first  *adapterInfo  // the first connection's handshake
-	listed []checkStream // the streams.list answer, once read
-	listOK bool
+	listed []checkStream // the streams.list answer, once read; nil before
 }
 
 // runCheckAdapter runs check-adapter: it returns errChecksFailed when a

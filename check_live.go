@@ -92,7 +92,7 @@ func checkPushStreams(ctx context.Context, k *checkKit) *checkOutcome {
 	if latest == nil {
 		return checkSkip("the adapter pushed no stream list (pushes are optional)")
 	}
-	k.listOK = false // ask again: the list changed
+	k.listed = nil // ask again: the list changed
 	list, fail := k.streams(ctx)
 	if fail != nil {
 		return fail

@@ -59,8 +59,6 @@ type wireError struct {
 	Details any    `json:"details,omitempty"`
 }
 
-func (e *wireError) Error() string { return e.Code + ": " + e.Message }
-
 func demoInvalidParams(method, param, problem string) *wireError {
 	return &wireError{
 		Code:    demoCodeInvalidParams,
@@ -273,8 +271,6 @@ type demoStream struct {
 	lastSnapshot *demoEvent
 }
 
-// addStream registers a stream; encode may be nil for a stream without
-// snapshots.
 func (a *demoApp) addStream(name, snapshotType string, instances []string, encode func() json.RawMessage) *demoStream {
 	a.mu.Lock()
 	defer a.mu.Unlock()

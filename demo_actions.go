@@ -31,15 +31,11 @@ var demoCommands = []demoCommand{
 		Args: []demoCommandArg{{Name: "offline", Type: "boolean"}}},
 }
 
-func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
+func (a *demoApp) dispatchRequest(p demoParams) (any, *wireError) {
 	const method = "state.dispatch"
-	p, werr := demoParseParams(method, raw)
+	actionRaw, werr := p.get("action", true)
 	if werr != nil {
 		return nil, werr
-	}
-	actionRaw, ok := p.get("action")
-	if !ok {
-		return nil, demoInvalidParams(method, "action", "required")
 	}
 	action, err := demoObject(actionRaw)
 	typ, isString := wireString(action["type"])
@@ -56,11 +52,10 @@ func (a *demoApp) dispatchRequest(raw json.RawMessage) (any, *wireError) {
 }
 
 // dispatchExternalLocked runs an action from outside the app through the
-// reducers the shop has (unknown types change nothing, as in Redux) and
-// returns the seq of its action_dispatched event.
+// reducers the shop has and returns the seq of its action_dispatched event.
 func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage, p map[string]json.RawMessage) int64 {
 	n := len(a.outbox)
-	var reduce func(*demoReduxState)
+	reduce := func(*demoReduxState) {} // unknown types change nothing, as in Redux
 	switch typ {
 	case "cart/clear":
 		reduce = func(s *demoReduxState) { s.Cart.Items, s.Cart.Total = []demoCartItem{}, 0 }
@@ -72,7 +67,7 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 		sku := demoStr(p, "sku")
 		if i := slices.IndexFunc(demoProducts, func(p demoProduct) bool { return p.SKU == sku }); i >= 0 {
 			prod := demoProducts[i]
-			reduce = func(s *demoReduxState) { s.Cart.Items = demoSetQty(s.Cart.Items, prod, qty, typ == "cart/addItem") }
+			reduce = func(s *demoReduxState) { s.Cart.setQty(prod, qty, typ == "cart/addItem") }
 		}
 	case "ui/setTheme":
 		if theme := demoStr(p, "theme"); theme != "" {
@@ -91,12 +86,7 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 	if len(rawPayload) > 0 {
 		payload = rawPayload
 	}
-	a.dispatchLocked(typ, payload, func(s *demoReduxState) {
-		if reduce != nil {
-			reduce(s)
-			s.Cart.Total = demoCartTotal(s.Cart.Items)
-		}
-	})
+	a.dispatchLocked(typ, payload, reduce)
 	seq := a.reduxStream.seq
 	switch typ {
 	case "cart/clear", "cart/addItem", "cart/setQuantity", "cart/removeItem":
@@ -108,12 +98,12 @@ func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage,
 	return seq
 }
 
-// demoSetQty sets (or, with add, raises) the quantity of a product in the
-// cart; quantity 0 removes it.
-func demoSetQty(items []demoCartItem, p demoProduct, qty int, add bool) []demoCartItem {
-	out := make([]demoCartItem, 0, len(items)+1)
+// setQty sets (or, with add, raises) the quantity of a product in the
+// cart, and the total; quantity 0 removes it.
+func (c *demoCartState) setQty(p demoProduct, qty int, add bool) {
+	out := make([]demoCartItem, 0, len(c.Items)+1)
 	found := false
-	for _, it := range items {
+	for _, it := range c.Items {
 		if it.SKU == p.SKU {
 			found = true
 			if add {
@@ -129,21 +119,17 @@ func demoSetQty(items []demoCartItem, p demoProduct, qty int, add bool) []demoCa
 	if !found && qty > 0 {
 		out = append(out, demoCartItem{SKU: p.SKU, Name: p.Name, Qty: qty, Price: p.Price})
 	}
-	return out
+	c.Items, c.Total = out, demoCartTotal(out)
 }
 
-func (a *demoApp) runCommandRequest(raw json.RawMessage) (any, *wireError) {
+func (a *demoApp) runCommandRequest(p demoParams) (any, *wireError) {
 	const method = "commands.run"
-	p, werr := demoParseParams(method, raw)
-	if werr != nil {
-		return nil, werr
-	}
 	command, _, werr := p.str("command", true)
 	if werr != nil {
 		return nil, werr
 	}
 	args := map[string]json.RawMessage{}
-	if v, ok := p.get("args"); ok {
+	if v, _ := p.get("args", false); v != nil {
 		if args, _ = demoObject(v); args == nil {
 			return nil, demoInvalidParams(method, "args", "must be an object")
 		}

@@ -45,13 +45,6 @@ func (t *demoTrees) tree(stream string, encoding json.RawMessage) (any, error) {
 	return root, nil
 }
 
-// demoAsksPath reports whether params carry a path (null counts as absent).
-func demoAsksPath(params json.RawMessage) bool {
-	p, _ := demoParseParams("snapshot.get", params) // params that do not parse hold no path
-	_, ok := p.get("path")
-	return ok
-}
-
 // demoAt is a resolved path: the snapshot it was resolved in, the decoded
 // value, and the path's segments.
 type demoAt struct {
@@ -60,22 +53,19 @@ type demoAt struct {
 	segs  []pathSegment
 }
 
-// resolveAt takes the snapshot that snapshot.get would answer with params
-// and resolves the params' path in it.
-func (a *demoApp) resolveAt(method string, params json.RawMessage) (demoAt, *wireError) {
-	p, werr := demoParseParams(method, params)
+// resolveAt takes the snapshot that snapshot.get would answer with p
+// and resolves p's path in it.
+func (a *demoApp) resolveAt(p demoParams) (demoAt, *wireError) {
+	method := p.method
+	rawPath, werr := p.get("path", true)
 	if werr != nil {
 		return demoAt{}, werr
-	}
-	rawPath, ok := p.get("path")
-	if !ok {
-		return demoAt{}, demoInvalidParams(method, "path", "required")
 	}
 	segs, err := parseWirePath(rawPath)
 	if err != nil {
 		return demoAt{}, demoInvalidParams(method, "path", err.Error())
 	}
-	snap, werr := a.getSnapshot(params)
+	snap, werr := a.getSnapshot(p)
 	if werr != nil {
 		return demoAt{}, werr
 	}
@@ -129,8 +119,8 @@ func demoResolve(method string, root any, segs []pathSegment) (any, *wireError) 
 }
 
 // getSnapshotAt answers snapshot.get with a path: the value there as state.
-func (a *demoApp) getSnapshotAt(params json.RawMessage) (*demoSnapshotResult, *wireError) {
-	at, werr := a.resolveAt("snapshot.get", params)
+func (a *demoApp) getSnapshotAt(p demoParams) (*demoSnapshotResult, *wireError) {
+	at, werr := a.resolveAt(p)
 	if werr != nil {
 		return nil, werr
 	}
@@ -166,17 +156,13 @@ type demoKeysChild struct {
 // largest first, with the bytes of JSON each takes in the snapshot. Sizes
 // are measured on the snapshot's encoding, so they are the sizes a
 // snapshot.get of that child would carry.
-func (a *demoApp) snapshotKeys(params json.RawMessage) (*demoKeysResult, *wireError) {
+func (a *demoApp) snapshotKeys(p demoParams) (*demoKeysResult, *wireError) {
 	const method = "snapshot.keys"
-	p, werr := demoParseParams(method, params)
-	if werr != nil {
-		return nil, werr
-	}
 	limit, hasLimit, werr := p.int("limit", false, 1, 100000)
 	if werr != nil {
 		return nil, werr
 	}
-	at, werr := a.resolveAt(method, params)
+	at, werr := a.resolveAt(p)
 	if werr != nil {
 		return nil, werr
 	}

@@ -117,7 +117,6 @@ func (a *demoApp) fetchLocked(hash string) {
 		}
 	}
 	a.queryEventLocked("query_updated", hash)
-	c.stream.markChanged()
 }
 
 func (a *demoApp) queryEventLocked(typ, hash string) {

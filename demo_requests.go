@@ -16,31 +16,39 @@ import (
 
 // handle answers one request. It is safe for concurrent use; results are
 // immutable once returned and marshal to the spec's result objects.
-func (a *demoApp) handle(method string, params json.RawMessage) (result any, err *wireError) {
+func (a *demoApp) handle(method string, raw json.RawMessage) (result any, err *wireError) {
 	switch method {
 	case "streams.list":
 		return a.listStreams(), nil
-	case "events.query":
-		return demoResult(a.queryEvents(params))
-	case "snapshot.get":
-		if demoAsksPath(params) {
-			return demoResult(a.getSnapshotAt(params)) // demo_paths.go
-		}
-		return demoResult(a.getSnapshot(params))
-	case "snapshot.keys":
-		return demoResult(a.snapshotKeys(params))
-	case "state.dispatch": // this and the commands: demo_actions.go
-		return a.dispatchRequest(params)
 	case "commands.list":
 		return map[string]any{"commands": demoCommands}, nil
-	case "commands.run":
-		return a.runCommandRequest(params)
+	case "events.query", "snapshot.get", "snapshot.keys", "state.dispatch", "commands.run":
+		// answered below, once their params parse
+	default:
+		return nil, &wireError{
+			Code:    demoCodeUnknownMethod,
+			Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query, snapshot.get and snapshot.keys", method),
+			Details: map[string]string{"method": method},
+		}
 	}
-	return nil, &wireError{
-		Code:    demoCodeUnknownMethod,
-		Message: fmt.Sprintf("unknown method %q; this adapter answers streams.list, events.query, snapshot.get and snapshot.keys", method),
-		Details: map[string]string{"method": method},
+	p, werr := demoParseParams(method, raw)
+	if werr != nil {
+		return nil, werr
 	}
+	switch method {
+	case "events.query":
+		return demoResult(a.queryEvents(p))
+	case "snapshot.get":
+		if path, _ := p.get("path", false); path != nil {
+			return demoResult(a.getSnapshotAt(p)) // demo_paths.go
+		}
+		return demoResult(a.getSnapshot(p))
+	case "snapshot.keys":
+		return demoResult(a.snapshotKeys(p))
+	case "state.dispatch": // this and commands.run: demo_actions.go
+		return a.dispatchRequest(p)
+	}
+	return a.runCommandRequest(p)
 }
 
 // demoResult is res, or werr when there is one: a nil *T in an interface
@@ -110,11 +118,8 @@ func (r *demoEventsResult) appendJSON(dst []byte) []byte {
 	return append(dst, '}')
 }
 
-func (r *demoEventsResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
-
-func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireError) {
-	const method = "events.query"
-	p, name, werr := demoStreamParams(method, raw)
+func (a *demoApp) queryEvents(p demoParams) (*demoEventsResult, *wireError) {
+	name, _, werr := p.str("stream", true)
 	if werr != nil {
 		return nil, werr
 	}
@@ -133,7 +138,7 @@ func (a *demoApp) queryEvents(raw json.RawMessage) (*demoEventsResult, *wireErro
 
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	s, werr := a.streamLocked(method, name)
+	s, werr := a.streamLocked(p.method, name)
 	if werr != nil {
 		return nil, werr
 	}
@@ -180,15 +185,14 @@ func (r *demoSnapshotResult) appendJSON(dst []byte) []byte {
 	return append(append(dst, r.state...), '}')
 }
 
-func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
-
 // getSnapshot answers snapshot.get. Without seq it returns the current
 // state: the latest snapshot event when the state has not changed since
 // (and that event is still buffered), else a fresh snapshot event recorded
 // now. Either way the returned seq can be asked for again with seq.
-func (a *demoApp) getSnapshot(raw json.RawMessage) (*demoSnapshotResult, *wireError) {
+func (a *demoApp) getSnapshot(p demoParams) (*demoSnapshotResult, *wireError) {
 	const method = "snapshot.get"
-	p, name, werr := demoStreamParams(method, raw)
+	p.method = method // also when snapshot.keys asks: its errors name snapshot.get
+	name, _, werr := p.str("stream", true)
 	if werr != nil {
 		return nil, werr
 	}
@@ -254,33 +258,23 @@ func demoParseParams(method string, raw json.RawMessage) (demoParams, *wireError
 	return p, nil
 }
 
-// demoStreamParams parses the params of a request about one stream and
-// reads its required stream member.
-func demoStreamParams(method string, raw json.RawMessage) (demoParams, string, *wireError) {
-	p, werr := demoParseParams(method, raw)
-	if werr != nil {
-		return p, "", werr
+// get returns the member name; null counts as absent, which is an error
+// when the member is required.
+func (p demoParams) get(name string, required bool) (json.RawMessage, *wireError) {
+	v := p.fields[name]
+	if v == nil || string(v) == "null" {
+		if required {
+			return nil, demoInvalidParams(p.method, name, "required")
+		}
+		return nil, nil
 	}
-	name, _, werr := p.str("stream", true)
-	return p, name, werr
-}
-
-// get returns the member name; null counts as absent.
-func (p demoParams) get(name string) (json.RawMessage, bool) {
-	v, ok := p.fields[name]
-	if !ok || string(v) == "null" {
-		return nil, false
-	}
-	return v, true
+	return v, nil
 }
 
 func (p demoParams) str(name string, required bool) (string, bool, *wireError) {
-	v, ok := p.get(name)
-	if !ok {
-		if required {
-			return "", false, demoInvalidParams(p.method, name, "required")
-		}
-		return "", false, nil
+	v, werr := p.get(name, required)
+	if v == nil {
+		return "", false, werr
 	}
 	var s string
 	if err := json.Unmarshal(v, &s); err != nil || s == "" {
@@ -290,12 +284,9 @@ func (p demoParams) str(name string, required bool) (string, bool, *wireError) {
 }
 
 func (p demoParams) int(name string, required bool, lo, hi int64) (int64, bool, *wireError) {
-	v, ok := p.get(name)
-	if !ok {
-		if required {
-			return 0, false, demoInvalidParams(p.method, name, "required")
-		}
-		return 0, false, nil
+	v, werr := p.get(name, required)
+	if v == nil {
+		return 0, false, werr
 	}
 	problem := fmt.Sprintf("must be an integer from %d to %d", lo, hi)
 	if hi == math.MaxInt64 {

@@ -177,10 +177,7 @@ func demoCartTotal(items []demoCartItem) float64 {
 func (a *demoApp) addToCartLocked() {
 	p := a.randomProductLocked()
 	item := demoCartItem{SKU: p.SKU, Name: p.Name, Qty: 1 + a.rng.IntN(2), Price: p.Price}
-	a.dispatchLocked("cart/addItem", item, func(s *demoReduxState) {
-		s.Cart.Items = demoSetQty(s.Cart.Items, p, item.Qty, true)
-		s.Cart.Total = demoCartTotal(s.Cart.Items)
-	})
+	a.dispatchLocked("cart/addItem", item, func(s *demoReduxState) { s.Cart.setQty(p, item.Qty, true) })
 	a.persistCartLocked()
 }
 
@@ -191,8 +188,7 @@ func (a *demoApp) removeFromCartLocked() {
 	}
 	sku := a.redux.Cart.Items[a.rng.IntN(len(a.redux.Cart.Items))].SKU
 	a.dispatchLocked("cart/removeItem", map[string]string{"sku": sku}, func(s *demoReduxState) {
-		s.Cart.Items = demoSetQty(s.Cart.Items, demoProduct{SKU: sku}, 0, false)
-		s.Cart.Total = demoCartTotal(s.Cart.Items)
+		s.Cart.setQty(demoProduct{SKU: sku}, 0, false)
 	})
 	a.persistCartLocked()
 }

@@ -60,6 +60,13 @@ func addDemoTestConsole(a *demoApp, n int) *demoStream {
 	return s
 }
 
+// Error is for the tests' messages: the product only encodes a wireError.
+func (e *wireError) Error() string { return e.Code + ": " + e.Message }
+
+// The product writes results with appendJSON; demoCall marshals them.
+func (r *demoEventsResult) MarshalJSON() ([]byte, error)   { return r.appendJSON(nil), nil }
+func (r *demoSnapshotResult) MarshalJSON() ([]byte, error) { return r.appendJSON(nil), nil }
+
 // demoCall calls handle and returns the result as its JSON encoding.
 func demoCall(t *testing.T, a *demoApp, method, params string) (json.RawMessage, *wireError) {
 	t.Helper()
