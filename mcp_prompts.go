@@ -52,7 +52,13 @@ const maxPromptArgBytes = 2000
 type prompt struct {
 	name, title, description string
 	args                     []promptArg
-	text                     func(args map[string]string, tools toolCatalog) string
+	write                    func(t *promptText, args map[string]string, tools toolCatalog)
+}
+
+func (p *prompt) text(args map[string]string, tools toolCatalog) string {
+	var t promptText
+	p.write(&t, args, tools)
+	return strings.TrimRight(t.b.String(), "\n")
 }
 
 // promptPageSize is how many prompts one prompts/list page holds. Every
