@@ -79,13 +79,18 @@ func (c toolCatalog) takes(tool, arg string) bool { return slices.Contains(c[too
 func catalogOf(ts *toolSet) toolCatalog {
 	c := toolCatalog{}
 	for name, t := range ts.byName {
-		args := []string{}
-		for _, a := range t.args {
-			args = append(args, a.name)
-		}
-		c[name] = args
+		c[name] = namesOf(t.args, func(a argSpec) string { return a.name })
 	}
 	return c
+}
+
+// namesOf is the name of each item, in order.
+func namesOf[T any](items []T, name func(T) string) []string {
+	names := make([]string, len(items))
+	for i, item := range items {
+		names[i] = name(item)
+	}
+	return names
 }
 
 func promptByName(name string) *prompt {
@@ -96,11 +101,7 @@ func promptByName(name string) *prompt {
 }
 
 func promptNames() []string {
-	names := make([]string, len(allPrompts))
-	for i, p := range allPrompts {
-		names[i] = p.name
-	}
-	return names
+	return namesOf(allPrompts, func(p *prompt) string { return p.name })
 }
 
 // The cursor names the first prompt of the next page, so it stays valid as
@@ -255,11 +256,7 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 }
 
 func promptArgNames(p *prompt) []string {
-	names := make([]string, len(p.args))
-	for i, a := range p.args {
-		names[i] = a.name
-	}
-	return names
+	return namesOf(p.args, func(a promptArg) string { return a.name })
 }
 
 // promptLookups are the data that completions of prompt arguments need, one
