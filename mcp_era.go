@@ -171,21 +171,17 @@ func modernResult(methodName string, result any, err error) (any, error) {
 	if rawKind(data) != "object" {
 		return json.RawMessage(data), nil
 	}
-	hasMeta, hasType := false, false
-	_ = eachMember(data, func(name string, _ []byte) bool {
-		hasMeta = hasMeta || name == "_meta"
-		hasType = hasType || name == "resultType"
-		return true
-	})
+	var meta, resultType []byte
+	_ = scanFields(data, map[string]*[]byte{"_meta": &meta, "resultType": &resultType})
 	var o jsonObject
-	if !hasType {
+	if resultType == nil {
 		o.raw("resultType", []byte(`"complete"`))
 	}
 	if p, ok := cachePolicy[methodName]; ok {
 		o.value("ttlMs", int64(p.ttlMs))
 		o.value("cacheScope", p.scope)
 	}
-	if !hasMeta {
+	if meta == nil {
 		o.raw("_meta", serverInfoMeta)
 	}
 	switch rest := bytes.TrimLeft(data[1:], " \t\n\r"); {
