@@ -181,11 +181,11 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	return s, displaced
 }
 
-// detach records that feed of s went away for reason. It reports whether
-// feed was still s's live feed (a replaced feed is already detached).
-func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// leave records that feed of s went away for reason (appSession). It
+// reports whether feed was still s's live feed (a replaced feed has left).
+func (s *session) leave(feed sessionFeed, reason string) bool {
+	s.reg.mu.Lock()
+	defer s.reg.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wasLive := s.feed == feed && feed != nil
@@ -193,7 +193,7 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 		s.feed = nil
 		s.disconnectedAt = time.Now()
 		s.wakeLocked()
-		r.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
+		s.reg.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
 	}
 	return wasLive
 }
