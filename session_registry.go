@@ -214,14 +214,13 @@ func (r *sessionRegistry) current() *session {
 	if s := r.currentLive(""); s != nil {
 		return s
 	}
-	var newest *session
-	var at time.Time
-	for _, s := range r.list() {
-		if v := s.view(); newest == nil || v.DisconnectedAt.After(at) {
-			newest, at = s, v.DisconnectedAt
-		}
+	all := r.list()
+	if len(all) == 0 {
+		return nil
 	}
-	return newest
+	return slices.MaxFunc(all, func(a, b *session) int {
+		return a.view().DisconnectedAt.Compare(b.view().DisconnectedAt)
+	})
 }
 
 // currentLive is the most recently connected live session of transport via
@@ -259,7 +258,6 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
 
-// hasConnected reports whether any app has connected since the start.
 func (r *sessionRegistry) hasConnected() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
