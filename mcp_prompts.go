@@ -304,11 +304,7 @@ func completePrompt(ctx context.Context, data promptLookups, promptName, argName
 		if argName == "a" {
 			other = context["b"]
 		}
-		for _, name := range data.sessionNames() {
-			if other == "" || name != other {
-				candidates = append(candidates, name)
-			}
-		}
+		candidates = slices.DeleteFunc(data.sessionNames(), func(n string) bool { return n == other && n != "" })
 	}
 	return matchPrefix(candidates, typed), nil
 }
