@@ -286,10 +286,7 @@ func (s *session) view() sessionView {
 func (s *session) setInfoLocked(info *adapterInfo) {
 	if s.info != nil {
 		s.mergeStreamsLocked(info.Streams)
-		streams := s.info.Streams
-		s.info = info
-		s.info.Streams = streams
-		return
+		info.Streams = s.info.Streams
 	}
 	s.info = info
 	s.indexStreamsLocked()
