@@ -147,7 +147,7 @@ func callFrom(ctx context.Context) *callInfo {
 type subscriptionSet struct {
 	mu       sync.Mutex
 	uris     map[string]bool
-	onChange func() // after a URI is added or removed; nil: none
+	onChange func() // after a URI is added or removed
 }
 
 // add subscribes to uri, at most maxSubscriptions per set.
@@ -168,14 +168,8 @@ func (s *subscriptionSet) add(hub *resourceHub, uri string) error {
 		s.uris = make(map[string]bool)
 	}
 	s.uris[uri] = true
-	s.changed()
+	s.onChange()
 	return nil
-}
-
-func (s *subscriptionSet) changed() {
-	if s.onChange != nil {
-		s.onChange()
-	}
 }
 
 func (s *subscriptionSet) list() []string { return lockedKeys(&s.mu, &s.uris) }
@@ -186,7 +180,7 @@ func (s *subscriptionSet) remove(hub *resourceHub, uri string) {
 	if s.uris[uri] {
 		delete(s.uris, uri)
 		hub.unsubscribe(uri)
-		s.changed()
+		s.onChange()
 	}
 }
 
@@ -203,7 +197,7 @@ func (s *subscriptionSet) clear(hub *resourceHub) {
 		hub.unsubscribe(uri)
 	}
 	if len(s.uris) > 0 {
-		s.changed()
+		s.onChange()
 	}
 	s.uris = nil
 }

@@ -12,7 +12,7 @@ import (
 // holds it.
 func TestSubscriptionListWhileChanging(t *testing.T) {
 	hub := newTestResourceHub(config{}, newTestLink(config{}, nil, nil), func(string, any) {})
-	var s subscriptionSet
+	s := subscriptionSet{onChange: func() {}}
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		for range 200 {

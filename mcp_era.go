@@ -59,29 +59,14 @@ type requestMeta struct {
 // revision's: -32022 for a version this server does not speak, -32602 for a
 // missing or malformed required field.
 func readRequestMeta(params json.RawMessage, initialized bool) (*requestMeta, error) {
-	if params == nil {
-		return nil, nil
-	}
-	var metaRaw []byte
-	_ = eachMember(params, func(name string, value []byte) bool {
-		if name == "_meta" {
-			metaRaw = value // the last one, as encoding/json reads the rest of params
-		}
-		return true
-	})
+	var metaRaw, rawVersion, caps, info, rawLevel []byte
+	_ = scanFields(params, map[string]*[]byte{"_meta": &metaRaw}) // the last, as encoding/json reads the rest of params
 	if rawKind(metaRaw) != "object" {
 		return nil, nil
 	}
-	fields := map[string][]byte{}
-	_ = eachMember(metaRaw, func(name string, value []byte) bool {
-		switch name {
-		case metaProtocolVersion, metaClientCapabilities, metaClientInfo, metaLogLevel:
-			fields[name] = value
-		}
-		return true
-	})
-	rawVersion, ok := fields[metaProtocolVersion]
-	if !ok {
+	_ = scanFields(metaRaw, map[string]*[]byte{metaProtocolVersion: &rawVersion, metaClientCapabilities: &caps,
+		metaClientInfo: &info, metaLogLevel: &rawLevel})
+	if rawVersion == nil {
 		return nil, nil
 	}
 	v, ok := wireString(rawVersion)
@@ -100,18 +85,18 @@ func readRequestMeta(params json.RawMessage, initialized bool) (*requestMeta, er
 			"Unsupported protocol version: %q; per-request _meta supports %s%s", v, strings.Join(modernVersions, ", "), hint)
 	}
 	meta := &requestMeta{version: v, logLevel: -1}
-	if caps, ok := fields[metaClientCapabilities]; !ok || rawKind(caps) != "object" {
+	if rawKind(caps) != "object" {
 		what := "is required"
-		if ok {
+		if caps != nil {
 			what = "must be an object, not " + jsonKind(caps)
 		}
 		return nil, rpcErrorf(errInvalidParams, nil, "invalid params: _meta %q %s", metaClientCapabilities, what)
 	}
-	if info, ok := fields[metaClientInfo]; ok && rawKind(info) != "object" {
+	if info != nil && rawKind(info) != "object" {
 		return nil, rpcErrorf(errInvalidParams, nil, "invalid params: _meta %q must be an object, not %s", metaClientInfo, jsonKind(info))
 	}
-	if raw, ok := fields[metaLogLevel]; ok {
-		level, isString := wireString(raw)
+	if rawLevel != nil {
+		level, isString := wireString(rawLevel)
 		meta.logLevel = slices.Index(logLevels, level)
 		if !isString || meta.logLevel < 0 {
 			return nil, rpcErrorf(errInvalidParams, nil, "invalid params: _meta %q must be one of %s", metaLogLevel, strings.Join(logLevels, ", "))
@@ -186,21 +171,17 @@ func modernResult(methodName string, result any, err error) (any, error) {
 	if rawKind(data) != "object" {
 		return json.RawMessage(data), nil
 	}
-	hasMeta, hasType := false, false
-	_ = eachMember(data, func(name string, _ []byte) bool {
-		hasMeta = hasMeta || name == "_meta"
-		hasType = hasType || name == "resultType"
-		return true
-	})
+	var meta, resultType []byte
+	_ = scanFields(data, map[string]*[]byte{"_meta": &meta, "resultType": &resultType})
 	var o jsonObject
-	if !hasType {
+	if resultType == nil {
 		o.raw("resultType", []byte(`"complete"`))
 	}
 	if p, ok := cachePolicy[methodName]; ok {
 		o.value("ttlMs", int64(p.ttlMs))
 		o.value("cacheScope", p.scope)
 	}
-	if !hasMeta {
+	if meta == nil {
 		o.raw("_meta", serverInfoMeta)
 	}
 	switch rest := bytes.TrimLeft(data[1:], " \t\n\r"); {

@@ -52,7 +52,13 @@ const maxPromptArgBytes = 2000
 type prompt struct {
 	name, title, description string
 	args                     []promptArg
-	text                     func(args map[string]string, tools toolCatalog) string
+	write                    func(t *promptText, args map[string]string, tools toolCatalog)
+}
+
+func (p *prompt) text(args map[string]string, tools toolCatalog) string {
+	var t promptText
+	p.write(&t, args, tools)
+	return strings.TrimRight(t.b.String(), "\n")
 }
 
 // promptPageSize is how many prompts one prompts/list page holds. Every
@@ -73,13 +79,18 @@ func (c toolCatalog) takes(tool, arg string) bool { return slices.Contains(c[too
 func catalogOf(ts *toolSet) toolCatalog {
 	c := toolCatalog{}
 	for name, t := range ts.byName {
-		args := []string{}
-		for _, a := range t.args {
-			args = append(args, a.name)
-		}
-		c[name] = args
+		c[name] = namesOf(t.args, func(a argSpec) string { return a.name })
 	}
 	return c
+}
+
+// namesOf is the name of each item, in order.
+func namesOf[T any](items []T, name func(T) string) []string {
+	names := make([]string, len(items))
+	for i, item := range items {
+		names[i] = name(item)
+	}
+	return names
 }
 
 func promptByName(name string) *prompt {
@@ -90,11 +101,7 @@ func promptByName(name string) *prompt {
 }
 
 func promptNames() []string {
-	names := make([]string, len(allPrompts))
-	for i, p := range allPrompts {
-		names[i] = p.name
-	}
-	return names
+	return namesOf(allPrompts, func(p *prompt) string { return p.name })
 }
 
 // The cursor names the first prompt of the next page, so it stays valid as
@@ -249,11 +256,7 @@ func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) 
 }
 
 func promptArgNames(p *prompt) []string {
-	names := make([]string, len(p.args))
-	for i, a := range p.args {
-		names[i] = a.name
-	}
-	return names
+	return namesOf(p.args, func(a promptArg) string { return a.name })
 }
 
 // promptLookups are the data that completions of prompt arguments need, one
@@ -301,11 +304,7 @@ func completePrompt(ctx context.Context, data promptLookups, promptName, argName
 		if argName == "a" {
 			other = context["b"]
 		}
-		for _, name := range data.sessionNames() {
-			if other == "" || name != other {
-				candidates = append(candidates, name)
-			}
-		}
+		candidates = slices.DeleteFunc(data.sessionNames(), func(n string) bool { return n == other && n != "" })
 	}
 	return matchPrefix(candidates, typed), nil
 }

@@ -325,7 +325,6 @@ func (s *mcpServer) listTools(_ context.Context, params json.RawMessage) (any, e
 	return s.tools.listJSON, nil
 }
 
-// callTool calls the tool its params name (toolCallParams).
 func (s *mcpServer) callTool(ctx context.Context, params json.RawMessage) (any, error) {
 	name, args, err := toolCallParams(params)
 	if err != nil {

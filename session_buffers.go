@@ -34,7 +34,6 @@ func (s *session) answersActions() bool {
 	return s.via != sessionViaReactotron
 }
 
-// answerLocally answers from the server's buffers.
 func (s *session) answerLocally(method string, params any) (json.RawMessage, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -224,7 +223,6 @@ func (s *session) evictLocked() {
 	}
 }
 
-// commandsLocked answers commands.list from the commands recorded.
 func (s *session) commandsLocked() json.RawMessage {
 	buf := append([]byte(nil), `{"commands":[`...)
 	for i, c := range s.commands {

@@ -40,7 +40,6 @@ func (r *sessionRegistry) pruneLocked(now time.Time) {
 	})
 }
 
-// prune forgets expired sessions now.
 func (r *sessionRegistry) prune() {
 	r.mu.Lock()
 	defer r.mu.Unlock()

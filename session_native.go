@@ -134,7 +134,7 @@ func (r *sessionRegistry) endNativeSession(app nativeApp, reason string) {
 		s.mu.Lock()
 		feed := s.feed
 		s.mu.Unlock()
-		r.detach(s, feed, reason) // nothing when feed is nil: the session has ended already
+		s.leave(feed, reason) // nothing when feed is nil: the session has ended already
 	}
 }
 

@@ -120,7 +120,7 @@ func TestNativeJSConsoleKeptWhenNoLiveConsole(t *testing.T) {
 	if strings.Contains(consoleText(t, s), "while Metro carries it") {
 		t.Error("a JavaScript console line was doubled while Metro carried the console")
 	}
-	if !reg.detach(s, feed, "page_gone") {
+	if !s.leave(feed, "page_gone") {
 		t.Fatal("the Metro session did not end")
 	}
 	reg.deliverNative(app, []nativeEntry{{At: at, Level: "info", Tag: "ReactNativeJS", Message: "only copy", JSConsole: true}})

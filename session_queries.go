@@ -128,19 +128,8 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 		return snapshot{}, err
 	}
 	var snap snapshot
-	var seen int
-	err = eachMember(raw, func(name string, v []byte) bool {
-		switch name {
-		case "seq":
-			snap.seq, seen = v, seen|1
-		case "timestamp":
-			snap.timestamp, seen = v, seen|2
-		case "state":
-			snap.state, seen = v, seen|4
-		}
-		return true
-	})
-	if err != nil || seen != 7 || rawKind(snap.seq) != "number" {
+	err = scanFields(raw, map[string]*[]byte{"seq": &snap.seq, "timestamp": &snap.timestamp, "state": &snap.state})
+	if err != nil || snap.timestamp == nil || snap.state == nil || rawKind(snap.seq) != "number" {
 		return snapshot{}, malformedAnswer("snapshot.get", "want {seq, timestamp, state}")
 	}
 	return snap, nil

@@ -181,11 +181,11 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	return s, displaced
 }
 
-// detach records that feed of s went away for reason. It reports whether
-// feed was still s's live feed (a replaced feed is already detached).
-func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
+// leave records that feed of s went away for reason (appSession). It
+// reports whether feed was still s's live feed (a replaced feed has left).
+func (s *session) leave(feed sessionFeed, reason string) bool {
+	s.reg.mu.Lock()
+	defer s.reg.mu.Unlock()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	wasLive := s.feed == feed && feed != nil
@@ -193,7 +193,7 @@ func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bo
 		s.feed = nil
 		s.disconnectedAt = time.Now()
 		s.wakeLocked()
-		r.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
+		s.reg.events.push(linkEvent{Kind: linkDisconnected, SessionID: s.id, Reason: reason})
 	}
 	return wasLive
 }
@@ -214,14 +214,13 @@ func (r *sessionRegistry) current() *session {
 	if s := r.currentLive(""); s != nil {
 		return s
 	}
-	var newest *session
-	var at time.Time
-	for _, s := range r.list() {
-		if v := s.view(); newest == nil || v.DisconnectedAt.After(at) {
-			newest, at = s, v.DisconnectedAt
-		}
+	all := r.list()
+	if len(all) == 0 {
+		return nil
 	}
-	return newest
+	return slices.MaxFunc(all, func(a, b *session) int {
+		return a.view().DisconnectedAt.Compare(b.view().DisconnectedAt)
+	})
 }
 
 // currentLive is the most recently connected live session of transport via
@@ -259,7 +258,6 @@ func (r *sessionRegistry) find(ref string) (*session, error) {
 	return nil, &errUnknownSession{Ref: ref, Matches: len(byApp), Sessions: views}
 }
 
-// hasConnected reports whether any app has connected since the start.
 func (r *sessionRegistry) hasConnected() bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -288,10 +286,7 @@ func (s *session) view() sessionView {
 func (s *session) setInfoLocked(info *adapterInfo) {
 	if s.info != nil {
 		s.mergeStreamsLocked(info.Streams)
-		streams := s.info.Streams
-		s.info = info
-		s.info.Streams = streams
-		return
+		info.Streams = s.info.Streams
 	}
 	s.info = info
 	s.indexStreamsLocked()

@@ -50,6 +50,12 @@ func newTestRegistry(eventBuffer int) (*sessionRegistry, *linkEventQueue) {
 	return newSessionRegistry(config{EventBuffer: eventBuffer}, nil, q), q
 }
 
+// detach is session.leave as the tests of other files, which hold the
+// registry, call it.
+func (r *sessionRegistry) detach(s *session, feed sessionFeed, reason string) bool {
+	return s.leave(feed, reason)
+}
+
 func queuedEvents(q *linkEventQueue) []linkEvent {
 	q.mu.Lock()
 	defer q.mu.Unlock()
@@ -335,11 +341,11 @@ func TestPostMortemExpiry(t *testing.T) {
 		reg.attach(sessionViaWire, "stays", "tablet", testInfo("stays", "tablet", "ShopApp", "redux"), stays)
 		recordTestEvent(s, gone, "redux", 1, "action_dispatched", `{}`)
 		left := time.Now()
-		if !reg.detach(s, gone, "disconnected") {
-			t.Fatal("detach of the live feed reported it was not live")
+		if !s.leave(gone, "disconnected") {
+			t.Fatal("leave of the live feed reported it was not live")
 		}
-		if reg.detach(s, gone, "disconnected") {
-			t.Error("a second detach reported the feed live again")
+		if s.leave(gone, "disconnected") {
+			t.Error("a second leave reported the feed live again")
 		}
 
 		time.Sleep(sessionPostMortemTTL - time.Second)
@@ -390,8 +396,8 @@ func TestSameDeviceReconnectEndsPostMortem(t *testing.T) {
 	old, other := &testFeed{}, &testFeed{}
 	s, _ := reg.attach(sessionViaWire, "old", "phone", testInfo("old", "phone", "ShopApp", "redux"), old)
 	o, _ := reg.attach(sessionViaWire, "other", "tablet", testInfo("other", "tablet", "ShopApp", "redux"), other)
-	reg.detach(s, old, "disconnected")
-	reg.detach(o, other, "disconnected")
+	s.leave(old, "disconnected")
+	o.leave(other, "disconnected")
 	_, displaced := reg.attach(sessionViaWire, "new", "phone", testInfo("new", "phone", "ShopApp", "redux"), &testFeed{})
 	if len(displaced) != 0 {
 		t.Errorf("displaced %d feeds, want none: the old session had already left", len(displaced))
@@ -458,7 +464,7 @@ func TestSessionsBounded(t *testing.T) {
 		feed := &testFeed{}
 		s, _ := reg.attach(sessionViaWire, id, id, testInfo(id, id, "App"), feed)
 		if i%2 == 0 {
-			reg.detach(s, feed, "disconnected")
+			s.leave(feed, "disconnected")
 		}
 	}
 	reg.attach(sessionViaWire, "newest", "newest", testInfo("newest", "newest", "App"), &testFeed{})
@@ -483,7 +489,7 @@ func TestAnswersThatNeedTheApp(t *testing.T) {
 	reg, _ := newTestRegistry(10)
 	feed := &testFeed{}
 	s, _ := reg.attach(sessionViaWire, "s", "", testInfo("s", "", "ShopApp", "redux", "navigation"), feed)
-	reg.detach(s, feed, "disconnected")
+	s.leave(feed, "disconnected")
 	for _, tc := range []struct {
 		method string
 		params any
@@ -516,7 +522,7 @@ func TestStaleSeqsNotBuffered(t *testing.T) {
 	for _, seq := range []int64{1, 2, 3} {
 		recordTestEvent(s, feed, "redux", seq, "action_dispatched", `{}`)
 	}
-	reg.detach(s, feed, "disconnected")
+	s.leave(feed, "disconnected")
 	again := &testFeed{}
 	reg.attach(sessionViaWire, "s", "", testInfo("s", "", "ShopApp", "redux"), again)
 	for _, seq := range []int64{1, 2, 3, 4, 2} { // a replay, a new event, a step back
@@ -554,9 +560,9 @@ func TestDefaultSession(t *testing.T) {
 		}
 	}
 	check("both live", b)
-	reg.detach(b, feedB, "disconnected")
+	b.leave(feedB, "disconnected")
 	check("the newest left", a)
-	reg.detach(a, feedA, "disconnected")
+	a.leave(feedA, "disconnected")
 	check("both left, a last", a)
 	if reg.currentLive("") != nil {
 		t.Error("currentLive found a session with none live")
@@ -619,7 +625,7 @@ func TestRegistryConcurrentUse(t *testing.T) {
 					t.Errorf("snapshot.get: %v", err)
 					return
 				}
-				reg.detach(s, feed, "disconnected")
+				s.leave(feed, "disconnected")
 			}
 		})
 	}

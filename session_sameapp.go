@@ -24,6 +24,7 @@ package main
 // its app by package or bundle id, as Metro does, and takes Metro's part.
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 )
@@ -115,9 +116,8 @@ type appNames struct {
 }
 
 func describeApp(v sessionView) appNames {
-	var out appNames
 	if v.Info == nil {
-		return out
+		return appNames{}
 	}
 	var app struct {
 		Name     string `json:"name"`
@@ -132,12 +132,8 @@ func describeApp(v sessionView) appNames {
 	}
 	_ = json.Unmarshal(v.Info.App, &app)
 	_ = json.Unmarshal(v.Info.Device, &device)
-	out.name, out.bundleID, out.title = app.Name, app.BundleID, app.Title
-	out.device, out.platform, out.sameNameAs = device.Name, device.Platform, device.SameNameAs
-	if out.device == "" {
-		out.device = device.Model
-	}
-	return out
+	return appNames{name: app.Name, bundleID: app.BundleID, title: app.Title, device: cmp.Or(device.Name, device.Model),
+		platform: device.Platform, sameNameAs: device.SameNameAs}
 }
 
 // findFor resolves a session argument for a call that reads stream ("" for

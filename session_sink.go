@@ -22,11 +22,6 @@ func (r *sessionRegistry) liveInfo(via string) *adapterInfo {
 	return nil
 }
 
-// leave detaches feed from s (appSession).
-func (s *session) leave(feed sessionFeed, reason string) bool {
-	return s.reg.detach(s, feed, reason)
-}
-
 // sessionID is s's id (reactotronSession).
 func (s *session) sessionID() string { return s.id }
 

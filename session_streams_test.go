@@ -23,7 +23,7 @@ func TestSessionKeepsOmittedStreams(t *testing.T) {
 		s, _ := reg.attach(c.via, c.id, "", testInfo("p1", "", "app", "console"), first)
 		s.appendEvent(first, c.stream, "e", at, []byte(`{"n":1}`))
 		s.appendEvent(first, c.stream, "e", at, []byte(`{"n":2}`))
-		reg.detach(s, first, "disconnected")
+		s.leave(first, "disconnected")
 		second := &testFeed{}
 		reg.attach(c.via, c.id, "", testInfo("p2", "", "app", "console"), second)
 		if found, _ := s.streamActive(c.stream); !found {
