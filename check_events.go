@@ -134,7 +134,13 @@ func checkEventsLimit(ctx context.Context, k *checkKit) *checkOutcome {
 			if n := len(ans.events); n > 0 && ans.events[n-1].head.Seq != ans.latest {
 				return checkFailed(checkSent("events.query", params), "the last event has seq %d, not latestSeq %d: not the newest", ans.events[n-1].head.Seq, ans.latest)
 			}
-			if older := len(ans.events) > 0 && ans.events[0].head.Seq > ans.oldestSeq; ans.hasMore != older {
+			if len(ans.events) == 0 {
+				if ans.hasMore {
+					return checkFailed(checkSent("events.query", params), "hasMore true with no events")
+				}
+				continue
+			}
+			if older := ans.events[0].head.Seq > ans.oldestSeq; ans.hasMore != older {
 				return checkFailed(checkSent("events.query", params), "hasMore %v, though the first event has seq %d and oldestSeq is %d", ans.hasMore, ans.events[0].head.Seq, ans.oldestSeq)
 			}
 		}

@@ -342,6 +342,7 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 		var m struct{ Type, Method string }
 		return json.Unmarshal(frame, &m) == nil && m.Type == "request" && m.Method == method
 	}
+	var emptyAnswered atomic.Bool // the first events.query with limit 1 gets an impossible empty answer
 	tests := []struct {
 		name     string
 		check    string // the check that must fail, alone
@@ -509,6 +510,21 @@ func TestCheckAdapterNamesEachPlantedDefect(t *testing.T) {
 				if res := asMap(m["result"]); res != nil {
 					res["hasMore"] = false
 				}
+			})
+		},
+	}, {
+		// An answer like this once made the kit index an empty events list.
+		name: "no events, hasMore, and latestSeq below oldestSeq", check: "events.query.limit", want: "hasMore true",
+		toKit: func(rc *checkRelayConn, f []byte) []byte {
+			rc.mu.Lock()
+			asked := rc.asked[rc.idOf(f)]
+			rc.mu.Unlock()
+			if rc.method(f) != "events.query" || !strings.Contains(asked, `"limit":1,`) || strings.Contains(asked, "since_seq") ||
+				!emptyAnswered.CompareAndSwap(false, true) {
+				return f
+			}
+			return editJSON(f, func(m map[string]any) {
+				m["result"] = map[string]any{"events": []any{}, "hasMore": true, "oldestSeq": 5, "latestSeq": 3}
 			})
 		},
 	}, {
