@@ -48,10 +48,11 @@ type checkConn struct {
 	timeout    time.Duration              // request timeout
 	giveUp     func(id string) <-chan int // tests: checkOptions.GiveUp; nil for none
 
-	handshaken chan struct{} // closed once the handshake was acked, refused or timed out
-	pushed     chan struct{} // gets a value (capacity 1) when an event is pushed
-	done       chan struct{} // closed when the read loop has ended
-	writeLock  chan struct{}
+	handshaken    chan struct{} // closed once the handshake was acked, refused or timed out
+	handshakeOnce sync.Once
+	pushed        chan struct{} // gets a value (capacity 1) when an event is pushed
+	done          chan struct{} // closed when the read loop has ended
+	writeLock     chan struct{}
 
 	mu          sync.Mutex
 	firstFrame  []byte
@@ -129,13 +130,8 @@ func (c *checkConn) expireHandshake() {
 	}
 }
 
-func (c *checkConn) closeHandshake() {
-	select {
-	case <-c.handshaken:
-	default:
-		close(c.handshaken)
-	}
-}
+// closeHandshake may run on the read loop and the handshake timer at once.
+func (c *checkConn) closeHandshake() { c.handshakeOnce.Do(func() { close(c.handshaken) }) }
 
 // read reads one frame, keeping at most maxPayload bytes of it (and only
 // the first wirePrefixLen of a larger one) and returning its full size.
