@@ -229,7 +229,6 @@ func (c *metroConn) stopReason() string {
 	return c.stopped
 }
 
-// isAttached reports whether the page feeds its session now.
 func (c *metroConn) isAttached() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -255,7 +254,6 @@ func (c *metroConn) send(method string) error {
 	return sock.writeFrame(c.ctx, frame)
 }
 
-// handle reads one frame of the page.
 func (c *metroConn) handle(data []byte) {
 	m := c.link
 	f, err := parseCDPFrame(data)

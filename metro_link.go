@@ -292,7 +292,6 @@ func metroGet(ctx context.Context, client *http.Client, url string, header http.
 	return body, resp.StatusCode, err
 }
 
-// attachLocked starts the connection to page p, feeding session id.
 func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
 	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx, sent: map[int64]string{}}
 	c.ctx, c.cancel = context.WithCancel(ctx)
@@ -377,7 +376,6 @@ func (m *metroLink) sessionInfo(p metroPageInfo, now time.Time) *adapterInfo {
 		DeviceID: p.LogicalDeviceID, Streams: []streamState{{Name: "console", Active: true}}}
 }
 
-// count changes the drop counters.
 func (m *metroLink) count(f func(*metroCounters)) {
 	m.mu.Lock()
 	f(&m.dropped)
@@ -438,7 +436,6 @@ func (m *metroLink) learnManifestHost(ctx context.Context, pages []metroPageInfo
 	m.mu.Unlock()
 }
 
-// debuggerOrigin is the Origin to send on page p's debugger socket.
 func (m *metroLink) debuggerOrigin(p metroPageInfo) metroOrigin {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -264,7 +264,6 @@ func (n *metroNetwork) evictOldest() {
 	n.evicted++
 }
 
-// takeEvicted is how many requests were forgotten since it was last asked.
 func (n *metroNetwork) takeEvicted() int64 {
 	e := n.evicted
 	n.evicted = 0

@@ -116,7 +116,6 @@ func chooseMetroOrigin(metroURL string, page metroPageInfo, manifestHost string,
 	return choice
 }
 
-// withPort is hostPort with port added when it names none.
 func withPort(hostPort, port string) string {
 	if _, _, err := net.SplitHostPort(hostPort); err == nil || port == "" {
 		return strings.ToLower(hostPort)

@@ -42,7 +42,6 @@ import (
 	"strings"
 )
 
-// frameKind says what a frame's location is.
 type frameKind uint8
 
 const (

@@ -17,7 +17,6 @@ import (
 // locations but text.
 const maxFrameNumber = 1 << 30
 
-// parseJSStack splits a stack printed as text.
 func parseJSStack(text string) jsStack {
 	var st jsStack
 	lines := strings.Split(text, "\n")

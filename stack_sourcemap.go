@@ -141,7 +141,6 @@ func readIndexMap(sections []byte) (*sourceMap, error) {
 	return sm, nil
 }
 
-// readPlainMap reads the members of a map without sections.
 func readPlainMap(data []byte) (*plainMap, error) {
 	var rawSources, rawNames, rawMappings, rawRoot, rawFunctions []byte
 	err := eachMember(data, func(name string, v []byte) bool {
@@ -425,7 +424,6 @@ func (d *mapDecoder) values(v []int64) (int, error) {
 	return n, nil
 }
 
-// vlq reads one base64 VLQ number.
 func (d *mapDecoder) vlq() (int64, error) {
 	var v int64
 	for shift := uint(0); ; shift += 5 {

@@ -176,7 +176,6 @@ func newSymbolicator(origin string) *symbolicator {
 	}
 }
 
-// run holds the client until ctx ends, then closes it.
 func (m *symbolicator) run(ctx context.Context) {
 	<-ctx.Done()
 	m.close()
@@ -389,7 +388,6 @@ func bundleBase(url string) (string, bool) {
 	return url, false
 }
 
-// relativeTo names file relative to root when it lies under it.
 func relativeTo(root, file string) string {
 	if root == "" {
 		return file

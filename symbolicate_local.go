@@ -94,7 +94,6 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 // (releaseMaps.project); the native side reads the app ids from it too.
 func (s *sourceMapper) projectRoot() string { return s.maps.project(s.metro) }
 
-// unmappedFrames answers every frame as it is.
 func unmappedFrames(stacks []jsStack) [][]mappedFrame {
 	out := make([][]mappedFrame, len(stacks))
 	for i, st := range stacks {
