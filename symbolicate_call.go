@@ -106,11 +106,10 @@ func (m *symbolicator) remember(n int) {
 	}
 }
 
-// askStatus reads the project root from Metro's /status (community CLI:
-// Project-Root; Expo: X-React-Native-Project-Root, URI-encoded:
-// metroProjectRoot). A Metro without
-// /status (plain `metro`) leaves the root unknown; file names then stay
-// absolute. A different root is a different project: the cache starts over.
+// askStatus reads the project root from Metro's /status (metroProjectRoot).
+// A Metro without /status (plain `metro`) leaves the root unknown; file
+// names then stay absolute. A different root is a different project: the
+// cache starts over.
 func (m *symbolicator) askStatus(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
 	if err != nil {
