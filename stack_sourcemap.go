@@ -187,23 +187,19 @@ func readPlainMap(data []byte) (*plainMap, error) {
 
 // stringArray reads an array of strings; a null element reads as "".
 func stringArray(raw []byte) ([]string, bool) {
-	var out []string
-	ok := true
 	if rawKind(raw) != "array" {
 		return nil, false
 	}
+	var out []string
+	ok := true
 	err := eachElement(raw, func(_ int, v []byte) bool {
-		if rawKind(v) == "null" {
-			out = append(out, "")
-			return true
-		}
 		s, good := wireString(v)
-		if !good {
-			ok = false
-			return false
+		if rawKind(v) == "null" {
+			s, good = "", true
 		}
+		ok = good
 		out = append(out, strings.Clone(s))
-		return true
+		return good
 	})
 	return out, ok && err == nil
 }
