@@ -359,7 +359,6 @@ func formatRemoteObject(o cdpRemoteObject) string {
 	return cmp.Or(o.Description, o.Type)
 }
 
-// formatPreview writes an object's preview, as consoles show it.
 func formatPreview(p *cdpPreview) string {
 	var b strings.Builder
 	b.Grow(16 * (len(p.Properties) + 1))

@@ -45,8 +45,7 @@ const (
 	metroMaxBackoff = time.Minute
 	metroKeepalive  = 15 * time.Second
 	metroDialLimit  = 3 * time.Second
-	// maxMetroApps bounds the apps whose session ids are remembered.
-	maxMetroApps = 256
+	maxMetroApps    = 256 // apps whose session ids are remembered
 )
 
 // metroStreams are the streams a Metro session can have: console from the
@@ -78,8 +77,7 @@ type metroPageStatus struct {
 	Reason                 string // a metroNot… constant when not attached
 	Detail                 string // the close reason or error behind Reason
 	RetryAt                time.Time
-	// Origin is the Origin sent when the dev server may have refused it.
-	Origin *metroOrigin
+	Origin                 *metroOrigin // the Origin sent, when the dev server may have refused it
 }
 
 // metroStatus is the link's state for debug_health_check.
@@ -382,7 +380,6 @@ func (m *metroLink) count(f func(*metroCounters)) {
 	m.mu.Unlock()
 }
 
-// status is the link's state, for debug_health_check.
 func (m *metroLink) status() metroStatus {
 	m.mu.Lock()
 	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
