@@ -387,9 +387,8 @@ func (m *metroLink) status() metroStatus {
 	now := time.Now()
 	var conns []*metroConn
 	for _, p := range m.listed {
-		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}
 		d := m.decideLocked(p, chosen, now)
-		ps.Reason = d.reason
+		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title, Reason: d.reason}
 		if d.hold != nil {
 			ps.Detail, ps.RetryAt, ps.Origin = d.hold.detail, d.hold.until, d.hold.origin
 		}

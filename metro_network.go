@@ -283,9 +283,7 @@ func (n *metroNetwork) remove(id string) {
 		n.bytes -= r.size
 	}
 	delete(n.pending, id)
-	if i := slices.Index(n.order, id); i >= 0 {
-		n.order = slices.Delete(n.order, i, i+1)
-	}
+	n.order = slices.DeleteFunc(n.order, func(k string) bool { return k == id })
 }
 
 // event is the http_request event of r, ended at end (CDP seconds).
