@@ -294,10 +294,7 @@ func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string
 	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx, sent: map[int64]string{}}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	m.conns[p.ID] = c
-	m.wg.Go(func() {
-		end := c.serve()
-		m.ended(c, end)
-	})
+	m.wg.Go(func() { m.ended(c, c.serve()) })
 }
 
 // ended records how a connection ended, and what that means for its page.

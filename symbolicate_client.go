@@ -167,9 +167,8 @@ func newSymbolicator(origin string) *symbolicator {
 	transport := directTransport()
 	transport.DialContext = (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext
 	transport.MaxResponseHeaderBytes, transport.MaxIdleConns, transport.IdleConnTimeout = maxStatusAnswer*16, 2, time.Minute
-	client := directClient(transport)
 	return &symbolicator{
-		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
+		origin: origin, port: originPort(origin), client: directClient(transport), wait: symbolicateAnswerWait, now: time.Now,
 		maxFrames: maxSymbolicateCache,
 		life:      life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
