@@ -229,7 +229,6 @@ func (c *metroConn) stopReason() string {
 	return c.stopped
 }
 
-// isAttached reports whether the page feeds its session now.
 func (c *metroConn) isAttached() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -255,7 +254,6 @@ func (c *metroConn) send(method string) error {
 	return sock.writeFrame(c.ctx, frame)
 }
 
-// handle reads one frame of the page.
 func (c *metroConn) handle(data []byte) {
 	m := c.link
 	f, err := parseCDPFrame(data)
@@ -313,13 +311,10 @@ func (c *metroConn) handle(data []byte) {
 // session's buffers, anything else refused, since Metro carries none of an
 // app's state (sessionFeed).
 func (c *metroConn) request(_ context.Context, method string, params any) (json.RawMessage, error) {
-	switch p := params.(type) {
-	case eventsParams:
-		return nil, errAnswerLocally
-	case snapshotParams:
+	if p, ok := params.(snapshotParams); ok {
 		return nil, &errMetroNoState{Stream: p.Stream, Method: method}
 	}
-	if method == "streams.list" {
+	if _, ok := params.(eventsParams); ok || method == "streams.list" {
 		return nil, errAnswerLocally
 	}
 	return nil, &errMetroNoState{Method: method}

@@ -256,7 +256,6 @@ func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 	return metroEvent{Stream: "console", Type: "log", Payload: payload, Time: cdpTime(p.Timestamp, now)}, nil
 }
 
-// metroLevel maps a console call's type to the wire protocol's levels.
 func metroLevel(typ string) string {
 	switch typ {
 	case "warning":
@@ -324,7 +323,6 @@ func formatConsoleArgs(args []cdpRemoteObject) string {
 	return b.String()
 }
 
-// formatArgFor formats an argument taken by a printf directive.
 func formatArgFor(o cdpRemoteObject, verb byte) string {
 	if (verb == 'd' || verb == 'i') && o.Type == "number" {
 		if f, err := strconv.ParseFloat(string(o.Value), 64); err == nil {
@@ -361,7 +359,6 @@ func formatRemoteObject(o cdpRemoteObject) string {
 	return cmp.Or(o.Description, o.Type)
 }
 
-// formatPreview writes an object's preview, as consoles show it.
 func formatPreview(p *cdpPreview) string {
 	var b strings.Builder
 	b.Grow(16 * (len(p.Properties) + 1))

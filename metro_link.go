@@ -45,8 +45,7 @@ const (
 	metroMaxBackoff = time.Minute
 	metroKeepalive  = 15 * time.Second
 	metroDialLimit  = 3 * time.Second
-	// maxMetroApps bounds the apps whose session ids are remembered.
-	maxMetroApps = 256
+	maxMetroApps    = 256 // apps whose session ids are remembered
 )
 
 // metroStreams are the streams a Metro session can have: console from the
@@ -78,8 +77,7 @@ type metroPageStatus struct {
 	Reason                 string // a metroNot… constant when not attached
 	Detail                 string // the close reason or error behind Reason
 	RetryAt                time.Time
-	// Origin is the Origin sent when the dev server may have refused it.
-	Origin *metroOrigin
+	Origin                 *metroOrigin // the Origin sent, when the dev server may have refused it
 }
 
 // metroStatus is the link's state for debug_health_check.
@@ -292,15 +290,11 @@ func metroGet(ctx context.Context, client *http.Client, url string, header http.
 	return body, resp.StatusCode, err
 }
 
-// attachLocked starts the connection to page p, feeding session id.
 func (m *metroLink) attachLocked(ctx context.Context, p metroPageInfo, id string) {
 	c := &metroConn{link: m, page: p, sessionID: id, linkDone: ctx, sent: map[int64]string{}}
 	c.ctx, c.cancel = context.WithCancel(ctx)
 	m.conns[p.ID] = c
-	m.wg.Go(func() {
-		end := c.serve()
-		m.ended(c, end)
-	})
+	m.wg.Go(func() { m.ended(c, c.serve()) })
 }
 
 // ended records how a connection ended, and what that means for its page.
@@ -377,14 +371,12 @@ func (m *metroLink) sessionInfo(p metroPageInfo, now time.Time) *adapterInfo {
 		DeviceID: p.LogicalDeviceID, Streams: []streamState{{Name: "console", Active: true}}}
 }
 
-// count changes the drop counters.
 func (m *metroLink) count(f func(*metroCounters)) {
 	m.mu.Lock()
 	f(&m.dropped)
 	m.mu.Unlock()
 }
 
-// status is the link's state, for debug_health_check.
 func (m *metroLink) status() metroStatus {
 	m.mu.Lock()
 	st := metroStatus{URL: m.cfg.MetroURL, Checked: m.checked, Reachable: m.reachable, Error: m.lastErr, Dropped: m.dropped}
@@ -392,9 +384,8 @@ func (m *metroLink) status() metroStatus {
 	now := time.Now()
 	var conns []*metroConn
 	for _, p := range m.listed {
-		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title}
 		d := m.decideLocked(p, chosen, now)
-		ps.Reason = d.reason
+		ps := metroPageStatus{ID: p.ID, App: p.AppID, Device: p.DeviceName, Title: p.Title, Reason: d.reason}
 		if d.hold != nil {
 			ps.Detail, ps.RetryAt, ps.Origin = d.hold.detail, d.hold.until, d.hold.origin
 		}
@@ -438,7 +429,6 @@ func (m *metroLink) learnManifestHost(ctx context.Context, pages []metroPageInfo
 	m.mu.Unlock()
 }
 
-// debuggerOrigin is the Origin to send on page p's debugger socket.
 func (m *metroLink) debuggerOrigin(p metroPageInfo) metroOrigin {
 	m.mu.Lock()
 	defer m.mu.Unlock()

@@ -21,10 +21,10 @@ const maxMetroListBytes = 1 << 20
 
 // metroPageInfo is one React Native page of /json/list.
 type metroPageInfo struct {
-	ID, Title, AppID, DeviceName, Description string
-	LogicalDeviceID                           string
-	DebuggerURL                               string // webSocketDebuggerUrl
-	DevtoolsFrontendURL                       string // devtoolsFrontendUrl: what the dev server says of its own host (metro_origin.go)
+	ID, Title, AppID, DeviceName string
+	LogicalDeviceID              string
+	DebuggerURL                  string // webSocketDebuggerUrl
+	DevtoolsFrontendURL          string // devtoolsFrontendUrl: what the dev server says of its own host (metro_origin.go)
 	// MultipleDebuggers: the page keeps its other debuggers when one more
 	// connects (reactNative.capabilities.supportsMultipleDebuggers).
 	MultipleDebuggers bool
@@ -51,10 +51,10 @@ func parseMetroList(body []byte) ([]metroPageInfo, error) {
 			break
 		}
 		var e struct {
-			ID, Title, AppID, DeviceName, Description string
-			WebSocketDebuggerURL                      string `json:"webSocketDebuggerUrl"`
-			DevtoolsFrontendURL                       string `json:"devtoolsFrontendUrl"`
-			ReactNative                               *struct {
+			ID, Title, AppID, DeviceName string
+			WebSocketDebuggerURL         string `json:"webSocketDebuggerUrl"`
+			DevtoolsFrontendURL          string `json:"devtoolsFrontendUrl"`
+			ReactNative                  *struct {
 				LogicalDeviceID string `json:"logicalDeviceId"`
 				Capabilities    struct {
 					SupportsMultipleDebuggers bool `json:"supportsMultipleDebuggers"`
@@ -68,7 +68,7 @@ func parseMetroList(body []byte) ([]metroPageInfo, error) {
 			continue
 		}
 		pages = append(pages, metroPageInfo{ID: e.ID, Title: e.Title, AppID: e.AppID, DeviceName: e.DeviceName,
-			Description: e.Description, LogicalDeviceID: e.ReactNative.LogicalDeviceID, DebuggerURL: e.WebSocketDebuggerURL,
+			LogicalDeviceID: e.ReactNative.LogicalDeviceID, DebuggerURL: e.WebSocketDebuggerURL,
 			DevtoolsFrontendURL: e.DevtoolsFrontendURL,
 			MultipleDebuggers:   e.ReactNative.Capabilities.SupportsMultipleDebuggers})
 	}

@@ -28,9 +28,9 @@ func TestParseMetroList(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []metroPageInfo{
-		{ID: "1", Title: "com.example.shop (Pixel 8)", AppID: "com.example.shop", DeviceName: "Pixel 8", Description: "com.example.shop",
+		{ID: "1", Title: "com.example.shop (Pixel 8)", AppID: "com.example.shop", DeviceName: "Pixel 8",
 			LogicalDeviceID: "dev-a", DebuggerURL: "ws://10.0.2.2:8081/inspector/debug?device=dev-a&page=1", DevtoolsFrontendURL: "devtools://devtools/bundled/js_app.html", MultipleDebuggers: true},
-		{ID: "4", Title: "com.example.admin (iPad)", AppID: "com.example.admin", DeviceName: "iPad", Description: "com.example.admin",
+		{ID: "4", Title: "com.example.admin (iPad)", AppID: "com.example.admin", DeviceName: "iPad",
 			LogicalDeviceID: "dev-b", DebuggerURL: "ws://10.0.2.2:8081/inspector/debug?device=dev-b&page=4", DevtoolsFrontendURL: "devtools://devtools/bundled/js_app.html"},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {

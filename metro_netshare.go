@@ -15,6 +15,8 @@ package main
 
 import (
 	"hash/maphash"
+	"maps"
+	"slices"
 	"sync"
 )
 
@@ -89,17 +91,7 @@ func (m *metroLink) networkShared(page string, frame []byte) bool {
 	// A connection's own lock is never taken under the link's
 	// (metro_link.go's status does the same).
 	m.mu.Lock()
-	others := make([]*metroConn, 0, len(m.conns))
-	for id, c := range m.conns {
-		if id != page {
-			others = append(others, c)
-		}
-	}
+	conns := slices.Collect(maps.Values(m.conns))
 	m.mu.Unlock()
-	for _, c := range others {
-		if c.isAttached() {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(conns, func(c *metroConn) bool { return c.page.ID != page && c.isAttached() })
 }

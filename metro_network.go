@@ -264,7 +264,6 @@ func (n *metroNetwork) evictOldest() {
 	n.evicted++
 }
 
-// takeEvicted is how many requests were forgotten since it was last asked.
 func (n *metroNetwork) takeEvicted() int64 {
 	e := n.evicted
 	n.evicted = 0
@@ -284,9 +283,7 @@ func (n *metroNetwork) remove(id string) {
 		n.bytes -= r.size
 	}
 	delete(n.pending, id)
-	if i := slices.Index(n.order, id); i >= 0 {
-		n.order = slices.Delete(n.order, i, i+1)
-	}
+	n.order = slices.DeleteFunc(n.order, func(k string) bool { return k == id })
 }
 
 // event is the http_request event of r, ended at end (CDP seconds).

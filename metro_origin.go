@@ -52,9 +52,6 @@ type metroOrigin struct {
 	// Named is the dev server's own origin as it names it, when that is
 	// not Origin because its host is neither loopback nor allowed.
 	Named string
-	// Other: the page list says the dev server's own host is not the one
-	// METRO_URL names.
-	Other bool
 }
 
 // metroFrontendHost reads a page's devtoolsFrontendUrl: own is the dev
@@ -93,7 +90,6 @@ func chooseMetroOrigin(metroURL string, page metroPageInfo, manifestHost string,
 		candidates = append(candidates, strings.ToLower(u.Host))
 	}
 	if other {
-		choice.Other = true
 		if manifestHost != "" {
 			candidates = append(candidates, withPort(manifestHost, base.Port()))
 		}
@@ -116,7 +112,6 @@ func chooseMetroOrigin(metroURL string, page metroPageInfo, manifestHost string,
 	return choice
 }
 
-// withPort is hostPort with port added when it names none.
 func withPort(hostPort, port string) string {
 	if _, _, err := net.SplitHostPort(hostPort); err == nil || port == "" {
 		return strings.ToLower(hostPort)

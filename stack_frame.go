@@ -42,7 +42,6 @@ import (
 	"strings"
 )
 
-// frameKind says what a frame's location is.
 type frameKind uint8
 
 const (
@@ -133,19 +132,6 @@ func located(method, file string, line, column int) jsFrame {
 	return f
 }
 
-// cdpCallFrame reads a CDP call frame, whose line and column count from 0.
-// Numbers out of range are left out.
-func cdpCallFrame(method, url string, line0, column0 int64) jsFrame {
-	line, column := 0, 0
-	if line0 >= 0 && line0 < maxFrameNumber {
-		line = int(line0) + 1
-		if column0 >= 0 && column0 < maxFrameNumber {
-			column = int(column0) + 1
-		}
-	}
-	return located(method, url, line, column)
-}
-
 // readJSStack reads the stack of a console event: text, or an array whose
 // elements are frame lines or frame objects (readFrameValue). ok is false
 // for anything else.
@@ -199,7 +185,7 @@ func readFrameValue(v []byte) (jsFrame, bool) {
 	}
 	if url := text("url"); url != "" || rawMember(v, "url") != nil {
 		if col, ok := number("columnNumber"); ok && hasLine {
-			return cdpCallFrame(method, url, line, col), true // CDP
+			return located(method, url, int(line)+1, int(col)+1), true // CDP counts both from 0
 		}
 	}
 	f := located(method, text("file", "fileName", "url"), int(line), 0)

@@ -57,6 +57,7 @@ func TestReadJSStackArrays(t *testing.T) {
 // nameless source frame, native code, bytecode and skipped frames.
 func TestFrameText(t *testing.T) {
 	t.Parallel()
+	cdp, _ := readFrameValue([]byte(`{"functionName":"onPressCheckout","url":"` + testBundle + `","lineNumber":20,"columnNumber":21}`))
 	for _, tc := range []struct {
 		frame jsFrame
 		want  string
@@ -70,7 +71,7 @@ func TestFrameText(t *testing.T) {
 		{jsFrame{Kind: frameSkipped, Skipped: 4}, "... skipping 4 frames"},
 		// CDP's 0-based call frame prints as V8 prints the same frame in
 		// the error's text (testdata/metro/real/exception_thrown.json).
-		{cdpCallFrame("onPressCheckout", testBundle, 20, 21), "at onPressCheckout (" + testBundle + ":21:22)"},
+		{cdp, "at onPressCheckout (" + testBundle + ":21:22)"},
 	} {
 		if got := tc.frame.text(); got != tc.want {
 			t.Errorf("%+v printed %q, want %q", tc.frame, got, tc.want)

@@ -17,7 +17,6 @@ import (
 // locations but text.
 const maxFrameNumber = 1 << 30
 
-// parseJSStack splits a stack printed as text.
 func parseJSStack(text string) jsStack {
 	var st jsStack
 	lines := strings.Split(text, "\n")
@@ -41,10 +40,7 @@ func parseJSStack(text string) jsStack {
 func parseFrameLine(line string) (jsFrame, bool) {
 	s := strings.TrimSpace(line)
 	if rest, ok := strings.CutPrefix(s, "... skipping "); ok {
-		n, ok := strings.CutSuffix(rest, " frames")
-		if !ok {
-			n, ok = strings.CutSuffix(rest, " frame")
-		}
+		n, ok := strings.CutSuffix(strings.TrimSuffix(rest, "s"), " frame") // "frames", or "frame" for one
 		if count, err := frameNumber(n); ok && err == nil {
 			return jsFrame{Kind: frameSkipped, Skipped: count}, true
 		}

@@ -141,7 +141,6 @@ func readIndexMap(sections []byte) (*sourceMap, error) {
 	return sm, nil
 }
 
-// readPlainMap reads the members of a map without sections.
 func readPlainMap(data []byte) (*plainMap, error) {
 	var rawSources, rawNames, rawMappings, rawRoot, rawFunctions []byte
 	err := eachMember(data, func(name string, v []byte) bool {
@@ -188,23 +187,19 @@ func readPlainMap(data []byte) (*plainMap, error) {
 
 // stringArray reads an array of strings; a null element reads as "".
 func stringArray(raw []byte) ([]string, bool) {
-	var out []string
-	ok := true
 	if rawKind(raw) != "array" {
 		return nil, false
 	}
+	var out []string
+	ok := true
 	err := eachElement(raw, func(_ int, v []byte) bool {
-		if rawKind(v) == "null" {
-			out = append(out, "")
-			return true
-		}
 		s, good := wireString(v)
-		if !good {
-			ok = false
-			return false
+		if rawKind(v) == "null" {
+			s, good = "", true
 		}
+		ok = good
 		out = append(out, strings.Clone(s))
-		return true
+		return good
 	})
 	return out, ok && err == nil
 }
@@ -425,7 +420,6 @@ func (d *mapDecoder) values(v []int64) (int, error) {
 	return n, nil
 }
 
-// vlq reads one base64 VLQ number.
 func (d *mapDecoder) vlq() (int64, error) {
 	var v int64
 	for shift := uint(0); ; shift += 5 {

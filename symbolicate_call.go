@@ -43,8 +43,8 @@ func (m *symbolicator) do(c *symbolicateCall) {
 		var err error
 		for attempt := 0; attempt < 2; attempt++ {
 			answers, err = m.symbolicate(ctx, c)
-			var refused *errMetroRefused
-			if !errors.As(err, &refused) || refused.Status != http.StatusInternalServerError {
+			var refused *errMetro
+			if !errors.As(err, &refused) || refused.kind != metroRefused || refused.Status != http.StatusInternalServerError {
 				break
 			}
 		}
@@ -59,17 +59,18 @@ func (m *symbolicator) do(c *symbolicateCall) {
 			delete(m.inflight, k)
 		}
 	}
-	var unreachable *errMetroUnreachable
-	var refused *errMetroRefused
+	var metroErr *errMetro
+	errors.As(err, &metroErr)
+	refused := metroErr != nil && metroErr.kind == metroRefused
 	switch {
-	case errors.As(err, &unreachable):
+	case metroErr != nil && metroErr.kind == metroUnreachable:
 		// Answers already had stay: Metro down is when they are needed.
-		m.downUntil, m.downErr = m.now().Add(symbolicateDownFor), unreachable.Err
+		m.downUntil, m.downErr = m.now().Add(symbolicateDownFor), metroErr.Err
 		m.wasDown = true
 		m.statusAt = time.Time{}
-	case errors.As(err, &refused) && refused.Status >= 500:
+	case refused && metroErr.Status >= 500:
 		m.answered = true
-	case err == nil || refused != nil: // refused by a 4xx: each frame keeps why
+	case err == nil || refused: // refused by a 4xx: each frame keeps why
 		m.answered = true
 		if err != nil {
 			answers = make(map[symbolicateKey]mappedFrame, len(c.keys))
@@ -105,19 +106,18 @@ func (m *symbolicator) remember(n int) {
 	}
 }
 
-// askStatus reads the project root from Metro's /status (community CLI:
-// Project-Root; Expo: X-React-Native-Project-Root, URI-encoded:
-// metroProjectRoot). A Metro without
-// /status (plain `metro`) leaves the root unknown; file names then stay
-// absolute. A different root is a different project: the cache starts over.
+// askStatus reads the project root from Metro's /status (metroProjectRoot).
+// A Metro without /status (plain `metro`) leaves the root unknown; file
+// names then stay absolute. A different root is a different project: the
+// cache starts over.
 func (m *symbolicator) askStatus(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
 	if err != nil {
-		return &errMetroUnreachable{Origin: m.origin, Err: err}
+		return &errMetro{kind: metroUnreachable, Origin: m.origin, Err: err}
 	}
 	resp, err := m.client.Do(req)
 	if err != nil {
-		return &errMetroUnreachable{Origin: m.origin, Err: err}
+		return &errMetro{kind: metroUnreachable, Origin: m.origin, Err: err}
 	}
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, maxStatusAnswer))
 	resp.Body.Close()
@@ -169,20 +169,20 @@ func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.origin+"/symbolicate", bytes.NewReader(body))
 	if err != nil {
-		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+		return nil, &errMetro{kind: metroUnreachable, Origin: m.origin, Err: err}
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := m.client.Do(req)
 	if err != nil {
-		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+		return nil, &errMetro{kind: metroUnreachable, Origin: m.origin, Err: err}
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(io.LimitReader(resp.Body, maxSymbolicateAnswer+1))
 	if err != nil {
-		return nil, &errMetroUnreachable{Origin: m.origin, Err: err}
+		return nil, &errMetro{kind: metroUnreachable, Origin: m.origin, Err: err}
 	}
 	refused := func(msg string) error {
-		return &errMetroRefused{Origin: m.origin, Status: resp.StatusCode, Message: msg}
+		return &errMetro{kind: metroRefused, Origin: m.origin, Status: resp.StatusCode, Message: msg}
 	}
 	if len(data) > maxSymbolicateAnswer {
 		return nil, refused(fmt.Sprintf("an answer over %d bytes", maxSymbolicateAnswer))

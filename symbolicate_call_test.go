@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -24,9 +23,9 @@ func TestSymbolicateProductClient(t *testing.T) {
 	closed.Close()
 	gone := newSymbolicator(closed.URL)
 	t.Cleanup(gone.close)
-	var unreachable *errMetroUnreachable
+	var unreachable *errMetro
 	goneBundle := strings.Replace(deviceBundle, "10.0.2.2:8081", strings.TrimPrefix(closed.URL, "http://"), 1)
-	if _, err := gone.mapStacks(t.Context(), []jsStack{testStackAt(goneBundle)}); !errors.As(err, &unreachable) || unreachable.Origin != closed.URL {
+	if _, err := gone.mapStacks(t.Context(), []jsStack{testStackAt(goneBundle)}); !isMetroErr(err, &unreachable, metroUnreachable) || unreachable.Origin != closed.URL {
 		t.Errorf("a Metro not running: err %v", err)
 	}
 	elsewhere := startFakeMetro(t)
@@ -35,8 +34,8 @@ func TestSymbolicateProductClient(t *testing.T) {
 	m2 := newSymbolicator(redirected.srv.URL)
 	t.Cleanup(m2.close)
 	_, err := m2.mapStacks(t.Context(), []jsStack{testStackAt(redirected.bundleOf())})
-	var refused *errMetroRefused
-	if !errors.As(err, &refused) || refused.Status != http.StatusTemporaryRedirect || elsewhere.postCount() != 0 {
+	var refused *errMetro
+	if !isMetroErr(err, &refused, metroRefused) || refused.Status != http.StatusTemporaryRedirect || elsewhere.postCount() != 0 {
 		t.Errorf("a redirect: err %v, %d requests elsewhere; want a 307 refusal, none", err, elsewhere.postCount())
 	}
 }

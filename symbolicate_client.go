@@ -46,52 +46,42 @@ const (
 	symbolicateFrameFor = time.Minute
 )
 
-// errMetroUnreachable: Metro did not answer at Origin (or did not answer
-// recently, and is believed down for a while).
-type errMetroUnreachable struct {
-	Origin string
-	Err    error
-}
-
-func (e *errMetroUnreachable) Error() string {
-	return fmt.Sprintf("metro not reachable at %s: %v", e.Origin, e.Err)
-}
-func (e *errMetroUnreachable) Unwrap() error { return e.Err }
-
-// errMetroSlow: Metro did not answer within the wait; the request goes on.
-type errMetroSlow struct {
-	Origin string
-	Wait   time.Duration
-}
-
-func (e *errMetroSlow) Error() string {
-	return fmt.Sprintf("metro at %s did not answer within %v", e.Origin, e.Wait)
-}
-
-// errMetroOtherPort: the stacks' bundle is served on Port, which is not
-// the port of the Metro at Origin: another Metro (another project, or
-// RCT_METRO_PORT) serves it, and this one would map its frames wrongly.
-type errMetroOtherPort struct {
-	Origin string
-	Port   string
-}
-
-func (e *errMetroOtherPort) Error() string {
-	return fmt.Sprintf("the bundle is served on port %s, not by the metro at %s", e.Port, e.Origin)
-}
-
-// errMetroRefused: Metro answered, but not with mapped frames: a status
-// other than 200 (400 for a frame it rejects, 500 for a build failure), or
-// a body that is not its answer.
-type errMetroRefused struct {
+// errMetro says why Metro mapped no frames, by kind: the answers word
+// each kind (tool_stacks.go).
+type errMetro struct {
+	kind    metroErrKind
 	Origin  string
-	Status  int
-	Message string // Metro's `error`, or what was wrong with the body
+	Err     error         // metroUnreachable: why
+	Wait    time.Duration // metroSlow
+	Port    string        // metroOtherPort
+	Status  int           // metroRefused: 400 for a frame it rejects, 500 for a build failure
+	Message string        // metroRefused: Metro's `error`, or what was wrong with the body
 }
 
-func (e *errMetroRefused) Error() string {
+type metroErrKind int
+
+const (
+	metroUnreachable metroErrKind = iota // no answer at Origin, or none lately: believed down for a while
+	metroSlow                            // no answer within Wait; the request goes on
+	// metroOtherPort: the bundle is served on Port, not by the Metro at
+	// Origin: another Metro (another project, or RCT_METRO_PORT) serves
+	// it, and this one would map its frames wrongly.
+	metroOtherPort
+	metroRefused // an answer, but not mapped frames: a Status other than 200, or a body not its answer
+)
+
+func (e *errMetro) Error() string {
+	switch e.kind {
+	case metroUnreachable:
+		return fmt.Sprintf("metro not reachable at %s: %v", e.Origin, e.Err)
+	case metroSlow:
+		return fmt.Sprintf("metro at %s did not answer within %v", e.Origin, e.Wait)
+	case metroOtherPort:
+		return fmt.Sprintf("the bundle is served on port %s, not by the metro at %s", e.Port, e.Origin)
+	}
 	return fmt.Sprintf("metro at %s answered /symbolicate with %d: %s", e.Origin, e.Status, e.Message)
 }
+func (e *errMetro) Unwrap() error { return e.Err }
 
 // mappedFrame is what Metro made of one frame: Mapped is false when it
 // left the frame as sent. Column is 1-based, as the engines print it; File
@@ -177,16 +167,14 @@ func newSymbolicator(origin string) *symbolicator {
 	transport := directTransport()
 	transport.DialContext = (&net.Dialer{Timeout: symbolicateDialTimeout}).DialContext
 	transport.MaxResponseHeaderBytes, transport.MaxIdleConns, transport.IdleConnTimeout = maxStatusAnswer*16, 2, time.Minute
-	client := directClient(transport)
 	return &symbolicator{
-		origin: origin, port: originPort(origin), client: client, wait: symbolicateAnswerWait, now: time.Now,
+		origin: origin, port: originPort(origin), client: directClient(transport), wait: symbolicateAnswerWait, now: time.Now,
 		maxFrames: maxSymbolicateCache,
 		life:      life, stop: stop,
 		frames: make(map[symbolicateKey]cachedFrame), inflight: make(map[symbolicateKey]*symbolicateCall),
 	}
 }
 
-// run holds the client until ctx ends, then closes it.
 func (m *symbolicator) run(ctx context.Context) {
 	<-ctx.Done()
 	m.close()
@@ -203,9 +191,9 @@ func (m *symbolicator) close() {
 // mapStacks maps the bundle-URL frames of stacks, in one request for all
 // of them (frames already answered cost nothing). The answer has one
 // slice per stack, one element per frame; a frame that was not sent, or
-// not mapped, has Mapped false. The error says why some frames that could
-// be mapped were not: errMetroUnreachable, errMetroSlow, errMetroRefused;
-// the frames mapped so far are answered either way.
+// not mapped, has Mapped false. The error (an errMetro) says why some
+// frames that could be mapped were not; the frames mapped so far are
+// answered either way.
 func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
 	ask := askedFrames(stacks, m.port)
 	waits, err := m.startCall(ask)
@@ -214,7 +202,7 @@ func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 		err = werr
 	}
 	if err == nil && ask.otherPort != "" {
-		err = &errMetroOtherPort{Origin: m.origin, Port: ask.otherPort}
+		err = &errMetro{kind: metroOtherPort, Origin: m.origin, Port: ask.otherPort}
 	}
 	return m.answers(stacks, ask.sent, err)
 }
@@ -298,11 +286,11 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 	switch {
 	case len(missing) == 0:
 	case m.now().Before(m.downUntil):
-		return waits, &errMetroUnreachable{Origin: m.origin, Err: m.downErr}
+		return waits, &errMetro{kind: metroUnreachable, Origin: m.origin, Err: m.downErr}
 	case m.life.Err() != nil:
-		return waits, &errMetroUnreachable{Origin: m.origin, Err: m.life.Err()}
+		return waits, &errMetro{kind: metroUnreachable, Origin: m.origin, Err: m.life.Err()}
 	case m.calling >= maxSymbolicateCalls:
-		return waits, &errMetroSlow{Origin: m.origin, Wait: m.wait}
+		return waits, &errMetro{kind: metroSlow, Origin: m.origin, Wait: m.wait}
 	default:
 		c := &symbolicateCall{keys: missing, method: ask.wanted, done: make(chan struct{})}
 		for _, k := range missing {
@@ -330,7 +318,7 @@ func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut
 				err = c.err
 			}
 		case <-deadline:
-			return true, &errMetroSlow{Origin: m.origin, Wait: m.wait}
+			return true, &errMetro{kind: metroSlow, Origin: m.origin, Wait: m.wait}
 		case <-ctx.Done():
 			return true, ctx.Err()
 		}
@@ -399,7 +387,6 @@ func bundleBase(url string) (string, bool) {
 	return url, false
 }
 
-// relativeTo names file relative to root when it lies under it.
 func relativeTo(root, file string) string {
 	if root == "" {
 		return file

@@ -331,8 +331,8 @@ func TestSymbolicateRefusals(t *testing.T) {
 		// nothing of it is kept.
 		for read, want := range []int{500, 503} {
 			got, err := m.mapStacks(t.Context(), []jsStack{testStack()})
-			var refused *errMetroRefused
-			if !errors.As(err, &refused) || refused.Status != want || !strings.Contains(refused.Message, "Unable to resolve") || got[0][0].Mapped {
+			var refused *errMetro
+			if !isMetroErr(err, &refused, metroRefused) || refused.Status != want || !strings.Contains(refused.Message, "Unable to resolve") || got[0][0].Mapped {
 				t.Errorf("read %d: err %v, mapped %v; want a %d refusal, raw frames", read, err, got[0][0].Mapped, want)
 			}
 		}
@@ -355,8 +355,8 @@ func TestSymbolicateRefusals(t *testing.T) {
 		m, _ := newTestSymbolicator(t, fm)
 		for range 2 {
 			_, err := m.mapStacks(t.Context(), []jsStack{testStack()})
-			var refused *errMetroRefused
-			if !errors.As(err, &refused) || refused.Status != 400 {
+			var refused *errMetro
+			if !isMetroErr(err, &refused, metroRefused) || refused.Status != 400 {
 				t.Errorf("err %v; want a 400 refusal", err)
 			}
 		}
@@ -374,8 +374,8 @@ func TestSymbolicateRefusals(t *testing.T) {
 			fm.answer = tc.answer
 			m, _ := newTestSymbolicator(t, fm)
 			got, err := m.mapStacks(t.Context(), []jsStack{testStack()})
-			var refused *errMetroRefused
-			if !errors.As(err, &refused) || got[0][0].Mapped {
+			var refused *errMetro
+			if !isMetroErr(err, &refused, metroRefused) || got[0][0].Mapped {
 				t.Errorf("err %v, mapped %v; want a refusal and raw frames", err, got[0][0].Mapped)
 			}
 		})
@@ -431,9 +431,9 @@ func TestSymbolicateSlowAnswer(t *testing.T) {
 	m, _ := newTestSymbolicator(t, fm)
 	m.wait = time.Millisecond
 	got, err := m.mapStacks(t.Context(), []jsStack{testStack()})
-	var slow *errMetroSlow
-	if !errors.As(err, &slow) || got[0][0].Mapped || got[0][0].File != deviceBundle {
-		t.Fatalf("err %v, frame %+v; want errMetroSlow and the raw frame", err, got[0][0])
+	var slow *errMetro
+	if !isMetroErr(err, &slow, metroSlow) || got[0][0].Mapped || got[0][0].File != deviceBundle {
+		t.Fatalf("err %v, frame %+v; want metroSlow and the raw frame", err, got[0][0])
 	}
 	close(fm.hold)
 	deadline := time.Now().Add(10 * time.Second)
@@ -467,15 +467,15 @@ func TestSymbolicateUnreachable(t *testing.T) {
 	// Kept answers stay while Metro is down; a new frame meets it down.
 	newFrame := parseJSStack("at a (" + deviceBundle + ":48400:1)")
 	got, err := m.mapStacks(t.Context(), []jsStack{testStack(), newFrame})
-	var unreachable *errMetroUnreachable
-	if !errors.As(err, &unreachable) || unreachable.Origin != fm.srv.URL || !got[0][0].Mapped || got[1][0].Mapped {
+	var unreachable *errMetro
+	if !isMetroErr(err, &unreachable, metroUnreachable) || unreachable.Origin != fm.srv.URL || !got[0][0].Mapped || got[1][0].Mapped {
 		t.Fatalf("err %v, kept frame mapped %v, new frame mapped %v", err, got[0][0].Mapped, got[1][0].Mapped)
 	}
 	fm.mu.Lock()
 	fm.down = false // up again, but not yet believed
 	fm.mu.Unlock()
 	clock.add(symbolicateDownFor - time.Second)
-	if _, err := m.mapStacks(t.Context(), []jsStack{newFrame}); !errors.As(err, &unreachable) || fm.postCount() != 1 {
+	if _, err := m.mapStacks(t.Context(), []jsStack{newFrame}); !isMetroErr(err, &unreachable, metroUnreachable) || fm.postCount() != 1 {
 		t.Fatalf("within the negative cache: err %v, %d requests; want unreachable, no new request", err, fm.postCount())
 	}
 	clock.add(2 * time.Second)
@@ -613,8 +613,8 @@ func TestSymbolicateClosedAndCancelled(t *testing.T) {
 	close(fm.hold)
 	m.close()
 	m.close()
-	var unreachable *errMetroUnreachable
-	if _, err := m.mapStacks(t.Context(), []jsStack{parseJSStack("at a (" + deviceBundle + ":48400:1)")}); !errors.As(err, &unreachable) {
+	var unreachable *errMetro
+	if _, err := m.mapStacks(t.Context(), []jsStack{parseJSStack("at a (" + deviceBundle + ":48400:1)")}); !isMetroErr(err, &unreachable, metroUnreachable) {
 		t.Errorf("closed: err %v, want unreachable", err)
 	}
 }
@@ -627,8 +627,8 @@ func TestSymbolicateOtherPort(t *testing.T) {
 	m, _ := newTestSymbolicator(t, fm)
 	other := strings.Replace(deviceBundle, ":8081", ":8082", 1)
 	got, err := m.mapStacks(t.Context(), []jsStack{testStackAt(other)})
-	var otherPort *errMetroOtherPort
-	if !errors.As(err, &otherPort) || otherPort.Port != "8082" || got[0][0].Mapped || fm.postCount() != 0 {
+	var otherPort *errMetro
+	if !isMetroErr(err, &otherPort, metroOtherPort) || otherPort.Port != "8082" || got[0][0].Mapped || fm.postCount() != 0 {
 		t.Errorf("err %v, mapped %v, %d requests; want the other port named, nothing sent", err, got[0][0].Mapped, fm.postCount())
 	}
 	tunnel := "https://abc-anonymous-8081.exp.direct/index.bundle?platform=ios&dev=true"
@@ -638,4 +638,9 @@ func TestSymbolicateOtherPort(t *testing.T) {
 	if originPort("http://127.0.0.1") != "80" || originPort("https://metro.test") != "443" || originPort("http://[::1]:8081") != "8081" {
 		t.Error("originPort misreads an origin")
 	}
+}
+
+// isMetroErr reports whether err holds an errMetro of kind, and sets *target to it.
+func isMetroErr(err error, target **errMetro, kind metroErrKind) bool {
+	return errors.As(err, target) && (*target).kind == kind
 }

@@ -94,7 +94,6 @@ func (s *sourceMapper) mapStacks(ctx context.Context, stacks []jsStack) ([][]map
 // (releaseMaps.project); the native side reads the app ids from it too.
 func (s *sourceMapper) projectRoot() string { return s.maps.project(s.metro) }
 
-// unmappedFrames answers every frame as it is.
 func unmappedFrames(stacks []jsStack) [][]mappedFrame {
 	out := make([][]mappedFrame, len(stacks))
 	for i, st := range stacks {
@@ -202,12 +201,10 @@ func (r *releaseMaps) mapFor(ctx context.Context, bundle, project string) (found
 	}
 	found := foundMap{path: path, mod: info.ModTime()}
 	sm, err := r.read(ctx, path, info)
-	var reading *errSourceMapReading
-	if errors.As(err, &reading) {
-		reading.Path = relativeTo(project, path)
-		return found, reading
-	}
-	if err != nil {
+	switch {
+	case err != nil && err == ctx.Err(): // a read's own error is never the caller's
+		return found, &errSourceMapReading{Path: relativeTo(project, path), Size: info.Size(), Err: err}
+	case err != nil:
 		return found, &errSourceMapUnread{Path: relativeTo(project, path), Err: err}
 	}
 	found.sm = sm
@@ -244,7 +241,7 @@ func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (
 	case <-l.done:
 		return l.sm, l.err
 	case <-ctx.Done():
-		return nil, &errSourceMapReading{Size: l.size, Err: ctx.Err()}
+		return nil, ctx.Err()
 	}
 }
 

@@ -308,10 +308,7 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 	if someMapped {
 		status = "partial"
 	}
-	var unreachable *errMetroUnreachable
-	var slow *errMetroSlow
-	var refused *errMetroRefused
-	var otherPort *errMetroOtherPort
+	var metro *errMetro
 	var noMap *errNoSourceMap
 	var unread *errSourceMapUnread
 	var reading *errSourceMapReading
@@ -330,20 +327,20 @@ func stackNoteFor(err error, someMapped bool) *stackNote {
 	case errors.Is(err, errMetroOff):
 		return &stackNote{Status: "off", Reason: "stacks are not mapped to source: METRO_URL is off",
 			Hint: "set METRO_URL to the Metro serving the app (default http://127.0.0.1:8081)"}
-	case errors.As(err, &unreachable):
-		return &stackNote{Status: status, Reason: "Metro not reachable at " + unreachable.Origin + "; stacks are as the app sent them",
+	case errors.As(err, &metro) && metro.kind == metroUnreachable:
+		return &stackNote{Status: status, Reason: "Metro not reachable at " + metro.Origin + "; stacks are as the app sent them",
 			Hint: "start Metro in the app's project (npx expo start, npx react-native start), or set METRO_URL to where it runs"}
-	case errors.As(err, &slow):
+	case errors.As(err, &metro) && metro.kind == metroSlow:
 		if !someMapped {
 			status = "pending"
 		}
-		return &stackNote{Status: status, Reason: "Metro did not answer within " + slow.Wait.Round(time.Millisecond).String() + " (it may be building the bundle); stacks are as the app sent them",
+		return &stackNote{Status: status, Reason: "Metro did not answer within " + metro.Wait.Round(time.Millisecond).String() + " (it may be building the bundle); stacks are as the app sent them",
 			Hint: "read the logs again in a few seconds: Metro's answer is kept"}
-	case errors.As(err, &otherPort):
-		return &stackNote{Status: status, Reason: "the stacks' bundle is served on port " + otherPort.Port + ", not by the Metro at " + otherPort.Origin,
-			Hint: "set METRO_URL to the Metro serving the app (the one on port " + otherPort.Port + ")"}
-	case errors.As(err, &refused):
-		return &stackNote{Status: status, Reason: fmt.Sprintf("Metro could not map the stacks (%d: %s)", refused.Status, refused.Message),
+	case errors.As(err, &metro) && metro.kind == metroOtherPort:
+		return &stackNote{Status: status, Reason: "the stacks' bundle is served on port " + metro.Port + ", not by the Metro at " + metro.Origin,
+			Hint: "set METRO_URL to the Metro serving the app (the one on port " + metro.Port + ")"}
+	case errors.As(err, &metro) && metro.kind == metroRefused:
+		return &stackNote{Status: status, Reason: fmt.Sprintf("Metro could not map the stacks (%d: %s)", metro.Status, metro.Message),
 			Hint: "the bundle may not build as it is now; frames are as the app sent them"}
 	}
 	return &stackNote{Status: status, Reason: "stacks were not mapped: " + err.Error()}
