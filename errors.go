@@ -294,10 +294,7 @@ func pathNotFoundError(code string, e *errPathNotFound) *toolError {
 	if keys, ok := miss.Available.([]string); ok && miss.AvailableTotal > len(keys) {
 		details["availableTotal"] = miss.AvailableTotal
 	}
-	at := miss.ResolvedPrefix
-	if at == "" {
-		at = "the root"
-	}
+	at := cmp.Or(miss.ResolvedPrefix, "the root")
 	return newToolError(code, details, "%s does not exist: %s has no %s", strconv.Quote(e.Path), at, miss.Segment)
 }
 

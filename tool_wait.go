@@ -9,6 +9,7 @@ package main
 // workers that serves every other request.
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -79,9 +80,7 @@ func waitFor(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, error) 
 	w := &waitState{start: time.Now()}
 	stream, _ := a.str("stream")
 	eventType, _ := a.str("event_type")
-	if eventType == "" {
-		eventType = map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream]
-	}
+	eventType = cmp.Or(eventType, map[string]string{consoleStream: logEventType, networkStream: requestEvent}[stream])
 	var err error
 	if w.sc, err = ts.filteredScan(a, stream, eventType); err != nil {
 		return nil, err
