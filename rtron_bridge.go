@@ -48,14 +48,13 @@ type reactotronBridge struct {
 	listening bool
 	boundAddr string
 	listenErr string
-	bindTried chan struct{}
 
 	host socketHost[*reactotronConn] // the connections, and every goroutine they run
 }
 
 func newReactotronBridge(cfg config, logger *slog.Logger, link *adapterLink) *reactotronBridge {
 	return &reactotronBridge{cfg: cfg, logger: logger.With("component", "reactotron"), link: link,
-		bindRetry: linkBindRetry, bindTried: make(chan struct{}), pingInterval: linkPingInterval, pongTimeout: linkPongTimeout}
+		bindRetry: linkBindRetry, pingInterval: linkPingInterval, pongTimeout: linkPongTimeout}
 }
 
 // run serves Reactotron clients until ctx ends, then closes them with 1001
@@ -67,8 +66,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	}
 	srv := newSocketServer(b.serveUpgrade, b.logger)
 	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(b.cfg.ReactotronPort))
-	tried := sync.OnceFunc(func() { close(b.bindTried) })
-	defer tried()
 	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			err = &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
@@ -81,7 +78,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 			b.listening, b.boundAddr, b.listenErr = true, addr, ""
 		}
 		b.mu.Unlock()
-		tried()
 		// Said once, then at DEBUG while it lasts, and once more when the
 		// port is won.
 		switch {
