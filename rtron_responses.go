@@ -31,9 +31,6 @@ type reactotronIntro struct {
 // parseReactotronIntro reads a decoded client.intro payload.
 func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 	in := reactotronIntro{Fields: payload}
-	if k := rawKind(payload); k != "object" {
-		return reactotronIntro{}, fmt.Errorf("%w: client.intro payload: want an object, got %s", errReactotronMessage, k)
-	}
 	fields := map[string]*string{
 		"name":                        &in.Name,
 		"clientId":                    &in.ClientID,
@@ -48,7 +45,7 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 		"reactotronLibraryVersion":    &in.LibraryVersion,
 		"reactotronCoreClientVersion": &in.CoreClientVersion,
 	}
-	err := reactotronEachMember(payload, func(name string, value json.RawMessage) error {
+	err := reactotronEachPayloadMember("client.intro", payload, func(name string, value json.RawMessage) error {
 		dst, ok := fields[name]
 		if !ok {
 			return nil
