@@ -285,11 +285,7 @@ func (r *desktopRelay) claim(key string) int {
 			return ownerBridge
 		}
 		delete(r.owned, list[0])
-		if len(list) == 1 {
-			delete(c.waiters, key)
-		} else {
-			c.waiters[key] = list[1:]
-		}
+		c.dropWaiterLocked(key, list[0])
 		if now.Sub(at) <= r.opts.PendingTimeout {
 			return ownerDesktop
 		}

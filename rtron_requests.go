@@ -34,10 +34,7 @@ func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	var w chan reactotronAnswer
 	if len(list) > 0 && (c.relay == nil || !c.relay.ownsLocked(list[0])) {
 		w = list[0]
-		c.waiters[key] = list[1:]
-		if len(list) == 1 {
-			delete(c.waiters, key)
-		}
+		c.dropWaiterLocked(key, w)
 	}
 	c.mu.Unlock()
 	if w == nil {
