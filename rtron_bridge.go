@@ -154,7 +154,7 @@ type reactotronConn struct {
 	// changes of (rtron_state.go).
 	subscribed []string
 	// storeShown is closed once the app has shown a store
-	// (rtron_storeprobe.go); closed by noteStore under mu.
+	// (rtron_storeprobe.go); closed by noteReduxStore under mu.
 	storeShown chan struct{}
 }
 

@@ -84,8 +84,7 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			return true
 		}
 		if rawKind(state) != "array" {
-			sink.noteStatePlugin(statePluginRedux)
-			c.noteStore()
+			c.noteReduxStore(sink)
 			c.deliver(backupKey, reactotronAnswer{value: state})
 			return true
 		}
@@ -121,15 +120,13 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			c.keepEvent(sink, f)
 			return true
 		}
-		sink.noteStatePlugin(statePluginRedux)
-		c.noteStore()
+		c.noteReduxStore(sink)
 		return false
 	case "state.action.complete":
 		if _, _, isMutation, _ := reactQueryFromAction(f.Payload); isMutation {
 			return c.keepEvent(sink, f)
 		}
-		sink.noteStatePlugin(statePluginRedux)
-		c.noteStore()
+		c.noteReduxStore(sink)
 		action := rawMember(f.Payload, "action")
 		if rawMember(f.Payload, "mst") != nil || (isMSTAction(action) && rawMember(action, "type") == nil) {
 			sink.noteStatePlugin(statePluginMST)
