@@ -233,11 +233,12 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	owner := ownerNobody
 	var desktopPaths, ourPaths []string
 	if r != nil {
-		key, ok := reactotronAnswerKey(f)
+		key, _, err := reactotronAnswerOf(f)
 		switch {
-		case ok && key == backupKey:
+		case f.Type == "state.backup.response":
+			key = backupKey
 			owner = r.claimBackup(f)
-		case ok:
+		case err == nil:
 			owner = r.claim(key)
 		}
 		if key != backupKey {
@@ -316,16 +317,6 @@ func (r *desktopRelay) claimBackup(f reactotronFrame) int {
 func (r *desktopRelay) ownsLocked(w chan reactotronAnswer) bool {
 	_, ok := r.owned[w]
 	return ok
-}
-
-// reactotronAnswerKey is the key an answer frame is matched under, as
-// handle matches them for the bridge's requests.
-func reactotronAnswerKey(f reactotronFrame) (string, bool) {
-	if f.Type == "state.backup.response" {
-		return backupKey, true
-	}
-	key, _, err := reactotronAnswerOf(f)
-	return key, err == nil
 }
 
 // desktopRequestKey reads a frame from the desktop: its type and, for a
