@@ -99,9 +99,7 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	b.mu.Unlock()
 }
 
-// listenerStatus is a listener's state as the links report it: the URL
-// apps dial ("" when there is no listener), whether it is bound, and why
-// the bind fails while it does.
+// listenerStatus is a listener's state, as debug_health_check reports it.
 type listenerStatus struct {
 	URL         string
 	Listening   bool
@@ -214,15 +212,12 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 	})
 }
 
-// send writes one server frame.
 func (c *reactotronConn) send(ctx context.Context, frame []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	return c.sock.writeFrame(ctx, frame)
 }
 
-// handle handles one message from the client: its introduction, answers to
-// the server's requests, command announcements, and events.
 func (c *reactotronConn) handle(data []byte) {
 	b := c.bridge
 	f, err := parseReactotronFrame(data)

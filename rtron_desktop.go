@@ -196,7 +196,6 @@ func (c *reactotronConn) startRelay(f reactotronFrame, data []byte) {
 	c.sock.goTracked(r.writeApp)
 }
 
-// stopRelay ends the relay of a connection that ended.
 func (c *reactotronConn) stopRelay() {
 	c.mu.Lock()
 	r := c.relay

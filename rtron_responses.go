@@ -28,7 +28,6 @@ type reactotronIntro struct {
 	Fields             json.RawMessage // the whole decoded payload, for display
 }
 
-// parseReactotronIntro reads a decoded client.intro payload.
 func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 	in := reactotronIntro{Fields: payload}
 	fields := map[string]*string{
@@ -64,7 +63,6 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 	return in, nil
 }
 
-// reactotronValuesResponse is a state.values.response.
 type reactotronValuesResponse struct {
 	Path  string
 	Value json.RawMessage // nil when the app had nothing at Path (undefined)
@@ -99,7 +97,6 @@ type reactotronKeysResponse struct {
 	Valid bool
 }
 
-// parseReactotronKeysResponse reads a decoded state.keys.response payload.
 func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysResponse, error) {
 	r := reactotronKeysResponse{Valid: true}
 	err := reactotronEachPayloadMember("state.keys.response", payload, func(name string, value json.RawMessage) (err error) {
@@ -145,14 +142,10 @@ func reactotronAnswerOf(f reactotronFrame) (key string, a reactotronAnswer, err 
 	return "", reactotronAnswer{}, errReactotronMessage // not an answer
 }
 
-// parseReactotronBackup returns the state of a decoded state.backup.response
-// payload.
 func parseReactotronBackup(payload json.RawMessage) (json.RawMessage, error) {
 	return reactotronRequiredMember("state.backup.response", payload, "state")
 }
 
-// reactotronRequiredMember is the member name of a decoded payload object,
-// which must be there.
 func reactotronRequiredMember(what string, payload json.RawMessage, name string) (json.RawMessage, error) {
 	m, err := reactotronMembers(what, payload)
 	if err == nil && m[name] == nil {

@@ -187,7 +187,6 @@ func cmpTime(t time.Time) time.Time {
 	return t
 }
 
-// noReduxPlugin says that no state plugin of the app answers for redux.
 func noReduxPlugin(sink reactotronStateSink) error {
 	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}
 }

@@ -67,7 +67,6 @@ func pathsCover(paths []string, p string) bool {
 	return false
 }
 
-// wholeState reports whether paths ask for the whole state.
 func wholeState(paths []string) bool {
 	return slices.Contains(paths, "*") || slices.Contains(paths, "")
 }

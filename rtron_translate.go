@@ -91,7 +91,6 @@ func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error
 	return ev, true, nil
 }
 
-// reactotronMembers collects the members of a decoded payload object.
 func reactotronMembers(what string, payload json.RawMessage) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	err := reactotronEachPayloadMember(what, payload, func(name string, value json.RawMessage) error {
@@ -320,8 +319,6 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	})
 }
 
-// reactotronOptionalObject reads the members of an object that may be
-// absent or null.
 func reactotronOptionalObject(what string, v json.RawMessage) (map[string]json.RawMessage, error) {
 	if k := rawKind(v); k == "nothing" || k == "null" {
 		return map[string]json.RawMessage{}, nil
@@ -401,8 +398,7 @@ func reactotronDisplay(payload json.RawMessage) (name string, value json.RawMess
 	return d.Name, d.Value, true
 }
 
-// reactotronEachPayloadMember checks that payload is an object and calls fn with each
-// member.
+// reactotronEachPayloadMember is reactotronEachMember for a payload, which must be an object.
 func reactotronEachPayloadMember(what string, payload json.RawMessage, fn func(name string, value json.RawMessage) error) error {
 	if k := rawKind(payload); k != "object" {
 		return fmt.Errorf("%w: %s payload: want an object, got %s", errReactotronMessage, what, k)
