@@ -192,12 +192,14 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 	c.endOnce.Do(func() {
 		c.mu.Lock()
 		c.reason = reason
-		s := c.session
+		s, relay := c.session, c.relay
 		waiters := c.waiters
 		c.waiters = map[string][]chan reactotronAnswer{}
 		c.mu.Unlock()
 		close(c.done)
-		c.stopRelay()
+		if relay != nil {
+			relay.cancel()
+		}
 		for _, list := range waiters {
 			for _, w := range list {
 				close(w)

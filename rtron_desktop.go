@@ -196,15 +196,6 @@ func (c *reactotronConn) startRelay(f reactotronFrame, data []byte) {
 	c.sock.goTracked(r.writeApp)
 }
 
-func (c *reactotronConn) stopRelay() {
-	c.mu.Lock()
-	r := c.relay
-	c.mu.Unlock()
-	if r != nil {
-		r.cancel()
-	}
-}
-
 // introWithClientID is the client.intro frame data with payload.clientId
 // set to id; data itself when it cannot be read.
 func introWithClientID(data []byte, id string) []byte {

@@ -57,10 +57,7 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 		*dst = s
 		return err
 	})
-	if err != nil {
-		return reactotronIntro{}, err
-	}
-	return in, nil
+	return in, err
 }
 
 type reactotronValuesResponse struct {
@@ -212,8 +209,5 @@ func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) 
 	if err == nil && c.Command == "" {
 		err = fmt.Errorf("%w: %s command: missing", errReactotronMessage, what)
 	}
-	if err != nil {
-		return reactotronCommand{}, err
-	}
-	return c, nil
+	return c, err
 }
