@@ -184,11 +184,8 @@ func reactotronDiff(d json.RawMessage) ([]change, error) {
 
 func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessage, error) {
 	m, err := reactotronMembers("log", payload)
-	if err != nil {
-		return nil, err
-	}
-	level, err := reactotronWantString("log level", m["level"], true)
-	if err != nil {
+	level, levelErr := reactotronWantString("log level", m["level"], true)
+	if err := cmp.Or(err, levelErr); err != nil {
 		return nil, err
 	}
 	ev := struct {
@@ -257,26 +254,6 @@ func reactotronStack(v json.RawMessage) string {
 }
 
 func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
-	m, err := reactotronMembers("api.response", payload)
-	if err != nil {
-		return nil, err
-	}
-	req, err := reactotronOptionalObject("api.response request", m["request"])
-	if err != nil {
-		return nil, err
-	}
-	resp, err := reactotronOptionalObject("api.response response", m["response"])
-	if err != nil {
-		return nil, err
-	}
-	method, err := reactotronWantString("api.response request.method", req["method"], true)
-	if err != nil {
-		return nil, err
-	}
-	url, err := reactotronWantString("api.response request.url", req["url"], true)
-	if err != nil {
-		return nil, err
-	}
 	number := func(name string, v json.RawMessage) (json.RawMessage, error) {
 		switch k := rawKind(v); k {
 		case "number":
@@ -287,12 +264,16 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 			return nil, fmt.Errorf("%w: api.response %s: want a number, got %s", errReactotronMessage, name, k)
 		}
 	}
-	status, err := number("response.status", resp["status"])
-	if err != nil {
-		return nil, err
-	}
-	duration, err := number("duration", m["duration"])
-	if err != nil {
+	// Every read works on what a failed one before it left (a missing
+	// member reads as nothing): the first error is the one to report.
+	m, err := reactotronMembers("api.response", payload)
+	req, reqErr := reactotronOptionalObject("api.response request", m["request"])
+	resp, respErr := reactotronOptionalObject("api.response response", m["response"])
+	method, methodErr := reactotronWantString("api.response request.method", req["method"], true)
+	url, urlErr := reactotronWantString("api.response request.url", req["url"], true)
+	status, statusErr := number("response.status", resp["status"])
+	duration, durationErr := number("duration", m["duration"])
+	if err := cmp.Or(err, reqErr, respErr, methodErr, urlErr, statusErr, durationErr); err != nil {
 		return nil, err
 	}
 	// An absent member is nil, which encodes as null.
@@ -331,11 +312,8 @@ func reactotronOptionalObject(what string, v json.RawMessage) (map[string]json.R
 // under "data".
 func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, error) {
 	m, err := reactotronMembers("asyncStorage.mutation", payload)
-	if err != nil {
-		return nil, err
-	}
-	action, err := reactotronWantString("asyncStorage.mutation action", m["action"], true)
-	if err != nil {
+	action, actionErr := reactotronWantString("asyncStorage.mutation action", m["action"], true)
+	if err = cmp.Or(err, actionErr); err != nil {
 		return nil, err
 	}
 	if action == "" {
