@@ -17,7 +17,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -61,9 +60,6 @@ func (e *errNoStatePlugin) Error() string {
 	return "no state plugin of the app answers for stream " + e.Stream + " (it has: " + strings.Join(e.Plugins, ", ") + ")"
 }
 
-// errStoresAnswered marks a backup answered with named stores only.
-var errStoresAnswered = errors.New("the backup was answered with named stores")
-
 // canAnswerRedux reports whether a Redux read may be sent to the app:
 // false once the app has shown state plugins and none of them is Redux-like.
 func canAnswerRedux(plugins []string) bool {
@@ -96,7 +92,7 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		sink.noteStatePlugin(statePluginStores)
 		c.keepStores(sink, f, stores)
 		if !canAnswerRedux(sink.statePlugins()) {
-			c.deliver(backupKey, reactotronAnswer{missing: true, err: errStoresAnswered})
+			c.deliver(backupKey, reactotronAnswer{missing: true})
 		}
 		return true
 	case "state.values.change":
