@@ -106,7 +106,6 @@ type listenerStatus struct {
 	ListenError string
 }
 
-// status is the listener's state, for debug_health_check.
 func (b *reactotronBridge) status() listenerStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()

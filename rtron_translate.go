@@ -138,7 +138,6 @@ func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
 	return reactotronMarshal(ev)
 }
 
-// microdiffTypes are the change types of microdiff's entry types.
 var microdiffTypes = map[string]string{"CREATE": changeAdded, "REMOVE": changeRemoved, "CHANGE": changeChanged}
 
 // reactotronDiff converts microdiff's [{type, path, value?, oldValue?}],
