@@ -283,7 +283,7 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 		b.logger.Warn("ignoring invalid client.intro", "remote", c.remote, "err", err)
 		return
 	}
-	if n := len([]rune(intro.ClientID)); n > 128 || strings.IndexFunc(intro.ClientID, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+	if n := len([]rune(intro.ClientID)); n > 128 || strings.ContainsFunc(intro.ClientID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		b.logger.Warn("ignoring client.intro with an unusable clientId", "remote", c.remote, "length", n)
 		return
 	}

@@ -205,11 +205,9 @@ func introWithClientID(data []byte, id string) []byte {
 		return bytes.Clone(data)
 	}
 	payload["clientId"] = appendJSONString(nil, id, false)
+	// Neither Marshal can fail: every member was read from valid JSON.
 	frame["payload"], _ = json.Marshal(payload)
-	out, err := json.Marshal(frame)
-	if err != nil {
-		return bytes.Clone(data)
-	}
+	out, _ := json.Marshal(frame)
 	return out
 }
 
