@@ -328,7 +328,6 @@ func reactotronInfo(intro reactotronIntro, now time.Time) *adapterInfo {
 	return info
 }
 
-// newClientID is a random id for a client that introduced itself without one.
 func newClientID() string {
 	var b [16]byte
 	rand.Read(b[:])

@@ -188,8 +188,7 @@ func noReduxPlugin(sink reactotronStateSink) error {
 }
 
 // reactotronSubscribe sets the paths whose changes the client reports, as
-// the Reactotron desktop app does; the bridge sends it with the names of
-// the stores it learned (rtron_state.go).
+// the Reactotron desktop app does; the bridge names the stores it learned.
 func reactotronSubscribe(paths []string) []byte {
 	payload := []byte(`{"paths":[`)
 	for i, p := range paths {
