@@ -82,14 +82,17 @@ func (c *reactotronConn) forget(asks []reactotronAsk, ws []chan reactotronAnswer
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for i, w := range ws {
-		key := asks[i].key
-		list := c.waiters[key]
-		if j := slices.Index(list, w); j >= 0 {
-			c.waiters[key] = append(list[:j:j], list[j+1:]...)
-		}
-		if len(c.waiters[key]) == 0 {
-			delete(c.waiters, key)
-		}
+		c.dropWaiterLocked(asks[i].key, w)
+	}
+}
+
+// dropWaiterLocked takes w out of key's queue; the caller holds c.mu.
+func (c *reactotronConn) dropWaiterLocked(key string, w chan reactotronAnswer) {
+	list := slices.DeleteFunc(c.waiters[key], func(x chan reactotronAnswer) bool { return x == w })
+	if len(list) == 0 {
+		delete(c.waiters, key)
+	} else {
+		c.waiters[key] = list
 	}
 }
 

@@ -48,14 +48,13 @@ type reactotronBridge struct {
 	listening bool
 	boundAddr string
 	listenErr string
-	bindTried chan struct{}
 
 	host socketHost[*reactotronConn] // the connections, and every goroutine they run
 }
 
 func newReactotronBridge(cfg config, logger *slog.Logger, link *adapterLink) *reactotronBridge {
 	return &reactotronBridge{cfg: cfg, logger: logger.With("component", "reactotron"), link: link,
-		bindRetry: linkBindRetry, bindTried: make(chan struct{}), pingInterval: linkPingInterval, pongTimeout: linkPongTimeout}
+		bindRetry: linkBindRetry, pingInterval: linkPingInterval, pongTimeout: linkPongTimeout}
 }
 
 // run serves Reactotron clients until ctx ends, then closes them with 1001
@@ -67,8 +66,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	}
 	srv := newSocketServer(b.serveUpgrade, b.logger)
 	hostPort := net.JoinHostPort(b.cfg.WSHost, strconv.Itoa(b.cfg.ReactotronPort))
-	tried := sync.OnceFunc(func() { close(b.bindTried) })
-	defer tried()
 	stop := bindAndServe(ctx, hostPort, b.bindRetry, srv, func(addr string, err error) {
 		if errors.Is(err, syscall.EADDRINUSE) {
 			err = &reactotronPortHeldError{Port: b.cfg.ReactotronPort, Err: err}
@@ -81,7 +78,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 			b.listening, b.boundAddr, b.listenErr = true, addr, ""
 		}
 		b.mu.Unlock()
-		tried()
 		// Said once, then at DEBUG while it lasts, and once more when the
 		// port is won.
 		switch {
@@ -103,16 +99,13 @@ func (b *reactotronBridge) run(ctx context.Context) {
 	b.mu.Unlock()
 }
 
-// listenerStatus is a listener's state as the links report it: the URL
-// apps dial ("" when there is no listener), whether it is bound, and why
-// the bind fails while it does.
+// listenerStatus is a listener's state, as debug_health_check reports it.
 type listenerStatus struct {
 	URL         string
 	Listening   bool
 	ListenError string
 }
 
-// status is the listener's state, for debug_health_check.
 func (b *reactotronBridge) status() listenerStatus {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -158,7 +151,7 @@ type reactotronConn struct {
 	// changes of (rtron_state.go).
 	subscribed []string
 	// storeShown is closed once the app has shown a store
-	// (rtron_storeprobe.go); closed by noteStore under mu.
+	// (rtron_storeprobe.go); closed by noteReduxStore under mu.
 	storeShown chan struct{}
 }
 
@@ -198,12 +191,14 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 	c.endOnce.Do(func() {
 		c.mu.Lock()
 		c.reason = reason
-		s := c.session
+		s, relay := c.session, c.relay
 		waiters := c.waiters
 		c.waiters = map[string][]chan reactotronAnswer{}
 		c.mu.Unlock()
 		close(c.done)
-		c.stopRelay()
+		if relay != nil {
+			relay.cancel()
+		}
 		for _, list := range waiters {
 			for _, w := range list {
 				close(w)
@@ -218,15 +213,12 @@ func (c *reactotronConn) end(reason string, code websocket.StatusCode, text stri
 	})
 }
 
-// send writes one server frame.
 func (c *reactotronConn) send(ctx context.Context, frame []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
 	return c.sock.writeFrame(ctx, frame)
 }
 
-// handle handles one message from the client: its introduction, answers to
-// the server's requests, command announcements, and events.
 func (c *reactotronConn) handle(data []byte) {
 	b := c.bridge
 	f, err := parseReactotronFrame(data)
@@ -291,7 +283,7 @@ func (c *reactotronConn) introduce(f reactotronFrame) {
 		b.logger.Warn("ignoring invalid client.intro", "remote", c.remote, "err", err)
 		return
 	}
-	if n := len([]rune(intro.ClientID)); n > 128 || strings.IndexFunc(intro.ClientID, func(r rune) bool { return r < 0x20 || r == 0x7f }) >= 0 {
+	if n := len([]rune(intro.ClientID)); n > 128 || strings.ContainsFunc(intro.ClientID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
 		b.logger.Warn("ignoring client.intro with an unusable clientId", "remote", c.remote, "length", n)
 		return
 	}
@@ -336,7 +328,6 @@ func reactotronInfo(intro reactotronIntro, now time.Time) *adapterInfo {
 	return info
 }
 
-// newClientID is a random id for a client that introduced itself without one.
 func newClientID() string {
 	var b [16]byte
 	rand.Read(b[:])

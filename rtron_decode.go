@@ -46,7 +46,6 @@ type reactotronDecoder struct {
 	out []byte
 }
 
-// reactotronMalformed marks an error of the scanner's as a malformed frame.
 func reactotronMalformed(err error) error {
 	return fmt.Errorf("%w: malformed JSON: %v", errReactotronMessage, err)
 }

@@ -196,16 +196,6 @@ func (c *reactotronConn) startRelay(f reactotronFrame, data []byte) {
 	c.sock.goTracked(r.writeApp)
 }
 
-// stopRelay ends the relay of a connection that ended.
-func (c *reactotronConn) stopRelay() {
-	c.mu.Lock()
-	r := c.relay
-	c.mu.Unlock()
-	if r != nil {
-		r.cancel()
-	}
-}
-
 // introWithClientID is the client.intro frame data with payload.clientId
 // set to id; data itself when it cannot be read.
 func introWithClientID(data []byte, id string) []byte {
@@ -215,11 +205,9 @@ func introWithClientID(data []byte, id string) []byte {
 		return bytes.Clone(data)
 	}
 	payload["clientId"] = appendJSONString(nil, id, false)
+	// Neither Marshal can fail: every member was read from valid JSON.
 	frame["payload"], _ = json.Marshal(payload)
-	out, err := json.Marshal(frame)
-	if err != nil {
-		return bytes.Clone(data)
-	}
+	out, _ := json.Marshal(frame)
 	return out
 }
 
@@ -233,11 +221,12 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 	owner := ownerNobody
 	var desktopPaths, ourPaths []string
 	if r != nil {
-		key, ok := reactotronAnswerKey(f)
+		key, _, err := reactotronAnswerOf(f)
 		switch {
-		case ok && key == backupKey:
+		case f.Type == "state.backup.response":
+			key = backupKey
 			owner = r.claimBackup(f)
-		case ok:
+		case err == nil:
 			owner = r.claim(key)
 		}
 		if key != backupKey {
@@ -285,11 +274,7 @@ func (r *desktopRelay) claim(key string) int {
 			return ownerBridge
 		}
 		delete(r.owned, list[0])
-		if len(list) == 1 {
-			delete(c.waiters, key)
-		} else {
-			c.waiters[key] = list[1:]
-		}
+		c.dropWaiterLocked(key, list[0])
 		if now.Sub(at) <= r.opts.PendingTimeout {
 			return ownerDesktop
 		}
@@ -320,16 +305,6 @@ func (r *desktopRelay) claimBackup(f reactotronFrame) int {
 func (r *desktopRelay) ownsLocked(w chan reactotronAnswer) bool {
 	_, ok := r.owned[w]
 	return ok
-}
-
-// reactotronAnswerKey is the key an answer frame is matched under, as
-// handle matches them for the bridge's requests.
-func reactotronAnswerKey(f reactotronFrame) (string, bool) {
-	if f.Type == "state.backup.response" {
-		return backupKey, true
-	}
-	key, _, err := reactotronAnswerOf(f)
-	return key, err == nil
 }
 
 // desktopRequestKey reads a frame from the desktop: its type and, for a

@@ -12,7 +12,6 @@ import (
 	"github.com/coder/websocket"
 )
 
-// newFrameQueue holds frames in order, at most so many and so many bytes.
 func newFrameQueue(frames int, bytes int64) queue[queuedFrame] {
 	return newQueue(frames, bytes, func(f queuedFrame) int64 { return int64(len(f.data)) })
 }
@@ -59,7 +58,6 @@ func (r *desktopRelay) connectLoop() {
 	}
 }
 
-// errDesktopPongLate: the desktop did not answer a ping in time.
 var errDesktopPongLate = errors.New("the desktop app did not answer a ping in time")
 
 // serveDesktop relays over one connection to the desktop until it fails or

@@ -24,17 +24,10 @@ package main
 // An Error thrown by a query or mutation function arrives as {}: the
 // client's serialiser keeps no message of it.
 //
-// The events (stream react_query), whatever disguise they came in:
-//
-//	query_added, query_updated, query_removed, observer_added, observer_removed
-//	    {queryHash, queryKey, status, fetchStatus, data, error, dataUpdatedAt,
-//	     errorUpdatedAt, isInvalidated, observerCount?}
-//	mutation_added, mutation_updated, mutation_removed
-//	    {mutationId, mutationKey?, status, variables, data, error,
-//	     failureCount, submittedAt}
-//
-// observerCount is there when the message said how many observers the
-// query has (query_updated does not).
+// Whatever the disguise, the events (stream react_query) are query_added,
+// query_updated, query_removed, observer_added and observer_removed
+// (reactQueryEvent), and mutation_added, mutation_updated and
+// mutation_removed (reactQueryMutationEvent).
 
 import (
 	"cmp"
@@ -71,15 +64,13 @@ type reactQueryState struct {
 	IsInvalidated  json.RawMessage `json:"isInvalidated"`
 }
 
-// reactQueryEvent is the payload of a query event.
 type reactQueryEvent struct {
 	QueryHash string          `json:"queryHash"`
 	QueryKey  json.RawMessage `json:"queryKey"`
 	reactQueryState
-	ObserverCount *int `json:"observerCount,omitempty"`
+	ObserverCount *int `json:"observerCount,omitempty"` // when the message says (query_updated does not)
 }
 
-// reactQueryMutationEvent is the payload of a mutation event.
 type reactQueryMutationEvent struct {
 	MutationID  json.RawMessage `json:"mutationId"`
 	MutationKey json.RawMessage `json:"mutationKey,omitempty"`

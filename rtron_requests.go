@@ -11,11 +11,11 @@ import (
 // dispatches and custom commands, matched to answers as rtron_asks.go says.
 
 // reactotronAnswer is what the client sent back for a request: the value,
-// or missing when the app had nothing at the path.
+// or missing when the app had nothing at the path, or, for a backup, when
+// it answered with named stores only (handleState).
 type reactotronAnswer struct {
 	value   json.RawMessage
 	missing bool
-	err     error // set when the app's plugins answered that they cannot
 }
 
 // Keys under which answers are matched to the requests waiting for them.
@@ -34,10 +34,7 @@ func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 	var w chan reactotronAnswer
 	if len(list) > 0 && (c.relay == nil || !c.relay.ownsLocked(list[0])) {
 		w = list[0]
-		c.waiters[key] = list[1:]
-		if len(list) == 1 {
-			delete(c.waiters, key)
-		}
+		c.dropWaiterLocked(key, w)
 	}
 	c.mu.Unlock()
 	if w == nil {
@@ -117,7 +114,7 @@ func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession,
 		}
 	}
 	a, err := c.ask(ctx, "state.backup.request", reactotronAsk{key: backupKey, frame: reactotronBackupRequest()})
-	if err == nil && a.err != nil {
+	if err == nil && a.missing {
 		err = noReduxPlugin(s)
 	}
 	if err != nil {

@@ -28,12 +28,8 @@ type reactotronIntro struct {
 	Fields             json.RawMessage // the whole decoded payload, for display
 }
 
-// parseReactotronIntro reads a decoded client.intro payload.
 func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 	in := reactotronIntro{Fields: payload}
-	if k := rawKind(payload); k != "object" {
-		return reactotronIntro{}, fmt.Errorf("%w: client.intro payload: want an object, got %s", errReactotronMessage, k)
-	}
 	fields := map[string]*string{
 		"name":                        &in.Name,
 		"clientId":                    &in.ClientID,
@@ -48,7 +44,7 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 		"reactotronLibraryVersion":    &in.LibraryVersion,
 		"reactotronCoreClientVersion": &in.CoreClientVersion,
 	}
-	err := reactotronEachMember(payload, func(name string, value json.RawMessage) error {
+	err := reactotronEachPayloadMember("client.intro", payload, func(name string, value json.RawMessage) error {
 		dst, ok := fields[name]
 		if !ok {
 			return nil
@@ -61,13 +57,9 @@ func parseReactotronIntro(payload json.RawMessage) (reactotronIntro, error) {
 		*dst = s
 		return err
 	})
-	if err != nil {
-		return reactotronIntro{}, err
-	}
-	return in, nil
+	return in, err
 }
 
-// reactotronValuesResponse is a state.values.response.
 type reactotronValuesResponse struct {
 	Path  string
 	Value json.RawMessage // nil when the app had nothing at Path (undefined)
@@ -102,7 +94,6 @@ type reactotronKeysResponse struct {
 	Valid bool
 }
 
-// parseReactotronKeysResponse reads a decoded state.keys.response payload.
 func parseReactotronKeysResponse(payload json.RawMessage) (reactotronKeysResponse, error) {
 	r := reactotronKeysResponse{Valid: true}
 	err := reactotronEachPayloadMember("state.keys.response", payload, func(name string, value json.RawMessage) (err error) {
@@ -148,14 +139,10 @@ func reactotronAnswerOf(f reactotronFrame) (key string, a reactotronAnswer, err 
 	return "", reactotronAnswer{}, errReactotronMessage // not an answer
 }
 
-// parseReactotronBackup returns the state of a decoded state.backup.response
-// payload.
 func parseReactotronBackup(payload json.RawMessage) (json.RawMessage, error) {
 	return reactotronRequiredMember("state.backup.response", payload, "state")
 }
 
-// reactotronRequiredMember is the member name of a decoded payload object,
-// which must be there.
 func reactotronRequiredMember(what string, payload json.RawMessage, name string) (json.RawMessage, error) {
 	m, err := reactotronMembers(what, payload)
 	if err == nil && m[name] == nil {
@@ -222,8 +209,5 @@ func parseReactotronCommand(payload json.RawMessage) (reactotronCommand, error) 
 	if err == nil && c.Command == "" {
 		err = fmt.Errorf("%w: %s command: missing", errReactotronMessage, what)
 	}
-	if err != nil {
-		return reactotronCommand{}, err
-	}
-	return c, nil
+	return c, err
 }

@@ -15,7 +15,6 @@ import (
 type reactotronSession interface {
 	appSession
 	reactotronStateSink
-	// sessionID is the session's id, as the server names it.
 	sessionID() string
 	// appendEvent records an event of stream from feed and returns the
 	// whole event as kept, or nil when feed is no longer the session's.

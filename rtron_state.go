@@ -17,7 +17,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"slices"
 	"strings"
 	"time"
@@ -61,9 +60,6 @@ func (e *errNoStatePlugin) Error() string {
 	return "no state plugin of the app answers for stream " + e.Stream + " (it has: " + strings.Join(e.Plugins, ", ") + ")"
 }
 
-// errStoresAnswered marks a backup answered with named stores only.
-var errStoresAnswered = errors.New("the backup was answered with named stores")
-
 // canAnswerRedux reports whether a Redux read may be sent to the app:
 // false once the app has shown state plugins and none of them is Redux-like.
 func canAnswerRedux(plugins []string) bool {
@@ -84,8 +80,7 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			return true
 		}
 		if rawKind(state) != "array" {
-			sink.noteStatePlugin(statePluginRedux)
-			c.noteStore()
+			c.noteReduxStore(sink)
 			c.deliver(backupKey, reactotronAnswer{value: state})
 			return true
 		}
@@ -97,7 +92,7 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		sink.noteStatePlugin(statePluginStores)
 		c.keepStores(sink, f, stores)
 		if !canAnswerRedux(sink.statePlugins()) {
-			c.deliver(backupKey, reactotronAnswer{missing: true, err: errStoresAnswered})
+			c.deliver(backupKey, reactotronAnswer{missing: true})
 		}
 		return true
 	case "state.values.change":
@@ -121,15 +116,13 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 			c.keepEvent(sink, f)
 			return true
 		}
-		sink.noteStatePlugin(statePluginRedux)
-		c.noteStore()
+		c.noteReduxStore(sink)
 		return false
 	case "state.action.complete":
 		if _, _, isMutation, _ := reactQueryFromAction(f.Payload); isMutation {
 			return c.keepEvent(sink, f)
 		}
-		sink.noteStatePlugin(statePluginRedux)
-		c.noteStore()
+		c.noteReduxStore(sink)
 		action := rawMember(f.Payload, "action")
 		if rawMember(f.Payload, "mst") != nil || (isMSTAction(action) && rawMember(action, "type") == nil) {
 			sink.noteStatePlugin(statePluginMST)
@@ -190,14 +183,12 @@ func cmpTime(t time.Time) time.Time {
 	return t
 }
 
-// noReduxPlugin says that no state plugin of the app answers for redux.
 func noReduxPlugin(sink reactotronStateSink) error {
 	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}
 }
 
 // reactotronSubscribe sets the paths whose changes the client reports, as
-// the Reactotron desktop app does; the bridge sends it with the names of
-// the stores it learned (rtron_state.go).
+// the Reactotron desktop app does; the bridge names the stores it learned.
 func reactotronSubscribe(paths []string) []byte {
 	payload := []byte(`{"paths":[`)
 	for i, p := range paths {

@@ -54,8 +54,10 @@ func (e *errNoStore) Error() string {
 	return "the app has no store yet for stream " + e.Stream + " (" + e.Method + " not sent)"
 }
 
-// noteStore records that the app has a store.
-func (c *reactotronConn) noteStore() {
+// noteReduxStore records that the app has a store, kept by a plugin that
+// answers Redux reads.
+func (c *reactotronConn) noteReduxStore(sink reactotronStateSink) {
+	sink.noteStatePlugin(statePluginRedux)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !isClosed(c.storeShown) {
@@ -76,8 +78,7 @@ func (c *reactotronConn) noteSubscriptionAnswer(sink reactotronStateSink, payloa
 		return !marked
 	})
 	if marked {
-		sink.noteStatePlugin(statePluginRedux)
-		c.noteStore()
+		c.noteReduxStore(sink)
 	}
 }
 

@@ -31,7 +31,6 @@ import (
 // maxStoreNames bounds the store names one connection subscribes to.
 const maxStoreNames = 256
 
-// reactotronStoreValue is one named store's state.
 type reactotronStoreValue struct {
 	Name  string
 	Value json.RawMessage // normalised: see normaliseStoreValue
@@ -68,7 +67,6 @@ func parseReactotronStoreList(what string, list json.RawMessage) ([]reactotronSt
 	return out, nil
 }
 
-// parseReactotronValuesChange reads a decoded state.values.change payload.
 func parseReactotronValuesChange(payload json.RawMessage) ([]reactotronStoreValue, error) {
 	changes, err := reactotronRequiredMember("state.values.change", payload, "changes")
 	if err != nil {

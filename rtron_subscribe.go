@@ -42,6 +42,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
@@ -67,7 +68,6 @@ func pathsCover(paths []string, p string) bool {
 	return false
 }
 
-// wholeState reports whether paths ask for the whole state.
 func wholeState(paths []string) bool {
 	return slices.Contains(paths, "*") || slices.Contains(paths, "")
 }
@@ -211,11 +211,8 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	}
 	list := append([]byte{'['}, bytes.Join(kept, []byte{','})...)
 	payload, err = withMember(payload, "changes", append(list, ']'))
-	if err != nil {
-		return data
-	}
-	out, err := withMember(data, "payload", payload)
-	if err != nil {
+	out, outErr := withMember(data, "payload", payload)
+	if cmp.Or(err, outErr) != nil {
 		return data
 	}
 	return out

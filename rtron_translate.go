@@ -91,7 +91,6 @@ func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error
 	return ev, true, nil
 }
 
-// reactotronMembers collects the members of a decoded payload object.
 func reactotronMembers(what string, payload json.RawMessage) (map[string]json.RawMessage, error) {
 	m := map[string]json.RawMessage{}
 	err := reactotronEachPayloadMember(what, payload, func(name string, value json.RawMessage) error {
@@ -139,7 +138,6 @@ func reactotronActionEvent(payload json.RawMessage) (json.RawMessage, error) {
 	return reactotronMarshal(ev)
 }
 
-// microdiffTypes are the change types of microdiff's entry types.
 var microdiffTypes = map[string]string{"CREATE": changeAdded, "REMOVE": changeRemoved, "CHANGE": changeChanged}
 
 // reactotronDiff converts microdiff's [{type, path, value?, oldValue?}],
@@ -185,11 +183,8 @@ func reactotronDiff(d json.RawMessage) ([]change, error) {
 
 func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessage, error) {
 	m, err := reactotronMembers("log", payload)
-	if err != nil {
-		return nil, err
-	}
-	level, err := reactotronWantString("log level", m["level"], true)
-	if err != nil {
+	level, levelErr := reactotronWantString("log level", m["level"], true)
+	if err := cmp.Or(err, levelErr); err != nil {
 		return nil, err
 	}
 	ev := struct {
@@ -258,26 +253,6 @@ func reactotronStack(v json.RawMessage) string {
 }
 
 func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
-	m, err := reactotronMembers("api.response", payload)
-	if err != nil {
-		return nil, err
-	}
-	req, err := reactotronOptionalObject("api.response request", m["request"])
-	if err != nil {
-		return nil, err
-	}
-	resp, err := reactotronOptionalObject("api.response response", m["response"])
-	if err != nil {
-		return nil, err
-	}
-	method, err := reactotronWantString("api.response request.method", req["method"], true)
-	if err != nil {
-		return nil, err
-	}
-	url, err := reactotronWantString("api.response request.url", req["url"], true)
-	if err != nil {
-		return nil, err
-	}
 	number := func(name string, v json.RawMessage) (json.RawMessage, error) {
 		switch k := rawKind(v); k {
 		case "number":
@@ -288,12 +263,16 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 			return nil, fmt.Errorf("%w: api.response %s: want a number, got %s", errReactotronMessage, name, k)
 		}
 	}
-	status, err := number("response.status", resp["status"])
-	if err != nil {
-		return nil, err
-	}
-	duration, err := number("duration", m["duration"])
-	if err != nil {
+	// Every read works on what a failed one before it left (a missing
+	// member reads as nothing): the first error is the one to report.
+	m, err := reactotronMembers("api.response", payload)
+	req, reqErr := reactotronOptionalObject("api.response request", m["request"])
+	resp, respErr := reactotronOptionalObject("api.response response", m["response"])
+	method, methodErr := reactotronWantString("api.response request.method", req["method"], true)
+	url, urlErr := reactotronWantString("api.response request.url", req["url"], true)
+	status, statusErr := number("response.status", resp["status"])
+	duration, durationErr := number("duration", m["duration"])
+	if err := cmp.Or(err, reqErr, respErr, methodErr, urlErr, statusErr, durationErr); err != nil {
 		return nil, err
 	}
 	// An absent member is nil, which encodes as null.
@@ -320,8 +299,6 @@ func reactotronHTTPEvent(payload json.RawMessage) (json.RawMessage, error) {
 	})
 }
 
-// reactotronOptionalObject reads the members of an object that may be
-// absent or null.
 func reactotronOptionalObject(what string, v json.RawMessage) (map[string]json.RawMessage, error) {
 	if k := rawKind(v); k == "nothing" || k == "null" {
 		return map[string]json.RawMessage{}, nil
@@ -334,11 +311,8 @@ func reactotronOptionalObject(what string, v json.RawMessage) (map[string]json.R
 // under "data".
 func reactotronAsyncStorageEvent(payload json.RawMessage) (json.RawMessage, error) {
 	m, err := reactotronMembers("asyncStorage.mutation", payload)
-	if err != nil {
-		return nil, err
-	}
-	action, err := reactotronWantString("asyncStorage.mutation action", m["action"], true)
-	if err != nil {
+	action, actionErr := reactotronWantString("asyncStorage.mutation action", m["action"], true)
+	if err = cmp.Or(err, actionErr); err != nil {
 		return nil, err
 	}
 	if action == "" {
@@ -401,8 +375,7 @@ func reactotronDisplay(payload json.RawMessage) (name string, value json.RawMess
 	return d.Name, d.Value, true
 }
 
-// reactotronEachPayloadMember checks that payload is an object and calls fn with each
-// member.
+// reactotronEachPayloadMember is reactotronEachMember for a payload, which must be an object.
 func reactotronEachPayloadMember(what string, payload json.RawMessage, fn func(name string, value json.RawMessage) error) error {
 	if k := rawKind(payload); k != "object" {
 		return fmt.Errorf("%w: %s payload: want an object, got %s", errReactotronMessage, what, k)
