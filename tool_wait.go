@@ -26,7 +26,7 @@ const (
 
 // waitSlotsFullKey marks the context of a call that waits whose transport
 // connection already holds as many waiting calls as it lets wait
-// (maxWaiting, rpc_waiting.go); its value is that bound.
+// (maxWaiting, rpc_conn.go); its value is that bound.
 type waitSlotsFullKey struct{}
 
 // withoutWaitSlot marks ctx as the context of a wait its connection has no
