@@ -20,7 +20,6 @@ import (
 	"net/http"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
 )
 
@@ -338,8 +337,7 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 // sseQueue holds notifications for one stream. send never blocks: a
 // stream that does not keep up loses notifications, not the server.
 type sseQueue struct {
-	events  chan []byte
-	dropped atomic.Int64
+	events chan []byte
 }
 
 func newSSEQueue() *sseQueue { return &sseQueue{events: make(chan []byte, sseQueueLen)} }
@@ -352,7 +350,6 @@ func (q *sseQueue) send(method string, params any) {
 	select {
 	case q.events <- data:
 	default:
-		q.dropped.Add(1)
 	}
 }
 
