@@ -373,7 +373,6 @@ func (c *rpcConn) run(ctx context.Context, req *request) []byte {
 	return reply(ctx, c.handle, c.logger, req)
 }
 
-// reply runs a request's handler and encodes its reply.
 func reply(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) []byte {
 	result, err := callSafely(ctx, handle, logger, req)
 	if err != nil {
@@ -400,7 +399,6 @@ func (c *rpcConn) writeError(id json.RawMessage, err *rpcError) {
 	c.out.write(encodeReply(id, nil, err), false)
 }
 
-// notify sends a notification to the client.
 func (c *rpcConn) notify(method string, params any) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
 	data, err := json.Marshal(msg)

@@ -36,7 +36,6 @@ const (
 	httpShutdownWait = 450 * time.Millisecond
 )
 
-// mcpPath is the MCP endpoint.
 const mcpPath = "/mcp"
 
 // httpTransport serves MCP over Streamable HTTP. It is an http.Handler;

@@ -229,7 +229,6 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// delete ends a legacy session.
 func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 	if refuseModern(w, r, "2026-07-28 has no sessions to delete") {
 		return

@@ -119,8 +119,6 @@ func (c *adapterConn) takePending(id string) *adapterPending {
 	return p
 }
 
-// setPhase moves the handshake phase from `from` to `to` and reports
-// whether it was at `from`.
 func (c *adapterConn) setPhase(from, to adapterConnPhase) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -59,7 +59,6 @@ const (
 	// wireHandoffMin: a response result at least this large is handed to the
 	// waiting request together with the read buffer it was read into, instead
 	// of being copied out of it; the connection then starts a new buffer.
-	// Smaller results are copied, which is cheaper than regrowing a buffer.
 	wireHandoffMin = 32 << 10
 	// maxQueuedLinkEvents bounds every event waiting for notify.
 	maxQueuedLinkEvents = 4096
@@ -149,7 +148,7 @@ type adapterLink struct {
 	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
 	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
 	bound          chan struct{}   // closed once the first bind succeeded
-	bindTried      chan struct{}   // closed once the first bind was attempted
+	bindTried      chan struct{}   // closed once the first bind was attempted, failed or not
 	events         *linkEventQueue // the sessions report into it too
 	// sessions is where connections that handshake are reported; set by
 	// serve before run.
@@ -328,10 +327,6 @@ func (l *adapterLink) setListenError(hostPort string, err error) {
 	}
 	l.logger.Warn("cannot listen for app adapters; retrying", "addr", hostPort, "err", msg, "every", l.bindRetry)
 }
-
-// bindAttempted is closed once run has tried to bind the first time,
-// whether or not it succeeded, so that status reflects the listener.
-func (l *adapterLink) bindAttempted() <-chan struct{} { return l.bindTried }
 
 // addr waits until the link is listening, or ctx is done, and returns the
 // listener's host:port.
