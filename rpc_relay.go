@@ -251,9 +251,8 @@ func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 	}
 }
 
-// listenOnce holds one listen stream until it ends, the local
-// subscriptions change (then it reports true) or this process binds the
-// port.
+// listenOnce holds one listen stream until it ends, the local subscriptions
+// change (then it reports true) or this process binds the port.
 func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	uris := s.heldURIs()
@@ -339,11 +338,6 @@ func relayEvents(body io.Reader, notify func(method, uri string)) {
 	}
 }
 
-// The relay's one HTTP exchange with the holder, whatever it asks (a
-// relayed request, the probe, the listen stream): the request as a
-// stateless 2026-07-28 client writes it, and the checks that refuse an
-// answer from another kind of server or from this very server.
-
 // Why the relay cannot use an answer.
 var (
 	// errRelayUnreachable: nothing answered, or the answer did not arrive.
@@ -358,8 +352,10 @@ type relayReply struct {
 	Error  *rpcError       `json:"error"`
 }
 
-// exchange posts method with params (to which it adds the relay's _meta)
-// to the holder as request id, and returns the response once its
+// exchange is the relay's one HTTP exchange with the holder, whatever it
+// asks (a relayed request, the probe, the listen stream): it posts method
+// with params (to which it adds the relay's _meta) as request id, as a
+// stateless 2026-07-28 client writes it, and returns the response once its
 // Content-Type is want: the caller reads and closes its body. self says the
 // answer came from this very server (holderInstanceHeader). name is the
 // Mcp-Name header ("" for none). An error is errRelayUnreachable or
