@@ -282,7 +282,7 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 	// A call that asked for progress gets this revision's way to see it:
 	// the notifications on the request's own stream, then the reply.
 	if req.Method == "subscriptions/listen" || asksProgress(req) {
-		t.stream(w, newSSEQueue(), func(send func(string, any)) []byte {
+		t.stream(w, make(sseQueue, sseQueueLen), func(send func(string, any)) []byte {
 			call.send = send
 			return reply(r.Context(), handle, t.logger, req)
 		})
@@ -294,7 +294,7 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 // stream answers with an SSE stream: run gets a send function for the
 // request's notifications and returns the final reply. The stream ends
 // when run returns; run's context ends when the client goes.
-func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send func(string, any)) []byte) {
+func (t *httpTransport) stream(w http.ResponseWriter, q sseQueue, run func(send func(string, any)) []byte) {
 	select {
 	case t.streams <- struct{}{}:
 		defer func() { <-t.streams }()
@@ -320,11 +320,11 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 	defer tick.Stop()
 	for {
 		select {
-		case ev := <-q.events:
+		case ev := <-q:
 			event(ev)
 		case msg := <-final:
-			for len(q.events) > 0 { // this loop alone receives from q
-				event(<-q.events)
+			for len(q) > 0 { // this loop alone receives from q
+				event(<-q)
 			}
 			if msg != nil {
 				event(msg)
@@ -339,19 +339,15 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 
 // sseQueue holds notifications for one stream. send never blocks: a
 // stream that does not keep up loses notifications, not the server.
-type sseQueue struct {
-	events chan []byte
-}
+type sseQueue chan []byte
 
-func newSSEQueue() *sseQueue { return &sseQueue{events: make(chan []byte, sseQueueLen)} }
-
-func (q *sseQueue) send(method string, params any) {
+func (q sseQueue) send(method string, params any) {
 	data, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 	if err != nil {
 		return
 	}
 	select {
-	case q.events <- data:
+	case q <- data:
 	default:
 	}
 }

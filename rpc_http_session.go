@@ -26,7 +26,7 @@ type httpSession struct {
 	lastUsed atomic.Int64 // unix nanoseconds
 
 	mu    sync.Mutex
-	queue *sseQueue // the GET stream's, nil when none is open
+	queue sseQueue // the GET stream's, nil when none is open
 	calls inFlightCalls
 }
 
@@ -200,7 +200,7 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, status, nil, err)
 		return
 	}
-	q := newSSEQueue()
+	q := make(sseQueue, sseQueueLen)
 	s.mu.Lock()
 	busy := s.queue != nil
 	if !busy {
