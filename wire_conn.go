@@ -148,17 +148,15 @@ func (c *adapterConn) drop(reason string) {
 func (c *adapterConn) keepalive() {
 	l := c.link
 	timer := time.NewTimer(l.handshakeTimeout)
+	defer timer.Stop()
 	expired := timer.C
 	if l.handshakeClock != nil {
-		timer.Stop()
 		expired = l.handshakeClock(c.remote)
 	}
 	select {
 	case <-c.readEnded:
-		timer.Stop()
 		return
 	case <-c.handshaken:
-		timer.Stop()
 	case <-expired:
 		if c.setPhase(phaseAwaiting, phaseRefused) {
 			l.logger.Warn("adapter sent no handshake in time", "remote", c.remote, "timeout", l.handshakeTimeout)
