@@ -198,8 +198,8 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		allowedOrigins:   make(map[string]bool),
 		bound:            make(chan struct{}),
 		bindTried:        make(chan struct{}),
+		events:           &linkEventQueue{wake: make(chan struct{}, 1)},
 	}
-	l.events = &linkEventQueue{wake: make(chan struct{}, 1)}
 	for _, h := range cfg.WSAllowedHosts {
 		l.allowedHosts[strings.ToLower(h)] = true
 	}
