@@ -258,23 +258,16 @@ func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool
 	uris := s.heldURIs()
 	var watcher sync.WaitGroup
 	watcher.Go(func() {
-		tick := time.NewTicker(rl.retry)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-s.subsChanged:
-				subsChanged = true
-				cancel()
-				return
-			case <-tick.C:
-				if rl.listening() {
-					cancel()
-					return
-				}
-			}
+		select {
+		case <-ctx.Done():
+		case <-s.subsChanged:
+			subsChanged = true
+			cancel()
 		}
+	})
+	watcher.Go(func() {
+		every(ctx, rl.retry, func() bool { return !rl.listening() })
+		cancel()
 	})
 	rl.listen(ctx, uris, s)
 	cancel()
