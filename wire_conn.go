@@ -110,7 +110,6 @@ func (c *adapterConn) addPending(id string, p *adapterPending) error {
 	return nil
 }
 
-// takePending removes and returns the pending request id, or nil.
 func (c *adapterConn) takePending(id string) *adapterPending {
 	c.mu.Lock()
 	defer c.mu.Unlock()

@@ -136,7 +136,6 @@ func (h *socketHost[C]) stop() []C {
 	return slices.Collect(maps.Keys(h.conns))
 }
 
-// open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
