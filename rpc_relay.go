@@ -38,7 +38,7 @@ var relayMethods = map[string]bool{
 // relay forwards requests to the process holding the adapter port.
 type relay struct {
 	bound    func() (listening bool, listenError string) // whether this process holds the adapter port, and if not why
-	ready    <-chan struct{}                             // closed once the link's first bind attempt has ended; nil: at once
+	ready    <-chan struct{}                             // closed once the link's first bind attempt has ended
 	instance string                                      // this server, as its relayEndpoint names it (holderInstanceHeader)
 	retry    time.Duration                               // how often a bind is tried again
 	url      string
@@ -105,10 +105,7 @@ func relayEndpoint(t *httpTransport, instance string) http.Handler {
 // question, and gives the holder no more than a probe's time beyond its
 // own bound.
 func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urgent time.Duration) (result any, err error, note map[string]any, ok bool) {
-	if listening, _ := rl.bound(); !relayMethods[req.Method] || listening {
-		return nil, nil, nil, false
-	}
-	if !rl.holder.verdict(ctx, urgent == 0) {
+	if !relayMethods[req.Method] || rl.listening() || !rl.holder.verdict(ctx, urgent == 0) {
 		return nil, nil, nil, false
 	}
 	if urgent > 0 {
@@ -229,12 +226,10 @@ func legacyResult(result []byte) []byte {
 func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 	// Until the link has tried its bind, "not listening" says nothing:
 	// the port may be about to be ours.
-	if rl.ready != nil {
-		select {
-		case <-rl.ready:
-		case <-ctx.Done():
-			return
-		}
+	select {
+	case <-rl.ready:
+	case <-ctx.Done():
+		return
 	}
 	var probes sync.WaitGroup
 	probes.Go(func() { rl.holder.run(ctx) })
