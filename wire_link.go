@@ -156,8 +156,9 @@ type adapterLink struct {
 	// sockets are the upgraded connections and every goroutine they run.
 	sockets socketHost[*adapterConn]
 
+	started atomic.Bool // run was called
+
 	mu        sync.Mutex
-	started   bool
 	listening bool
 	boundAddr string // listener address once bound
 	listenErr string
@@ -218,13 +219,9 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 // returns nil only after every goroutine it started has exited and every
 // event has been passed to notify.
 func (l *adapterLink) run(ctx context.Context) error {
-	l.mu.Lock()
-	if l.started {
-		l.mu.Unlock()
+	if !l.started.CompareAndSwap(false, true) {
 		return errors.New("adapterLink.run called twice")
 	}
-	l.started = true
-	l.mu.Unlock()
 
 	if !isLoopbackHost(l.cfg.WSHost) && l.cfg.WSToken == "" {
 		l.logger.Warn("WS_HOST is not a loopback address and WS_TOKEN is empty: any device that can reach this port can read the app's state",
