@@ -206,7 +206,7 @@ func serve(ctx context.Context, cfg config, stdin io.Reader, stdout, stderr io.W
 	// The listener comes first (spec §6): health checks then tell the truth
 	// about it from the first request on.
 	select {
-	case <-srv.link.bindAttempted():
+	case <-srv.link.bindTried:
 	case <-ctx.Done():
 	}
 	if cfg.Demo {
@@ -259,7 +259,7 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 		st := srv.link.status()
 		return st.Listening, st.ListenError
 	}, srv.link.bindRetry)
-	relay.ready = srv.link.bindAttempted()
+	relay.ready = srv.link.bindTried
 	portMCP = newHTTPTransport(srv, cfg, srv.link.checkUpgrade, logger)
 	srv.link.mcp, srv.link.mcpPath = relayEndpoint(portMCP, relay.instance), mcpPath
 	relay.holder.timeout = cmp.Or(cfg.Tune.RelayProbe, relay.holder.timeout)

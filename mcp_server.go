@@ -106,7 +106,7 @@ func (s *mcpServer) heldURIs() []string {
 
 func isInline(name string) bool { return methods[name].inline }
 
-// isUrgent picks the requests for a transport's urgent lane (rpc_urgent.go):
+// isUrgent picks the requests for a transport's urgent lane (rpc_pool.go):
 // calls of tools the tool table marks urgent.
 func (s *mcpServer) isUrgent(req *request) bool {
 	t := s.calledTool(req)

@@ -23,6 +23,13 @@ const (
 	maxBatch        = 100      // elements of one JSON-RPC batch
 )
 
+// maxWaiting bounds the requests of one connection that run outside the
+// pool because they wait (calls of tools the tool table marks `waits`).
+// Past it such a request is answered at once, its context marked so that
+// the tool refuses it (withoutWaitSlot, tool_wait.go), as the server-wide
+// bound (maxWaits) does.
+const maxWaiting = 256
+
 // handlerFunc answers one request. A returned *rpcError goes to the client as
 // is; any other error becomes -32603. Notifications' results are discarded.
 type handlerFunc func(ctx context.Context, req *request) (any, error)
@@ -32,9 +39,9 @@ type handlerFunc func(ctx context.Context, req *request) (any, error)
 // inline returns true, which run on the reading goroutine in arrival order
 // (cheap methods, and ones whose effect later lines depend on), and those
 // for which urgent returns true, which have a small pool of their own
-// (rpc_urgent.go) so that they never wait behind the others, and those for
+// (rpc_pool.go) so that they never wait behind the others, and those for
 // which waits returns true, which wait for the app as long as their
-// timeout and so run outside the pool (rpc_waiting.go). admit runs
+// timeout and so run outside the pool (spawnWaiting). admit runs
 // on the reading goroutine for every request before it is dispatched, so its
 // verdict follows arrival order too.
 type rpcConn struct {
@@ -57,8 +64,8 @@ type rpcConn struct {
 	// ping and cancellations are still answered; it is bounded, and reading
 	// waits only when it is full.
 	pool *workerPool
-	lane *workerPool // the urgent lane (rpc_urgent.go)
-	// The waits running, at most maxWaiting (rpc_waiting.go).
+	lane *workerPool // the urgent lane (rpc_pool.go)
+	// The waits running, at most maxWaiting (spawnWaiting).
 	waitSlots chan struct{}
 	waiting   sync.WaitGroup
 }
@@ -271,6 +278,26 @@ func (c *rpcConn) spawn(ctx context.Context, size int, fn func(context.Context))
 	c.pool.submit(func() { defer cancel(); fn(ctx) }, size, c.flushOut)
 }
 
+// spawnWaiting runs a request that waits for the app on a goroutine of its
+// own, outside the pool: it holds no worker while it waits, so every other
+// request is served as fast as with nobody waiting. It reports false, and
+// does nothing, when maxWaiting such requests already run. serve waits for
+// every one of them; they end when intake stops (the MCP core cancels them
+// on stopped).
+func (c *rpcConn) spawnWaiting(ctx context.Context, req *request) bool {
+	select {
+	case c.waitSlots <- struct{}{}:
+	default:
+		return false
+	}
+	run := c.answer(ctx, req)
+	c.waiting.Go(func() {
+		defer func() { <-c.waitSlots }()
+		run()
+	})
+	return true
+}
+
 // answer registers req for cancellation and returns what runs it, on
 // whichever pool or goroutine, and writes its reply unless the client
 // cancelled it.
@@ -346,7 +373,6 @@ func (c *rpcConn) run(ctx context.Context, req *request) []byte {
 	return reply(ctx, c.handle, c.logger, req)
 }
 
-// reply runs a request's handler and encodes its reply.
 func reply(ctx context.Context, handle handlerFunc, logger *slog.Logger, req *request) []byte {
 	result, err := callSafely(ctx, handle, logger, req)
 	if err != nil {
@@ -373,7 +399,6 @@ func (c *rpcConn) writeError(id json.RawMessage, err *rpcError) {
 	c.out.write(encodeReply(id, nil, err), false)
 }
 
-// notify sends a notification to the client.
 func (c *rpcConn) notify(method string, params any) {
 	msg := map[string]any{"jsonrpc": "2.0", "method": method, "params": params}
 	data, err := json.Marshal(msg)

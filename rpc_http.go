@@ -10,6 +10,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/subtle"
+	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,9 +21,10 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+	"unicode/utf8"
 )
 
 // Bounds of the HTTP transport; each is named in the error that enforces it.
@@ -37,7 +40,6 @@ const (
 	httpShutdownWait = 450 * time.Millisecond
 )
 
-// mcpPath is the MCP endpoint.
 const mcpPath = "/mcp"
 
 // httpTransport serves MCP over Streamable HTTP. It is an http.Handler;
@@ -280,7 +282,7 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 	// A call that asked for progress gets this revision's way to see it:
 	// the notifications on the request's own stream, then the reply.
 	if req.Method == "subscriptions/listen" || asksProgress(req) {
-		t.stream(w, newSSEQueue(), func(send func(string, any)) []byte {
+		t.stream(w, make(sseQueue, sseQueueLen), func(send func(string, any)) []byte {
 			call.send = send
 			return reply(r.Context(), handle, t.logger, req)
 		})
@@ -292,7 +294,7 @@ func (t *httpTransport) postModern(w http.ResponseWriter, r *http.Request, req *
 // stream answers with an SSE stream: run gets a send function for the
 // request's notifications and returns the final reply. The stream ends
 // when run returns; run's context ends when the client goes.
-func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send func(string, any)) []byte) {
+func (t *httpTransport) stream(w http.ResponseWriter, q sseQueue, run func(send func(string, any)) []byte) {
 	select {
 	case t.streams <- struct{}{}:
 		defer func() { <-t.streams }()
@@ -318,11 +320,11 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 	defer tick.Stop()
 	for {
 		select {
-		case ev := <-q.events:
+		case ev := <-q:
 			event(ev)
 		case msg := <-final:
-			for len(q.events) > 0 { // this loop alone receives from q
-				event(<-q.events)
+			for len(q) > 0 { // this loop alone receives from q
+				event(<-q)
 			}
 			if msg != nil {
 				event(msg)
@@ -337,22 +339,16 @@ func (t *httpTransport) stream(w http.ResponseWriter, q *sseQueue, run func(send
 
 // sseQueue holds notifications for one stream. send never blocks: a
 // stream that does not keep up loses notifications, not the server.
-type sseQueue struct {
-	events  chan []byte
-	dropped atomic.Int64
-}
+type sseQueue chan []byte
 
-func newSSEQueue() *sseQueue { return &sseQueue{events: make(chan []byte, sseQueueLen)} }
-
-func (q *sseQueue) send(method string, params any) {
+func (q sseQueue) send(method string, params any) {
 	data, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "method": method, "params": params})
 	if err != nil {
 		return
 	}
 	select {
-	case q.events <- data:
+	case q <- data:
 	default:
-		q.dropped.Add(1)
 	}
 }
 
@@ -365,4 +361,93 @@ func writeJSON(w http.ResponseWriter, status int, body []byte) {
 // writeRPCError answers with a JSON-RPC error; id is nil when unknown.
 func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, err *rpcError) {
 	writeJSON(w, status, encodeReply(id, nil, err))
+}
+
+// The headers of Streamable HTTP requests: the bearer token, Accept, and
+// 2026-07-28's request metadata headers checked against the body.
+
+func bearerMatches(header, token string) bool {
+	scheme, value, ok := strings.Cut(header, " ")
+	return ok && strings.EqualFold(scheme, "Bearer") &&
+		subtle.ConstantTimeCompare([]byte(strings.TrimSpace(value)), []byte(token)) == 1
+}
+
+// accepts reports whether the Accept header lists mediaType (or a wildcard
+// covering it).
+func accepts(r *http.Request, mediaType string) bool {
+	major, _, _ := strings.Cut(mediaType, "/")
+	for _, v := range r.Header.Values("Accept") {
+		for item := range strings.SplitSeq(v, ",") {
+			mt, _, err := mime.ParseMediaType(strings.TrimSpace(item))
+			if err == nil && (mt == mediaType || mt == "*/*" || mt == major+"/*") {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkModernHeaders applies the transport's request metadata rules:
+// MCP-Protocol-Version, Mcp-Method and, for the named methods, Mcp-Name
+// must be present and equal the body's values.
+func checkModernHeaders(h http.Header, req *request, meta *requestMeta) *rpcError {
+	check := func(name, body string) *rpcError {
+		values := h.Values(name)
+		switch {
+		case len(values) == 0:
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: required header %s is missing", name)
+		case len(values) > 1:
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: header %s appears %d times", name, len(values))
+		}
+		value := values[0]
+		if strings.ContainsFunc(value, func(r rune) bool { return (r < 0x20 || r > 0x7e) && r != '\t' }) {
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds a character outside visible ASCII", name)
+		}
+		if name == "Mcp-Name" {
+			decoded, ok := decodeHeaderValue(value)
+			if !ok {
+				return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s holds invalid =?base64?…?= encoding", name)
+			}
+			value = decoded
+		}
+		if value != body {
+			return rpcErrorf(errHeaderMismatch, nil, "Header mismatch: %s header value %q does not match body value %q", name, value, body)
+		}
+		return nil
+	}
+	if err := check("MCP-Protocol-Version", meta.version); err != nil {
+		return err
+	}
+	if err := check("Mcp-Method", req.Method); err != nil {
+		return err
+	}
+	member := nameMembers[req.Method]
+	if member == "" {
+		return nil
+	}
+	value, ok := wireString(rawMember(req.Params, member))
+	if !ok {
+		// The body is wrong, not the headers: the handler names the param.
+		return nil
+	}
+	return check("Mcp-Name", value)
+}
+
+// nameMembers are the params members that 2026-07-28's Mcp-Name header
+// repeats, by method.
+var nameMembers = map[string]string{"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
+
+// decodeHeaderValue undoes the =?base64?…?= sentinel encoding of Mcp-Name
+// and Mcp-Param-* values; other values are returned as they are.
+func decodeHeaderValue(v string) (string, bool) {
+	inner, prefixed := strings.CutPrefix(v, "=?base64?")
+	inner, suffixed := strings.CutSuffix(inner, "?=")
+	if !prefixed || !suffixed {
+		return v, true
+	}
+	data, err := base64.StdEncoding.DecodeString(inner)
+	if err != nil || !utf8.Valid(data) {
+		return "", false
+	}
+	return string(data), true
 }

@@ -12,7 +12,6 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -23,18 +22,13 @@ type httpSession struct {
 	client   *client
 	ctx      context.Context // ends with the session: its requests stop
 	cancel   context.CancelFunc
-	lastUsed atomic.Int64 // unix nanoseconds
-
-	mu    sync.Mutex
-	queue *sseQueue // the GET stream's, nil when none is open
-	calls inFlightCalls
+	lastUsed atomic.Int64             // unix nanoseconds
+	queue    atomic.Pointer[sseQueue] // the GET stream's, nil when none is open
+	calls    inFlightCalls
 }
 
 func (s *httpSession) notify(method string, params any) {
-	s.mu.Lock()
-	q := s.queue
-	s.mu.Unlock()
-	if q != nil {
+	if q := s.queue.Load(); q != nil {
 		q.send(method, params)
 	}
 }
@@ -200,25 +194,13 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, status, nil, err)
 		return
 	}
-	q := newSSEQueue()
-	s.mu.Lock()
-	busy := s.queue != nil
-	if !busy {
-		s.queue = q
-	}
-	s.mu.Unlock()
-	if busy {
+	q := make(sseQueue, sseQueueLen)
+	if !s.queue.CompareAndSwap(nil, &q) {
 		writeRPCError(w, http.StatusConflict, nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": 1},
 			"conflict: this session already has its GET stream open (one per session)"))
 		return
 	}
-	defer func() {
-		s.mu.Lock()
-		if s.queue == q {
-			s.queue = nil
-		}
-		s.mu.Unlock()
-	}()
+	defer s.queue.CompareAndSwap(&q, nil)
 	t.stream(w, q, func(func(string, any)) []byte {
 		select {
 		case <-r.Context().Done():
@@ -229,7 +211,6 @@ func (t *httpTransport) get(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-// delete ends a legacy session.
 func (t *httpTransport) delete(w http.ResponseWriter, r *http.Request) {
 	if refuseModern(w, r, "2026-07-28 has no sessions to delete") {
 		return

@@ -14,6 +14,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -37,7 +38,7 @@ var relayMethods = map[string]bool{
 // relay forwards requests to the process holding the adapter port.
 type relay struct {
 	bound    func() (listening bool, listenError string) // whether this process holds the adapter port, and if not why
-	ready    <-chan struct{}                             // closed once the link's first bind attempt has ended; nil: at once
+	ready    <-chan struct{}                             // closed once the link's first bind attempt has ended
 	instance string                                      // this server, as its relayEndpoint names it (holderInstanceHeader)
 	retry    time.Duration                               // how often a bind is tried again
 	url      string
@@ -104,10 +105,7 @@ func relayEndpoint(t *httpTransport, instance string) http.Handler {
 // question, and gives the holder no more than a probe's time beyond its
 // own bound.
 func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urgent time.Duration) (result any, err error, note map[string]any, ok bool) {
-	if listening, _ := rl.bound(); !relayMethods[req.Method] || listening {
-		return nil, nil, nil, false
-	}
-	if !rl.holder.verdict(ctx, urgent == 0) {
+	if !relayMethods[req.Method] || rl.listening() || !rl.holder.verdict(ctx, urgent == 0) {
 		return nil, nil, nil, false
 	}
 	if urgent > 0 {
@@ -228,12 +226,10 @@ func legacyResult(result []byte) []byte {
 func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 	// Until the link has tried its bind, "not listening" says nothing:
 	// the port may be about to be ours.
-	if rl.ready != nil {
-		select {
-		case <-rl.ready:
-		case <-ctx.Done():
-			return
-		}
+	select {
+	case <-rl.ready:
+	case <-ctx.Done():
+		return
 	}
 	var probes sync.WaitGroup
 	probes.Go(func() { rl.holder.run(ctx) })
@@ -250,31 +246,23 @@ func (rl *relay) watch(ctx context.Context, s *mcpServer) {
 	}
 }
 
-// listenOnce holds one listen stream until it ends, the local
-// subscriptions change (then it reports true) or this process binds the
-// port.
+// listenOnce holds one listen stream until it ends, the local subscriptions
+// change (then it reports true) or this process binds the port.
 func (rl *relay) listenOnce(ctx context.Context, s *mcpServer) (subsChanged bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	uris := s.heldURIs()
 	var watcher sync.WaitGroup
 	watcher.Go(func() {
-		tick := time.NewTicker(rl.retry)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-s.subsChanged:
-				subsChanged = true
-				cancel()
-				return
-			case <-tick.C:
-				if rl.listening() {
-					cancel()
-					return
-				}
-			}
+		select {
+		case <-ctx.Done():
+		case <-s.subsChanged:
+			subsChanged = true
+			cancel()
 		}
+	})
+	watcher.Go(func() {
+		every(ctx, rl.retry, func() bool { return !rl.listening() })
+		cancel()
 	})
 	rl.listen(ctx, uris, s)
 	cancel()
@@ -336,4 +324,78 @@ func relayEvents(body io.Reader, notify func(method, uri string)) {
 			notify(msg.Method, msg.Params.URI)
 		}
 	}
+}
+
+// Why the relay cannot use an answer.
+var (
+	// errRelayUnreachable: nothing answered, or the answer did not arrive.
+	errRelayUnreachable = errors.New("the process holding the adapter port did not answer")
+	// errRelayNotMCP: what holds the port is not a devtools-mcp answering MCP.
+	errRelayNotMCP = errors.New("the process holding the adapter port does not answer MCP")
+)
+
+// relayReply is the JSON-RPC answer of the holder.
+type relayReply struct {
+	Result json.RawMessage `json:"result"`
+	Error  *rpcError       `json:"error"`
+}
+
+// exchange is the relay's one HTTP exchange with the holder, whatever it
+// asks (a relayed request, the probe, the listen stream): it posts method
+// with params (to which it adds the relay's _meta) as request id, as a
+// stateless 2026-07-28 client writes it, and returns the response once its
+// Content-Type is want: the caller reads and closes its body. self says the
+// answer came from this very server (holderInstanceHeader). name is the
+// Mcp-Name header ("" for none). An error is errRelayUnreachable or
+// errRelayNotMCP, wrapped.
+func (rl *relay) exchange(ctx context.Context, client *http.Client, id any, method string, params map[string]json.RawMessage,
+	name, want string) (resp *http.Response, self bool, err error) {
+	withMeta := make(map[string]any, len(params)+1)
+	for k, v := range params {
+		withMeta[k] = v
+	}
+	withMeta["_meta"] = map[string]any{metaProtocolVersion: modernVersions[0], metaClientCapabilities: map[string]any{},
+		metaClientInfo: json.RawMessage(serverInfoJSON)} // replaces the caller's: the relay speaks for itself
+	body, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": withMeta})
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %s: %v", errRelayUnreachable, method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rl.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", errRelayUnreachable, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", modernVersions[0])
+	req.Header.Set("Mcp-Method", method)
+	if name != "" {
+		req.Header.Set("Mcp-Name", name)
+	}
+	resp, err = client.Do(req)
+	if err != nil {
+		return nil, false, fmt.Errorf("%w: %v", errRelayUnreachable, err)
+	}
+	if got := resp.Header.Get("Content-Type"); got != want {
+		resp.Body.Close()
+		return nil, false, fmt.Errorf("%w: %s answered with Content-Type %q", errRelayNotMCP, method, got)
+	}
+	return resp, resp.Header.Get(holderInstanceHeader) == rl.instance, nil
+}
+
+// readRelayReply reads the JSON-RPC answer in resp's body, bounded by
+// maxHTTPBodyBytes. An answer that is neither a result nor an error is
+// errRelayNotMCP.
+func readRelayReply(resp *http.Response) (relayReply, error) {
+	var msg relayReply
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxHTTPBodyBytes+1))
+	switch {
+	case err != nil:
+		return msg, fmt.Errorf("reply unreadable: %w", err)
+	case len(data) > maxHTTPBodyBytes:
+		return msg, fmt.Errorf("reply over %d bytes", maxHTTPBodyBytes)
+	}
+	if json.Unmarshal(data, &msg) != nil || (msg.Result == nil && msg.Error == nil) {
+		return relayReply{}, fmt.Errorf("%w: the reply is not a JSON-RPC answer", errRelayNotMCP)
+	}
+	return msg, nil
 }

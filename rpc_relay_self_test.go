@@ -39,6 +39,9 @@ func startSelfRelay(t *testing.T, sameInstance bool) *selfRelay {
 	}
 	ts := httptest.NewServer(relayEndpoint(tr, instance))
 	rl.url = ts.URL + mcpPath
+	ready := make(chan struct{})
+	close(ready) // no link here: nothing to wait for
+	rl.ready = ready
 	srv.relay = rl
 	wg.Go(func() { rl.watch(ctx, srv) })
 	var once sync.Once

@@ -17,8 +17,7 @@ import (
 
 // serveStdio answers MCP on stdin until EOF or ctx ends; every reply to a
 // request already read is written before it returns. The stdio peer is one
-// client of srv; the calls srv deems urgent run on a lane of their own, and
-// those that wait for the app outside the pool.
+// client of srv.
 func serveStdio(ctx context.Context, srv *mcpServer, stdin io.Reader, stdout io.Writer) error {
 	c := newClient(srv, "stdio", nil, nil)
 	rpc := newRPCConn(stdout, c.handle, isInline, c.admit, srv.logger)
@@ -84,8 +83,7 @@ func readLines(in io.Reader, input chan<- []inputLine, quit <-chan struct{}) {
 const readBatchBytes = 256 << 10
 
 // interruptRead unblocks a pending read when in supports deadlines (a pipe
-// made with os.Pipe does; an inherited stdin usually does not). Otherwise
-// the reading goroutine ends at the next input or EOF; serve does not wait.
+// made with os.Pipe does; an inherited stdin usually does not).
 func interruptRead(in io.Reader) {
 	if d, ok := in.(interface{ SetReadDeadline(time.Time) error }); ok {
 		_ = d.SetReadDeadline(time.Now())

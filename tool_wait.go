@@ -26,7 +26,7 @@ const (
 )
 
 // waitSlotsFullKey marks the context of a wait whose connection holds as
-// many waiting calls as it lets wait (maxWaiting, rpc_waiting.go); its
+// many waiting calls as it lets wait (maxWaiting, rpc_conn.go); its
 // value is that bound.
 type waitSlotsFullKey struct{}
 

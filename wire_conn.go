@@ -110,7 +110,6 @@ func (c *adapterConn) addPending(id string, p *adapterPending) error {
 	return nil
 }
 
-// takePending removes and returns the pending request id, or nil.
 func (c *adapterConn) takePending(id string) *adapterPending {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -119,8 +118,6 @@ func (c *adapterConn) takePending(id string) *adapterPending {
 	return p
 }
 
-// setPhase moves the handshake phase from `from` to `to` and reports
-// whether it was at `from`.
 func (c *adapterConn) setPhase(from, to adapterConnPhase) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -150,17 +147,15 @@ func (c *adapterConn) drop(reason string) {
 func (c *adapterConn) keepalive() {
 	l := c.link
 	timer := time.NewTimer(l.handshakeTimeout)
+	defer timer.Stop()
 	expired := timer.C
 	if l.handshakeClock != nil {
-		timer.Stop()
 		expired = l.handshakeClock(c.remote)
 	}
 	select {
 	case <-c.readEnded:
-		timer.Stop()
 		return
 	case <-c.handshaken:
-		timer.Stop()
 	case <-expired:
 		if c.setPhase(phaseAwaiting, phaseRefused) {
 			l.logger.Warn("adapter sent no handshake in time", "remote", c.remote, "timeout", l.handshakeTimeout)

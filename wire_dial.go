@@ -1,13 +1,12 @@
 package main
 
-// wire_dial.go is the one HTTP client of the links, and the one way a
-// link dials a WebSocket out (the Metro link
-// to a page, the Reactotron relay to the desktop app): straight to the
-// address it was given, never through a proxy the environment names and
-// never to wherever a redirect points, either of which would take the
-// server past the loopback-or-allowed rule of METRO_URL and
-// REACTOTRON_DESKTOP. The socket it returns lives as an accepted one does
-// (wire_socket.go).
+// wire_dial.go is the one HTTP client of the links, and the one way a link
+// dials a WebSocket out (the Metro link to a page, the Reactotron relay to
+// the desktop app): straight to the address it was given, never through a
+// proxy the environment names and never to wherever a redirect points,
+// either of which would take the server past the loopback-or-allowed rule
+// of METRO_URL and REACTOTRON_DESKTOP. The socket it returns lives as an
+// accepted one does (wire_socket.go).
 
 import (
 	"context"
@@ -32,10 +31,9 @@ func directTransport() *http.Transport {
 	return &http.Transport{Proxy: nil, ForceAttemptHTTP2: false, MaxIdleConns: 4, IdleConnTimeout: 30 * time.Second}
 }
 
-// directClient is the one HTTP client that reaches Metro, the Reactotron
-// desktop app and the pages' sockets: over t (a directTransport), and
-// never on to wherever a redirect points. A redirect is the answer: the
-// caller sees its status, and refuses it.
+// directClient is the client, over t (a directTransport), that reaches Metro,
+// the Reactotron desktop app and the pages' sockets. A redirect is the
+// answer: the caller sees its status, and refuses it.
 func directClient(t *http.Transport) *http.Client {
 	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse

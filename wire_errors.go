@@ -123,7 +123,6 @@ func (e *errPathNotFound) Error() string {
 	return strconv.Quote(e.Path) + " does not exist"
 }
 
-// notFound is the miss of path.
 func notFound(path string, miss *pathMiss) error {
 	return &errPathNotFound{Path: path, Miss: miss}
 }

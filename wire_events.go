@@ -1,9 +1,6 @@
 package main
 
-import (
-	"strconv"
-	"sync"
-)
+import "sync"
 
 // wire_events.go is what the link reports to the MCP core — apps coming,
 // going, pushing events, notices — and the bounded queue that hands the
@@ -20,18 +17,6 @@ const (
 	linkSessionExpired                          // a disconnected session was forgotten
 	linkNotice                                  // something an agent should hear of: Level, Notice, Detail
 )
-
-// linkEventKindNames names the kinds, as their String says them.
-var linkEventKindNames = [...]string{linkConnected: "connected", linkDisconnected: "disconnected",
-	linkStreamsChanged: "streams_changed", linkEventPushed: "event_pushed", linkSessionExpired: "session_expired",
-	linkNotice: "notice"}
-
-func (k linkEventKind) String() string {
-	if k > 0 && int(k) < len(linkEventKindNames) {
-		return linkEventKindNames[k]
-	}
-	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
-}
 
 // linkEvent is what adapterLink reports to its notify callback. A
 // replacement is reported as linkDisconnected (Reason "replaced") for the old

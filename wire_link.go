@@ -59,7 +59,6 @@ const (
 	// wireHandoffMin: a response result at least this large is handed to the
 	// waiting request together with the read buffer it was read into, instead
 	// of being copied out of it; the connection then starts a new buffer.
-	// Smaller results are copied, which is cheaper than regrowing a buffer.
 	wireHandoffMin = 32 << 10
 	// maxQueuedLinkEvents bounds every event waiting for notify.
 	maxQueuedLinkEvents = 4096
@@ -149,7 +148,7 @@ type adapterLink struct {
 	allowedOrigins map[string]bool // WS_ALLOWED_ORIGINS, normalised by normalizeWireOrigin
 	nextID         atomic.Uint64   // request ids, unique for the link's lifetime
 	bound          chan struct{}   // closed once the first bind succeeded
-	bindTried      chan struct{}   // closed once the first bind was attempted
+	bindTried      chan struct{}   // closed once the first bind was attempted, failed or not
 	events         *linkEventQueue // the sessions report into it too
 	// sessions is where connections that handshake are reported; set by
 	// serve before run.
@@ -157,8 +156,9 @@ type adapterLink struct {
 	// sockets are the upgraded connections and every goroutine they run.
 	sockets socketHost[*adapterConn]
 
+	started atomic.Bool // run was called
+
 	mu        sync.Mutex
-	started   bool
 	listening bool
 	boundAddr string // listener address once bound
 	listenErr string
@@ -199,8 +199,8 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 		allowedOrigins:   make(map[string]bool),
 		bound:            make(chan struct{}),
 		bindTried:        make(chan struct{}),
+		events:           &linkEventQueue{wake: make(chan struct{}, 1)},
 	}
-	l.events = &linkEventQueue{wake: make(chan struct{}, 1)}
 	for _, h := range cfg.WSAllowedHosts {
 		l.allowedHosts[strings.ToLower(h)] = true
 	}
@@ -219,13 +219,9 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 // returns nil only after every goroutine it started has exited and every
 // event has been passed to notify.
 func (l *adapterLink) run(ctx context.Context) error {
-	l.mu.Lock()
-	if l.started {
-		l.mu.Unlock()
+	if !l.started.CompareAndSwap(false, true) {
 		return errors.New("adapterLink.run called twice")
 	}
-	l.started = true
-	l.mu.Unlock()
 
 	if !isLoopbackHost(l.cfg.WSHost) && l.cfg.WSToken == "" {
 		l.logger.Warn("WS_HOST is not a loopback address and WS_TOKEN is empty: any device that can reach this port can read the app's state",
@@ -328,10 +324,6 @@ func (l *adapterLink) setListenError(hostPort string, err error) {
 	}
 	l.logger.Warn("cannot listen for app adapters; retrying", "addr", hostPort, "err", msg, "every", l.bindRetry)
 }
-
-// bindAttempted is closed once run has tried to bind the first time,
-// whether or not it succeeded, so that status reflects the listener.
-func (l *adapterLink) bindAttempted() <-chan struct{} { return l.bindTried }
 
 // addr waits until the link is listening, or ctx is done, and returns the
 // listener's host:port.

@@ -13,6 +13,19 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
+// linkEventKindNames names the kinds in test failures, as their String
+// says them.
+var linkEventKindNames = [...]string{linkConnected: "connected", linkDisconnected: "disconnected",
+	linkStreamsChanged: "streams_changed", linkEventPushed: "event_pushed", linkSessionExpired: "session_expired",
+	linkNotice: "notice"}
+
+func (k linkEventKind) String() string {
+	if k > 0 && int(k) < len(linkEventKindNames) {
+		return linkEventKindNames[k]
+	}
+	return "linkEventKind(" + strconv.Itoa(int(k)) + ")"
+}
+
 func TestPushesUpdateStatus(t *testing.T) {
 	t.Parallel()
 	h := startLinkHarness(t, nil, nil)

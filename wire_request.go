@@ -108,24 +108,24 @@ func (c *adapterConn) request(ctx context.Context, method string, params any) (j
 
 	timer := time.NewTimer(time.Until(deadline))
 	defer timer.Stop()
+	timedOut := false
 	select {
 	case out := <-p.done:
 		return out.result, out.err
 	case <-timer.C:
-		if c.takePending(id) == nil {
-			return settled()
-		}
-		c.sendCancel(id)
-		l.logger.Debug("adapter request timed out", "method", method, "id", id)
-		c.notice("warning", "request timed out", fmt.Sprintf("%s got no answer within %d ms", method, l.cfg.RequestTimeout.Milliseconds()))
-		return nil, l.timeoutError(method)
+		timedOut = true
 	case <-ctx.Done():
-		if c.takePending(id) == nil {
-			return settled()
-		}
-		c.sendCancel(id)
+	}
+	if c.takePending(id) == nil {
+		return settled()
+	}
+	c.sendCancel(id)
+	if !timedOut {
 		return nil, ctx.Err()
 	}
+	l.logger.Debug("adapter request timed out", "method", method, "id", id)
+	c.notice("warning", "request timed out", fmt.Sprintf("%s got no answer within %d ms", method, l.cfg.RequestTimeout.Milliseconds()))
+	return nil, l.timeoutError(method)
 }
 
 func (l *adapterLink) timeoutError(method string) error {

@@ -136,7 +136,6 @@ func (h *socketHost[C]) stop() []C {
 	return slices.Collect(maps.Keys(h.conns))
 }
 
-// open lists the connections open now.
 func (h *socketHost[C]) open() []C {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -349,9 +348,8 @@ func (s *wireSocket) writeSoon(v any) error {
 // handed off). A larger one is read and discarded without holding more
 // than limit bytes of it (plus a one-byte probe; the rest goes through
 // io.Discard's shared buffers); its first wirePrefixLen bytes are returned
-// with its full size. Binary messages are discarded;
-// only their size is returned. Reads use no context: they end when the
-// socket closes.
+// with its full size. Binary messages are discarded; only their size is
+// returned. Reads use no context: they end when the socket closes.
 func (s *wireSocket) readMessage() (websocket.MessageType, []byte, int64, error) {
 	typ, r, err := s.ws.Reader(context.Background())
 	if err != nil {
