@@ -39,30 +39,40 @@ type wireMessage struct {
 func (m *wireMessage) parse(data []byte) error {
 	*m = wireMessage{}
 	return scanMembers(data, func(key []byte) *[]byte {
-		if field := wireMessageFields[string(key)]; field != nil {
-			return field(m)
+		switch string(key) {
+		case "type":
+			return &m.Type
+		case "id":
+			return &m.ID
+		case "result":
+			return &m.Result
+		case "error":
+			return &m.Error
+		case "event":
+			return &m.Event
+		case "streams":
+			return &m.Streams
+		case "protocolVersion":
+			return &m.ProtocolVersion
+		case "sessionId":
+			return &m.SessionID
+		case "adapterVersion":
+			return &m.AdapterVersion
+		case "startedAt":
+			return &m.StartedAt
+		case "app":
+			return &m.App
+		case "device":
+			return &m.Device
+		case "token":
+			return &m.Token
+		case "deviceId":
+			return &m.DeviceID
+		case "capabilities":
+			return &m.Capabilities
 		}
 		return nil
 	})
-}
-
-// wireMessageFields finds, by member name, the field of wireMessage that holds it.
-var wireMessageFields = map[string]func(*wireMessage) *[]byte{
-	"type":            func(m *wireMessage) *[]byte { return &m.Type },
-	"id":              func(m *wireMessage) *[]byte { return &m.ID },
-	"result":          func(m *wireMessage) *[]byte { return &m.Result },
-	"error":           func(m *wireMessage) *[]byte { return &m.Error },
-	"event":           func(m *wireMessage) *[]byte { return &m.Event },
-	"streams":         func(m *wireMessage) *[]byte { return &m.Streams },
-	"protocolVersion": func(m *wireMessage) *[]byte { return &m.ProtocolVersion },
-	"sessionId":       func(m *wireMessage) *[]byte { return &m.SessionID },
-	"adapterVersion":  func(m *wireMessage) *[]byte { return &m.AdapterVersion },
-	"startedAt":       func(m *wireMessage) *[]byte { return &m.StartedAt },
-	"app":             func(m *wireMessage) *[]byte { return &m.App },
-	"device":          func(m *wireMessage) *[]byte { return &m.Device },
-	"token":           func(m *wireMessage) *[]byte { return &m.Token },
-	"deviceId":        func(m *wireMessage) *[]byte { return &m.DeviceID },
-	"capabilities":    func(m *wireMessage) *[]byte { return &m.Capabilities },
 }
 
 // wireAbsent reports whether an optional member is missing or null.
