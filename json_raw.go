@@ -398,23 +398,11 @@ func validUTF8(data []byte) []byte {
 		return data
 	}
 	out := make([]byte, 0, len(data)+len(data)/8+2)
-	start := 0
-	for i := 0; i < len(data); {
-		if data[i] < utf8.RuneSelf {
-			i++
-			continue
-		}
-		r, size := utf8.DecodeRune(data[i:])
-		if r != utf8.RuneError || size != 1 {
-			i += size
-			continue
-		}
-		out = append(out, data[start:i]...)
-		out = append(out, "\uFFFD"...)
-		i++
-		start = i
+	// Ranging over a string yields U+FFFD for such a byte and steps one byte.
+	for _, r := range string(data) {
+		out = utf8.AppendRune(out, r)
 	}
-	return append(out, data[start:]...)
+	return out
 }
 
 // jsonEscape holds the letter of each byte's short escape (\n), and

@@ -63,6 +63,12 @@ func (r *redactor) appendText(dst, s []byte) ([]byte, bool) {
 // secretAt checks the rules whose trigger is s[i] and returns the part to
 // replace, s[start:end], and what to replace it with.
 func (r *redactor) secretAt(s []byte, i int) (start, end int, marker string, ok bool) {
+	// sk- and sk_ keys: where one is found, no other rule for - or _ matches.
+	if (s[i] == '-' || s[i] == '_') && prefixedAt(s, i, "sk") {
+		if start, end, marker, ok := tokenAfter(s, i+1, 16); ok {
+			return start, end, marker, ok
+		}
+	}
 	switch s[i] {
 	case 'J':
 		return jwtAt(s, i)
@@ -71,9 +77,6 @@ func (r *redactor) secretAt(s []byte, i int) (start, end int, marker string, ok 
 	case '-':
 		if start, end, ok := pemAt(s, i); ok {
 			return start, end, redactedMarker, true
-		}
-		if prefixedAt(s, i, "sk") {
-			return tokenAfter(s, i+1, 16)
 		}
 		if i >= 4 && prefixedAt(s, i-1, "xox") && isLetter(s[i-1]) {
 			return tokenAfter(s, i+1, 10)
@@ -84,9 +87,6 @@ func (r *redactor) secretAt(s []byte, i int) (start, end int, marker string, ok 
 		}
 		if prefixedAt(s, i, "github") && bytes.HasPrefix(s[i:], []byte("_pat_")) {
 			return tokenAfter(s, i+5, 20)
-		}
-		if prefixedAt(s, i, "sk") {
-			return tokenAfter(s, i+1, 16)
 		}
 	case 'A':
 		if (bytes.HasPrefix(s[i:], []byte("AKIA")) || bytes.HasPrefix(s[i:], []byte("ASIA"))) && boundaryAt(s, i) {
@@ -313,10 +313,7 @@ func (r *redactor) embeddedMemberAt(s []byte, i, q int) (int, int, string, bool)
 	if open < 0 || !r.keys.match(s[open+len(quote):nameEnd]) {
 		return 0, 0, "", false
 	}
-	v := i + 1
-	for v < len(s) && (s[v] == ' ' || s[v] == '\t' || s[v] == '\n' || s[v] == '\r') {
-		v++
-	}
+	v := skipSpace(s, i+1)
 	if v >= len(s) {
 		return 0, 0, "", false
 	}
