@@ -220,15 +220,14 @@ func (d *nativeDevice) endAll() {
 // An end is never lost: it stays due until the consumer takes it.
 func (d *nativeDevice) appEnded(app string) {
 	d.mu.Lock()
-	if d.endsDue[app] {
-		// Due already: a wake is pending, or the consumer takes it, or it
-		// is held for a tombstone (holdEnds wakes when it is not).
-		d.mu.Unlock()
-		return
-	}
+	due := d.endsDue[app]
 	d.endsDue[app] = true
 	d.mu.Unlock()
-	wake(d.endWake)
+	// Due already: a wake is pending, or the consumer takes it, or it is
+	// held for a tombstone (holdEnds wakes when it is not).
+	if !due {
+		wake(d.endWake)
+	}
 }
 
 // takeEndsDue returns, sorted, and forgets the apps whose ends are due,
