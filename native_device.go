@@ -295,11 +295,8 @@ func (l *nativeLines) put(line []byte) bool {
 func (l *nativeLines) take(batch [][]byte, n int) [][]byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for range n {
-		b, ok := l.q.pop()
-		if !ok {
-			break
-		}
+	for range min(n, l.q.len()) {
+		b, _ := l.q.pop()
 		batch = append(batch, b)
 	}
 	if l.q.len() > 0 {
