@@ -110,10 +110,7 @@ func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 // asked reports whether a lookup that ended in err could ask the device,
 // and keeps why not: the tool's words on stderr, else err ("" once it could).
 func (d *nativeDevice) asked(err error) bool {
-	said := ""
-	if err != nil {
-		said = cmp.Or(saidOnStderr(err), err.Error())
-	}
+	said := cmp.Or(saidOnStderr(err), errText(err))
 	d.mu.Lock()
 	d.askFailed = said
 	d.mu.Unlock()

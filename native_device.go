@@ -220,15 +220,14 @@ func (d *nativeDevice) endAll() {
 // An end is never lost: it stays due until the consumer takes it.
 func (d *nativeDevice) appEnded(app string) {
 	d.mu.Lock()
-	if d.endsDue[app] {
-		// Due already: a wake is pending, or the consumer takes it, or it
-		// is held for a tombstone (holdEnds wakes when it is not).
-		d.mu.Unlock()
-		return
-	}
+	due := d.endsDue[app]
 	d.endsDue[app] = true
 	d.mu.Unlock()
-	wake(d.endWake)
+	// Due already: a wake is pending, or the consumer takes it, or it is
+	// held for a tombstone (holdEnds wakes when it is not).
+	if !due {
+		wake(d.endWake)
+	}
 }
 
 // takeEndsDue returns, sorted, and forgets the apps whose ends are due,
@@ -296,11 +295,8 @@ func (l *nativeLines) put(line []byte) bool {
 func (l *nativeLines) take(batch [][]byte, n int) [][]byte {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	for range n {
-		b, ok := l.q.pop()
-		if !ok {
-			break
-		}
+	for range min(n, l.q.len()) {
+		b, _ := l.q.pop()
 		batch = append(batch, b)
 	}
 	if l.q.len() > 0 {

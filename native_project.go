@@ -89,11 +89,16 @@ func (p *projectAppIDs) read(dir string) []nativeAppSource {
 	}
 	p.stamp, p.ids = stamp, nil
 	for _, f := range files {
-		text, err := readProjectFile(f.path)
+		file, err := os.Open(f.path)
 		if err != nil {
 			continue
 		}
-		for _, id := range f.read(text) {
+		text, err := io.ReadAll(io.LimitReader(file, maxProjectFileBytes))
+		file.Close()
+		if err != nil {
+			continue
+		}
+		for _, id := range f.read(string(text)) {
 			if validNativeAppID(id) && !slices.ContainsFunc(p.ids, func(s nativeAppSource) bool { return s.ID == id }) {
 				p.ids = append(p.ids, nativeAppSource{ID: id, From: f.path})
 			}
@@ -114,16 +119,6 @@ func projectPaths(dir string) []projectFile {
 		files = append(files, projectFile{path, parsePBXBundleIDs})
 	}
 	return files
-}
-
-func readProjectFile(path string) (string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxProjectFileBytes))
-	return string(data), err
 }
 
 // keep remembers sources, the first of each id, at most maxNativeApps,

@@ -107,14 +107,15 @@ func (r *nativeRunner) output(ctx context.Context, c nativeCommand) ([]byte, err
 		return nil, err
 	}
 	out, readErr := io.ReadAll(io.LimitReader(stdout, maxNativeOutput+1))
-	if len(out) > maxNativeOutput {
+	over := len(out) > maxNativeOutput
+	if over {
 		cancel() // ends the child, which may be writing still
-		_ = cmd.Wait()
-		endProcessGroup(cmd)
-		return nil, fmt.Errorf("%s: %w (%d bytes)", c, errNativeOutput, maxNativeOutput)
 	}
 	err = cmd.Wait()
 	endProcessGroup(cmd)
+	if over {
+		return nil, fmt.Errorf("%s: %w (%d bytes)", c, errNativeOutput, maxNativeOutput)
+	}
 	if err == nil {
 		err = readErr
 	}
