@@ -121,7 +121,7 @@ func (e *nativeCommandError) Error() string {
 
 func (e *nativeCommandError) Unwrap() error { return e.Err }
 
-// Said is the stderr line that says why: the last that names an error,
+// Said is the stderr line that says why: the first that names an error,
 // else the last that is not one of adb's `* daemon …` notes; "" when the
 // command said nothing.
 func (e *nativeCommandError) Said() string {

@@ -25,6 +25,10 @@ func TestStderrTailKeepsLastLines(t *testing.T) {
 	if said := (&nativeCommandError{Command: "adb", Err: errors.New("exit status 1"), Stderr: got}).Said(); said != want[0] {
 		t.Errorf("the reason: %q", said)
 	}
+	twice := []string{"error: closed", "* daemon started successfully", "error: no devices/emulators found"}
+	if said := (&nativeCommandError{Command: "adb", Err: errors.New("exit status 1"), Stderr: twice}).Said(); said != twice[0] {
+		t.Errorf("of two error lines, the reason is %q, want the first", said)
+	}
 	long := &stderrTail{}
 	long.Write([]byte(strings.Repeat("é", 10*maxStderrLine)))
 	if l := long.kept(); len(l) != 1 || utf8.RuneCountInString(l[0]) > maxStderrLine+clipNote || !utf8.ValidString(l[0]) {
