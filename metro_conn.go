@@ -4,9 +4,7 @@ package main
 // dialled through Metro's inspector proxy with the dev server's own Origin, it
 // enables what metro_cdp.go allows, turns the page's events into its
 // session's console and network events, and keeps the proxy from dropping
-// it as idle. It is its session's feed: events and streams are answered
-// from the session's buffers, and anything about state is refused at once
-// (errMetroNoState): Metro carries no state.
+// it as idle. It is its session's feed (request).
 
 import (
 	"cmp"
@@ -50,8 +48,7 @@ type metroConn struct {
 	sessionID string
 
 	// ctx is the connection's, from the dial on: stop cancels it, which
-	// ends a dial in flight, and serve closes whatever socket a dial
-	// returns once it is cancelled.
+	// ends a dial in flight.
 	ctx      context.Context
 	cancel   context.CancelFunc
 	linkDone context.Context // the link's own: it ends when the server stops
@@ -97,7 +94,6 @@ func (c *metroConn) serve() metroConnEnd {
 	stopping := c.stopping
 	c.mu.Unlock()
 	if stopping {
-		// Stopped while the dial was under way.
 		sock.closeWith(websocket.StatusGoingAway, "")
 		return metroConnEnd{err: context.Canceled, stopped: c.stopReason()}
 	}
@@ -175,8 +171,7 @@ func (c *metroConn) detach(session metroSession, readErr error, start time.Time)
 	return end
 }
 
-// dial opens the page's socket through the proxy, within the dial timeout
-// and the connection's context.
+// dial opens the page's socket through the proxy.
 func (c *metroConn) dial() (*wireSocket, error) {
 	m := c.link
 	c.origin = m.debuggerOrigin(c.page)
