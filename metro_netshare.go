@@ -78,9 +78,7 @@ func (s *metroNetShare) reset() {
 }
 
 // networkShared reports whether a network frame that page's connection
-// received cannot be attributed to page's app: the identical frame reached
-// another page's connection, or the dev server is known to broadcast and
-// another page is attached.
+// received cannot be attributed to page's app (the file header says when).
 func (m *metroLink) networkShared(page string, frame []byte) bool {
 	if m.netShare.note(page, frame) {
 		return true
