@@ -28,8 +28,8 @@ const maxHandlerDepth = 2
 
 // rnUncaughtNote is the note a console.error's message gets when its
 // frames are React Native's handler reporting an uncaught error by its
-// message alone; "" for any other call, and when an argument is the Error
-// itself, whose own stack (the throw site) the message then shows.
+// message alone; "" for any other call (the file header says why an Error
+// argument is one).
 func rnUncaughtNote(args []cdpRemoteObject, frames []jsFrame) string {
 	if slices.ContainsFunc(args, func(a cdpRemoteObject) bool { return a.Subtype == "error" }) {
 		return ""
