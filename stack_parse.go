@@ -30,7 +30,6 @@ func parseJSStack(text string) jsStack {
 			st.Frames = append(st.Frames, f)
 			continue
 		}
-		// Not a frame: the message runs to here, the frames start after.
 		st.Message, st.Frames = lines[:i+1:i+1], nil
 	}
 	return st
@@ -226,10 +225,9 @@ func releaseBundleIn(text string) string {
 }
 
 // releasePosition is where a release build's frame lies in its bundle:
-// the bundle (androidBundle or iosBundle), the 1-based line and the
-// 0-based column a source map is looked up by. ok is false for a frame
-// of no release bundle; bundle names the one frameBundle frames belong
-// to (releaseBundleIn).
+// the bundle's name, the 1-based line and the 0-based column a source map
+// is looked up by; ok is false for a frame of no release bundle. bundle
+// names the one frameBundle frames belong to (releaseBundleIn).
 func releasePosition(f jsFrame, bundle string) (name string, line1, column0 int, ok bool) {
 	if f.Line < 1 || f.Column < 1 && f.Kind != frameBytecode {
 		return "", 0, 0, false
