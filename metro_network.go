@@ -312,6 +312,7 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 		Request    request   `json:"request"`
 		Response   *response `json:"response"`
 		Error      string    `json:"error,omitempty"`
+		// Attribution: "unknown" for a shared request.
 		Attribution string `json:"attribution,omitempty"`
 	}{Method: r.method, URL: r.url, Status: r.status, DurationMs: duration,
 		Request: request{Headers: r.headers, Params: params, Body: r.body}, Error: errText}

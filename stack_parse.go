@@ -3,8 +3,8 @@ package main
 // stack_parse.go reads a JavaScript stack printed as text, as the engines
 // print it (Hermes, JavaScriptCore, V8), whichever kind of app sent it, and
 // finds the stacks inside a text (an Error logged with its stack). Frames
-// are sorted by what the dev server's /symbolicate can do with them: only
-// a frame whose file is a bundle URL is worth sending (symbolicate_client.go).
+// are sorted by what the dev server's /symbolicate can do with them
+// (symbolicate_client.go).
 // stack_frame.go holds the frame itself, its printing and frame objects.
 
 import (
