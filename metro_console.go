@@ -395,10 +395,8 @@ func formatPreview(p *cdpPreview) string {
 	return b.String()
 }
 
-// cdpStackFrames reads a Runtime.StackTrace's call frames as every frame
-// object is read (readFrameValue, stack_frame.go: CDP counts lines and
-// columns from 0), up to maxMetroStackFrames and a last one counting the
-// rest.
+// cdpStackFrames reads a Runtime.StackTrace's call frames (readFrameValue),
+// up to maxMetroStackFrames and a last one counting the rest.
 func cdpStackFrames(stackTrace []byte) []jsFrame {
 	var frames []jsFrame
 	n := 0

@@ -37,8 +37,7 @@ func newMetroIdentities() metroIdentities {
 
 // assign gives each page of pages (the chosen ones: one per app) its
 // session id, by page id. live names the session each page already
-// attached feeds (page id → session id): those keep theirs. No two pages
-// get one id.
+// attached feeds (page id → session id). No two pages get one id.
 func (ids *metroIdentities) assign(pages []metroPageInfo, live map[string]string) map[string]string {
 	// apps and names grow too when ids do not: a proxy that numbers
 	// devices gives a new logical device id on every reconnect.

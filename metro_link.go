@@ -214,8 +214,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	return true
 }
 
-// metroDecision is what the link makes of one listed page: attached (conn),
-// to attach, or left alone for reason.
+// metroDecision is what the link makes of one listed page.
 type metroDecision struct {
 	conn   *metroConn    // its connection, dialling or attached
 	attach bool          // to attach now
@@ -343,8 +342,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// sessionIDsLocked is the session id of each chosen page (metro_identity.go),
-// by page id; an attached page keeps the one it feeds.
+// sessionIDsLocked is the session id of each chosen page, by page id (assign).
 func (m *metroLink) sessionIDsLocked(pages []metroPageInfo, chosen map[string]bool) map[string]string {
 	var picked []metroPageInfo
 	live := map[string]string{}

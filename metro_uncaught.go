@@ -17,8 +17,7 @@ import (
 	"strings"
 )
 
-// rnHandlerFrames are where React Native's handler reports an error from;
-// reportFatalError (its error guard) calls it for a fatal one.
+// rnHandlerFrames are where React Native's handler reports an error from.
 var rnHandlerFrames = []string{"reportException", "handleException"}
 
 // maxHandlerDepth is how near the top of the stack the handler's frame is:
