@@ -181,8 +181,7 @@ func (c *metroConn) dial() (*wireSocket, error) {
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, m.dialTimeout)
 	defer cancel()
-	// React Native 0.85 and later, and Expo, refuse a debugger without the
-	// dev server's own origin (metro_origin.go).
+	// The dev server's own Origin: metro_origin.go says who refuses others.
 	// Oversized frames (a backlog replayed at once) are read through and
 	// counted, not refused with 1009, which would make the proxy close the
 	// page and the link attach again in a loop.
@@ -197,8 +196,7 @@ func (c *metroConn) stop(reason string) {
 	c.end(reason, func(sock *wireSocket) { sock.closeWith(websocket.StatusNormalClosure, "") })
 }
 
-// end is stop with close as the way the socket ends: the first call
-// records reason, cancels the connection's context and ends its socket.
+// end is stop with close as the way the socket ends.
 func (c *metroConn) end(reason string, close func(*wireSocket)) {
 	c.mu.Lock()
 	first := !c.stopping

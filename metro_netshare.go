@@ -68,8 +68,7 @@ func (s *metroNetShare) broadcasting() bool {
 	return s.broadcast
 }
 
-// reset forgets everything: the dev server went away, and the next one may
-// not broadcast.
+// reset forgets everything, for the next dev server (poll says why).
 func (s *metroNetShare) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -118,8 +118,7 @@ func withPort(hostPort, port string) string {
 }
 
 // fetchManifestHost asks an Expo dev server for its manifest and returns
-// the host:port it names (extra.expoClient.hostUri, else
-// extra.expoGo.debuggerHost), or "" when the answer is not Expo's.
+// the host:port it names (parseManifestHost), "" when it is not Expo's.
 func fetchManifestHost(ctx context.Context, client *http.Client, metroURL string) string {
 	body, status, err := metroGet(ctx, client, metroURL+"/", http.Header{
 		"Expo-Platform": {"ios"}, "Accept": {"application/expo+json,application/json"}}, maxMetroManifestBytes)

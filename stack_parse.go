@@ -187,9 +187,8 @@ func findStacks(text string) (lines []string, stacks []textStack) {
 	return lines, stacks
 }
 
-// bundleFrame reads React Native's `name@line:column`, a location with no
-// file (frameBundle). The last frame of an RCTFatalException's reason
-// ends with the reason's closing quote.
+// bundleFrame reads a frameBundle location. The last frame of an
+// RCTFatalException's reason ends with the reason's closing quote.
 func bundleFrame(name, loc string) (jsFrame, bool) {
 	loc = strings.TrimSuffix(loc, "'")
 	l, c, ok := strings.Cut(loc, ":")
