@@ -33,8 +33,7 @@ var metroSentMethods = []string{"Runtime.enable", "Network.enable", "ReactNative
 // refused before anything is written.
 var errMetroNotAllowed = errors.New("not a method the Metro link sends")
 
-// metroRequestFrame is the frame of request id for method, or an error when
-// method is not one the link sends.
+// metroRequestFrame is the frame of request id for method.
 func metroRequestFrame(id int64, method string) ([]byte, error) {
 	if !slices.Contains(metroSentMethods, method) {
 		return nil, fmt.Errorf("%w: %q", errMetroNotAllowed, method)

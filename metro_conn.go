@@ -4,9 +4,7 @@ package main
 // dialled through Metro's inspector proxy with the dev server's own Origin, it
 // enables what metro_cdp.go allows, turns the page's events into its
 // session's console and network events, and keeps the proxy from dropping
-// it as idle. It is its session's feed: events and streams are answered
-// from the session's buffers, and anything about state is refused at once
-// (errMetroNoState): Metro carries no state.
+// it as idle. It is its session's feed (request).
 
 import (
 	"cmp"
@@ -50,8 +48,7 @@ type metroConn struct {
 	sessionID string
 
 	// ctx is the connection's, from the dial on: stop cancels it, which
-	// ends a dial in flight, and serve closes whatever socket a dial
-	// returns once it is cancelled.
+	// ends a dial in flight.
 	ctx      context.Context
 	cancel   context.CancelFunc
 	linkDone context.Context // the link's own: it ends when the server stops
@@ -97,7 +94,6 @@ func (c *metroConn) serve() metroConnEnd {
 	stopping := c.stopping
 	c.mu.Unlock()
 	if stopping {
-		// Stopped while the dial was under way.
 		sock.closeWith(websocket.StatusGoingAway, "")
 		return metroConnEnd{err: context.Canceled, stopped: c.stopReason()}
 	}
@@ -175,8 +171,7 @@ func (c *metroConn) detach(session metroSession, readErr error, start time.Time)
 	return end
 }
 
-// dial opens the page's socket through the proxy, within the dial timeout
-// and the connection's context.
+// dial opens the page's socket through the proxy.
 func (c *metroConn) dial() (*wireSocket, error) {
 	m := c.link
 	c.origin = m.debuggerOrigin(c.page)
@@ -186,8 +181,7 @@ func (c *metroConn) dial() (*wireSocket, error) {
 	}
 	ctx, cancel := context.WithTimeout(c.ctx, m.dialTimeout)
 	defer cancel()
-	// React Native 0.85 and later, and Expo, refuse a debugger without the
-	// dev server's own origin (metro_origin.go).
+	// The dev server's own Origin: metro_origin.go says who refuses others.
 	// Oversized frames (a backlog replayed at once) are read through and
 	// counted, not refused with 1009, which would make the proxy close the
 	// page and the link attach again in a loop.
@@ -202,8 +196,7 @@ func (c *metroConn) stop(reason string) {
 	c.end(reason, func(sock *wireSocket) { sock.closeWith(websocket.StatusNormalClosure, "") })
 }
 
-// end is stop with close as the way the socket ends: the first call
-// records reason, cancels the connection's context and ends its socket.
+// end is stop with close as the way the socket ends.
 func (c *metroConn) end(reason string, close func(*wireSocket)) {
 	c.mu.Lock()
 	first := !c.stopping

@@ -6,9 +6,8 @@ package main
 // resources and subscriptions read them unchanged.
 //
 //	Runtime.consoleAPICalled  log {level, message, stack?}: the arguments
-//	                          formatted as React Native's console prints
-//	                          them, joined by spaces; the stack for warn,
-//	                          error, assert and trace calls
+//	                          as formatConsoleArgs writes them; the stack
+//	                          for warn, error, assert and trace calls
 //	Runtime.exceptionThrown   log {level: error, message: "Uncaught …", stack}
 
 import (
@@ -212,9 +211,8 @@ func readPreview(raw []byte) *cdpPreview {
 	return p
 }
 
-// metroExceptionEvent reads Runtime.exceptionThrown: an uncaught error,
-// written as an error log whose message starts "Uncaught", as consoles
-// show it.
+// metroExceptionEvent reads Runtime.exceptionThrown, an uncaught error, as
+// consoles show it.
 func metroExceptionEvent(params []byte, now time.Time) (metroEvent, error) {
 	var p struct {
 		Timestamp float64 `json:"timestamp"`
@@ -332,10 +330,10 @@ func formatArgFor(o cdpRemoteObject, verb byte) string {
 	return clipText(formatRemoteObject(o), maxMetroArgChars)
 }
 
-// formatRemoteObject writes one value: a string itself, a number, boolean or undefined as JavaScript prints it, an
-// object as its JSON value when the page sent one, else as its preview
-// ({a: 1, b: "x"}, [1, 2]), else as its description (Error: … with its
-// stack, Array(3), Object).
+// formatRemoteObject writes one value: a string itself, a number, boolean
+// or undefined as JavaScript prints it, an object as its JSON value when
+// the page sent one, else as its preview ({a: 1, b: "x"}, [1, 2]), else as
+// its description (Error: … with its stack, Array(3), Object).
 func formatRemoteObject(o cdpRemoteObject) string {
 	switch o.Type {
 	case "string":
@@ -397,10 +395,8 @@ func formatPreview(p *cdpPreview) string {
 	return b.String()
 }
 
-// cdpStackFrames reads a Runtime.StackTrace's call frames as every frame
-// object is read (readFrameValue, stack_frame.go: CDP counts lines and
-// columns from 0), up to maxMetroStackFrames and a last one counting the
-// rest.
+// cdpStackFrames reads a Runtime.StackTrace's call frames (readFrameValue),
+// up to maxMetroStackFrames and a last one counting the rest.
 func cdpStackFrames(stackTrace []byte) []jsFrame {
 	var frames []jsFrame
 	n := 0

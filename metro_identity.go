@@ -16,8 +16,7 @@ package main
 // name; a second device listed under the same name gets
 // `metro:<app id>@<device name>#<first 6 characters of its logical device
 // id>` (longer if that is taken too; `#2`, `#3`, … without one). An id stays
-// with its device while fewer than maxMetroApps apps are remembered; past
-// that, every id but those of the pages attached is forgotten (assign).
+// with its device until maxMetroApps apps are remembered (assign).
 
 import (
 	"cmp"
@@ -38,12 +37,10 @@ func newMetroIdentities() metroIdentities {
 
 // assign gives each page of pages (the chosen ones: one per app) its
 // session id, by page id. live names the session each page already
-// attached feeds (page id → session id): those keep theirs. No two pages
-// get one id.
+// attached feeds (page id → session id). No two pages get one id.
 func (ids *metroIdentities) assign(pages []metroPageInfo, live map[string]string) map[string]string {
 	// apps and names grow too when ids do not: a proxy that numbers
-	// devices as they connect gives a new logical device id on every
-	// reconnect, which the name maps back to the same session id.
+	// devices gives a new logical device id on every reconnect.
 	if len(ids.ids) >= maxMetroApps || len(ids.apps)+len(ids.names) >= 2*maxMetroApps {
 		// Forget every app's id rather than grow: their sessions stay, and
 		// the pages attached now keep theirs below; any other page, the

@@ -17,10 +17,9 @@ package main
 //
 // Metro not running is the normal case: the link polls quietly (every
 // downEvery, upEvery while Metro answers) and the health check says it once.
-// An app (logical device + app id, else app id + device name) keeps one
-// session across reloads, relaunches and crashes, and two devices listed
-// under one name are two sessions (metro_identity.go); of several pages of
-// one app, the newest listed is attached.
+// An app keeps one session across reloads, relaunches and crashes
+// (metro_identity.go); of several pages of one app, the newest listed is
+// attached.
 
 import (
 	"cmp"
@@ -129,9 +128,7 @@ type metroLink struct {
 	held      map[string]*metroBackoff // pages not to attach now, by page id
 	idents    metroIdentities          // which session each app feeds (metro_identity.go)
 	dropped   metroCounters
-	// manifestHost is the host:port Expo's manifest names, asked once per
-	// dev server run when the page list says its own host is another
-	// (metro_origin.go); manifestAsked is reset when Metro goes away.
+	// manifestHost is the host:port Expo's manifest names (learnManifestHost).
 	manifestHost  string
 	manifestAsked bool
 	netShare      *metroNetShare // network frames several pages received (metro_netshare.go)
@@ -217,8 +214,7 @@ func (m *metroLink) poll(ctx context.Context) bool {
 	return true
 }
 
-// metroDecision is what the link makes of one listed page: attached (conn),
-// to attach, or left alone for reason.
+// metroDecision is what the link makes of one listed page.
 type metroDecision struct {
 	conn   *metroConn    // its connection, dialling or attached
 	attach bool          // to attach now
@@ -346,8 +342,7 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// sessionIDsLocked is the session id of each chosen page (metro_identity.go),
-// by page id; an attached page keeps the one it feeds.
+// sessionIDsLocked is the session id of each chosen page, by page id (assign).
 func (m *metroLink) sessionIDsLocked(pages []metroPageInfo, chosen map[string]bool) map[string]string {
 	var picked []metroPageInfo
 	live := map[string]string{}
@@ -403,8 +398,6 @@ func (m *metroLink) status() metroStatus {
 			attached++
 		}
 	}
-	// Requests shown now may be another app's when the dev server
-	// broadcasts and more than one page is attached (metro_netshare.go).
 	st.SharedNetwork = attached > 1 && m.netShare.broadcasting()
 	return st
 }

@@ -95,8 +95,7 @@ func metroDialURL(debuggerURL, metroURL string) (string, error) {
 	return u.String(), nil
 }
 
-// appKey is how a page's app is known across reloads: the logical device
-// and the app id. nameKey is the fallback when the logical device id
-// changes (a relaunch, a Metro restart): the app id and the device name.
+// appKey is how a page's app is known across reloads; nameKey is the
+// fallback when the logical device id changes (metro_identity.go).
 func (p metroPageInfo) appKey() string  { return p.LogicalDeviceID + "\x00" + p.AppID }
 func (p metroPageInfo) nameKey() string { return p.AppID + "\x00" + p.DeviceName }

@@ -68,8 +68,7 @@ func (s *metroNetShare) broadcasting() bool {
 	return s.broadcast
 }
 
-// reset forgets everything: the dev server went away, and the next one may
-// not broadcast.
+// reset forgets everything, for the next dev server (poll says why).
 func (s *metroNetShare) reset() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -78,9 +77,7 @@ func (s *metroNetShare) reset() {
 }
 
 // networkShared reports whether a network frame that page's connection
-// received cannot be attributed to page's app: the identical frame reached
-// another page's connection, or the dev server is known to broadcast and
-// another page is attached.
+// received cannot be attributed to page's app (the file header says when).
 func (m *metroLink) networkShared(page string, frame []byte) bool {
 	if m.netShare.note(page, frame) {
 		return true

@@ -40,8 +40,7 @@ type metroRequest struct {
 	status          *int64
 	responseHeaders map[string]string // empty until a response
 	size            int64             // what it holds, as counted in metroNetwork.bytes
-	// shared: a frame of the request reached several pages' connections,
-	// so it may be another app's (metro_netshare.go).
+	// shared: the request may be another app's (metro_netshare.go).
 	shared bool
 }
 
@@ -61,9 +60,7 @@ type metroNetwork struct {
 }
 
 // handle reads one Network event; ok is true when a request ended and ev is
-// its event. shared says the frame may be another app's (metro_netshare.go):
-// its request is marked so, and a request starting under the id of one
-// still pending is another request, never merged into it.
+// its event. shared says the frame may be another app's (started).
 func (n *metroNetwork) handle(method string, params []byte, now time.Time, shared bool) (ev metroEvent, ok bool, err error) {
 	switch method {
 	case "Network.requestWillBeSent", "Network.responseReceived", "Network.loadingFinished", "Network.loadingFailed":
@@ -315,8 +312,7 @@ func (r *metroRequest) event(end float64, errText string) ([]byte, error) {
 		Request    request   `json:"request"`
 		Response   *response `json:"response"`
 		Error      string    `json:"error,omitempty"`
-		// Attribution is "unknown" when the request may be another app's
-		// (metro_netshare.go).
+		// Attribution: "unknown" for a shared request.
 		Attribution string `json:"attribution,omitempty"`
 	}{Method: r.method, URL: r.url, Status: r.status, DurationMs: duration,
 		Request: request{Headers: r.headers, Params: params, Body: r.body}, Error: errText}

@@ -26,8 +26,7 @@ package main
 //   - Expo's manifest (GET / with expo-platform), whose hostUri is built
 //     the way Expo builds its own URL: REACT_NATIVE_PACKAGER_HOSTNAME or the
 //     proxy URL when set, else the host asked, localhost rewritten to
-//     127.0.0.1. It is asked only when the list says the server's own host
-//     is another, once per dev server run.
+//     127.0.0.1. It is asked as learnManifestHost says.
 //
 // A host the dev server names is sent only when it is loopback or in
 // METRO_ALLOWED_HOSTS, the rule METRO_URL itself follows.
@@ -54,10 +53,9 @@ type metroOrigin struct {
 	Named string
 }
 
-// metroFrontendHost reads a page's devtoolsFrontendUrl: own is the dev
-// server's origin when the URL is absolute on it; other reports a ws (or
-// wss) parameter naming a host, which dev-middleware writes only when the
-// list was asked by another host than the server's own.
+// metroFrontendHost reads a page's devtoolsFrontendUrl (file header): own
+// is the dev server's origin when the URL is absolute on it; other reports
+// a ws (or wss) parameter naming a host.
 func metroFrontendHost(frontendURL string) (own string, other bool) {
 	u, err := url.Parse(frontendURL)
 	if err != nil {
@@ -120,8 +118,7 @@ func withPort(hostPort, port string) string {
 }
 
 // fetchManifestHost asks an Expo dev server for its manifest and returns
-// the host:port it names (extra.expoClient.hostUri, else
-// extra.expoGo.debuggerHost), or "" when the answer is not Expo's.
+// the host:port it names (parseManifestHost), "" when it is not Expo's.
 func fetchManifestHost(ctx context.Context, client *http.Client, metroURL string) string {
 	body, status, err := metroGet(ctx, client, metroURL+"/", http.Header{
 		"Expo-Platform": {"ios"}, "Accept": {"application/expo+json,application/json"}}, maxMetroManifestBytes)

@@ -17,8 +17,7 @@ import (
 )
 
 // metroProjectRoot is the project root named by a /status answer's
-// headers, "" when it names none: X-React-Native-Project-Root, decoded
-// when it is URI-encoded, else Project-Root as it is.
+// headers, "" when it names none.
 func metroProjectRoot(h http.Header) string {
 	return cmp.Or(decodeProjectRoot(h.Get("X-React-Native-Project-Root")), h.Get("Project-Root"))
 }

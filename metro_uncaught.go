@@ -17,8 +17,7 @@ import (
 	"strings"
 )
 
-// rnHandlerFrames are where React Native's handler reports an error from;
-// reportFatalError (its error guard) calls it for a fatal one.
+// rnHandlerFrames are where React Native's handler reports an error from.
 var rnHandlerFrames = []string{"reportException", "handleException"}
 
 // maxHandlerDepth is how near the top of the stack the handler's frame is:
@@ -28,8 +27,8 @@ const maxHandlerDepth = 2
 
 // rnUncaughtNote is the note a console.error's message gets when its
 // frames are React Native's handler reporting an uncaught error by its
-// message alone; "" for any other call, and when an argument is the Error
-// itself, whose own stack (the throw site) the message then shows.
+// message alone; "" for any other call (the file header says why an Error
+// argument is one).
 func rnUncaughtNote(args []cdpRemoteObject, frames []jsFrame) string {
 	if slices.ContainsFunc(args, func(a cdpRemoteObject) bool { return a.Subtype == "error" }) {
 		return ""

@@ -192,8 +192,7 @@ func readFrameValue(v []byte) (jsFrame, bool) {
 	if col, ok := number("column"); ok {
 		f.Column = int(col) + 1 // React Native's and Metro's 0-based column
 	} else if col, ok := number("columnNumber"); ok {
-		// Reactotron's web client: the engine's column for a URL, the
-		// source map's 0-based one for a file it resolved.
+		// Reactotron's web client (the file header says which base).
 		f.Column = int(col)
 		if f.Kind != frameURL {
 			f.Column++

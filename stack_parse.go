@@ -3,8 +3,8 @@ package main
 // stack_parse.go reads a JavaScript stack printed as text, as the engines
 // print it (Hermes, JavaScriptCore, V8), whichever kind of app sent it, and
 // finds the stacks inside a text (an Error logged with its stack). Frames
-// are sorted by what the dev server's /symbolicate can do with them: only
-// a frame whose file is a bundle URL is worth sending (symbolicate_client.go).
+// are sorted by what the dev server's /symbolicate can do with them
+// (symbolicate_client.go).
 // stack_frame.go holds the frame itself, its printing and frame objects.
 
 import (
@@ -30,7 +30,6 @@ func parseJSStack(text string) jsStack {
 			st.Frames = append(st.Frames, f)
 			continue
 		}
-		// Not a frame: the message runs to here, the frames start after.
 		st.Message, st.Frames = lines[:i+1:i+1], nil
 	}
 	return st
@@ -188,9 +187,8 @@ func findStacks(text string) (lines []string, stacks []textStack) {
 	return lines, stacks
 }
 
-// bundleFrame reads React Native's `name@line:column`, a location with no
-// file (frameBundle). The last frame of an RCTFatalException's reason
-// ends with the reason's closing quote.
+// bundleFrame reads a frameBundle location. The last frame of an
+// RCTFatalException's reason ends with the reason's closing quote.
 func bundleFrame(name, loc string) (jsFrame, bool) {
 	loc = strings.TrimSuffix(loc, "'")
 	l, c, ok := strings.Cut(loc, ":")
@@ -226,10 +224,9 @@ func releaseBundleIn(text string) string {
 }
 
 // releasePosition is where a release build's frame lies in its bundle:
-// the bundle (androidBundle or iosBundle), the 1-based line and the
-// 0-based column a source map is looked up by. ok is false for a frame
-// of no release bundle; bundle names the one frameBundle frames belong
-// to (releaseBundleIn).
+// the bundle's name, the 1-based line and the 0-based column a source map
+// is looked up by; ok is false for a frame of no release bundle. bundle
+// names the one frameBundle frames belong to (releaseBundleIn).
 func releasePosition(f jsFrame, bundle string) (name string, line1, column0 int, ok bool) {
 	if f.Line < 1 || f.Column < 1 && f.Kind != frameBytecode {
 		return "", 0, 0, false

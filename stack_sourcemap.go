@@ -24,7 +24,6 @@ import (
 	"strings"
 )
 
-// mapMarkEvery is how many segments lie between two marks.
 const mapMarkEvery = 64
 
 // maxSourceMapSections bounds an index map's sections.
@@ -64,9 +63,8 @@ type mapSegment struct {
 	fields                            uint8
 }
 
-// mapMark is a segment kept decoded, and where decoding goes on after it:
-// at is the offset in mappings just past it; the segment's values are the
-// running values there.
+// mapMark is a segment kept decoded (the file header says why); at is the
+// offset in mappings just past it.
 type mapMark struct {
 	mapSegment
 	at uint32
@@ -84,8 +82,7 @@ type mapPosition struct {
 	Function string
 }
 
-// label is how metro-symbolicate names the position: its function, else
-// its name.
+// label is how metro-symbolicate names the position: function, else name.
 func (p mapPosition) label() string {
 	return cmp.Or(p.Function, p.Name)
 }

@@ -108,8 +108,7 @@ func (m *symbolicator) remember(n int) {
 
 // askStatus reads the project root from Metro's /status (metroProjectRoot).
 // A Metro without /status (plain `metro`) leaves the root unknown; file
-// names then stay absolute. A different root is a different project: the
-// cache starts over.
+// names then stay absolute.
 func (m *symbolicator) askStatus(ctx context.Context) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, m.origin+"/status", nil)
 	if err != nil {
@@ -205,9 +204,8 @@ func (m *symbolicator) symbolicate(ctx context.Context, c *symbolicateCall) (map
 
 // readSymbolicateAnswer reads a 200 answer to the frames keys (tagged by
 // index), named by method: every key gets an answer, unmapped when Metro
-// left it out or could not map it. Its frames are read as every frame
-// object is (readFrameValue: Metro's lines count from 1, its columns from
-// 0). codeFrame (source text with colours) is not read.
+// could not map it. Frames are read by readFrameValue; codeFrame (source
+// text with colours) is not.
 func readSymbolicateAnswer(data []byte, keys []symbolicateKey, method map[symbolicateKey]string) (map[symbolicateKey]mappedFrame, error) {
 	stack := rawMember(data, "stack")
 	if !json.Valid(data) || rawKind(data) != "object" || rawKind(stack) != "array" {

@@ -11,10 +11,9 @@ package main
 // read. Answers are memoised per frame (the first answer is the best one:
 // Metro maps against the code as it is now), but only for
 // symbolicateFrameFor: past that the app may have reloaded an edited
-// bundle under the same URL, and an old answer would name the wrong line.
-// A 5xx (a build error, most often) is not kept at all: the next read asks
-// again. "Metro unreachable" is remembered for a while so that a page of
-// logs does not pay for it twice.
+// bundle under the same URL, and an old answer would name the wrong line
+// (a 5xx is not kept at all: do). "Metro unreachable" is remembered for a
+// while so that a page of logs does not pay for it twice.
 
 import (
 	"cmp"
@@ -326,9 +325,9 @@ func (m *symbolicator) await(ctx context.Context, waits []*symbolicateCall) (cut
 	return false, err
 }
 
-// answers reads the cache for each frame sent: one slice per stack, one
-// element per frame, named relative to the project root; err is kept, or
-// set from a frame Metro refused.
+// answers reads the cache for each frame sent (mapStacks says the shape),
+// named relative to the project root; err is kept, or set from a frame
+// Metro refused.
 func (m *symbolicator) answers(stacks []jsStack, sent [][]symbolicateKey, err error) ([][]mappedFrame, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

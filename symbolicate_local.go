@@ -5,8 +5,7 @@ package main
 // positions) with the build's own source map, found where React Native's
 // and Expo's builds leave it, with nothing to set (find). A map is read
 // once (stack_sourcemap.go, read), and kept until its file changes (size or
-// mtime); a few are kept at most. sourceMapper puts this beside Metro's
-// /symbolicate, as the one stackMapper the answers call.
+// mtime); a few are kept at most (maxReleaseMaps).
 
 import (
 	"cmp"
@@ -246,7 +245,6 @@ func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (
 }
 
 // load reads and indexes the map at path into l, then closes l.done.
-// The read is the cache's, not a caller's: it ends when the file is read.
 func (r *releaseMaps) load(path string, l *loadedMap) {
 	defer r.reads.Done()
 	var sm *sourceMap
@@ -286,10 +284,9 @@ func (r *releaseMaps) evict() {
 }
 
 // find picks the bundle's map: SOURCE_MAPS' first (a file that names
-// no other platform, or the newest fitting map in a folder), then, in the
-// project (the one Metro names, else PROJECT_DIR, else the working
-// directory), its build outputs (projectMapPatterns), the newest first.
-// looked says where it looked, for the answer when it found none.
+// no other platform, or the newest fitting map in a folder), then the
+// project's build outputs (projectMapPatterns), the newest first. looked
+// says where it looked, for the answer when it found none.
 func (r *releaseMaps) find(bundle, project string) (string, fs.FileInfo, []string) {
 	var looked []string
 	for _, entry := range r.extra {
