@@ -10,9 +10,8 @@ package main
 // connection notes which kinds of plugin have spoken, and a request no
 // plugin of the app can answer fails at once (errNoStatePlugin) instead of
 // waiting for REQUEST_TIMEOUT. No state read is sent before the app has
-// shown a store (rtron_storeprobe.go); the probe sent on introduction
-// names the stores of a plugin of named stores, to which the bridge then
-// subscribes by name.
+// shown a store (rtron_storeprobe.go), and the bridge subscribes to the
+// named stores it learns (rtron_subscribe.go).
 
 import (
 	"context"
@@ -64,7 +63,7 @@ func (e *errNoStatePlugin) Error() string {
 // false once the app has shown state plugins and none of them is Redux-like.
 func canAnswerRedux(plugins []string) bool {
 	if len(plugins) == 0 {
-		return true // nothing known yet: ask
+		return true
 	}
 	return slices.Contains(plugins, statePluginRedux) || slices.Contains(plugins, statePluginMST)
 }
@@ -104,8 +103,6 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		}
 		// A whole Redux state the probe brought is no store of a name.
 		stores = slices.DeleteFunc(stores, func(s reactotronStoreValue) bool { return isProbePath(s.Name) })
-		// The entries of paths only the desktop app subscribed to are its
-		// (rtron_subscribe.go).
 		if stores = c.ourStores(stores); len(stores) > 0 {
 			sink.noteStatePlugin(statePluginStores)
 			c.keepStores(sink, f, stores)
@@ -187,8 +184,7 @@ func noReduxPlugin(sink reactotronStateSink) error {
 	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}
 }
 
-// reactotronSubscribe sets the paths whose changes the client reports, as
-// the Reactotron desktop app does; the bridge names the stores it learned.
+// reactotronSubscribe sets the paths whose changes the client reports.
 func reactotronSubscribe(paths []string) []byte {
 	payload := []byte(`{"paths":[`)
 	for i, p := range paths {
