@@ -90,8 +90,7 @@ func bridgeSubscribable(name string) bool {
 	return name != "" && name != "*" && !strings.HasSuffix(name, ".*")
 }
 
-// subscriptionUnion is the list the app is sent: the desktop's paths, then
-// the bridge's that are not among them.
+// subscriptionUnion is the list the app is sent.
 func subscriptionUnion(desktop, ours []string) []string {
 	out := slices.Clone(desktop)
 	for _, p := range ours {
