@@ -279,8 +279,7 @@ func (r *desktopRelay) claim(key string) int {
 	return ownerNobody
 }
 
-// claimBackup is claim for a state.backup.response: the next answer of the
-// request whose answers are arriving, or the first of the next request's.
+// claimBackup is claim for a state.backup.response (see backupAnswers).
 // The caller holds app.mu.
 func (r *desktopRelay) claimBackup(f reactotronFrame) int {
 	shape := "state"

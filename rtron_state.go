@@ -30,8 +30,7 @@ const (
 )
 
 // reactotronStateSink is what the bridge needs of a session to keep the
-// state plugins' data. from is the connection; a session ignores what a
-// connection that is no longer its feed sends.
+// state plugins' data. from is the connection (see reactotronSession).
 type reactotronStateSink interface {
 	// keepQueryEvent records a react_query event and applies it to the
 	// query cache the session keeps.

@@ -61,10 +61,9 @@ func (c *reactotronConn) noteReduxStore(sink reactotronStateSink) {
 	}
 }
 
-// noteSubscriptionAnswer reads a state.values.change for what it says of
-// the app's store: an entry for the probe's path, or for "" or "*" (the
-// whole state reactotron-redux and reactotron-mst report for "*"), shows
-// one, kept by a plugin that answers Redux reads.
+// noteSubscriptionAnswer notes a store, kept by a plugin that answers Redux
+// reads, when a state.values.change has an entry for a probe path: the
+// probe's own, or "" or "*" (the whole state, as Redux and MST report it).
 func (c *reactotronConn) noteSubscriptionAnswer(sink reactotronStateSink, payload []byte) {
 	marked := false
 	_ = eachElement(rawMember(payload, "changes"), func(_ int, e []byte) bool {

@@ -101,8 +101,7 @@ func subscriptionUnion(desktop, ours []string) []string {
 	return out
 }
 
-// desktopPaths are the desktop's subscription list and every path it has
-// subscribed to; the caller holds c.mu.
+// desktopPaths are the relay's paths and pathsEver; the caller holds c.mu.
 func (c *reactotronConn) desktopPaths() (paths, ever []string) {
 	if c.relay == nil {
 		return nil, nil

@@ -46,10 +46,8 @@ const reactotronMMKVInstance = "default"
 // diff is reactotron-redux's microdiff in debug_diff_snapshots' shape
 // [{path, type, oldValue?, newValue?}]. level is Reactotron's: debug (log,
 // logImportant and debug), warn or error; important is there when the app
-// marked the message so. A message that is not a string becomes its JSON
-// text; an error's stack of frames becomes lines "at fn (file:line:col)".
-// The MMKV plugin reports a deleted key, and a key holding no string, as
-// the string "undefined": both become op "delete".
+// marked the message so. The MMKV plugin reports a deleted key, and a key
+// holding no string, as the string "undefined": both become op "delete".
 func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error) {
 	ev = bridgedEvent{Stream: "timeline", Type: f.Type, Payload: f.Payload, Time: f.Date}
 	switch f.Type {
