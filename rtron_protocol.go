@@ -248,8 +248,7 @@ func reactotronRunCommand(command string, args json.RawMessage) ([]byte, error) 
 	return reactotronServerFrame("custom", append(payload, '}')), nil
 }
 
-// compactObject is v, which must be a JSON object, without insignificant
-// space.
+// compactObject is v, which must be a JSON object, without insignificant space.
 func compactObject(v json.RawMessage) (json.RawMessage, error) {
 	if k := rawKind(v); k != "object" || !json.Valid(v) {
 		return nil, fmt.Errorf("want a JSON object, got %s", k)

@@ -167,12 +167,10 @@ func (c *reactotronConn) ourStores(stores []reactotronStoreValue) []reactotronSt
 	})
 }
 
-// changeForDesktop is the app's state.values.change frame as the desktop
-// gets it: data itself when every entry is the desktop's (or the frame
-// cannot be read; a change with no entries, the answer to an empty list,
-// is the desktop's), the frame with the other entries left out, or nil
-// when no entry is the desktop's. Entries are copied byte for byte; an
-// entry without a readable path is the desktop's.
+// changeForDesktop is the app's state.values.change frame with only the
+// desktop's entries, copied byte for byte; nil when none is the desktop's.
+// A frame that cannot be read, a change with no entries (the answer to an
+// empty list) and an entry without a readable path are the desktop's.
 func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	payload := rawMember(data, "payload")
 	changes := rawMember(payload, "changes")
