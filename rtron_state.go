@@ -62,7 +62,7 @@ func (e *errNoStatePlugin) Error() string {
 // false once the app has shown state plugins and none of them is Redux-like.
 func canAnswerRedux(plugins []string) bool {
 	if len(plugins) == 0 {
-		return true
+		return true // nothing known yet: ask
 	}
 	return slices.Contains(plugins, statePluginRedux) || slices.Contains(plugins, statePluginMST)
 }
