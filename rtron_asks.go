@@ -97,11 +97,10 @@ func (c *reactotronConn) dropWaiterLocked(key string, w chan reactotronAnswer) {
 }
 
 // ask writes asks (post) and waits for the first one's answer until the
-// request timeout or ctx ends. A second ask is the first's fence (see the
-// top of this file): when its answer comes first, the first's is not
-// coming and the answer is marked missing. A fence left waiting when the
-// value comes first stays queued: its answer follows and takes it out.
-// Waiters whose answer does not come are taken out of their queues.
+// request timeout or ctx ends; a second ask is its fence (see the top of
+// this file). A fence left waiting when the value comes first stays
+// queued: its answer follows and takes it out. Waiters whose answer does
+// not come are taken out of their queues.
 func (c *reactotronConn) ask(ctx context.Context, method string, asks ...reactotronAsk) (reactotronAnswer, error) {
 	ws, err := c.post(ctx, asks...)
 	if err != nil {

@@ -78,8 +78,6 @@ func (b *reactotronBridge) run(ctx context.Context) {
 			b.listening, b.boundAddr, b.listenErr = true, addr, ""
 		}
 		b.mu.Unlock()
-		// Said once, then at DEBUG while it lasts, and once more when the
-		// port is won.
 		switch {
 		case err == nil:
 			b.logger.Info("listening for Reactotron apps", "url", b.status().URL)

@@ -8,17 +8,15 @@ import (
 	"unicode/utf8"
 )
 
-// Decoding the values inside Reactotron frames: JSON as Reactotron's
-// client writes it, with its own spellings of undefined, functions and
-// other values JSON cannot hold, bounded in depth.
+// Decoding the values inside Reactotron frames, bounded in depth.
 
 // decodeReactotronValue returns data, one JSON value as a Reactotron client
 // serialises it, with every "~~~ … ~~~" encoding decoded (see the opening
 // comment of rtron_protocol.go) and insignificant space removed. Strings
 // keep their bytes unless they hold escapes or invalid UTF-8, which are
-// rewritten (invalid UTF-8 as U+FFFD), as encoding/json would. Malformed JSON, trailing data,
-// nesting deeper than reactotronMaxDepth and input over
-// reactotronMaxFrameBytes are errors.
+// rewritten (invalid UTF-8 as U+FFFD), as encoding/json would. Malformed
+// JSON, trailing data, nesting deeper than reactotronMaxDepth and input
+// over reactotronMaxFrameBytes are errors.
 func decodeReactotronValue(data []byte) (json.RawMessage, error) {
 	if len(data) > reactotronMaxFrameBytes {
 		return nil, fmt.Errorf("%w: %d bytes is over the limit of %d", errReactotronMessage, len(data), reactotronMaxFrameBytes)

@@ -16,11 +16,9 @@ package main
 //     which the app gets joined with the bridge's own list; each
 //     state.values.change goes to the desktop with the entries of its
 //     paths only (rtron_subscribe.go).
-//   - Answers carry no id. The desktop's requests join the same queues as
-//     the bridge's, in the order they are written to the app
-//     (rtron_asks.go); each answer goes to whoever asked first for that
-//     key (type and path), and only to them; a backup's second answer,
-//     from a second state plugin, goes with its first (backupAnswers).
+//   - The desktop's requests join the bridge's answer queues (rtron_asks.go)
+//     and an answer goes only to whoever asked first; a backup's second
+//     answer, from a second state plugin, goes with its first (backupAnswers).
 //     An answer nobody asked for (a plugin pushing values) goes to both.
 //     A desktop request unanswered for PendingTimeout gives up its place.
 //   - The desktop comes and goes: the relay dials again with backoff and
@@ -97,16 +95,15 @@ type desktopRelay struct {
 	toApp     queue[queuedFrame]
 	stats     relayStatus // its counters and connection state; status fills in the rest
 
+	// From here on, guarded by app.mu.
 	// owned marks the waiters of the desktop's requests among the app
-	// connection's waiters, with when they were written. Guarded by app.mu.
+	// connection's waiters, with when they were written.
 	owned map[chan reactotronAnswer]time.Time
 	// paths is the desktop's last state.values.subscribe list, pathsEver
-	// every path it has subscribed to (rtron_subscribe.go). Guarded by
-	// app.mu.
+	// every path it has subscribed to (rtron_subscribe.go).
 	paths     []string
 	pathsEver []string
-	// backup is the backup request whose answers are arriving. Guarded by
-	// app.mu.
+	// backup is the backup request whose answers are arriving.
 	backup backupAnswers
 }
 
@@ -243,7 +240,6 @@ func (c *reactotronConn) relayFromApp(f reactotronFrame, data []byte) (handle bo
 		return true
 	}
 	if f.Type == "state.values.change" {
-		// Only the entries of the paths the desktop subscribed to.
 		if data = changeForDesktop(data, desktopPaths, ourPaths); data == nil {
 			return true
 		}
@@ -283,8 +279,7 @@ func (r *desktopRelay) claim(key string) int {
 	return ownerNobody
 }
 
-// claimBackup is claim for a state.backup.response: the next answer of the
-// request whose answers are arriving, or the first of the next request's.
+// claimBackup is claim for a state.backup.response (see backupAnswers).
 // The caller holds app.mu.
 func (r *desktopRelay) claimBackup(f reactotronFrame) int {
 	shape := "state"

@@ -106,8 +106,7 @@ func (r *desktopRelay) serveDesktop(sock *wireSocket) error {
 // app's connection ends. Frames stay queued for the next
 // connection when the reader has seen the desktop go, checked before each
 // frame, and when a write fails: a desktop that died mid-write never read
-// the frame. A frame whose write fails a second time is dropped and
-// counted. (One the socket accepted in the instant before the reader saw
+// the frame. (One the socket accepted in the instant before the reader saw
 // the desktop go is lost: the desktop acknowledges nothing.)
 func (r *desktopRelay) writeDesktop(write func([]byte) error, readDone <-chan struct{}) error {
 	if err := write(r.intro); err != nil {
@@ -157,7 +156,6 @@ func (r *desktopRelay) readDesktop(sock *wireSocket) error {
 		paths, sub := desktopSubscribePaths(data)
 		r.mu.Lock()
 		if typ == "setClientId" {
-			// The bridge gave the app its id before the intro went out.
 			r.stats.ClientIDsIgnored++
 		} else {
 			r.toApp.push(queuedFrame{data: data, key: key, ask: ask, sub: sub, paths: paths})

@@ -33,9 +33,10 @@ package main
 //     systemName, uiMode, serial, androidId, reactNativeVersion, screen and
 //     window sizes), name, clientId, reactotronCoreClientVersion (the
 //     published 2.10.0 sends the unreplaced placeholder
-//     "REACTOTRON_CORE_CLIENT_VERSION") and, when configured, mcpRedaction. clientId is what getClientId resolved:
-//     "~~~ null ~~~" (React Native with nothing stored), "~~~ empty string
-//     ~~~" (the core client's default) or an id. Without one the server
+//     "REACTOTRON_CORE_CLIENT_VERSION") and, when configured, mcpRedaction.
+//     clientId is what getClientId resolved: "~~~ null ~~~" (React Native
+//     with nothing stored), "~~~ empty string ~~~" (the core client's
+//     default) or an id. Without one the server
 //     generates a GUID and sends {"type":"setClientId","payload":"<id>"};
 //     the client stores it and presents it on its next connection. A known
 //     clientId replaces the earlier connection with that id (the server
@@ -74,12 +75,9 @@ package main
 //     reactotron-core-server's repair also knows "~~~ NaN ~~~" and matches
 //     case-insensitively.
 //
-// decodeReactotronValue undoes the encodings: undefined drops an object
-// member, becomes null in an array and at the top; null, false, 0 and ""
-// become themselves; ±Infinity and NaN become the strings "Infinity",
-// "-Infinity" and "NaN"; a function becomes "[function name]" or
-// "[function]"; a circular reference "[circular]"; any other "~~~ x ~~~"
-// becomes "[x]", so no encoding survives and decoding twice changes nothing.
+// decodeReactotronValue (rtron_decode.go) undoes the encodings, writing
+// what JSON cannot hold as text ("Infinity", "[function name]", "[x]"),
+// so no encoding survives and decoding twice changes nothing.
 
 import (
 	"encoding/json"
@@ -205,8 +203,7 @@ func reactotronEncoding(s string) (inner string, ok bool) {
 	return s[4 : len(s)-4], true
 }
 
-// Frames the server sends, byte for byte as reactotron-core-server writes
-// them: JSON.stringify({type, payload}).
+// Frames the server sends, in the envelope described above.
 
 // reactotronSetClientID gives a client without a clientId its id.
 func reactotronSetClientID(id string) []byte {
@@ -214,8 +211,7 @@ func reactotronSetClientID(id string) []byte {
 }
 
 // reactotronValuesRequest asks for the value at a Reactotron path (keys
-// joined by "."; see reactotronPath). An empty path is answered with a
-// state.keys.response holding the whole state.
+// joined by "."; see reactotronPath).
 func reactotronValuesRequest(path string) []byte {
 	return reactotronServerFrame("state.values.request", reactotronPathPayload(path))
 }
@@ -252,8 +248,7 @@ func reactotronRunCommand(command string, args json.RawMessage) ([]byte, error) 
 	return reactotronServerFrame("custom", append(payload, '}')), nil
 }
 
-// compactObject is v, which must be a JSON object, without insignificant
-// space.
+// compactObject is v, which must be a JSON object, without insignificant space.
 func compactObject(v json.RawMessage) (json.RawMessage, error) {
 	if k := rawKind(v); k != "object" || !json.Valid(v) {
 		return nil, fmt.Errorf("want a JSON object, got %s", k)

@@ -23,11 +23,6 @@ package main
 // so the key is read back from it when a message carries only the hash.
 // An Error thrown by a query or mutation function arrives as {}: the
 // client's serialiser keeps no message of it.
-//
-// Whatever the disguise, the events (stream react_query) are query_added,
-// query_updated, query_removed, observer_added and observer_removed
-// (reactQueryEvent), and mutation_added, mutation_updated and
-// mutation_removed (reactQueryMutationEvent).
 
 import (
 	"cmp"
@@ -77,8 +72,7 @@ type reactQueryMutationEvent struct {
 	reactQueryMutationState
 }
 
-// reactQueryMutationState is the part of a mutation's state that events
-// carry; a nil member encodes as null.
+// reactQueryMutationState is the part of a mutation's state events carry.
 type reactQueryMutationState struct {
 	Status       json.RawMessage `json:"status"`
 	Variables    json.RawMessage `json:"variables"`

@@ -48,10 +48,8 @@ func (c *reactotronConn) deliver(key string, a reactotronAnswer) {
 const maxReactotronWaiters = 256
 
 // request answers what the session asks in Reactotron's terms: the Redux
-// state through state.backup.request (recorded as a state_snapshot event,
-// so that snapshots can be diffed), the value at a path through
-// state.values.request, the MMKV keys observed so far; everything else from
-// the session's buffers.
+// state or a value in it from the app (reduxSnapshot), the MMKV keys
+// observed so far; everything else from the session's buffers.
 func (c *reactotronConn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	switch p := params.(type) {
 	case dispatchParams:
@@ -59,9 +57,8 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 		if err != nil {
 			return nil, &reactotronBadActionError{Argument: "action", Problem: err.Error()}
 		}
-		// reactotron-redux dispatches to its store unguarded: never before
-		// the store exists. Apps whose plugins keep no Redux state (TanStack
-		// Query's refetch by dispatch) are told at once.
+		// Not before a store exists (rtron_storeprobe.go); apps whose plugins
+		// keep no Redux state (TanStack Query's refetch by dispatch) get it now.
 		if s := c.attached(); s != nil && canAnswerRedux(s.statePlugins()) {
 			if err := c.awaitStore(ctx, "redux", "state.action.dispatch"); err != nil {
 				return nil, err
@@ -100,7 +97,7 @@ func (c *reactotronConn) request(ctx context.Context, method string, params any)
 
 // reduxSnapshot asks the app for its Redux state, or for the value at
 // p.Path when it names one, and records the whole state as a
-// state_snapshot event.
+// state_snapshot event, so that snapshots can be diffed.
 func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession, p snapshotParams) (json.RawMessage, error) {
 	if !canAnswerRedux(s.statePlugins()) {
 		return nil, noReduxPlugin(s)
@@ -130,8 +127,7 @@ func (c *reactotronConn) reduxSnapshot(ctx context.Context, s reactotronSession,
 	if p.Path == nil {
 		return answer, nil
 	}
-	// The path holds a key Reactotron cannot name, or the app had nothing
-	// there: slice the whole state, which also tells what does exist.
+	// valueAt gave nothing: slice the whole state, which also tells what exists.
 	segs := pathFromWire(p.Path)
 	value, miss, err := resolveRaw(a.value, segs)
 	if err != nil {

@@ -84,9 +84,8 @@ func parseReactotronValuesResponse(payload json.RawMessage) (reactotronValuesRes
 	return r, err
 }
 
-// reactotronKeysResponse is a state.keys.response. reactotron-redux also
-// answers a state.values.request without a path with one, carrying the
-// whole state in "keys": then State is set and Keys is nil.
+// reactotronKeysResponse is a state.keys.response. State is set, and Keys
+// nil, when it answers a values request without a path (rtron_protocol.go).
 type reactotronKeysResponse struct {
 	Path  string   // "" for the top level (the client sends null)
 	Keys  []string // nil when the value at Path is not an object

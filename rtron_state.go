@@ -10,9 +10,8 @@ package main
 // connection notes which kinds of plugin have spoken, and a request no
 // plugin of the app can answer fails at once (errNoStatePlugin) instead of
 // waiting for REQUEST_TIMEOUT. No state read is sent before the app has
-// shown a store (rtron_storeprobe.go); the probe sent on introduction
-// names the stores of a plugin of named stores, to which the bridge then
-// subscribes by name.
+// shown a store (rtron_storeprobe.go), and the bridge subscribes to the
+// named stores it learns (rtron_subscribe.go).
 
 import (
 	"context"
@@ -31,8 +30,7 @@ const (
 )
 
 // reactotronStateSink is what the bridge needs of a session to keep the
-// state plugins' data. from is the connection; a session ignores what a
-// connection that is no longer its feed sends.
+// state plugins' data. from is the connection (see reactotronSession).
 type reactotronStateSink interface {
 	// keepQueryEvent records a react_query event and applies it to the
 	// query cache the session keeps.
@@ -104,8 +102,6 @@ func (c *reactotronConn) handleState(sink reactotronStateSink, f reactotronFrame
 		}
 		// A whole Redux state the probe brought is no store of a name.
 		stores = slices.DeleteFunc(stores, func(s reactotronStoreValue) bool { return isProbePath(s.Name) })
-		// The entries of paths only the desktop app subscribed to are its
-		// (rtron_subscribe.go).
 		if stores = c.ourStores(stores); len(stores) > 0 {
 			sink.noteStatePlugin(statePluginStores)
 			c.keepStores(sink, f, stores)
@@ -187,8 +183,7 @@ func noReduxPlugin(sink reactotronStateSink) error {
 	return &errNoStatePlugin{Stream: "redux", Plugins: sink.statePlugins()}
 }
 
-// reactotronSubscribe sets the paths whose changes the client reports, as
-// the Reactotron desktop app does; the bridge names the stores it learned.
+// reactotronSubscribe sets the paths whose changes the client reports.
 func reactotronSubscribe(paths []string) []byte {
 	payload := []byte(`{"paths":[`)
 	for i, p := range paths {

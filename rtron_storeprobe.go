@@ -25,8 +25,7 @@ package main
 // reactotron-redux with its whole state under "" (the state a backup on
 // connect used to move). A state.action.complete from reactotron-redux or
 // reactotron-mst, and any answer to a state read, also show that a store
-// exists. While none is known, a read sends the probe and waits for its
-// answer at most storeProbeTimeout, then fails with errNoStore.
+// exists.
 
 import (
 	"context"
@@ -34,13 +33,10 @@ import (
 )
 
 // storeProbeTimeout bounds how long a read waits for the probe's answer
-// when the app shows no store (and the app's request timeout, when
-// shorter): reactotron-mst without a tracked tree answers nothing.
+// (awaitStore): reactotron-mst without a tracked tree answers nothing.
 const storeProbeTimeout = 1500 * time.Millisecond
 
-// storeProbePath is the path the probe subscribes to: no store has it, so
-// a plugin with a store answers it with an undefined value, and the entry
-// is never a store of the bridge's nor relayed to the desktop app.
+// storeProbePath is the path the probe subscribes to (isProbePath).
 const storeProbePath = "__devtools_mcp_store_probe__"
 
 // errNoStore is a state read or dispatch asked of an app that has not shown
@@ -65,10 +61,9 @@ func (c *reactotronConn) noteReduxStore(sink reactotronStateSink) {
 	}
 }
 
-// noteSubscriptionAnswer reads a state.values.change for what it says of
-// the app's store: an entry for the probe's path, or for "" or "*" (the
-// whole state reactotron-redux and reactotron-mst report for "*"), shows
-// one, kept by a plugin that answers Redux reads.
+// noteSubscriptionAnswer notes a store, kept by a plugin that answers Redux
+// reads, when a state.values.change has an entry for a probe path: the
+// probe's own, or "" or "*" (the whole state, as Redux and MST report it).
 func (c *reactotronConn) noteSubscriptionAnswer(sink reactotronStateSink, payload []byte) {
 	marked := false
 	_ = eachElement(rawMember(payload, "changes"), func(_ int, e []byte) bool {
@@ -87,8 +82,7 @@ func (c *reactotronConn) noteSubscriptionAnswer(sink reactotronStateSink, payloa
 // list asks for it.
 func isProbePath(p string) bool { return p == storeProbePath || p == "" || p == "*" }
 
-// sendProbe writes the probe: a subscription to the probe's path (and "*"
-// on introduction), then the bridge's list in its place.
+// sendProbe writes the probe described at the top of this file.
 func (c *reactotronConn) sendProbe(ctx context.Context, onIntro bool) error {
 	paths := []string{storeProbePath}
 	if onIntro {

@@ -10,10 +10,9 @@ package main
 //     state.values.change {changes: [{path, value}]} at once and after every
 //     change of a named store, each time with every subscribed store's
 //     state. Functions stay in these, encoded as "~~~ name() ~~~". "*"
-//     subscribes every store; reactotron-redux takes "*" and "" as paths of
-//     its one state and would push the whole of it on every action, so the
-//     bridge names stores, never those. An empty list unsubscribes, answered
-//     by a change with no entries.
+//     subscribes every store (the bridge never asks for it:
+//     rtron_subscribe.go). An empty list unsubscribes, answered by a change
+//     with no entries.
 //   - state.values.request and state.keys.request are never answered.
 //
 // Jotai-style plugins push state.values.change unasked; it is read the same

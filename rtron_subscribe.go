@@ -90,8 +90,7 @@ func bridgeSubscribable(name string) bool {
 	return name != "" && name != "*" && !strings.HasSuffix(name, ".*")
 }
 
-// subscriptionUnion is the list the app is sent: the desktop's paths, then
-// the bridge's that are not among them.
+// subscriptionUnion is the list the app is sent.
 func subscriptionUnion(desktop, ours []string) []string {
 	out := slices.Clone(desktop)
 	for _, p := range ours {
@@ -102,8 +101,7 @@ func subscriptionUnion(desktop, ours []string) []string {
 	return out
 }
 
-// desktopPaths are the desktop's subscription list and every path it has
-// subscribed to; the caller holds c.mu.
+// desktopPaths are the relay's paths and pathsEver; the caller holds c.mu.
 func (c *reactotronConn) desktopPaths() (paths, ever []string) {
 	if c.relay == nil {
 		return nil, nil
@@ -169,12 +167,10 @@ func (c *reactotronConn) ourStores(stores []reactotronStoreValue) []reactotronSt
 	})
 }
 
-// changeForDesktop is the app's state.values.change frame as the desktop
-// gets it: data itself when every entry is the desktop's (or the frame
-// cannot be read; a change with no entries, the answer to an empty list,
-// is the desktop's), the frame with the other entries left out, or nil
-// when no entry is the desktop's. Entries are copied byte for byte; an
-// entry without a readable path is the desktop's.
+// changeForDesktop is the app's state.values.change frame with only the
+// desktop's entries, copied byte for byte; nil when none is the desktop's.
+// A frame that cannot be read, a change with no entries (the answer to an
+// empty list) and an entry without a readable path are the desktop's.
 func changeForDesktop(data []byte, desktop, ours []string) []byte {
 	payload := rawMember(data, "payload")
 	changes := rawMember(payload, "changes")

@@ -15,8 +15,7 @@ import (
 )
 
 // bridgedEvent is the stream event one Reactotron message becomes. The
-// bridge numbers and buffers it; Time is the client's send time, zero when
-// the message carried none (stamp it on receipt then).
+// bridge numbers and buffers it; Time is the frame's Date.
 type bridgedEvent struct {
 	Stream, Type string
 	Payload      json.RawMessage
@@ -46,10 +45,8 @@ const reactotronMMKVInstance = "default"
 // diff is reactotron-redux's microdiff in debug_diff_snapshots' shape
 // [{path, type, oldValue?, newValue?}]. level is Reactotron's: debug (log,
 // logImportant and debug), warn or error; important is there when the app
-// marked the message so. A message that is not a string becomes its JSON
-// text; an error's stack of frames becomes lines "at fn (file:line:col)".
-// The MMKV plugin reports a deleted key, and a key holding no string, as
-// the string "undefined": both become op "delete".
+// marked the message so. The MMKV plugin reports a deleted key, and a key
+// holding no string, as the string "undefined": both become op "delete".
 func translateReactotron(f reactotronFrame) (ev bridgedEvent, ok bool, err error) {
 	ev = bridgedEvent{Stream: "timeline", Type: f.Type, Payload: f.Payload, Time: f.Date}
 	switch f.Type {
@@ -198,10 +195,9 @@ func reactotronLogEvent(payload json.RawMessage, important bool) (json.RawMessag
 
 // reactotronLogText is a log's message as Reactotron's desktop app shows
 // it. client.log("msg", {n: 1}) sends its arguments as one array, which the
-// desktop lists one by one (a row per argument), never as an array: the
-// text is each argument as reactotronText gives it, joined by spaces, as
-// a console prints them. (client.log(["a", "b"]) sends the same array and
-// the desktop shows it the same way.)
+// desktop lists one by one, never as an array, so the text joins them as a
+// console prints them. (client.log(["a", "b"]) sends the same array and the
+// desktop shows it the same way.)
 func reactotronLogText(v json.RawMessage) string {
 	if rawKind(v) != "array" {
 		return reactotronText(v)
