@@ -259,7 +259,6 @@ func appendPathKey(buf []byte, key string) []byte {
 		}
 		return append(buf, key...)
 	}
-	// Invalid UTF-8 stays as it is, so that parsing gives back the same key.
 	buf = append(buf, '[')
 	buf = appendJSONString(buf, key, true)
 	return append(buf, ']')

@@ -267,8 +267,7 @@ func (w *jsonRedaction) stringValue(i, end int, ctx memberCtx) error {
 }
 
 // hidePending marks the innermost object as naming a sensitive key and
-// hides the "value" members already copied, as if they had been under a
-// sensitive key: an object or array keeps its keys and length.
+// hides the "value" members already copied, as redactor.JSON says.
 func (w *jsonRedaction) hidePending(cur int) {
 	top := w.top()
 	top.pairSensitive = true

@@ -106,8 +106,7 @@ func progressFrom(ctx context.Context) progressFunc {
 // order encoding/json gives a map's.
 type schemaProperty struct {
 	Default int64 `json:"default,omitempty"`
-	// An argument said once elsewhere (the health check says what
-	// `session` takes) costs no words in every tool's schema.
+	// Empty for sessionArg, which says why.
 	Description string `json:"description,omitempty"`
 	Maximum     int64  `json:"maximum,omitempty"`
 	Minimum     *int64 `json:"minimum,omitempty"`
