@@ -122,8 +122,6 @@ func (w *jsonRedaction) run(all bool) error {
 		} else if i, err = w.scalar(i, ctx); err != nil {
 			return err
 		}
-		// The value is complete: leave finished containers, or go on to the
-		// next element or member.
 		var done bool
 		if i, ctx, done, err = w.next(i); err != nil || done {
 			return err

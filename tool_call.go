@@ -167,8 +167,6 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
 	// Redacted before the budget is judged: the budget is for what is sent.
-	// An urgent tool (the health check) keeps to the budget by summarising,
-	// never failing.
 	res.body = ts.redact.JSON(res.body)
 	if len(res.body) > ts.cfg.MaxResultBytes && !t.urgent {
 		return errorResult(ts.overBudget(res), ts.redact)
