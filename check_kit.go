@@ -188,7 +188,6 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	select {
 	case k.conns <- c:
 	default:
-		// One adapter at a time: a second one waits for nothing.
 		ws.Close(websocket.StatusTryAgainLater, "check-adapter tests one adapter at a time")
 	}
 	select {

@@ -190,7 +190,6 @@ func (d *differ) diffObjects(a, b map[string]any) {
 }
 
 func (d *differ) diffArrays(a, b []any) {
-	// Elements past the shorter side are removed or added one by one.
 	for i := range max(len(a), len(b)) {
 		d.path = append(d.path, diffStep{index: i, isIdx: true})
 		switch {

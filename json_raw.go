@@ -411,8 +411,7 @@ var (
 )
 
 // appendJSONString appends s as a JSON string, each invalid UTF-8 byte as
-// U+FFFD (the rule above) unless verbatim is set: path keys keep their bytes
-// so that formatting and parsing a path round-trips exactly.
+// U+FFFD (the rule above) unless verbatim is set (path keys, json_path.go).
 func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')

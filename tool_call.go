@@ -340,10 +340,9 @@ func argNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// parseInteger reads an integer argument. Integral values written as 5.0 or
-// 5e1 are accepted, as JSON Schema's "integer" accepts them; fractions are
-// refused. Values beyond int64 saturate: since_seq 1e30 means "after
-// everything", limit 1e30 is clamped to 200.
+// parseInteger reads an integer argument by decimalInteger's rules. Values
+// beyond int64 saturate: since_seq 1e30 means "after everything", limit
+// 1e30 is clamped to 200.
 func parseInteger(v []byte, s argSpec) (int64, error) {
 	if rawKind(v) != "number" {
 		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))
