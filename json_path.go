@@ -360,9 +360,8 @@ func pathFromWire(path []any) []pathSegment {
 	return segs
 }
 
-// parseWirePath reads a wire path, a JSON array of strings (object keys)
-// and non-negative integers (indexes; on an object, the key of their
-// decimal spelling).
+// parseWirePath reads a wire path as wirePath writes it: a JSON array of
+// strings and non-negative integers.
 func parseWirePath(raw []byte) ([]pathSegment, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, fmt.Errorf("must be an array of keys and indexes, got %s", clipJSON(raw))
