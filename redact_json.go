@@ -1,9 +1,8 @@
 package main
 
 // JSON is redacted while it is copied, with the walking helpers of
-// json_raw.go: nothing is decoded but the few strings that hold escapes, and
-// text without a secret is returned as it came, without a copy. What is
-// hidden, and the redactor that callers hold, are in redact_redactor.go.
+// json_raw.go: nothing is decoded but the few strings that hold escapes. What
+// is hidden, and the redactor that callers hold, are in redact_redactor.go.
 
 import (
 	"bytes"
