@@ -69,7 +69,6 @@ type checkConn struct {
 	pushes      []checkPush
 	readErr     error
 
-	// A request is given up only once the frames read before are handled.
 	framesRead    int        // frames taken off the connection so far
 	framesHandled int        // of those, the ones recorded or delivered
 	handledMore   *sync.Cond // on mu: framesHandled grew or readErr was set

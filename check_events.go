@@ -25,8 +25,7 @@ type checkEventsAnswer struct {
 	oldestSeq, latest int64
 }
 
-// query sends events.query and reads the answer's shape with the server's
-// reader.
+// query sends events.query and reads the answer's shape.
 func (k *checkKit) query(ctx context.Context, params map[string]any) (checkEventsAnswer, *checkOutcome) {
 	var ans checkEventsAnswer
 	raw, fail := k.call(ctx, "events.query", params)

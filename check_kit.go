@@ -4,9 +4,7 @@ package main
 // Wire Protocol v1 adapters: it listens where the server would, waits for
 // one adapter, drives it through the exchanges of docs/protocol.md that it
 // claims (check_cases.go, check_paths.go) and prints a report
-// (check_report.go). It stands beside the server as another entry point:
-// it reads the wire with the links' own readers and knows nothing of
-// sessions, tools or MCP.
+// (check_report.go). It knows nothing of sessions, tools or MCP.
 
 import (
 	"context"
@@ -188,7 +186,6 @@ func (k *checkKit) serveHTTP(ctx context.Context, handlers *sync.WaitGroup, w ht
 	select {
 	case k.conns <- c:
 	default:
-		// One adapter at a time: a second one waits for nothing.
 		ws.Close(websocket.StatusTryAgainLater, "check-adapter tests one adapter at a time")
 	}
 	select {

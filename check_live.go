@@ -165,8 +165,7 @@ func checkPing(ctx context.Context, k *checkKit) *checkOutcome {
 }
 
 // checkReconnect closes the connection with 1001, as a server shutting down
-// does, announces a small maxPayload to the next one (checkMaxPayload uses
-// it), and waits for the adapter to come back.
+// does, announces checkSmallPayload, and waits for the adapter to come back.
 func checkReconnect(ctx context.Context, k *checkKit) *checkOutcome {
 	k.mu.Lock()
 	k.nextPayload = k.opts.SmallPayload

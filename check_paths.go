@@ -127,9 +127,6 @@ func checkEachPath(ctx context.Context, k *checkKit, method string, check func(c
 		for _, p := range pickPaths(root) {
 			params := map[string]any{"stream": name, "seq": seq, "path": p.wire}
 			sent := checkSent(method, params) + " (" + p.why + ")"
-			// Resolved in the whole state as the server does when it slices a
-			// snapshot itself, so that the kit holds an adapter's answer to
-			// the server's own reading of a path.
 			raw, miss, err := resolveRaw(snap.State, pathFromWire(p.wire))
 			var want any
 			if err == nil && miss == nil {

@@ -190,7 +190,6 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 			values[s.flag] = fs.String(s.flag, "", usage)
 			continue
 		}
-		// A switch standing alone records "true".
 		value := new(string)
 		values[s.flag] = value
 		fs.BoolFunc(s.flag, usage, func(v string) error { *value = v; return nil })

@@ -183,8 +183,7 @@ func demoTimestamp(t time.Time) string {
 }
 
 // mutate runs f with the state locked, then offers the events f recorded to
-// the live connection in seq order. Offers never block: when the push queue
-// is full the push is dropped (pushes are optional, spec §5).
+// the live connection in seq order (pushes are optional, spec §5).
 func (a *demoApp) mutate(f func()) {
 	a.pushMu.Lock()
 	defer a.pushMu.Unlock()
@@ -208,8 +207,7 @@ func (a *demoApp) takeOutboxLocked() ([]*demoEvent, *demoLink) {
 
 // step performs one deterministic user action: one or more Redux actions,
 // and with some of them a navigation change or MMKV writes; every fifth step
-// also records a snapshot of every stream. The events are pushed when
-// connected.
+// also records a snapshot of every stream.
 func (a *demoApp) step() {
 	a.mutate(func() {
 		a.steps++

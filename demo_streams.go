@@ -76,8 +76,7 @@ func (a *demoApp) startTraffic() {
 	})
 }
 
-// lastTimestampLocked is the timestamp of the newest event recorded, which
-// the console and network events share with the action they follow.
+// lastTimestampLocked is the timestamp of the newest event recorded.
 func (a *demoApp) lastTimestampLocked() string {
 	latest := ""
 	for _, s := range a.streams {

@@ -9,8 +9,7 @@ import (
 	"strings"
 )
 
-// Error codes of tool failures (spec §4). They travel to the agent inside a
-// tool result with isError set, never as JSON-RPC errors.
+// Error codes of tool failures (spec §4).
 const (
 	codeNotConnected      = "NOT_CONNECTED"
 	codeStreamUnavailable = "STREAM_UNAVAILABLE"
@@ -44,8 +43,7 @@ var suggestions = map[string]string{
 
 // toolError is a tool failure as an agent reads it: tools/call turns it
 // into a result with isError set. Details is encoded as JSON and uses the
-// field names of spec §2. The layers below return typed errors
-// (wire_errors.go, session_errors.go); toolErrorOf turns them into this.
+// field names of spec §2. toolErrorOf makes one from a lower layer's error.
 type toolError struct {
 	Code       string
 	Message    string

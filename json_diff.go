@@ -190,7 +190,6 @@ func (d *differ) diffObjects(a, b map[string]any) {
 }
 
 func (d *differ) diffArrays(a, b []any) {
-	// Elements past the shorter side are removed or added one by one.
 	for i := range max(len(a), len(b)) {
 		d.path = append(d.path, diffStep{index: i, isIdx: true})
 		switch {
@@ -206,8 +205,7 @@ func (d *differ) diffArrays(a, b []any) {
 }
 
 // scalarsEqual reports whether a and b are the same JSON scalar. Objects and
-// arrays are never "equal scalars", so callers recurse into them. Every
-// caller diffs decodeState's values: numbers are json.Number.
+// arrays are never "equal scalars", so callers recurse into them.
 func scalarsEqual(a, b any) bool {
 	switch av := a.(type) {
 	case string, bool, nil:

@@ -222,9 +222,8 @@ func hex4(s string, i int) (rune, bool) {
 // formatPath writes segs in canonical form. A segment that is not Quoted and
 // whose key is a canonical decimal is written as an index; every other
 // segment as a key. So formatPath(parsePath(s)) is the canonical spelling of
-// s, and parsing it gives back the same segments. For segments built by hand:
-// {Key: k} for an object key k, with Quoted set when k is a canonical
-// decimal, and {Key: strconv.Itoa(i)} for an index i.
+// s. For segments built by hand: {Key: k} for an object key k, with Quoted
+// set when k is a canonical decimal, and {Key: strconv.Itoa(i)} for an index i.
 func formatPath(segs []pathSegment) string {
 	if len(segs) == 0 {
 		return ""
@@ -259,7 +258,6 @@ func appendPathKey(buf []byte, key string) []byte {
 		}
 		return append(buf, key...)
 	}
-	// Invalid UTF-8 stays as it is, so that parsing gives back the same key.
 	buf = append(buf, '[')
 	buf = appendJSONString(buf, key, true)
 	return append(buf, ']')
@@ -289,11 +287,10 @@ func isCanonicalDecimal(s string) bool {
 
 // parseIndex returns the array index a segment names, if it names one. The
 // notation has exactly one spelling per index, so that a path read by any
-// resolver means the same thing: an unquoted canonical decimal (digits, no
-// sign, no leading zero). "-0", "+1", "01", "1e0", " 1" and ["1"] are keys,
-// never indexes; on an array they miss. A canonical decimal past the range of
-// int is an index no array has, so it misses too, but as an index: the miss
-// names the array's length. resolvePath and resolveRaw both decide here.
+// resolver means the same thing: an unquoted canonical decimal. "-0", "+1",
+// "01", "1e0", " 1" and ["1"] are keys, never indexes; on an array they miss.
+// A canonical decimal past the range of int is an index no array has, so it
+// misses too, but as an index: the miss names the array's length.
 func parseIndex(seg pathSegment) (int, bool) {
 	if seg.Quoted || !isCanonicalDecimal(seg.Key) {
 		return 0, false
@@ -363,9 +360,8 @@ func pathFromWire(path []any) []pathSegment {
 	return segs
 }
 
-// parseWirePath reads a wire path, a JSON array of strings (object keys)
-// and non-negative integers (indexes; on an object, the key of their
-// decimal spelling).
+// parseWirePath reads a wire path as wirePath writes it: a JSON array of
+// strings and non-negative integers.
 func parseWirePath(raw []byte) ([]pathSegment, error) {
 	if len(raw) == 0 || raw[0] != '[' {
 		return nil, fmt.Errorf("must be an array of keys and indexes, got %s", clipJSON(raw))

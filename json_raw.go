@@ -279,10 +279,9 @@ func rawStep(current []byte, seg pathSegment) (next []byte, found bool, err erro
 }
 
 // rawMiss describes where resolveRaw stopped, at node after the steps
-// resolved led from root, as resolvePath's pathMiss does. The prefix is
-// written from what each step named, so a bare digit that selected an
-// object key reads ["0"]; that needs the kinds along the way, so the prefix
-// is walked again, which only a miss pays for.
+// resolved led from root, as resolvePath's pathMiss does. Its prefix needs
+// the kinds along the way, so the prefix is walked again, which only a miss
+// pays for.
 func rawMiss(root []byte, resolved []pathSegment, node []byte, failed pathSegment) (*pathMiss, error) {
 	var prefix []byte
 	at := root
@@ -391,8 +390,7 @@ func compactJSON(data []byte) []byte {
 // differ from its text item. appendJSONString applies the rule to the
 // strings it writes, validUTF8 to whole messages on their way out.
 
-// validUTF8 returns data with each byte that does not start a valid UTF-8
-// sequence replaced by U+FFFD, copying only when there is such a byte.
+// validUTF8 applies the rule above to data, copying only when it must.
 func validUTF8(data []byte) []byte {
 	if utf8.Valid(data) {
 		return data
@@ -413,8 +411,7 @@ var (
 )
 
 // appendJSONString appends s as a JSON string, each invalid UTF-8 byte as
-// U+FFFD (the rule above) unless verbatim is set: path keys keep their bytes
-// so that formatting and parsing a path round-trips exactly.
+// U+FFFD (the rule above) unless verbatim is set (path keys, json_path.go).
 func appendJSONString[S ~string | ~[]byte](buf []byte, s S, verbatim bool) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')

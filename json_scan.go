@@ -42,9 +42,8 @@ func scanTop(data []byte, open byte, fn func(key, value []byte) error) error {
 	return nil
 }
 
-// jsonScanner validates JSON (RFC 8259, as encoding/json accepts it) and
-// finds value boundaries in one forward pass, without recursion and
-// without allocating.
+// jsonScanner validates JSON and finds value boundaries in one forward
+// pass, without recursion and without allocating.
 type jsonScanner struct {
 	data []byte
 	pos  int
@@ -244,8 +243,6 @@ func (s *jsonScanner) skipValue() error {
 		} else if err := s.scalar(); err != nil {
 			return err
 		}
-		// A value is complete: leave finished containers, or go on to the
-		// next element or member.
 		var more bool
 		var err error
 		if open, more, err = s.next(open); err != nil || !more {

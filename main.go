@@ -249,7 +249,6 @@ func newServer(ctx context.Context, wg *sync.WaitGroup, cfg config, logger *slog
 	wg.Go(func() { <-ctx.Done(); mapper.maps.reads.Wait() })
 	srv.tools = newToolSet(q, srv.redact) // one redactor for every way out
 	srv.resources = newResourceHub(q, srv.redact, srv.notifyClient)
-	// A tunable left at zero keeps the layer's default.
 	srv.resources.lists.interval = cmp.Or(cfg.Tune.ListChanged, srv.resources.lists.interval)
 	srv.link.bindRetry = cmp.Or(cfg.Tune.BindRetry, srv.link.bindRetry)
 	srv.tools.healthStreams = cmp.Or(cfg.Tune.HealthStreams, srv.tools.healthStreams)

@@ -1,9 +1,8 @@
 package main
 
 // JSON is redacted while it is copied, with the walking helpers of
-// json_raw.go: nothing is decoded but the few strings that hold escapes, and
-// text without a secret is returned as it came, without a copy. What is
-// hidden, and the redactor that callers hold, are in redact_redactor.go.
+// json_raw.go: nothing is decoded but the few strings that hold escapes. What
+// is hidden, and the redactor that callers hold, are in redact_redactor.go.
 
 import (
 	"bytes"
@@ -122,8 +121,6 @@ func (w *jsonRedaction) run(all bool) error {
 		} else if i, err = w.scalar(i, ctx); err != nil {
 			return err
 		}
-		// The value is complete: leave finished containers, or go on to the
-		// next element or member.
 		var done bool
 		if i, ctx, done, err = w.next(i); err != nil || done {
 			return err
@@ -267,8 +264,7 @@ func (w *jsonRedaction) stringValue(i, end int, ctx memberCtx) error {
 }
 
 // hidePending marks the innermost object as naming a sensitive key and
-// hides the "value" members already copied, as if they had been under a
-// sensitive key: an object or array keeps its keys and length.
+// hides the "value" members already copied, as redactor.JSON says.
 func (w *jsonRedaction) hidePending(cur int) {
 	top := w.top()
 	top.pairSensitive = true

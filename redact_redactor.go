@@ -12,10 +12,9 @@ import (
 // on unless REDACT=off.
 //
 // Two kinds of rule apply. Values under a sensitive key name (password,
-// token, cookie, … matched within any key, ignoring case and the separators
-// - _ . and space) are hidden, objects and arrays keeping their shape.
-// Strings that look like secrets — JWTs, Bearer and Basic credentials, sk-,
-// gh?_, xox?- and AKIA keys, PEM private keys, sensitive URL query or form
+// token, cookie, …: sensitiveKeyWords) are hidden, as JSON says. Strings
+// that look like secrets — JWTs, Bearer and Basic credentials, sk-, gh?_,
+// xox?- and AKIA keys, PEM private keys, sensitive URL query or form
 // parameters, "Authorization: …" header lines and "password": … inside
 // embedded JSON — have the secret part replaced wherever they appear, so a
 // URL or a log line stays readable.

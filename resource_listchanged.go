@@ -15,10 +15,9 @@ const listChangedInterval = 500 * time.Millisecond
 
 // listAnnouncer sends notifications/resources/list_changed when, and only
 // when, what resources/list answers differs from what it answered at the
-// last announcement: apps coming, going and replacing themselves change the
-// listing only when the default session's MMKV instances change. The first
-// change is announced at once; changes within interval of an announcement
-// wait for its end and are announced together, so the last is never lost.
+// last announcement (listingKey). The first change is announced at once;
+// changes within interval of an announcement wait for its end and are
+// announced together, so the last is never lost.
 //
 // A change relayed from the process holding the adapter port (rpc_relay.go)
 // is announced through the same bound, to this process's own clients only.

@@ -106,8 +106,7 @@ func progressFrom(ctx context.Context) progressFunc {
 // order encoding/json gives a map's.
 type schemaProperty struct {
 	Default int64 `json:"default,omitempty"`
-	// An argument said once elsewhere (the health check says what
-	// `session` takes) costs no words in every tool's schema.
+	// Empty for sessionArg, which says why.
 	Description string `json:"description,omitempty"`
 	Maximum     int64  `json:"maximum,omitempty"`
 	Minimum     *int64 `json:"minimum,omitempty"`
@@ -168,8 +167,6 @@ func (ts *toolSet) call(ctx context.Context, t *tool, rawArgs json.RawMessage) j
 		res.body = ts.sayWhoAnswered(res.body, args.session)
 	}
 	// Redacted before the budget is judged: the budget is for what is sent.
-	// An urgent tool (the health check) keeps to the budget by summarising,
-	// never failing.
 	res.body = ts.redact.JSON(res.body)
 	if len(res.body) > ts.cfg.MaxResultBytes && !t.urgent {
 		return errorResult(ts.overBudget(res), ts.redact)
@@ -343,10 +340,9 @@ func argNames(names []string) string {
 	return strings.Join(names, ", ")
 }
 
-// parseInteger reads an integer argument. Integral values written as 5.0 or
-// 5e1 are accepted, as JSON Schema's "integer" accepts them; fractions are
-// refused. Values beyond int64 saturate: since_seq 1e30 means "after
-// everything", limit 1e30 is clamped to 200.
+// parseInteger reads an integer argument by decimalInteger's rules. Values
+// beyond int64 saturate: since_seq 1e30 means "after everything", limit
+// 1e30 is clamped to 200.
 func parseInteger(v []byte, s argSpec) (int64, error) {
 	if rawKind(v) != "number" {
 		return 0, invalidParams(s.name, "must be an integer, not "+jsonKind(v))

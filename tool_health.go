@@ -151,10 +151,9 @@ func firstN[T any](all []T, total, n int) ([]T, int) {
 	return all[:n], max(total, len(all))
 }
 
-// healthResult encodes a health check within the result budget: the health
-// check never fails, so beyond the budget it summarises, each step saying
-// what it left out — first the sessions' stream names, then all but the
-// first streams, then all but the first sessions.
+// healthResult encodes a health check within the result budget, summarising
+// beyond it, each step saying what it left out — first the sessions' stream
+// names, then all but the first streams, then all but the first sessions.
 func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 	budget := ts.cfg.MaxResultBytes - 256 // room for the session and redaction marks
 	steps := []func(){
@@ -220,7 +219,6 @@ func addRelayNote(result []byte, note map[string]any) []byte {
 		return result // a failure: no health to add to
 	}
 	server["relay"] = note
-	// The text is the structured content as JSON (successResult).
 	text, err := json.Marshal(health)
 	if err != nil {
 		return result

@@ -23,8 +23,7 @@ type requestSummary struct {
 	DurationMs    json.RawMessage `json:"durationMs"`
 	ResponseBytes int             `json:"responseBytes"`
 	Error         string          `json:"error,omitempty"`
-	// Attribution is "unknown" for a request that may be another app's:
-	// Expo's dev server sends every app's requests to every page.
+	// Attribution "unknown": see unknownAttributionNote.
 	Attribution string `json:"attribution,omitempty"`
 }
 
@@ -97,8 +96,7 @@ func getNetwork(ctx context.Context, ts *toolSet, a toolArgs) (*toolResult, erro
 }
 
 // requestDetail is one exchange in full: the event's payload with its seq
-// and timestamp. Bodies that do not fit the result budget are replaced by
-// their size and an outline of their largest members, the largest first.
+// and timestamp, bodies that do not fit the result budget cut by cutValue.
 func (ts *toolSet) requestDetail(ctx context.Context, s *session, seq int64) (*toolResult, error) {
 	since := seq - 1
 	page, err := ts.fetchEvents(ctx, s, eventsParams{Stream: networkStream, Limit: 1, SinceSeq: &since, EventType: requestEvent})

@@ -218,8 +218,7 @@ func mapUsedLine(frames []mappedFrame) string {
 }
 
 // mappedStackText writes a stack whose frames Metro mapped: its message's
-// first lines, then its frames as mappedFrameLines writes them. ok is
-// false when Metro mapped none of its frames.
+// first lines, then its frames as mappedFrameLines writes them, with its ok.
 func mappedStackText(st jsStack, frames []mappedFrame) (text string, hidden, more int, ok bool) {
 	lines := append([]string(nil), st.Message[:min(len(st.Message), maxMessageLines)]...)
 	for i := range lines {

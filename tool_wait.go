@@ -5,8 +5,7 @@ package main
 // debug_get_logs and debug_get_network take (tool_filter.go), waiting for
 // them. The wait costs nothing while nothing happens: it is woken by the
 // events the session records (session_watch.go), never by polling, and its
-// tool is marked `waits` so that transports run it outside the pool of
-// workers that serves every other request.
+// tool is marked `waits` (tool_table.go says what that does).
 
 import (
 	"cmp"
@@ -25,9 +24,8 @@ const (
 	waitProgressEvery = 3 * time.Second
 )
 
-// waitSlotsFullKey marks the context of a wait whose connection holds as
-// many waiting calls as it lets wait (maxWaiting, rpc_conn.go); its
-// value is that bound.
+// waitSlotsFullKey is withoutWaitSlot's context key; its value is the
+// connection's bound on waiting calls (maxWaiting, rpc_conn.go).
 type waitSlotsFullKey struct{}
 
 // withoutWaitSlot marks ctx as the context of a wait its connection has no
