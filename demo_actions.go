@@ -55,7 +55,9 @@ func (a *demoApp) dispatchRequest(p demoParams) (any, *wireError) {
 // reducers the shop has and returns the seq of its action_dispatched event.
 func (a *demoApp) dispatchExternalLocked(typ string, rawPayload json.RawMessage, p map[string]json.RawMessage) int64 {
 	n := len(a.outbox)
-	reduce := func(*demoReduxState) {} // unknown types change nothing, as in Redux
+	// Unknown types change nothing, as in Redux, yet a non-nil reduce marks
+	// the store changed (dispatchLocked), as the demo always has.
+	reduce := func(*demoReduxState) {}
 	switch typ {
 	case "cart/clear":
 		reduce = func(s *demoReduxState) { s.Cart.Items, s.Cart.Total = []demoCartItem{}, 0 }

@@ -48,7 +48,7 @@ func (a *demoApp) handle(method string, raw json.RawMessage) (result any, err *w
 	case "state.dispatch": // this and commands.run: demo_actions.go
 		return a.dispatchRequest(p)
 	}
-	return a.runCommandRequest(p)
+	return a.runCommandRequest(p) // commands.run, the last method the first switch lets through
 }
 
 // demoResult is res, or werr when there is one: a nil *T in an interface

@@ -58,7 +58,7 @@ type redactor struct {
 }
 
 // newRedactor returns the redactor cfg asks for, or nil when redaction is
-// off. REDACT_KEYS is validated by loadConfig, so every extra key is a word.
+// off. REDACT_KEYS is validated by loadConfigFlags, so every extra key is a word.
 func newRedactor(cfg config) *redactor {
 	if !cfg.Redact {
 		return nil

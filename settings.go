@@ -13,7 +13,7 @@ import (
 )
 
 // config is the whole configuration of one run. It is loaded once by
-// loadConfig (config.go), validated there, and never changed afterwards,
+// loadConfigFlags (config.go), validated there, and never changed afterwards,
 // so every goroutine may read it without locking.
 type config struct {
 	WSPort           int
