@@ -52,6 +52,7 @@ func parseMetroList(body []byte) ([]metroPageInfo, error) {
 		}
 		var e struct {
 			ID, Title, AppID, DeviceName string
+			Description                  string // unread, but a mistyped one skips the entry as the rest do
 			WebSocketDebuggerURL         string `json:"webSocketDebuggerUrl"`
 			DevtoolsFrontendURL          string `json:"devtoolsFrontendUrl"`
 			ReactNative                  *struct {

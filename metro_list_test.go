@@ -21,6 +21,11 @@ func TestParseMetroList(t *testing.T) {
 		map[string]any{"id": "2", "title": "Hermes", "webSocketDebuggerUrl": "ws://x/inspector/debug?page=2"}, // no reactNative
 		map[string]any{"id": 3, "reactNative": map[string]any{}},                                              // mistyped
 		"not an object",
+		func() map[string]any {
+			p := standInPage("5", "com.example.odd", "Pixel 8", "dev-c", true)
+			p["description"] = 42
+			return p
+		}(),
 		standInPage("4", "com.example.admin", "iPad", "dev-b", false),
 	})
 	got, err := parseMetroList(body)

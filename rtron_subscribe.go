@@ -42,7 +42,6 @@ package main
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"slices"
@@ -206,12 +205,13 @@ func changeForDesktop(data []byte, desktop, ours []string) []byte {
 		return nil
 	}
 	list := append([]byte{'['}, bytes.Join(kept, []byte{','})...)
-	payload, err = withMember(payload, "changes", append(list, ']'))
-	out, outErr := withMember(data, "payload", payload)
-	if cmp.Or(err, outErr) != nil {
+	if payload, err = withMember(payload, "changes", append(list, ']')); err != nil {
 		return data
 	}
-	return out
+	if out, err := withMember(data, "payload", payload); err == nil {
+		return out
+	}
+	return data
 }
 
 // changePath reads the path of a change entry as the app wrote it: a

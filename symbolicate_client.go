@@ -190,9 +190,9 @@ func (m *symbolicator) close() {
 // mapStacks maps the bundle-URL frames of stacks, in one request for all
 // of them (frames already answered cost nothing). The answer has one
 // slice per stack, one element per frame; a frame that was not sent, or
-// not mapped, has Mapped false. The error (an errMetro) says why some
-// frames that could be mapped were not; the frames mapped so far are
-// answered either way.
+// not mapped, has Mapped false. The error (an errMetro, or ctx's when it
+// ends first) says why some frames that could be mapped were not; the
+// frames mapped so far are answered either way.
 func (m *symbolicator) mapStacks(ctx context.Context, stacks []jsStack) ([][]mappedFrame, error) {
 	ask := askedFrames(stacks, m.port)
 	waits, err := m.startCall(ask)

@@ -63,7 +63,10 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 	}
 	if part, ok := a.str("url_contains"); ok {
 		part = strings.ToLower(part)
-		keeps = append(keeps, func(ev []byte) bool { return textContains(rawMember(rawMember(ev, "payload"), "url"), part) })
+		keeps = append(keeps, func(ev []byte) bool {
+			url, ok := wireString(rawMember(rawMember(ev, "payload"), "url")) // as the summary shows it: a string or nothing
+			return ok && strings.Contains(strings.ToLower(url), part)
+		})
 	}
 	if text, ok := a.str("contains"); ok && text != "" {
 		lower := strings.ToLower(text)

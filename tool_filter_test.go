@@ -19,6 +19,8 @@ func TestURLContainsReadsTheURL(t *testing.T) {
 		{`{"payload":{"url":"https://example.com/\u0055Lt"}}`, true},
 		{`{"payload":{"url":"https://example.com/other"}}`, false},
 		{`{"payload":{"url":null}}`, false},
+		{`{"payload":{"url":{"href":"https://example.com/ultra"}}}`, false},
+		{`{"payload":{"url":["ul"]}}`, false},
 		{`{"payload":{}}`, false},
 	} {
 		if got := keep([]byte(tc.event)); got != tc.want {
