@@ -56,9 +56,8 @@ const (
 	// wireReadBufferMin is the first size of a connection's read buffer; it
 	// doubles up to MAX_PAYLOAD_SIZE as larger messages arrive.
 	wireReadBufferMin = 16 << 10
-	// wireHandoffMin: a response result at least this large is handed to the
-	// waiting request together with the read buffer it was read into, instead
-	// of being copied out of it; the connection then starts a new buffer.
+	// wireHandoffMin: a response result at least this large takes the read
+	// buffer with it instead of being copied (wireSocket.keep).
 	wireHandoffMin = 32 << 10
 	// maxQueuedLinkEvents bounds every event waiting for notify.
 	maxQueuedLinkEvents = 4096
@@ -150,8 +149,7 @@ type adapterLink struct {
 	bound          chan struct{}   // closed once the first bind succeeded
 	bindTried      chan struct{}   // closed once the first bind was attempted, failed or not
 	events         *linkEventQueue // the sessions report into it too
-	// sessions is where connections that handshake are reported; set by
-	// serve before run.
+	// sessions hears of connections that handshake; set by serve before run.
 	sessions appSink
 	// sockets are the upgraded connections and every goroutine they run.
 	sockets socketHost[*adapterConn]
@@ -212,12 +210,11 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 	return l
 }
 
-// run binds WS_HOST:WS_PORT, retrying every bindRetry while the bind fails
-// (e.g. another instance holds the port), and serves adapter upgrades until
-// ctx is done. Then it stops intake, closes adapter connections with 1001
-// (each close handshake bounded by closeTimeout), closes the listener, and
-// returns nil only after every goroutine it started has exited and every
-// event has been passed to notify.
+// run binds WS_HOST:WS_PORT (bindAndServe) and serves adapter upgrades
+// until ctx is done. Then it stops intake, closes adapter connections with
+// 1001 (each close handshake bounded by closeTimeout), closes the listener,
+// and returns nil only after every goroutine it started has exited and
+// every event has been passed to notify.
 func (l *adapterLink) run(ctx context.Context) error {
 	if !l.started.CompareAndSwap(false, true) {
 		return errors.New("adapterLink.run called twice")
@@ -245,7 +242,6 @@ func (l *adapterLink) run(ctx context.Context) error {
 		tried()
 	})
 
-	// Stop intake, detach the live adapters, then close every connection.
 	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
 	// tool result may carry); the events say "shutdown".
 	for _, c := range l.sockets.stop() {
