@@ -59,10 +59,8 @@ type rpcConn struct {
 
 	calls inFlightCalls
 
-	// Requests run on a pool of at most maxInFlight workers (rpc_pool.go).
-	// Its queue lets reading go on while every worker is busy, so that
-	// ping and cancellations are still answered; it is bounded, and reading
-	// waits only when it is full.
+	// Requests run on a pool of at most maxInFlight workers (rpc_pool.go),
+	// whose queue keeps ping and cancellations answered while all are busy.
 	pool *workerPool
 	lane *workerPool // the urgent lane (rpc_pool.go)
 	// The waits running, at most maxWaiting (spawnWaiting).
@@ -215,8 +213,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	}
 	if c.waits != nil && c.waits(&req) {
 		if !c.spawnWaiting(ctx, &req) {
-			// Past maxWaiting the call is refused at once (BUSY), on this
-			// goroutine: it never queues for a worker behind other work.
+			// Refused at once (BUSY) here: it never queues behind other work.
 			c.out.write(c.run(withoutWaitSlot(ctx, maxWaiting), &req), false)
 		}
 		return
