@@ -114,8 +114,7 @@ func (s *mcpServer) isUrgent(req *request) bool {
 }
 
 // urgentBound is how long an urgent request's own answer may take (the
-// health check's bound on its streams.list), or 0 for any other request:
-// the relay gives a holder no longer than that beyond its probe.
+// health check's bound on its streams.list), or 0 for any other request.
 func (s *mcpServer) urgentBound(req *request) time.Duration {
 	if !s.isUrgent(req) {
 		return 0
