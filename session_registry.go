@@ -11,8 +11,7 @@ package main
 // feed: a wire adapter answers it itself, the Reactotron bridge answers what
 // it can by asking the app in Reactotron's terms. Everything a feed does not
 // answer, and everything asked of a disconnected session, is answered from
-// what the server holds: per stream, a bounded ring of the events it
-// received and the last snapshot it fetched.
+// the server's own buffers (session_buffers.go).
 //
 // Lock order: sessionRegistry.mu, then session.mu. Neither is held while
 // waiting for an app.

@@ -169,9 +169,8 @@ type adapterLink struct {
 //
 // notify is called from one goroutine of the link, one event at a time, in
 // the order the changes happened, and never while the link holds a lock. It
-// must not block: the link queues events for it (dropping linkEventPushed
-// beyond maxQueuedPushEvents). It may call status, but must not wait for
-// request.
+// must not block: the link queues events for it (maxQueuedPushEvents). It
+// may call status, but must not wait for request.
 func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *adapterLink {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
