@@ -32,13 +32,11 @@ const (
 	// sessionPostMortemTTL is how long a disconnected session stays listed
 	// and queryable, unless the same device connects again first.
 	sessionPostMortemTTL = 30 * time.Minute
-	// sessionPruneInterval: disconnected sessions expire unasked; run
-	// looks this often.
+	// sessionPruneInterval is how often run looks for expired sessions.
 	sessionPruneInterval = time.Minute
 	// sessionBufferBytes bounds the events and snapshots one session holds.
 	sessionBufferBytes = 32 << 20
-	// maxSessions bounds the sessions kept at once; beyond it the oldest
-	// disconnected sessions are forgotten first.
+	// maxSessions bounds the sessions kept at once (boundLocked).
 	maxSessions = 64
 	// defaultEventBuffer is EVENT_BUFFER's default: events kept per stream.
 	defaultEventBuffer = 1000
@@ -94,8 +92,7 @@ type session struct {
 	// kept is what the session keeps of the app's state plugins
 	// (session_statekeep.go); nil until one speaks.
 	kept *keptState
-	// changed is closed at the next event or change of link
-	// (session_watch.go); nil while nobody watches.
+	// changed: see session_watch.go.
 	changed chan struct{}
 }
 
