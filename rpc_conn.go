@@ -152,8 +152,7 @@ intake:
 	return readErr
 }
 
-// receive handles one line. Replies written on this goroutine are flushed
-// by serve once no further input is ready.
+// receive handles one line.
 func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	if nestingExceeds(line, maxNestingDepth) {
 		c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxNestingDepth},

@@ -14,10 +14,9 @@ const (
 	relayVerdictTTL   = 10 * time.Second // a verdict is trusted this long, then asked again in the background
 )
 
-// holderCheck remembers whether the holder of the adapter port answers MCP.
-// It asks once, with a short deadline, and trusts the verdict for a while;
-// an old verdict keeps serving while a probe in the background renews it.
-// Probes run on the goroutine of run, which the relay's owner waits for.
+// holderCheck remembers whether the holder of the adapter port answers MCP
+// (verdict says for how long). Probes run on the goroutine of run, which
+// the relay's owner waits for.
 type holderCheck struct {
 	probe   func(ctx context.Context) bool // asks the holder once; ctx bounds it
 	timeout time.Duration                  // bound of one probe
