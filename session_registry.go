@@ -133,8 +133,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 		r.sessions = slices.Delete(r.sessions, idx, idx+1)
 	}
 	var replaced []string
-	// Sessions of the same device (for wire adapters without a deviceId: of
-	// every adapter without one) give way to the newcomer.
+	// Without a deviceId, "the same device" is every adapter without one.
 	r.sessions = slices.DeleteFunc(r.sessions, func(old *session) bool {
 		if via != sessionViaWire || old.via != sessionViaWire || old.deviceID != deviceID {
 			return false

@@ -116,8 +116,7 @@ func (a *adapterInfo) clone() *adapterInfo {
 
 // adapterLink is the server side of Wire Protocol v1. It listens for app
 // adapters and attaches each that handshakes to a session of the registry
-// (a newer valid handshake of the same device replaces the older
-// connection); the session forwards requests to it.
+// (install); the session forwards requests to it.
 //
 // run must be called once; addr, request and status may be called from any
 // goroutine at any time, before, during and after run. The duration fields
