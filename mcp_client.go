@@ -114,9 +114,8 @@ func (c *client) close() {
 	c.subs.clear(c.srv.resources)
 }
 
-// callInfo is what a handler may need beyond its params: who asked, the
-// request's id, its 2026-07-28 _meta (nil for the legacy era), where
-// request-scoped notifications go, and when the transport stops.
+// callInfo is what a handler may need beyond its params; meta is nil for
+// the legacy era.
 type callInfo struct {
 	client  *client // nil for a 2026-07-28 request over HTTP, which has no client state
 	id      json.RawMessage
