@@ -176,8 +176,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	return s, displaced
 }
 
-// leave records that feed of s went away for reason (appSession). It
-// reports whether feed was still s's live feed (a replaced feed has left).
+// leave is appSession.leave; a replaced feed has already left.
 func (s *session) leave(feed sessionFeed, reason string) bool {
 	s.reg.mu.Lock()
 	defer s.reg.mu.Unlock()
