@@ -42,8 +42,7 @@ const (
 
 const mcpPath = "/mcp"
 
-// httpTransport serves MCP over Streamable HTTP. It is an http.Handler;
-// close ends its streams and sessions.
+// httpTransport serves MCP over Streamable HTTP; it is an http.Handler.
 type httpTransport struct {
 	srv       *mcpServer
 	cfg       config

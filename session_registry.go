@@ -86,8 +86,7 @@ type session struct {
 	rings          map[string]*eventRing
 	bytes          int64 // held by rings and snapshots
 	commands       []json.RawMessage
-	// mmkvObserved is what the Reactotron bridge saw of MMKV: instance →
-	// key → value, the only MMKV state a Reactotron app tells.
+	// mmkvObserved: instance → key → value (session_reactotron.go).
 	mmkvObserved map[string]map[string]json.RawMessage
 	// kept is what the session keeps of the app's state plugins
 	// (session_statekeep.go); nil until one speaks.

@@ -356,9 +356,8 @@ func (l *adapterLink) status() linkStatus {
 	return s
 }
 
-// serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the
-// WebSocket and serves the connection until it ends. Any path is accepted:
-// adapters dial "/", and nothing else is served here.
+// serveUpgrade is the HTTP handler: mcpPath goes to the MCP endpoint when
+// one is set; any other path is an adapter upgrade (adapters dial "/").
 func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	if l.mcp != nil && r.URL.Path == l.mcpPath {
 		l.mcp.ServeHTTP(w, r)
