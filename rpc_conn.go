@@ -277,9 +277,7 @@ func (c *rpcConn) spawn(ctx context.Context, size int, fn func(context.Context))
 // spawnWaiting runs a request that waits for the app on a goroutine of its
 // own, outside the pool: it holds no worker while it waits, so every other
 // request is served as fast as with nobody waiting. It reports false, and
-// does nothing, when maxWaiting such requests already run. serve waits for
-// every one of them; they end when intake stops (the MCP core cancels them
-// on stopped).
+// does nothing, when maxWaiting such requests already run.
 func (c *rpcConn) spawnWaiting(ctx context.Context, req *request) bool {
 	select {
 	case c.waitSlots <- struct{}{}:

@@ -129,8 +129,7 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 	}
 	defer resp.Body.Close()
 	if self {
-		// This process holds the port and has just served the request
-		// itself (it bound the port after bound was asked): its answer
+		// Served by this very process (holderInstanceHeader): its answer
 		// stands, with no relay note, and is not asked for again.
 		rl.holder.record(false)
 	}
