@@ -106,9 +106,8 @@ func (h *holderCheck) run(ctx context.Context) {
 	}
 }
 
-// probeHolder asks the holder for server/discover, which every devtools-mcp
-// that relays answers at once, and reports whether a JSON-RPC answer came
-// back before ctx ended.
+// probeHolder asks the holder for server/discover and reports whether a
+// JSON-RPC answer came back before ctx ended.
 func (rl *relay) probeHolder(ctx context.Context) bool {
 	resp, self, err := rl.exchange(ctx, rl.client, "probe", "server/discover", nil, "", "application/json")
 	if err != nil {
