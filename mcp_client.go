@@ -44,8 +44,7 @@ func newClient(srv *mcpServer, name string, notify func(string, any), stopped <-
 // admit refuses unknown methods, methods of the other era and, for a legacy
 // client that has not called initialize, everything but initialize and
 // ping. A request whose _meta names a protocol version is judged by the
-// 2026-07-28 rules (mcp_era.go) and gets its per-request state in req.Info. It
-// runs in arrival order.
+// 2026-07-28 rules (mcp_era.go) and gets its per-request state in req.Info.
 func (c *client) admit(req *request) error {
 	meta, err := readRequestMeta(req.Params, c.initialized.Load())
 	if err != nil {
@@ -115,9 +114,8 @@ func (c *client) close() {
 	c.subs.clear(c.srv.resources)
 }
 
-// callInfo is what a handler may need beyond its params: who asked, the
-// request's id, its 2026-07-28 _meta (nil for the legacy era), where
-// request-scoped notifications go, and when the transport stops.
+// callInfo is what a handler may need beyond its params; meta is nil for
+// the legacy era.
 type callInfo struct {
 	client  *client // nil for a 2026-07-28 request over HTTP, which has no client state
 	id      json.RawMessage

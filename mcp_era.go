@@ -146,9 +146,8 @@ var serverInfoJSON = func() []byte {
 // serverInfoMeta is the _meta of every 2026-07-28 result: the server's identity.
 var serverInfoMeta = []byte(`{"` + metaServerInfo + `":` + string(serverInfoJSON) + `}`)
 
-// modernResult gives a handler's answer the 2026-07-28 shape: errors with
-// that revision's codes, results with resultType, the server's identity in
-// _meta and, where cachePolicy says, ttlMs and cacheScope.
+// modernResult gives a handler's answer the 2026-07-28 shape the file's
+// header describes, with ttlMs and cacheScope where cachePolicy says.
 func modernResult(methodName string, result any, err error) (any, error) {
 	if err != nil {
 		re := asRPCError(err)

@@ -2,10 +2,9 @@ package main
 
 // mcp_progress.go carries what a call that waits needs from the MCP core:
 // progress notifications for a request that asked for them with
-// _meta.progressToken (the same notification in both eras; what differs is
-// the way out: the 2026-07-28 revision sends it on the request's own
-// response stream, which the HTTP transport opens for such a request), and
-// an end when the transport stops taking requests.
+// _meta.progressToken (the same in both eras; over HTTP, 2026-07-28 sends
+// them on the request's own stream, asksProgress), and an end when the
+// transport stops taking requests.
 
 import (
 	"context"

@@ -75,7 +75,6 @@ func (c toolCatalog) has(tool string) bool { _, ok := c[tool]; return ok }
 // takes reports whether the tool is registered and takes the argument.
 func (c toolCatalog) takes(tool, arg string) bool { return slices.Contains(c[tool], arg) }
 
-// catalogOf lists the tools of ts with their arguments.
 func catalogOf(ts *toolSet) toolCatalog {
 	c := toolCatalog{}
 	for name, t := range ts.byName {
@@ -84,7 +83,6 @@ func catalogOf(ts *toolSet) toolCatalog {
 	return c
 }
 
-// namesOf is the name of each item, in order.
 func namesOf[T any](items []T, name func(T) string) []string {
 	names := make([]string, len(items))
 	for i, item := range items {
@@ -271,11 +269,10 @@ type promptLookups interface {
 	sessionNames() []string
 }
 
-// completePrompt offers values for one argument of a prompt: matching the
-// typed prefix exactly first, then ignoring case. An argument whose values
-// cannot be known (free text), or data that cannot be had now (no app
-// connected), yields no values rather than an error: a client asks while
-// the user types.
+// completePrompt offers values for one argument of a prompt (matchPrefix).
+// An argument whose values cannot be known (free text), or data that
+// cannot be had now (no app connected), yields no values rather than an
+// error: a client asks while the user types.
 func completePrompt(ctx context.Context, data promptLookups, promptName, argName, typed string, context map[string]string) ([]string, error) {
 	p := promptByName(promptName)
 	if p == nil {

@@ -5,11 +5,8 @@ import (
 	"strings"
 )
 
-// The prompts and their texts, written for an agent. They follow the
-// convention of mcp_prompts.go: tools by name, arguments only in call form
-// debug_tool(arg="value"), so that TestPromptTextsMatchTools can check every
-// call against tools/list. Where a tool may or may not be registered, the
-// text asks the catalog and names only what exists.
+// The prompts and their texts, written for an agent in the convention set
+// out in mcp_prompts.go's header (TestPromptTextsMatchTools checks it).
 var allPrompts = []*prompt{
 	{
 		name:  "investigate-error",

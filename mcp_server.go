@@ -46,9 +46,8 @@ type mcpServer struct {
 	subsChanged chan struct{} // cap 1: some client's resource subscriptions changed (rpc_relay.go)
 }
 
-// forwarder hands a request to another process that serves it
-// (rpc_relay.go). ok is false when this process is to serve it itself.
-// note describes the relay, for the answers about the server.
+// forwarder hands a request to another process that serves it; relay.forward
+// (rpc_relay.go) says what ok and note mean.
 type forwarder interface {
 	forward(ctx context.Context, call *callInfo, req *request, urgent time.Duration) (result any, err error, note map[string]any, ok bool)
 }
@@ -114,8 +113,7 @@ func (s *mcpServer) isUrgent(req *request) bool {
 }
 
 // urgentBound is how long an urgent request's own answer may take (the
-// health check's bound on its streams.list), or 0 for any other request:
-// the relay gives a holder no longer than that beyond its probe.
+// health check's bound on its streams.list), or 0 for any other request.
 func (s *mcpServer) urgentBound(req *request) time.Duration {
 	if !s.isUrgent(req) {
 		return 0

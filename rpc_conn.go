@@ -59,10 +59,8 @@ type rpcConn struct {
 
 	calls inFlightCalls
 
-	// Requests run on a pool of at most maxInFlight workers (rpc_pool.go).
-	// Its queue lets reading go on while every worker is busy, so that
-	// ping and cancellations are still answered; it is bounded, and reading
-	// waits only when it is full.
+	// Requests run on a pool of at most maxInFlight workers (rpc_pool.go),
+	// whose queue keeps ping and cancellations answered while all are busy.
 	pool *workerPool
 	lane *workerPool // the urgent lane (rpc_pool.go)
 	// The waits running, at most maxWaiting (spawnWaiting).
@@ -154,8 +152,7 @@ intake:
 	return readErr
 }
 
-// receive handles one line. Replies written on this goroutine are flushed
-// by serve once no further input is ready.
+// receive handles one line.
 func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	if nestingExceeds(line, maxNestingDepth) {
 		c.writeError(nil, rpcErrorf(errInvalidRequest, map[string]int{"limit": maxNestingDepth},
@@ -215,8 +212,7 @@ func (c *rpcConn) receive(ctx context.Context, line []byte) {
 	}
 	if c.waits != nil && c.waits(&req) {
 		if !c.spawnWaiting(ctx, &req) {
-			// Past maxWaiting the call is refused at once (BUSY), on this
-			// goroutine: it never queues for a worker behind other work.
+			// Refused at once (BUSY) here: it never queues behind other work.
 			c.out.write(c.run(withoutWaitSlot(ctx, maxWaiting), &req), false)
 		}
 		return
@@ -281,9 +277,7 @@ func (c *rpcConn) spawn(ctx context.Context, size int, fn func(context.Context))
 // spawnWaiting runs a request that waits for the app on a goroutine of its
 // own, outside the pool: it holds no worker while it waits, so every other
 // request is served as fast as with nobody waiting. It reports false, and
-// does nothing, when maxWaiting such requests already run. serve waits for
-// every one of them; they end when intake stops (the MCP core cancels them
-// on stopped).
+// does nothing, when maxWaiting such requests already run.
 func (c *rpcConn) spawnWaiting(ctx context.Context, req *request) bool {
 	select {
 	case c.waitSlots <- struct{}{}:

@@ -42,8 +42,7 @@ const (
 
 const mcpPath = "/mcp"
 
-// httpTransport serves MCP over Streamable HTTP. It is an http.Handler;
-// close ends its streams and sessions.
+// httpTransport serves MCP over Streamable HTTP; it is an http.Handler.
 type httpTransport struct {
 	srv       *mcpServer
 	cfg       config
@@ -158,11 +157,10 @@ func (t *httpTransport) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// parseHTTPMessage decodes one POST body with the strictness of stdio
-// (rpc_message.go): depth bound, valid JSON, exact member names, duplicates
-// refused, the id kept byte for byte. A body is one message: batches were
-// removed from MCP in 2025-06-18. isResponse marks a client's JSON-RPC
-// response, which the server has no use for.
+// parseHTTPMessage decodes one POST body as strictly as stdio does
+// (decodeMessage). A body is one message: batches were removed from MCP in
+// 2025-06-18. isResponse marks a client's JSON-RPC response, which the
+// server has no use for.
 func parseHTTPMessage(body []byte) (req request, isResponse bool, err *rpcError) {
 	body = bytes.TrimSpace(body)
 	switch {

@@ -8,8 +8,7 @@ import (
 )
 
 // One JSON-RPC message on the wire: decoded strictly from the bytes a
-// client sent (exact member names, no repeats, the id kept byte for
-// byte), and a reply encoded in one allocation.
+// client sent (decodeMessage), and a reply encoded in one allocation.
 
 // idKey identifies a request id for cancellation: "s:" plus the decoded
 // string, or "n:" plus the number's text.

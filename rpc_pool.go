@@ -23,10 +23,9 @@ type task struct {
 }
 
 // workerPool runs tasks on goroutines it starts on demand, at most
-// maxWorkers, that take them from a bounded queue until close: a fresh
-// goroutine per request would grow a new stack each time (17% of CPU under
-// load). The queue lets the submitter go on while every worker is busy; it
-// waits only when the queue is full.
+// maxWorkers, that take them from a bounded queue (submit) until close: a
+// fresh goroutine per request would grow a new stack each time (17% of CPU
+// under load).
 //
 // Only one goroutine calls submit, and close once after its last submit.
 type workerPool struct {

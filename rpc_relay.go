@@ -97,13 +97,12 @@ func relayEndpoint(t *httpTransport, instance string) http.Handler {
 
 // forward sends req to the holder when this process does not hold the
 // port. ok is false when it holds it, or when nothing answering MCP holds
-// it: then the request is served here (and says NOT_CONNECTED, and why).
-// note says which process holds the app, how this one reaches it, and why
-// it does not hold the port. Whether the holder answers MCP is asked once
-// and remembered (holderCheck); an urgent request (one whose answer is
-// bounded by urgent, such as the health check's) never waits for that
-// question, and gives the holder no more than a probe's time beyond its
-// own bound.
+// it (holderCheck): then the request is served here (and says
+// NOT_CONNECTED, and why). note says which process holds the app, how this
+// one reaches it, and why it does not hold the port. An urgent request (one
+// whose answer is bounded by urgent, such as the health check's) never
+// waits for a probe, and gives the holder no more than a probe's time
+// beyond its own bound.
 func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urgent time.Duration) (result any, err error, note map[string]any, ok bool) {
 	if !relayMethods[req.Method] || rl.listening() || !rl.holder.verdict(ctx, urgent == 0) {
 		return nil, nil, nil, false
@@ -130,8 +129,7 @@ func (rl *relay) forward(ctx context.Context, call *callInfo, req *request, urge
 	}
 	defer resp.Body.Close()
 	if self {
-		// This process holds the port and has just served the request
-		// itself (it bound the port after bound was asked): its answer
+		// Served by this very process (holderInstanceHeader): its answer
 		// stands, with no relay note, and is not asked for again.
 		rl.holder.record(false)
 	}

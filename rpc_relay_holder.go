@@ -14,10 +14,9 @@ const (
 	relayVerdictTTL   = 10 * time.Second // a verdict is trusted this long, then asked again in the background
 )
 
-// holderCheck remembers whether the holder of the adapter port answers MCP.
-// It asks once, with a short deadline, and trusts the verdict for a while;
-// an old verdict keeps serving while a probe in the background renews it.
-// Probes run on the goroutine of run, which the relay's owner waits for.
+// holderCheck remembers whether the holder of the adapter port answers MCP
+// (verdict says for how long). Probes run on the goroutine of run, which
+// the relay's owner waits for.
 type holderCheck struct {
 	probe   func(ctx context.Context) bool // asks the holder once; ctx bounds it
 	timeout time.Duration                  // bound of one probe
@@ -107,9 +106,8 @@ func (h *holderCheck) run(ctx context.Context) {
 	}
 }
 
-// probeHolder asks the holder for server/discover, which every devtools-mcp
-// that relays answers at once, and reports whether a JSON-RPC answer came
-// back before ctx ended.
+// probeHolder asks the holder for server/discover and reports whether a
+// JSON-RPC answer came back before ctx ended.
 func (rl *relay) probeHolder(ctx context.Context) bool {
 	resp, self, err := rl.exchange(ctx, rl.client, "probe", "server/discover", nil, "", "application/json")
 	if err != nil {

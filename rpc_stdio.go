@@ -15,8 +15,7 @@ import (
 // read in bounded batches (a line over the bound read through, not held),
 // and replies written through one buffered writer.
 
-// serveStdio answers MCP on stdin until EOF or ctx ends; every reply to a
-// request already read is written before it returns. The stdio peer is one
+// serveStdio answers MCP on stdin (rpcConn.serve); the stdio peer is one
 // client of srv.
 func serveStdio(ctx context.Context, srv *mcpServer, stdin io.Reader, stdout io.Writer) error {
 	c := newClient(srv, "stdio", nil, nil)

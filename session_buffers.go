@@ -201,8 +201,8 @@ func (r *eventRing) newestSnapshot() *bufferedEvent {
 	return nil
 }
 
-// evictLocked drops the oldest events of the largest rings, then the
-// largest snapshots, until the session is within its byte bound.
+// evictLocked drops the oldest events of the largest rings until the
+// session is within its byte bound, then, if it still is not, every snapshot.
 func (s *session) evictLocked() {
 	for s.bytes > s.reg.bufferBytes {
 		var largest *eventRing

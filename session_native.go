@@ -15,10 +15,10 @@ package main
 //     the app runs: the native side ends it (nativeAppEnded) when pidof
 //     (launchctl on a simulator) finds no process of it, and when its
 //     device is no longer followed (gone, a simulator shut down, the
-//     server stopping). When a Metro or Reactotron
-//     session of the app appears, the native session ends (reason
-//     "joined") and keeps what it holds, listed with that session in the
-//     health check; later entries go to the new session.
+//     server stopping). When a Metro or Reactotron session of the app
+//     appears, the native session ends (reason "joined") and keeps what it
+//     holds, listed with that session in the health check; later entries
+//     go to the new session.
 //   - React Native's JavaScript console (ReactNativeJS, com.facebook.react.log)
 //     is dropped while the app has a live session of another link with an
 //     active console stream, which carries the same lines; without one
@@ -78,10 +78,8 @@ func nativeInfo(app nativeApp, now time.Time) *adapterInfo {
 
 // nativeTarget finds where app's entries go: a Metro or Reactotron session
 // of the app (nil when none), and whether a live session of another link
-// carries its JavaScript console now: only a live session with an active
-// console stream does (not a session gone, nor a Metro page left to
-// another debugger or not yet re-attached after a relaunch), and without
-// one the native copies are the only ones.
+// carries its JavaScript console now (see the header; a Metro page left to
+// another debugger or not yet re-attached after a relaunch does not).
 func (r *sessionRegistry) nativeTarget(app nativeApp) (target *session, jsConsole bool) {
 	self := sessionView{Via: sessionViaNative, Info: nativeInfo(app, time.Time{})}
 	target = r.sameAppSession(self, func(s *session) bool { return s.via == sessionViaMetro || s.via == sessionViaReactotron })

@@ -116,9 +116,8 @@ type keysParams struct {
 	Limit  int    `json:"limit,omitempty"`
 }
 
-// outlineTooLarge answers a read refused as too large with an outline of
-// the value from one snapshot.keys call; if that call fails, with the
-// refusal as it was.
+// outlineTooLarge is the outline the header describes, or, when the
+// snapshot.keys call fails, the refusal as it was.
 func (q *adapterQueries) outlineTooLarge(ctx context.Context, s *session, stream string, segs []pathSegment, tooLarge error) error {
 	params := keysParams{Stream: stream, Path: wirePath(segs), Limit: maxOutlineEntries}
 	if params.Path == nil {

@@ -20,9 +20,8 @@ type adapterQueries struct {
 }
 
 // sessionFor resolves a `session` argument ("" for the default session) for
-// a read of stream ("" for none): with no `session`, the default app's
-// session that has it (sessionRegistry.findFor). With no session at all it
-// is NOT_CONNECTED, saying why.
+// a read of stream ("" for none) as sessionRegistry.findFor does, or says
+// why there is none (present).
 func (q *adapterQueries) sessionFor(ref, stream string) (*session, error) {
 	s, err := q.sessions.findFor(ref, stream)
 	if err != nil {
@@ -135,9 +134,9 @@ func (q *adapterQueries) fetchSnapshotWith(ctx context.Context, s *session, para
 	return snap, nil
 }
 
-// stateAt fetches the current snapshot of stream and slices out the value at
-// path without decoding the state, unredacted; a miss is an *errPathNotFound. An app
-// that offers snapshot.path is asked for the value alone (session_pushdown.go).
+// stateAt fetches the current snapshot of stream and slices out the value
+// at path without decoding the state, unredacted (or asks the app for the
+// value alone: session_pushdown.go); a miss is an *errPathNotFound.
 func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path string, segs []pathSegment) (snapshot, []byte, error) {
 	if err := q.checkStream(s, stream); err != nil {
 		return snapshot{}, nil, err
@@ -159,8 +158,7 @@ func (q *adapterQueries) stateAt(ctx context.Context, s *session, stream, path s
 	return snap, compactJSON(value), nil
 }
 
-// splitEventsAnswer checks the shape of an events.query answer and returns
-// its members as JSON: the events array, hasMore, oldestSeq and latestSeq.
+// splitEventsAnswer is splitWireEventsAnswer, a wrong shape as an error.
 func splitEventsAnswer(raw []byte) (events, hasMore, oldest, latest []byte, err error) {
 	events, hasMore, oldest, latest, ok := splitWireEventsAnswer(raw)
 	if !ok {

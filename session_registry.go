@@ -11,8 +11,7 @@ package main
 // feed: a wire adapter answers it itself, the Reactotron bridge answers what
 // it can by asking the app in Reactotron's terms. Everything a feed does not
 // answer, and everything asked of a disconnected session, is answered from
-// what the server holds: per stream, a bounded ring of the events it
-// received and the last snapshot it fetched.
+// the server's own buffers (session_buffers.go).
 //
 // Lock order: sessionRegistry.mu, then session.mu. Neither is held while
 // waiting for an app.
@@ -33,13 +32,11 @@ const (
 	// sessionPostMortemTTL is how long a disconnected session stays listed
 	// and queryable, unless the same device connects again first.
 	sessionPostMortemTTL = 30 * time.Minute
-	// sessionPruneInterval: disconnected sessions expire unasked; run
-	// looks this often.
+	// sessionPruneInterval is how often run looks for expired sessions.
 	sessionPruneInterval = time.Minute
 	// sessionBufferBytes bounds the events and snapshots one session holds.
 	sessionBufferBytes = 32 << 20
-	// maxSessions bounds the sessions kept at once; beyond it the oldest
-	// disconnected sessions are forgotten first.
+	// maxSessions bounds the sessions kept at once (boundLocked).
 	maxSessions = 64
 	// defaultEventBuffer is EVENT_BUFFER's default: events kept per stream.
 	defaultEventBuffer = 1000
@@ -89,14 +86,12 @@ type session struct {
 	rings          map[string]*eventRing
 	bytes          int64 // held by rings and snapshots
 	commands       []json.RawMessage
-	// mmkvObserved is what the Reactotron bridge saw of MMKV: instance →
-	// key → value, the only MMKV state a Reactotron app tells.
+	// mmkvObserved: instance → key → value (session_reactotron.go).
 	mmkvObserved map[string]map[string]json.RawMessage
 	// kept is what the session keeps of the app's state plugins
 	// (session_statekeep.go); nil until one speaks.
 	kept *keptState
-	// changed is closed at the next event or change of link
-	// (session_watch.go); nil while nobody watches.
+	// changed: see session_watch.go.
 	changed chan struct{}
 }
 
@@ -137,8 +132,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 		r.sessions = slices.Delete(r.sessions, idx, idx+1)
 	}
 	var replaced []string
-	// Sessions of the same device (for wire adapters without a deviceId: of
-	// every adapter without one) give way to the newcomer.
+	// Without a deviceId, "the same device" is every adapter without one.
 	r.sessions = slices.DeleteFunc(r.sessions, func(old *session) bool {
 		if via != sessionViaWire || old.via != sessionViaWire || old.deviceID != deviceID {
 			return false
@@ -181,8 +175,7 @@ func (r *sessionRegistry) attach(via, id, deviceID string, info *adapterInfo, fe
 	return s, displaced
 }
 
-// leave records that feed of s went away for reason (appSession). It
-// reports whether feed was still s's live feed (a replaced feed has left).
+// leave is appSession.leave; a replaced feed has already left.
 func (s *session) leave(feed sessionFeed, reason string) bool {
 	s.reg.mu.Lock()
 	defer s.reg.mu.Unlock()

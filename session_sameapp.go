@@ -95,9 +95,8 @@ func adbModelSpelling(s string) string {
 	return string(b)
 }
 
-// anchorRank says which links name the app by its package or bundle id,
-// which the rule compares the other's names to: the native side (session_native.go),
-// then Metro; 0 for the others.
+// anchorRank ranks the links whose ids the rule compares the other's names
+// to: the native side above Metro (see the header); 0 for the others.
 func anchorRank(via string) int {
 	switch via {
 	case sessionViaNative:

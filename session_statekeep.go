@@ -46,7 +46,6 @@ func (s *session) keptLocked() *keptState {
 	return s.kept
 }
 
-// noteStatePlugin records that a plugin of kind has spoken.
 func (s *session) noteStatePlugin(kind string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -56,7 +55,6 @@ func (s *session) noteStatePlugin(kind string) {
 	}
 }
 
-// statePlugins lists the kinds of state plugin that have spoken.
 func (s *session) statePlugins() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

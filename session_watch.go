@@ -1,14 +1,14 @@
 package main
 
 // session_watch.go lets a caller wait for what a session does next without
-// asking it again and again: every event recorded and every change of its
-// link (disconnect, replacement, reconnection) closes the channel that
-// changes handed out, and the next call to changes hands out a fresh one.
-// A session nobody watches allocates nothing.
+// asking it again and again (changes). A session nobody watches allocates
+// nothing.
 
 // changes returns a channel closed at the session's next recorded event or
-// change of link. Take it before reading what the session holds, so that
-// an event recorded between the read and the wait still wakes the waiter.
+// change of link (disconnect, replacement, reconnection); each call after
+// that hands out a fresh one. Take it before reading what the session
+// holds, so that an event recorded between the read and the wait still
+// wakes the waiter.
 func (s *session) changes() <-chan struct{} {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -44,8 +44,7 @@ const (
 	phaseRefused                          // handshake refused or timed out; the close is under way
 )
 
-// adapterConn is one adapter's upgraded WebSocket connection: the
-// socket's life (wire_socket.go) and the Wire Protocol spoken over it.
+// adapterConn is one adapter's upgraded WebSocket connection.
 type adapterConn struct {
 	*wireSocket
 	link *adapterLink

@@ -5,8 +5,7 @@ package main
 // the desktop app): straight to the address it was given, never through a
 // proxy the environment names and never to wherever a redirect points,
 // either of which would take the server past the loopback-or-allowed rule
-// of METRO_URL and REACTOTRON_DESKTOP. The socket it returns lives as an
-// accepted one does (wire_socket.go).
+// of METRO_URL and REACTOTRON_DESKTOP.
 
 import (
 	"context"

@@ -2,8 +2,8 @@ package main
 
 // The adapter's way in: the checks an upgrade request must pass before it
 // becomes a WebSocket (wire protocol §7), and the validation of the first
-// message, the handshake (§2). wire_link.go accepts the connection and, once the
-// handshake is valid, makes it the live adapter.
+// message, the handshake (§2). wire_link.go accepts the connection and,
+// once the handshake is valid, makes it the live adapter.
 
 import (
 	"bytes"

@@ -56,9 +56,8 @@ const (
 	// wireReadBufferMin is the first size of a connection's read buffer; it
 	// doubles up to MAX_PAYLOAD_SIZE as larger messages arrive.
 	wireReadBufferMin = 16 << 10
-	// wireHandoffMin: a response result at least this large is handed to the
-	// waiting request together with the read buffer it was read into, instead
-	// of being copied out of it; the connection then starts a new buffer.
+	// wireHandoffMin: a response result at least this large takes the read
+	// buffer with it instead of being copied (wireSocket.keep).
 	wireHandoffMin = 32 << 10
 	// maxQueuedLinkEvents bounds every event waiting for notify.
 	maxQueuedLinkEvents = 4096
@@ -117,8 +116,7 @@ func (a *adapterInfo) clone() *adapterInfo {
 
 // adapterLink is the server side of Wire Protocol v1. It listens for app
 // adapters and attaches each that handshakes to a session of the registry
-// (a newer valid handshake of the same device replaces the older
-// connection); the session forwards requests to it.
+// (install); the session forwards requests to it.
 //
 // run must be called once; addr, request and status may be called from any
 // goroutine at any time, before, during and after run. The duration fields
@@ -150,8 +148,7 @@ type adapterLink struct {
 	bound          chan struct{}   // closed once the first bind succeeded
 	bindTried      chan struct{}   // closed once the first bind was attempted, failed or not
 	events         *linkEventQueue // the sessions report into it too
-	// sessions is where connections that handshake are reported; set by
-	// serve before run.
+	// sessions hears of connections that handshake; set by serve before run.
 	sessions appSink
 	// sockets are the upgraded connections and every goroutine they run.
 	sockets socketHost[*adapterConn]
@@ -171,9 +168,8 @@ type adapterLink struct {
 //
 // notify is called from one goroutine of the link, one event at a time, in
 // the order the changes happened, and never while the link holds a lock. It
-// must not block: the link queues events for it (dropping linkEventPushed
-// beyond maxQueuedPushEvents). It may call status, but must not wait for
-// request.
+// must not block: the link queues events for it (maxQueuedPushEvents). It
+// may call status, but must not wait for request.
 func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *adapterLink {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
@@ -212,12 +208,11 @@ func newAdapterLink(cfg config, logger *slog.Logger, notify func(linkEvent)) *ad
 	return l
 }
 
-// run binds WS_HOST:WS_PORT, retrying every bindRetry while the bind fails
-// (e.g. another instance holds the port), and serves adapter upgrades until
-// ctx is done. Then it stops intake, closes adapter connections with 1001
-// (each close handshake bounded by closeTimeout), closes the listener, and
-// returns nil only after every goroutine it started has exited and every
-// event has been passed to notify.
+// run binds WS_HOST:WS_PORT (bindAndServe) and serves adapter upgrades
+// until ctx is done. Then it stops intake, closes adapter connections with
+// 1001 (each close handshake bounded by closeTimeout), closes the listener,
+// and returns nil only after every goroutine it started has exited and
+// every event has been passed to notify.
 func (l *adapterLink) run(ctx context.Context) error {
 	if !l.started.CompareAndSwap(false, true) {
 		return errors.New("adapterLink.run called twice")
@@ -245,7 +240,6 @@ func (l *adapterLink) run(ctx context.Context) error {
 		tried()
 	})
 
-	// Stop intake, detach the live adapters, then close every connection.
 	// Pending requests fail as NOT_CONNECTED "disconnected" (the reasons a
 	// tool result may carry); the events say "shutdown".
 	for _, c := range l.sockets.stop() {
@@ -362,9 +356,8 @@ func (l *adapterLink) status() linkStatus {
 	return s
 }
 
-// serveUpgrade is the HTTP handler: it vets the upgrade request, accepts the
-// WebSocket and serves the connection until it ends. Any path is accepted:
-// adapters dial "/", and nothing else is served here.
+// serveUpgrade is the HTTP handler: mcpPath goes to the MCP endpoint when
+// one is set; any other path is an adapter upgrade (adapters dial "/").
 func (l *adapterLink) serveUpgrade(w http.ResponseWriter, r *http.Request) {
 	if l.mcp != nil && r.URL.Path == l.mcpPath {
 		l.mcp.ServeHTTP(w, r)

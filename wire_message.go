@@ -94,10 +94,8 @@ type (
 	// path in it (wire protocol "Paths in requests"). Path holds one
 	// segment per parsed pathSegment, built by wirePath: a string for an
 	// object key, an int64 for a bare index, which on an object names the
-	// key of its decimal spelling; nil is the whole state. Only sessions
-	// whose app offers capSnapshotPath are asked with a Path; a feed that
-	// leaves such a request to the session gets it answered from the
-	// snapshot the server holds.
+	// key of its decimal spelling; nil is the whole state. Only apps that
+	// offer capSnapshotPath are asked with a Path (session_pushdown.go).
 	snapshotParams struct {
 		Stream string `json:"stream"`
 		Seq    int64  `json:"seq,omitempty"`

@@ -23,8 +23,7 @@ const (
 
 // sessionFeed is how a live session reaches its app: one connection.
 // request asks the app in the wire protocol's vocabulary and returns the
-// answer's result, or errAnswerLocally when the session should answer from
-// what it holds; its errors are the typed errors of wire_errors.go.
+// answer's result, errAnswerLocally, or a typed error of wire_errors.go.
 // replaced ends the feed because a newer connection of the same app or
 // device took its session; it must not block.
 type sessionFeed interface {

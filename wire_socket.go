@@ -2,11 +2,7 @@ package main
 
 // wire_socket.go is the life of one WebSocket connection, whatever speaks
 // over it and whether it was accepted or dialled (wire_dial.go), and the
-// part of a listener that holds its connections: admitting upgrades while
-// it runs, counting every goroutine they start, closing them with a
-// bounded close handshake (safe to ask for twice), pinging with a check
-// for late pongs, writing under one writer lock, and reading messages
-// without holding more than the frame limit. Every link uses all of it:
+// part of a listener that holds its connections. Every link uses all of it:
 // the adapter link (wire_link.go, wire_conn.go) and the Reactotron bridge
 // (rtron_bridge.go) for the sockets they accept, the Metro link
 // (metro_conn.go) and the Reactotron desktop relay (rtron_desktop_conn.go)
