@@ -262,7 +262,6 @@ func (a *logcatAssembler) addTombstone(l logcatLine, now time.Time) bool {
 	}
 	g.app = pkg
 	if crash := a.groups[groupKey{roleNative, pid}]; crash != nil {
-		// The tombstone joins the signal line of its process.
 		crash.tombstone = true
 		for _, line := range g.lines {
 			crash.add(line, now)
@@ -382,7 +381,6 @@ func (a *logcatAssembler) flush(now time.Time, all, hold bool) {
 	}
 }
 
-// nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
 	return earliestDue(a.waits, append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
 }

@@ -86,7 +86,6 @@ func (a *simAssembler) flush(now time.Time, all bool) {
 	}
 }
 
-// nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
 	return earliestDue(a.waits, append([]*entryGroup{a.jsError}, slices.Collect(maps.Values(a.crash))...))
 }
