@@ -17,8 +17,7 @@ package main
 //     process logs after it (the call stack) (native_simcrash.go).
 //
 // Android's own verdicts about an app (an ANR, a kill) are read in
-// native_verdict.go; the lines of a pid no followed app owns yet wait in
-// native_pending.go until it is one's.
+// native_verdict.go; lines of pids no app owns yet wait in native_pending.go.
 //
 // A group is emitted once nativeIdleFlush has passed since its last line
 // (a native crash without its tombstone waits nativeTombstoneWait for it).
