@@ -208,8 +208,7 @@ var nativeListings = []struct {
 	{nativeIOS, fromTemplate(cmdSimctlList), parseSimctlDevices},
 }
 
-// apps is the apps to follow (see above), at most maxNativeApps; where
-// each came from is kept for the health check.
+// apps is the apps to follow (see above), at most maxNativeApps.
 func (f *nativeFollower) apps() []string {
 	var sources []nativeAppSource
 	for _, id := range f.cfg.NativeApps {
