@@ -95,6 +95,7 @@ type nativeCrashStatus struct {
 type nativeStatus struct {
 	ADB, Xcrun string // the tools found; "" when not
 	ListError  string // why the last device listing failed; what is followed stays so
+	// ADBServer is the last adb server start an adb command of ours made (zero: none).
 	ADBServer nativeServerStart
 	// LogTags is ANDROID_LOG_TAGS as it was set, ignored ("" when unset).
 	LogTags   string
