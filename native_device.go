@@ -15,8 +15,7 @@ package main
 //     line callback; the ended callback runs on keepStreaming's goroutine
 //     once that run's reader has returned, so the two never run at once.
 //  3. The line callback skips the line a restarted logcat repeats and puts
-//     the line into the follow's intake (nativeLines, under its own lock); a
-//     line refused is counted in device.dropped, as are those left at the end.
+//     the line into the follow's intake (nativeLines, under its own lock).
 //  4. The consumer, on the follow goroutine itself (consume), takes batches
 //     into the platform's deviceIntake: androidIntake parses logcat
 //     (native_logcat.go) into the logcatAssembler (native_crash.go), which
