@@ -101,7 +101,6 @@ func (d *nativeDevice) lookUpPIDs(ctx context.Context) {
 	})
 }
 
-// everyPoll calls look at once, then every poll, until ctx ends.
 func (d *nativeDevice) everyPoll(ctx context.Context, look func()) {
 	look()
 	every(ctx, d.follower.pollEvery, func() bool { look(); return true })
@@ -174,8 +173,6 @@ func (d *nativeDevice) setPIDsSince(app string, pids []int, since uint64) {
 	d.pidsChanged(emptied, added)
 }
 
-// pidsChanged ends the apps whose last process has gone (appEnded), and
-// wakes the consumer when a pid is new.
 func (d *nativeDevice) pidsChanged(emptied []string, added bool) {
 	for _, app := range emptied {
 		d.appEnded(app)
@@ -269,7 +266,6 @@ func (d *nativeDevice) appOf(pid int) string {
 	return ""
 }
 
-// pidGeneration changes whenever a pid is added to an app's.
 func (d *nativeDevice) pidGeneration() uint64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()

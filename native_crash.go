@@ -17,8 +17,7 @@ package main
 //     process logs after it (the call stack) (native_simcrash.go).
 //
 // Android's own verdicts about an app (an ANR, a kill) are read in
-// native_verdict.go; the lines of a pid no followed app owns yet wait in
-// native_pending.go until it is one's.
+// native_verdict.go; lines of pids no app owns yet wait in native_pending.go.
 //
 // A group is emitted once nativeIdleFlush has passed since its last line
 // (a native crash without its tombstone waits nativeTombstoneWait for it).
@@ -262,7 +261,6 @@ func (a *logcatAssembler) addTombstone(l logcatLine, now time.Time) bool {
 	}
 	g.app = pkg
 	if crash := a.groups[groupKey{roleNative, pid}]; crash != nil {
-		// The tombstone joins the signal line of its process.
 		crash.tombstone = true
 		for _, line := range g.lines {
 			crash.add(line, now)
@@ -382,7 +380,6 @@ func (a *logcatAssembler) flush(now time.Time, all, hold bool) {
 	}
 }
 
-// nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *logcatAssembler) nextFlush() (at time.Time, ok bool) {
 	return earliestDue(a.waits, append([]*entryGroup{a.message, a.jsError}, slices.Collect(maps.Values(a.groups))...))
 }

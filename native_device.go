@@ -6,8 +6,7 @@ package main
 //
 //  1. The follower's run goroutine lists devices each poll and reconciles
 //     (native_follow.go): one nativeDevice per serial or udid in devices,
-//     under follower.mu, as are each device's cancel and done. A device's
-//     own fields (name, apps, pids, running and due ends) are under its mu.
+//     under follower.mu (nativeDevice says what guards its own fields).
 //  2. A device online gets a follow goroutine (follow, below), which runs
 //     logcat -T 1 or `log stream` through the runner's keepStreaming
 //     (native_runner.go) on a goroutine of its own, started again after a
@@ -16,8 +15,7 @@ package main
 //     line callback; the ended callback runs on keepStreaming's goroutine
 //     once that run's reader has returned, so the two never run at once.
 //  3. The line callback skips the line a restarted logcat repeats and puts
-//     the line into the follow's intake (nativeLines, under its own lock); a
-//     line refused is counted in device.dropped, as are those left at the end.
+//     the line into the follow's intake (nativeLines, under its own lock).
 //  4. The consumer, on the follow goroutine itself (consume), takes batches
 //     into the platform's deviceIntake: androidIntake parses logcat
 //     (native_logcat.go) into the logcatAssembler (native_crash.go), which
@@ -160,9 +158,8 @@ func (d *nativeDevice) follow(ctx context.Context) {
 	lines := newNativeLines()
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		// A restarted logcat (-T 1) prints the last line again: the line
-		// last read is skipped once after a restart. The two callbacks
-		// never run at once (see the top of the file).
+		// A restarted logcat (-T 1) prints the last line read again. The
+		// two callbacks never run at once (see the top of the file).
 		var last []byte
 		restarted := false
 		f.runner.keepStreaming(ctx, cmd, func(b []byte) {
@@ -216,8 +213,7 @@ func (d *nativeDevice) endAll() {
 }
 
 // appEnded remembers that app's last process has ended and wakes the
-// consumer, which tells the sink once the app's last lines are delivered.
-// An end is never lost: it stays due until the consumer takes it.
+// consumer. An end is never lost: it stays due until the consumer takes it.
 func (d *nativeDevice) appEnded(app string) {
 	d.mu.Lock()
 	due := d.endsDue[app]
@@ -269,8 +265,7 @@ func (d *nativeDevice) holdEnds(waits []string) {
 }
 
 // nativeLines is one follow's intake: lines read and not yet taken, within
-// nativeIntake lines and nativeIntakeBytes (ring.go's queue counts the bytes
-// of the lines it holds, and no others). The reader puts, the consumer takes.
+// nativeIntake lines and nativeIntakeBytes. The reader puts, the consumer takes.
 type nativeLines struct {
 	mu    sync.Mutex
 	q     queue[[]byte]

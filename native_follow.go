@@ -4,12 +4,8 @@ package main
 // every online Android device that adb lists and, on macOS, every booted
 // iOS simulator. The apps are NATIVE_APPS, the ids the project names
 // (native_project.go) and the package or bundle ids the sessions name
-// (Metro's app id, an adapter's app.bundleId); only their processes' lines
-// are kept (native_adb.go, native_simulator.go), put together into entries
-// (native_crash.go) and handed to the sink, which files them under the
-// app's session. One follower per device, never two: devices are keyed by
-// serial or udid, and a follower ends when its device leaves the list or
-// the server stops.
+// (Metro's app id, an adapter's app.bundleId). What becomes of their lines,
+// and who owns what, is told at the top of native_device.go.
 
 import (
 	"cmp"
@@ -27,8 +23,7 @@ import (
 const (
 	// nativePollEvery is how often devices are listed and pids looked up.
 	nativePollEvery = 2 * time.Second
-	// nativeIntake bounds the lines waiting to be read, per device; lines
-	// beyond it are dropped and counted.
+	// nativeIntake bounds the lines waiting to be read, per device.
 	nativeIntake = 4096
 	// maxNativeApps and maxNativeDevices (Android's) bound what is followed at once.
 	maxNativeApps    = 32
@@ -214,8 +209,7 @@ var nativeListings = []struct {
 	{nativeIOS, fromTemplate(cmdSimctlList), parseSimctlDevices},
 }
 
-// apps is the apps to follow (see above), at most maxNativeApps; where
-// each came from is kept for the health check.
+// apps is the apps to follow (see above), at most maxNativeApps.
 func (f *nativeFollower) apps() []string {
 	var sources []nativeAppSource
 	for _, id := range f.cfg.NativeApps {
@@ -235,9 +229,8 @@ func (f *nativeFollower) apps() []string {
 // reconcile starts a follower for each device newly online and ends the
 // followers of devices gone; every follower learns the apps to follow.
 // listErrs holds why a platform's listing failed: such a listing says
-// nothing of that platform's devices, which stay as they are. A device not
-// ready (offline, unauthorized), or one that a newly started adb server
-// does not list yet, has its follow stopped but its apps kept (keepApps).
+// nothing of that platform's devices, which stay as they are. A device
+// not ready (offline, unauthorized) keeps its apps (keepApps).
 func (f *nativeFollower) reconcile(ctx context.Context, wg *sync.WaitGroup, listed []nativeDeviceStatus, apps []string, listErrs map[string]error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()

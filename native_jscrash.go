@@ -63,10 +63,9 @@ func sameJSError(report, crash string) bool {
 	return r != "" && c != "" && (strings.HasPrefix(r, c) || strings.HasPrefix(c, r))
 }
 
-// foldIn folds report into crash when it is a JavaScript console error of
-// crash's pid that names the same error as line (the crash's exception):
-// report's first line is the crash's own message; the others go at its
-// end under jsFoldedHeader, bar those it has (finish). It reports whether it did.
+// foldIn folds report into crash when it is the console report of line (the
+// crash's exception): report's first line is the crash's own message; the
+// others go at its end under jsFoldedHeader (finish). It reports whether it did.
 func (crash *entryGroup) foldIn(report *entryGroup, line string) bool {
 	if report == nil || !report.entry.JSConsole || report.entry.Level != "error" || report.entry.PID != crash.entry.PID ||
 		len(report.lines) == 0 || !sameJSError(report.lines[0], line) {

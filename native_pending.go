@@ -112,8 +112,7 @@ func (a *logcatAssembler) replayPending(match func(pid int) bool) {
 }
 
 // replayBeforeCrash hands the assembler the kept lines of pid, whose app a
-// crash has just named though no lookup knows the pid: they are its last
-// lines before the crash, and go out before it.
+// crash has just named (see the top of the file): they go out before it.
 func (a *logcatAssembler) replayBeforeCrash(pid int, app string) {
 	taken := a.pending.take(func(p int) bool { return p == pid })
 	for _, pl := range taken {

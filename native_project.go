@@ -4,16 +4,13 @@ package main
 // followed with nothing to set (a release build has no Metro to name
 // them). In PROJECT_DIR (the server's working directory when unset):
 //
-//   - android/app/build.gradle(.kts): `applicationId "…"` (Groovy),
+//   - android/app/build.gradle(.kts): the first `applicationId "…"` (Groovy),
 //     `applicationId = "…"` (Kotlin), else `namespace`;
 //   - app.json: expo.android.package and expo.ios.bundleIdentifier;
 //     app.config.js/ts: the same keys when their values are string literals;
 //   - ios/*.xcodeproj/project.pbxproj: PRODUCT_BUNDLE_IDENTIFIER, but for
 //     values built from $(…) variables and test targets' (whose build
 //     settings name a TEST_HOST, BUNDLE_LOADER or TEST_TARGET_NAME).
-//
-// Each file is read up to maxProjectFileBytes, never whole; the ids are
-// read again only when a file's size or time changes.
 
 import (
 	"encoding/json"
@@ -144,8 +141,6 @@ func (p *projectAppIDs) followed() []nativeAppSource {
 	return slices.Clone(p.sources)
 }
 
-// parseGradleAppID reads an app module's build.gradle or build.gradle.kts:
-// its first applicationId, else its namespace.
 func parseGradleAppID(text string) []string {
 	for _, key := range []string{"applicationId", "namespace"} {
 		if id := quotedAfterKey(stripLineComments(text), key, " \t="); id != "" {
@@ -155,8 +150,6 @@ func parseGradleAppID(text string) []string {
 	return nil
 }
 
-// parseExpoConfigScript reads app.config.js/ts: android.package and
-// ios.bundleIdentifier when written as string literals.
 func parseExpoConfigScript(text string) []string {
 	text = stripLineComments(text)
 	var ids []string
@@ -171,8 +164,7 @@ func parseExpoConfigScript(text string) []string {
 	return ids
 }
 
-// parseExpoAppJSON reads app.json's expo.android.package and
-// expo.ios.bundleIdentifier (at the top when there is no expo key).
+// parseExpoAppJSON reads app.json, whose keys are at the top without expo.
 func parseExpoAppJSON(text string) []string {
 	type config struct {
 		Android struct {
@@ -196,8 +188,6 @@ func parseExpoAppJSON(text string) []string {
 	return slices.DeleteFunc([]string{c.Android.Package, c.IOS.BundleIdentifier}, func(id string) bool { return id == "" })
 }
 
-// parsePBXBundleIDs reads an Xcode project's PRODUCT_BUNDLE_IDENTIFIERs,
-// but for test targets' and those built from variables.
 func parsePBXBundleIDs(text string) []string {
 	var ids []string
 	for _, block := range strings.Split(text, "buildSettings = {")[1:] {

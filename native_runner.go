@@ -20,8 +20,7 @@ import (
 )
 
 const (
-	// maxNativeLine is the longest line read from a child; the rest of a
-	// longer line is dropped and the cut counted.
+	// maxNativeLine is the longest line read from a child; the cut is counted.
 	maxNativeLine = 16 << 10
 	// maxNativeOutput bounds the whole output of a short command.
 	maxNativeOutput = 256 << 10
@@ -44,8 +43,7 @@ type nativeRunner struct {
 	paths                  map[string]string // tool → executable path
 	minBackoff, maxBackoff time.Duration     // the NativePoll tunable shortens them
 	cutLines               atomic.Int64      // lines longer than maxNativeLine
-	// env is the children's environment: the server's without
-	// ANDROID_LOG_TAGS, whose value was logTags (native_stderr.go).
+	// env is the children's environment; logTags what childEnv left out.
 	env     []string
 	logTags string
 	now     func() time.Time // tests set the clock

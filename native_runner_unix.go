@@ -7,9 +7,8 @@ import (
 	"syscall"
 )
 
-// ownProcessGroup makes cmd lead its own process group and, when its
-// context ends, kills the whole group: what the child started (simctl
-// spawn's log) ends with it.
+// ownProcessGroup makes cmd lead its own process group, killed whole when
+// its context ends.
 func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error {

@@ -1,9 +1,6 @@
 package main
 
-// native_simcrash.go is the iOS simulator's side of native_crash.go: its
-// log events into entries, an uncaught exception with what its process
-// logs after it as one crash, React Native's RCTFatalException as a
-// JavaScript one (native_jscrash.go).
+// native_simcrash.go is the iOS simulator's side of native_crash.go.
 
 import (
 	"cmp"
@@ -86,7 +83,6 @@ func (a *simAssembler) flush(now time.Time, all bool) {
 	}
 }
 
-// nextFlush is when flush is next due; ok is false when nothing is open.
 func (a *simAssembler) nextFlush() (at time.Time, ok bool) {
 	return earliestDue(a.waits, append([]*entryGroup{a.jsError}, slices.Collect(maps.Values(a.crash))...))
 }

@@ -124,8 +124,7 @@ const simAppLabel = "UIKitApplication:"
 
 // parseLaunchctlList reads `launchctl list` run in a simulator (a header,
 // then `PID<TAB>STATUS<TAB>LABEL` lines, PID "-" for a job that runs no
-// process): the pids of the apps among apps that run a process, by bundle
-// id. An app that runs none is absent.
+// process): by bundle id, the pids of the apps among apps that run one.
 func parseLaunchctlList(out string, apps []string) map[string][]int {
 	running := map[string][]int{}
 	for line := range strings.SplitSeq(out, "\n") {

@@ -16,9 +16,7 @@ import (
 	"time"
 )
 
-// lookUpSimApps lists the simulator's running apps every poll until ctx
-// ends and installs each followed app's pids (setPIDsSince); a listing
-// that fails changes nothing, and the device keeps why (asked).
+// lookUpSimApps is the simulator's lookUpPIDs: a failed listing changes nothing.
 func (d *nativeDevice) lookUpSimApps(ctx context.Context) {
 	cmd, err := deviceCommand(cmdSimctlApps, d.id)
 	if err != nil {

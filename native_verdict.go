@@ -88,8 +88,6 @@ func parseActivityVerdict(msg string) (androidVerdict, bool) {
 	return androidVerdict{}, false
 }
 
-// verdictLevel is the level of a verdict's entry: an ANR is an error, a
-// kill a warning, a death or a stop as logged.
 func verdictLevel(end string, level byte) string {
 	switch end {
 	case nativeEndANR:
@@ -100,9 +98,8 @@ func verdictLevel(end string, level byte) string {
 	return logcatLevel(level)
 }
 
-// addVerdict takes a line of a verdict about a followed app (its first,
-// or a further line of an ANR's message), reporting false for any other
-// line. Any other line of the writer's pid ends its open verdict.
+// addVerdict takes a line of a verdict about a followed app (its first, or
+// a further line of an ANR's message), reporting false for any other line.
 func (a *logcatAssembler) addVerdict(l logcatLine, now time.Time) bool {
 	k := groupKey{roleVerdict, l.PID}
 	if g := a.groups[k]; g != nil && g.entry.End == nativeEndANR && g.key == logcatKey(l) {
