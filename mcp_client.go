@@ -145,7 +145,7 @@ func callFrom(ctx context.Context) *callInfo {
 type subscriptionSet struct {
 	mu       sync.Mutex
 	uris     map[string]bool
-	onChange func() // after a URI is added or removed
+	onChange func() // after a URI is added or removed; required
 }
 
 // add subscribes to uri, at most maxSubscriptions per set.

@@ -175,7 +175,8 @@ func (r *appEnds) note(app nativeApp, e nativeEntry) {
 	r.end = end
 }
 
-// last is the last end noted (nil for none), which note replaces, never changes.
+// last is the last end noted (nil for none), which note replaces, never
+// changes, so what it returns is safe to read without the lock.
 func (r *appEnds) last() *nativeEndStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
