@@ -179,8 +179,11 @@ func dialIntroduced(t *testing.T, ctx context.Context, b *reactotronBridge) *web
 // frozen one, is closed with 1008 "ping timeout" once its pong is late.
 func TestBridgeDropsAppThatNeverPongs(t *testing.T) {
 	t.Parallel()
+	// The pong deadline also bounds the ping's write, and a write it cuts
+	// ends the connection without a close frame: 250 ms leaves a loaded
+	// machine time to write the ping, so the close the test reads is 1008.
 	_, _, url := startBridgeTuned(t, 5*time.Second, nil, func(b *reactotronBridge) {
-		b.pingInterval, b.pongTimeout = 5*time.Millisecond, 20*time.Millisecond
+		b.pingInterval, b.pongTimeout = 5*time.Millisecond, 250*time.Millisecond
 	})
 	ctx, cancel := context.WithTimeout(t.Context(), linkWaitLimit)
 	defer cancel()
