@@ -244,13 +244,11 @@ func loadConfigFlags(args []string, getenv func(string) string, extra func(fs *f
 		return c, err
 	}
 	if c.MaxResultBytes > int(c.MaxPayloadSize) {
-		from := source["MAX_RESULT_BYTES"]
-		if from == "" {
-			// Only the payload limit was lowered: the result budget follows it.
-			c.MaxResultBytes = int(c.MaxPayloadSize)
-		} else {
+		if from := source["MAX_RESULT_BYTES"]; from != "" {
 			return c, fmt.Errorf("%w: %s (%d) must not exceed MAX_PAYLOAD_SIZE (%d)", errUsage, from, c.MaxResultBytes, c.MaxPayloadSize)
 		}
+		// Only the payload limit was lowered: the result budget follows it.
+		c.MaxResultBytes = int(c.MaxPayloadSize)
 	}
 	return c, nil
 }

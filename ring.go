@@ -44,9 +44,8 @@ func (q *queue[T]) fits(n int, more int64) bool {
 func (q *queue[T]) add(v T, front bool) {
 	if q.n == len(q.buf) {
 		grown := make([]T, max(8, 2*len(q.buf)))
-		for i := range q.n {
-			grown[i] = *q.at(i)
-		}
+		n := copy(grown, q.buf[q.start:]) // full: the oldest values, then the wrapped rest
+		copy(grown[n:], q.buf[:q.start])
 		q.buf, q.start = grown, 0
 	}
 	if front {

@@ -67,12 +67,10 @@ func (t *httpTransport) newSession() (*httpSession, *rpcError) {
 	s.client = newClient(t.srv, "http session "+s.id[:8], s.notify, ctx.Done())
 	var idle []*httpSession
 	t.mu.Lock()
-	select {
-	case <-t.stopping:
+	if isClosed(t.stopping) {
 		t.mu.Unlock()
 		cancel()
 		return nil, rpcErrorf(errInternal, nil, "internal error: the server is stopping")
-	default:
 	}
 	if len(t.sessions) >= maxHTTPSessions {
 		cutoff := time.Now().Add(-sessionIdleTimeout).UnixNano()

@@ -69,8 +69,7 @@ func (p *workerPool) submit(run func(), size int, flush func()) {
 	p.queue.push(task{run: run, size: size})
 	if p.queue.len() > p.idle && p.workers < p.maxWorkers {
 		p.workers++
-		p.wg.Add(1)
-		go p.work()
+		p.wg.Go(p.work)
 	}
 	p.taskReady.Signal()
 }
@@ -84,7 +83,6 @@ func (p *workerPool) full(size int) bool {
 
 // work runs queued tasks until close, once the queue is empty.
 func (p *workerPool) work() {
-	defer p.wg.Done()
 	p.mu.Lock()
 	for {
 		for p.queue.len() == 0 && !p.closing {

@@ -1,9 +1,8 @@
 package main
 
-// The settings every layer reads, as plain values. They sit in the base
-// layer so that each layer can be handed its settings without reaching up
-// into the entry: config.go, in the entry, reads them from the flags and
-// the environment, and serve passes them down.
+// The settings every layer reads, as plain values, in the base layer so that
+// each layer is handed its settings without reaching up into the entry:
+// config.go reads them from the flags and the environment, serve passes them.
 
 import (
 	"log/slog"

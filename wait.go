@@ -4,6 +4,7 @@ package main
 // context cuts short, a ticking loop, and a wake that never blocks.
 
 import (
+	"cmp"
 	"context"
 	"time"
 )
@@ -19,10 +20,7 @@ func newBackoff(min, max time.Duration) backoff { return backoff{min: min, max: 
 
 // next returns the delay to wait now, and doubles the one after.
 func (b *backoff) next() time.Duration {
-	d := b.cur
-	if d == 0 {
-		d = b.min
-	}
+	d := cmp.Or(b.cur, b.min)
 	b.cur = min(2*d, b.max)
 	return d
 }

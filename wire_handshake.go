@@ -68,13 +68,8 @@ func (l *adapterLink) checkUpgrade(r *http.Request) string {
 }
 
 func (l *adapterLink) hostAllowed(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	if _, err := netip.ParseAddr(host); err == nil {
-		return true
-	}
-	return l.allowedHosts[strings.ToLower(host)]
+	_, err := netip.ParseAddr(host)
+	return strings.EqualFold(host, "localhost") || err == nil || l.allowedHosts[strings.ToLower(host)]
 }
 
 // splitHostHeader splits a Host header into host (no brackets) and port,

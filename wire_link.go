@@ -253,8 +253,7 @@ func (l *adapterLink) run(ctx context.Context) error {
 	stopServing() // the listener and any connection not yet upgraded
 	l.sockets.wait()
 	l.mu.Lock()
-	l.listening = false
-	l.listenErr = ""
+	l.listening, l.listenErr = false, ""
 	l.mu.Unlock()
 	l.events.close()
 	dispatch.Wait()

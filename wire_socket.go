@@ -189,11 +189,7 @@ func (s *wireSocket) goTracked(f func()) bool {
 		return false
 	}
 	// Counted: the handler's own count is still held, so wg is above zero.
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
-		f()
-	}()
+	s.wg.Go(f)
 	return true
 }
 
@@ -221,9 +217,7 @@ func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 			// finished right after asking for the close. This goroutine's
 			// own count is held, so wg is above zero.
 			closed := make(chan struct{})
-			s.wg.Add(1)
-			go func() {
-				defer s.wg.Done()
+			s.wg.Go(func() {
 				timer := time.NewTimer(s.opts.closeTimeout)
 				defer timer.Stop()
 				select {
@@ -233,7 +227,7 @@ func (s *wireSocket) closeWith(code websocket.StatusCode, reason string) {
 						s.raw.SetDeadline(time.Now())
 					}
 				}
-			}()
+			})
 			s.ws.Close(code, reason)
 			close(closed)
 		})
