@@ -83,14 +83,6 @@ func catalogOf(ts *toolSet) toolCatalog {
 	return c
 }
 
-func namesOf[T any](items []T, name func(T) string) []string {
-	names := make([]string, len(items))
-	for i, item := range items {
-		names[i] = name(item)
-	}
-	return names
-}
-
 func promptByName(name string) *prompt {
 	if i := slices.IndexFunc(allPrompts, func(p *prompt) bool { return p.name == name }); i >= 0 {
 		return allPrompts[i]

@@ -331,6 +331,14 @@ func strictMembers(raw json.RawMessage, whose, shape string, takes []string, bad
 	return problem
 }
 
+func namesOf[T any](items []T, name func(T) string) []string {
+	names := make([]string, len(items))
+	for i, item := range items {
+		names[i] = name(item)
+	}
+	return names
+}
+
 // argNames lists the arguments a tool or a prompt takes for an error, "no
 // arguments" when it takes none.
 func argNames(names []string) string {
