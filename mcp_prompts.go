@@ -83,14 +83,6 @@ func catalogOf(ts *toolSet) toolCatalog {
 	return c
 }
 
-func namesOf[T any](items []T, name func(T) string) []string {
-	names := make([]string, len(items))
-	for i, item := range items {
-		names[i] = name(item)
-	}
-	return names
-}
-
 func promptByName(name string) *prompt {
 	if i := slices.IndexFunc(allPrompts, func(p *prompt) bool { return p.name == name }); i >= 0 {
 		return allPrompts[i]
@@ -202,12 +194,11 @@ func renderPrompt(p *prompt, args map[string]string, tools toolCatalog) map[stri
 	}
 }
 
-// parsePromptArgs checks prompts/get arguments against the prompt, as
-// strictly as tool arguments: names match exactly, a name given twice or not
-// declared is refused, values are strings. An empty string or null counts as
-// absent, because clients send "" for a field the user left blank. Paths are
-// parsed and returned in canonical form, so that they equal the paths a diff
-// reports.
+// parsePromptArgs checks prompts/get arguments against the prompt as
+// strictly as tool arguments (strictMembers); values are strings. An empty
+// string or null counts as absent, because clients send "" for a field the
+// user left blank. Paths are parsed and returned in canonical form, so that
+// they equal the paths a diff reports.
 func parsePromptArgs(p *prompt, raw json.RawMessage) (map[string]string, error) {
 	args := map[string]string{}
 	bad := func(arg, problem string) error {

@@ -255,10 +255,7 @@ func errorResult(err error, r *redactor) json.RawMessage {
 func parseArgs(specs []argSpec, raw json.RawMessage) (toolArgs, error) {
 	args := toolArgs{strings: map[string]string{}, ints: map[string]int64{}, objects: map[string]json.RawMessage{}}
 	members := map[string][]byte{}
-	names := make([]string, len(specs))
-	for i, s := range specs {
-		names[i] = s.name
-	}
+	names := namesOf(specs, func(s argSpec) string { return s.name })
 	bad := func(name, problem string) error { return invalidParams(name, problem) }
 	if err := strictMembers(raw, "tool", "an object", names, bad, func(name string, v []byte) error {
 		members[name] = v
@@ -329,6 +326,14 @@ func strictMembers(raw json.RawMessage, whose, shape string, takes []string, bad
 		return bad("arguments", "malformed JSON")
 	}
 	return problem
+}
+
+func namesOf[T any](items []T, name func(T) string) []string {
+	names := make([]string, len(items))
+	for i, item := range items {
+		names[i] = name(item)
+	}
+	return names
 }
 
 // argNames lists the arguments a tool or a prompt takes for an error, "no

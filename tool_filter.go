@@ -84,12 +84,7 @@ func (ts *toolSet) eventFilter(stream string, a toolArgs) (func(event []byte) bo
 		return nil, nil
 	}
 	return func(ev []byte) bool {
-		for _, keep := range keeps {
-			if !keep(ev) {
-				return false
-			}
-		}
-		return true
+		return !slices.ContainsFunc(keeps, func(keep func([]byte) bool) bool { return !keep(ev) })
 	}, nil
 }
 

@@ -183,14 +183,12 @@ func (ts *toolSet) healthResult(out healthOutput) (*toolResult, error) {
 // debug://sessions.
 func describeSession(v sessionView) healthSession {
 	h := healthSession{ID: v.ID, App: nullable(v.AppName()), Via: v.Via, Connected: v.Connected,
-		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: orNull(v.Info.Device), Streams: []string{}}
+		ConnectedAt: v.Info.ConnectedAt.UTC().Format(timeFormat), Device: orNull(v.Info.Device)}
 	if !v.Connected {
 		h.DisconnectedAt = formatTime(v.DisconnectedAt)
 	}
-	for _, st := range v.Info.Streams {
-		h.Streams = append(h.Streams, st.Name)
-	}
-	h.Streams, h.StreamsTotal = firstN(h.Streams, 0, maxHealthStreams)
+	names := namesOf(v.Info.Streams, func(st streamState) string { return st.Name })
+	h.Streams, h.StreamsTotal = firstN(names, 0, maxHealthStreams)
 	return h
 }
 
