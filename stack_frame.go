@@ -116,11 +116,7 @@ func (f jsFrame) text() string {
 // framesText prints frames one a line, as the engines print them; ""
 // when there are none.
 func framesText(frames []jsFrame) string {
-	lines := make([]string, len(frames))
-	for i, f := range frames {
-		lines[i] = f.text()
-	}
-	return strings.Join(lines, "\n")
+	return strings.Join(namesOf(frames, jsFrame.text), "\n")
 }
 
 // located gives a frame read from an object the kind its file says.
