@@ -166,7 +166,10 @@ func (a *demoApp) runCommandRequest(p demoParams) (any, *wireError) {
 			result = map[string]bool{"offline": offline}
 		})
 	default:
-		names := namesOf(demoCommands, func(c demoCommand) string { return c.Command })
+		names := make([]string, len(demoCommands))
+		for i, c := range demoCommands {
+			names[i] = c.Command
+		}
 		return nil, &wireError{Code: demoCodeInvalidParams, Message: fmt.Sprintf("%s: unknown command %q", method, command),
 			Details: map[string]any{"param": "command", "commands": names}}
 	}

@@ -116,7 +116,11 @@ func (f jsFrame) text() string {
 // framesText prints frames one a line, as the engines print them; ""
 // when there are none.
 func framesText(frames []jsFrame) string {
-	return strings.Join(namesOf(frames, jsFrame.text), "\n")
+	lines := make([]string, len(frames))
+	for i, f := range frames {
+		lines[i] = f.text()
+	}
+	return strings.Join(lines, "\n")
 }
 
 // located gives a frame read from an object the kind its file says.
