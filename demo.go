@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -143,15 +144,12 @@ func newDemoApp(opts demoOptions) *demoApp {
 	a := &demoApp{
 		opts:      opts,
 		now:       opts.Now,
-		sessionID: opts.SessionID,
+		sessionID: cmp.Or(opts.SessionID, demoSessionID(opts.Seed)),
 		rng:       rand.New(rand.NewPCG(uint64(opts.Seed), 0x5b0c_a9e1)),
 		paths:     demoTrees{streams: map[string]demoTree{}},
 	}
 	if a.now == nil {
 		a.now = time.Now
-	}
-	if a.sessionID == "" {
-		a.sessionID = demoSessionID(opts.Seed)
 	}
 	a.startedAt = demoTimestamp(a.now())
 	a.reduxStream = a.addStream("redux", "state_snapshot", nil, a.encodeRedux)

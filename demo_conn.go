@@ -254,10 +254,7 @@ func (l *demoLink) start(ctx context.Context, id string, serve func(context.Cont
 	reqCtx, cancel := context.WithCancel(ctx)
 	entry := &demoInflight{cancel: cancel}
 	l.inflight[id] = entry
-	l.handlers.Add(1)
-	l.mu.Unlock()
-	go func() {
-		defer l.handlers.Done()
+	l.handlers.Go(func() {
 		defer func() { <-l.slots }()
 		defer cancel()
 		serve(reqCtx)
@@ -266,7 +263,8 @@ func (l *demoLink) start(ctx context.Context, id string, serve func(context.Cont
 			delete(l.inflight, id)
 		}
 		l.mu.Unlock()
-	}()
+	})
+	l.mu.Unlock()
 }
 
 // cancel drops the request id: the server gave up on it (spec §4).

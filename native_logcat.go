@@ -53,21 +53,19 @@ func parseLogcatLine(line string) (logcatLine, error) {
 	}
 	l.Level = rest[1]
 	rest = rest[3:]
-	i := strings.Index(rest, ": ")
-	if i < 0 {
+	tag, msg, found := strings.Cut(rest, ": ")
+	if !found {
 		// An empty message leaves the line ending in ":".
-		if !strings.HasSuffix(rest, ":") {
+		if tag, found = strings.CutSuffix(rest, ":"); !found {
 			return l, fmt.Errorf("%w: no \": \" after the tag", errLogcatLine)
 		}
-		i = len(rest) - 1
-		rest += " "
 	}
-	l.Tag = cleanLogText(strings.TrimRight(rest[:i], " "))
+	l.Tag = cleanLogText(strings.TrimRight(tag, " "))
 	if strings.HasSuffix(l.Tag, ":") {
 		// "tag:: m" could be read two ways, and would print as a third.
 		return l, fmt.Errorf("%w: the tag ends with a colon", errLogcatLine)
 	}
-	l.Message = cleanLogText(rest[i+2:])
+	l.Message = cleanLogText(msg)
 	return l, nil
 }
 

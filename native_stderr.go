@@ -9,6 +9,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"slices"
 	"strings"
@@ -164,9 +165,7 @@ func (r *nativeRunner) adbServerLine(line string) {
 		r.server = nativeServerStart{At: r.now(), Said: line}
 	case strings.Contains(line, "daemon started successfully"):
 		r.server.At = r.now()
-		if r.server.Said == "" {
-			r.server.Said = line
-		}
+		r.server.Said = cmp.Or(r.server.Said, line)
 	}
 }
 

@@ -53,9 +53,7 @@ import (
 func pathsCover(paths []string, p string) bool {
 	for _, s := range paths {
 		switch {
-		case s == p:
-			return true
-		case s == "*" && p == "":
+		case s == p, s == "*" && p == "":
 			return true
 		case strings.HasSuffix(s, ".*") && len(s) > 2:
 			parent := s[:len(s)-2]

@@ -297,11 +297,7 @@ func (m *symbolicator) startCall(ask frameAsk) ([]*symbolicateCall, error) {
 		}
 		waits = append(waits, c)
 		m.calling++
-		m.calls.Add(1)
-		go func() {
-			defer m.calls.Done()
-			m.do(c)
-		}()
+		m.calls.Go(func() { m.do(c) })
 	}
 	return waits, nil
 }

@@ -222,8 +222,7 @@ func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (
 	if !ok || l.size != info.Size() || !l.mod.Equal(info.ModTime()) {
 		l = &loadedMap{size: info.Size(), mod: info.ModTime(), done: make(chan struct{})}
 		r.loaded[path] = l
-		r.reads.Add(1)
-		go r.load(path, l)
+		r.reads.Go(func() { r.load(path, l) })
 	}
 	r.order = append(slices.DeleteFunc(r.order, func(p string) bool { return p == path }), path) // the most recently used
 	r.evict()
@@ -246,7 +245,6 @@ func (r *releaseMaps) read(ctx context.Context, path string, info fs.FileInfo) (
 
 // load reads and indexes the map at path into l, then closes l.done.
 func (r *releaseMaps) load(path string, l *loadedMap) {
-	defer r.reads.Done()
 	var sm *sourceMap
 	var err error
 	unreadable := false
