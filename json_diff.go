@@ -20,7 +20,7 @@ const (
 )
 
 // change is one difference between two snapshots. Path resolves with
-// resolvePath on the target for added and changed, on the base for removed.
+// resolveRaw on the target for added and changed, on the base for removed.
 type change struct {
 	Path     string
 	Type     string // changeAdded, changeRemoved or changeChanged

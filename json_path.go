@@ -37,7 +37,7 @@ type pathSegment struct {
 // map with a hundred thousand entries still yields a small error.
 const maxAvailableKeys = 100
 
-// pathMiss says where resolvePath stopped, so an agent can pick its next step.
+// pathMiss says where resolving a path stopped, so an agent can pick its next step.
 type pathMiss struct {
 	// ResolvedPrefix is the canonical path of the longest prefix that
 	// resolved ("" is the root). It is formatted from what each step actually
@@ -56,7 +56,7 @@ type pathMiss struct {
 
 // parsePath parses a path written in the notation above. "" is the root and
 // yields no segments. Leniency stops where a reading could be ambiguous: a
-// bare digit segment is kept as written (on an object resolvePath lets it
+// bare digit segment is kept as written (on an object resolveRaw lets it
 // name that key, on an array a canonical one names that index), and a.["b"]
 // reads as a["b"].
 // Every other deviation is an error of the form "at byte N: problem", N being
@@ -325,7 +325,7 @@ const maxWireIndex = 1_000_000_000
 
 // wirePath encodes parsed segments as a wire path: an index that a bare
 // canonical decimal may name becomes an int64 (on an object the app takes
-// it as the key of its decimal spelling, as resolvePath does), every other
+// it as the key of its decimal spelling, as resolveRaw does), every other
 // segment the key string. The root is nil, so it is left out of params.
 func wirePath(segs []pathSegment) []any {
 	if len(segs) == 0 {

@@ -237,10 +237,10 @@ func member(object []byte, name string) (value []byte, found bool, err error) {
 	return value, found, err
 }
 
-// resolveRaw finds the value at path in the JSON text data, by the rules of
-// resolvePath, without decoding anything but the object names on the way.
-// The two must agree on every input, hit or miss (FuzzResolveRaw), so both
-// take indexes from parseIndex.
+// resolveRaw finds the value at path in the JSON text data, without decoding
+// anything but the object names on the way. The tests' decoding oracle
+// (resolvePath) must agree with it on every input, hit or miss
+// (FuzzResolveRaw), so both take indexes from parseIndex.
 func resolveRaw(data []byte, segs []pathSegment) ([]byte, *pathMiss, error) {
 	current := data
 	for depth, seg := range segs {
@@ -279,7 +279,7 @@ func rawStep(current []byte, seg pathSegment) (next []byte, found bool, err erro
 }
 
 // rawMiss describes where resolveRaw stopped, at node after the steps
-// resolved led from root, as resolvePath's pathMiss does. Its prefix needs
+// resolved led from root, as a pathMiss does. Its prefix needs
 // the kinds along the way, so the prefix is walked again, which only a miss
 // pays for.
 func rawMiss(root []byte, resolved []pathSegment, node []byte, failed pathSegment) (*pathMiss, error) {

@@ -10,8 +10,9 @@ package main
 // connection notes which kinds of plugin have spoken, and a request no
 // plugin of the app can answer fails at once (errNoStatePlugin) instead of
 // waiting for REQUEST_TIMEOUT. No state read is sent before the app has
-// shown a store (rtron_storeprobe.go), and the bridge subscribes to the
-// named stores it learns (rtron_subscribe.go).
+// shown a store (rtron_storeprobe.go), whose probe also learns the stores of
+// a plugin of named stores; the bridge subscribes to those by name
+// (rtron_subscribe.go).
 
 import (
 	"context"

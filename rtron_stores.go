@@ -10,8 +10,8 @@ package main
 //     state.values.change {changes: [{path, value}]} at once and after every
 //     change of a named store, each time with every subscribed store's
 //     state. Functions stay in these, encoded as "~~~ name() ~~~". "*"
-//     subscribes every store (the bridge never asks for it:
-//     rtron_subscribe.go). An empty list unsubscribes, answered by a change
+//     subscribes every store (only the bridge's intro probe asks for it,
+//     once: rtron_storeprobe.go). An empty list unsubscribes, answered by a change
 //     with no entries.
 //   - state.values.request and state.keys.request are never answered.
 //
